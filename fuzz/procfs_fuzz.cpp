@@ -1,0 +1,29 @@
+// Every procfs parser on the same bytes: each must return or reject, never
+// crash, and what it returns must be self-consistent.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "backends/procfs/host.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+
+  if (const auto st = gpuwatch::parse_proc_stat(text)) {
+    if (st->all.busy > st->all.total) __builtin_trap();
+    for (const auto& core : st->cores) {
+      if (core.busy > core.total) __builtin_trap();
+      if (const auto p = gpuwatch::cpu_percent(core, st->all); p && (*p < 0 || *p > 100)) {
+        __builtin_trap();
+      }
+    }
+  }
+  if (const auto mem = gpuwatch::parse_meminfo(text)) {
+    if (mem->total_bytes % 1024 != 0) __builtin_trap();
+  }
+  if (const auto pid = gpuwatch::parse_pid_stat(text)) {
+    if (pid->comm.size() >= size) __builtin_trap();
+  }
+  (void)gpuwatch::parse_io_read_bytes(text);
+  return 0;
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages that gpuwatch needs to build and test.
+# Shared by the README and .ci/run so the two can never drift apart.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  libcli11-dev libfmt-dev libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev   # fuzz targets (libFuzzer) and sanitizers
+  python3
+)
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: builds gpuwatch twice (plain, and with address and
+# undefined-behaviour sanitizers) and runs every unit and end-to-end test in
+# each. No GPU needed: NVML is a fake library the tests build.
+#   scripts/test.sh          everything
+#   scripts/test.sh --quick  the plain build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+
+if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libbenchmark-dev >/dev/null 2>&1; then
+  scripts/install-deps.sh
+fi
+
+run_suite() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j"$jobs"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs")
+}
+
+echo "== plain build =="
+run_suite build
+if [ "${1:-}" != "--quick" ]; then
+  echo "== address + undefined-behaviour sanitizers =="
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    run_suite build-sanitize -DGPUWATCH_SANITIZE=ON -DGPUWATCH_BENCH=OFF
+fi

@@ -1,0 +1,57 @@
+// Everything `report` says about one run, computed from its samples alone.
+// Renderers (text, JSON, summary.txt) turn this into output; they compute nothing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/energy.h"
+#include "analysis/stats.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+struct MetricSummary {
+  DeviceMetric metric;
+  Summary summary;
+};
+
+struct DeviceReport {
+  DeviceInfo info;
+  std::size_t samples = 0;
+  std::vector<MetricSummary> metrics;  // every metric with values, in catalogue order
+  EnergyEstimate energy;
+  std::optional<std::int64_t> lost_at_wall_ns;
+
+  [[nodiscard]] const Summary* find(DeviceMetric m) const;
+};
+
+struct HostMetricSummary {
+  HostMetric metric;
+  Summary summary;
+};
+
+struct BalanceReport {
+  DeviceMetric metric;
+  std::vector<double> per_gpu_mean;  // in device order
+  std::vector<int> device_indices;
+  Balance balance;
+};
+
+struct RunReport {
+  RunInfo run;
+  double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
+  std::vector<DeviceReport> devices;
+  std::vector<HostMetricSummary> host;
+  std::vector<BalanceReport> balance;  // utilization and memory, when >= 2 GPUs
+  std::optional<double> total_energy_joules;
+  std::vector<ProcessRecord> processes;
+  std::vector<Event> events;
+
+  [[nodiscard]] const Summary* find_host(HostMetric m) const;
+};
+
+RunReport build_report(const RunData& data);
+
+}  // namespace gpuwatch

@@ -1,0 +1,45 @@
+// Time-weighted statistics over irregular samples. Each sample stands for the
+// time around it (half the gap to each neighbour), so a burst of fast samples
+// or a stall of the sampler does not skew means and percentiles.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace gpuwatch {
+
+struct Summary {
+  std::size_t count = 0;     // samples with a value
+  double span_s = 0;         // time the samples cover (sum of weights)
+  double mean = 0;
+  double std = 0;            // population standard deviation, time-weighted
+  double min = 0;
+  double max = 0;
+  double p50 = 0;
+  double p95 = 0;
+};
+
+// NaN values are absent and skipped. A half-gap longer than `max_half_gap_ns`
+// (the sampler was stopped, the machine suspended) is capped to it; zero
+// means: cap at 1.5 x the median gap. Returns nullopt when no value exists.
+std::optional<Summary> summarize(std::span<const std::int64_t> time_ns,
+                                 std::span<const double> values,
+                                 std::int64_t max_half_gap_ns = 0);
+
+// Coefficient of variation of per-GPU values, in percent, with the seeds'
+// quality bands: < 5 excellent, 5-10 good, 10-20 fair, >= 20 poor.
+enum class BalanceBand { Excellent, Good, Fair, Poor };
+std::string_view to_string(BalanceBand band);
+BalanceBand balance_band(double cv_percent);
+
+struct Balance {
+  double cv_percent = 0;
+  BalanceBand band = BalanceBand::Excellent;
+  std::size_t straggler = 0;  // index of the value furthest from the mean
+};
+// Needs at least two values. All-zero values count as perfectly balanced.
+std::optional<Balance> load_balance(std::span<const double> per_gpu);
+
+}  // namespace gpuwatch

@@ -1,0 +1,154 @@
+// Our own statement of the parts of the NVML C ABI that gpuwatch calls.
+// No NVIDIA header is needed to build: the library is opened with dlopen and
+// these declarations only have to match it byte for byte. Names are ours; the
+// layouts, values and symbol names follow NVIDIA's public NVML API reference.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace gpuwatch::nvml {
+
+// C enums in NVML's ABI are plain ints.
+using Return = int;
+
+// Device handles are opaque pointers owned by the driver.
+struct DeviceOpaque;
+using Device = DeviceOpaque*;
+
+// Return codes that change what we do.
+inline constexpr Return kSuccess = 0;
+inline constexpr Return kErrorUninitialized = 1;
+inline constexpr Return kErrorInvalidArgument = 2;
+inline constexpr Return kErrorNotSupported = 3;
+inline constexpr Return kErrorNoPermission = 4;
+inline constexpr Return kErrorInsufficientSize = 7;
+inline constexpr Return kErrorDriverNotLoaded = 9;
+inline constexpr Return kErrorLibraryNotFound = 12;
+inline constexpr Return kErrorFunctionNotFound = 13;
+inline constexpr Return kErrorGpuIsLost = 15;
+inline constexpr Return kErrorArgumentVersionMismatch = 25;
+inline constexpr Return kErrorUnknown = 999;
+
+// Argument enums.
+inline constexpr int kTemperatureGpu = 0;  // sensor 0: the GPU die
+inline constexpr int kClockGraphics = 0;
+inline constexpr int kClockSm = 1;
+inline constexpr int kClockMem = 2;
+inline constexpr int kPcieUtilTxBytes = 0;
+inline constexpr int kPcieUtilRxBytes = 1;
+inline constexpr int kPstateUnknown = 32;
+
+// Field ids for nvmlDeviceGetFieldValues.
+inline constexpr unsigned kFieldMemoryTemp = 82;
+
+// "The driver does not know" marker in 64-bit outputs (process memory).
+inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
+
+// Buffer sizes at least as large as every documented NVML limit.
+inline constexpr unsigned kStringBufferSize = 256;
+
+struct Utilization {
+  unsigned gpu;
+  unsigned memory;
+};
+
+// Plain nvmlDeviceGetMemoryInfo: `used` includes the driver's reservation.
+struct MemoryV1 {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+// nvmlDeviceGetMemoryInfo_v2: `used` excludes `reserved`.
+struct MemoryV2 {
+  unsigned version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+inline constexpr unsigned kMemoryV2Version = static_cast<unsigned>(sizeof(MemoryV2)) | (2U << 24);
+
+// Layout written by nvmlDeviceGetPciInfo_v2/_v3. The plain (v1) call writes a
+// 52-byte struct whose first 16 bytes are the bus id, so reading
+// `bus_id_legacy` after a v1 call is correct and the buffer is large enough.
+struct PciInfo {
+  char bus_id_legacy[16];
+  unsigned domain;
+  unsigned bus;
+  unsigned device;
+  unsigned pci_device_id;
+  unsigned pci_subsystem_id;
+  char bus_id[32];
+};
+
+// Element of the plain (v1) running-process calls.
+struct ProcessInfoV1 {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+};
+
+// Element of the _v2 and _v3 running-process calls (24 bytes on x86-64).
+struct ProcessInfoV2 {
+  unsigned pid;
+  unsigned long long used_gpu_memory;
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+
+// Value type tags of FieldValue::value.
+inline constexpr int kValueTypeDouble = 0;
+inline constexpr int kValueTypeUnsignedInt = 1;
+inline constexpr int kValueTypeUnsignedLong = 2;
+inline constexpr int kValueTypeUnsignedLongLong = 3;
+inline constexpr int kValueTypeSignedLongLong = 4;
+inline constexpr int kValueTypeSignedInt = 5;
+
+union Value {
+  double d;
+  unsigned ui;
+  unsigned long ul;
+  unsigned long long ull;
+  long long sll;
+  int si;
+};
+
+struct FieldValue {
+  unsigned field_id;
+  unsigned scope_id;
+  long long timestamp;     // µs since 1970
+  long long latency_usec;
+  int value_type;
+  Return nvml_return;      // per-field result; check before reading value
+  Value value;
+};
+
+static_assert(sizeof(MemoryV1) == 24);
+static_assert(sizeof(MemoryV2) == 40);
+static_assert(sizeof(PciInfo) == 68);
+static_assert(sizeof(ProcessInfoV1) == 16);
+static_assert(sizeof(ProcessInfoV2) == 24);
+static_assert(sizeof(FieldValue) == 40);
+
+// Function signatures, by shape.
+using InitFn = Return (*)();
+using ShutdownFn = Return (*)();
+using ErrorStringFn = const char* (*)(Return);
+using SystemStringFn = Return (*)(char*, unsigned);
+using GetCountFn = Return (*)(unsigned*);
+using GetHandleByIndexFn = Return (*)(unsigned, Device*);
+using DeviceStringFn = Return (*)(Device, char*, unsigned);
+using DevicePciInfoFn = Return (*)(Device, PciInfo*);
+using DeviceMemoryV1Fn = Return (*)(Device, MemoryV1*);
+using DeviceMemoryV2Fn = Return (*)(Device, MemoryV2*);
+using DeviceUtilizationFn = Return (*)(Device, Utilization*);
+using DeviceUintFn = Return (*)(Device, unsigned*);
+using DeviceIntFn = Return (*)(Device, int*);
+using DeviceUllFn = Return (*)(Device, unsigned long long*);
+using DeviceEnumUintFn = Return (*)(Device, int, unsigned*);
+using DeviceFieldValuesFn = Return (*)(Device, int, FieldValue*);
+// The element type depends on the symbol's version; see NvmlLibrary.
+using DeviceProcessesFn = Return (*)(Device, unsigned*, void*);
+
+}  // namespace gpuwatch::nvml

@@ -1,0 +1,405 @@
+#include "backends/nvml/nvml_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bitset>
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/nvml/nvml_library.h"
+
+namespace gpuwatch {
+
+namespace {
+
+using DM = DeviceMetric;
+
+// One NVML call (or fallback chain) that can be switched off on its own.
+enum class Feature : std::uint8_t {
+  Utilization, MemoryV2, MemoryV1, Power, PowerLimit, Energy, TempGpu, TempMem,
+  SmClock, MemClock, Fan, PerfState, ClockReasons, PcieGen, PcieWidth, PcieTx, PcieRx,
+  ComputeProcs, GraphicsProcs, MpsProcs, kCount
+};
+constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::kCount);
+using Features = std::bitset<kFeatureCount>;
+constexpr std::size_t bit(Feature f) { return static_cast<std::size_t>(f); }
+
+// Answers that will not change while the driver stays loaded. Invalid
+// argument and version mismatch are included: retrying the same arguments
+// every tick cannot succeed either.
+bool refused_for_good(nvml::Return rc) {
+  return rc == nvml::kErrorNotSupported || rc == nvml::kErrorNoPermission ||
+         rc == nvml::kErrorFunctionNotFound || rc == nvml::kErrorInvalidArgument ||
+         rc == nvml::kErrorArgumentVersionMismatch;
+}
+
+// One pass over a device's calls. While probing (only at open, before other
+// threads can see the device) a refusal switches its feature off; afterwards
+// switched-off features are skipped without calling the driver. Once the GPU
+// reports itself lost no further call is made.
+class Pass {
+ public:
+  Pass(Features& enabled, bool probing) : enabled_(enabled), probing_(probing) {}
+
+  template <typename Call>
+  bool run(Feature f, Call&& call) {
+    if (lost_ || !enabled_.test(bit(f))) return false;
+    const nvml::Return rc = call();
+    if (rc == nvml::kSuccess) return true;
+    if (rc == nvml::kErrorGpuIsLost) lost_ = true;
+    if (probing_ && refused_for_good(rc)) enabled_.reset(bit(f));
+    return false;
+  }
+
+  // For static facts read once: no feature to switch off.
+  template <typename Call>
+  bool once(Call&& call) {
+    if (lost_) return false;
+    const nvml::Return rc = call();
+    if (rc == nvml::kErrorGpuIsLost) lost_ = true;
+    return rc == nvml::kSuccess;
+  }
+
+  [[nodiscard]] bool lost() const { return lost_; }
+
+ private:
+  Features& enabled_;
+  bool probing_;
+  bool lost_ = false;
+};
+
+std::optional<double> field_as_double(const nvml::FieldValue& v) {
+  switch (v.value_type) {
+    case nvml::kValueTypeDouble: return v.value.d;
+    case nvml::kValueTypeUnsignedInt: return static_cast<double>(v.value.ui);
+    case nvml::kValueTypeUnsignedLong: return static_cast<double>(v.value.ul);
+    case nvml::kValueTypeUnsignedLongLong: return static_cast<double>(v.value.ull);
+    case nvml::kValueTypeSignedLongLong: return static_cast<double>(v.value.sll);
+    case nvml::kValueTypeSignedInt: return static_cast<double>(v.value.si);
+    default: return std::nullopt;
+  }
+}
+
+// NVML writes "00000000:3B:00.0"; sysfs and the other backends say
+// "0000:3b:00.0". One spelling lets devices be matched across backends.
+std::string normalize_bus_id(std::string id) {
+  for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (id.find(':') == 8 && id.compare(0, 4, "0000") == 0) id.erase(0, 4);
+  return id;
+}
+
+std::string c_string(const char* buffer, std::size_t size) {
+  return std::string(buffer, strnlen(buffer, size));
+}
+
+}  // namespace
+
+struct NvmlBackend::Device {
+  nvml::Device handle = nullptr;
+  DeviceInfo info;
+  Features enabled;  // written during open() only, read-only afterwards
+  std::atomic<bool> lost{false};
+};
+
+namespace {
+
+void read_fast_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pass,
+                      DeviceValues& out) {
+  nvml::Utilization util{};
+  if (pass.run(Feature::Utilization, [&] { return f.utilization(h, &util); })) {
+    out.set(DM::GpuUtilPercent, util.gpu);
+    out.set(DM::MemUtilPercent, util.memory);
+  }
+
+  nvml::MemoryV2 mem2{};
+  mem2.version = nvml::kMemoryV2Version;
+  nvml::MemoryV1 mem1{};
+  if (pass.run(Feature::MemoryV2, [&] { return f.memory_v2(h, &mem2); })) {
+    out.set(DM::MemUsedBytes, static_cast<double>(mem2.used));
+    out.set(DM::MemTotalBytes, static_cast<double>(mem2.total));
+    out.set(DM::MemReservedBytes, static_cast<double>(mem2.reserved));
+  } else if (pass.run(Feature::MemoryV1, [&] { return f.memory_v1(h, &mem1); })) {
+    out.set(DM::MemUsedBytes, static_cast<double>(mem1.used));
+    out.set(DM::MemTotalBytes, static_cast<double>(mem1.total));
+  }
+
+  unsigned mw = 0;
+  if (pass.run(Feature::Power, [&] { return f.power_usage(h, &mw); })) {
+    out.set(DM::PowerWatts, mw / 1000.0);
+  }
+  if (pass.run(Feature::PowerLimit, [&] { return f.enforced_power_limit(h, &mw); })) {
+    out.set(DM::PowerLimitWatts, mw / 1000.0);
+  }
+
+  unsigned value = 0;
+  if (pass.run(Feature::TempGpu, [&] { return f.temperature(h, nvml::kTemperatureGpu, &value); })) {
+    out.set(DM::TempGpuCelsius, value);
+  }
+  nvml::FieldValue field{};
+  field.field_id = nvml::kFieldMemoryTemp;
+  const bool have_field = pass.run(Feature::TempMem, [&] {
+    const nvml::Return rc = f.field_values(h, 1, &field);
+    return rc != nvml::kSuccess ? rc : field.nvml_return;
+  });
+  if (have_field) {
+    if (const std::optional<double> celsius = field_as_double(field)) {
+      out.set(DM::TempMemCelsius, *celsius);
+    }
+  }
+
+  if (pass.run(Feature::SmClock, [&] { return f.clock(h, nvml::kClockSm, &value); })) {
+    out.set(DM::SmClockMhz, value);
+  }
+  if (pass.run(Feature::MemClock, [&] { return f.clock(h, nvml::kClockMem, &value); })) {
+    out.set(DM::MemClockMhz, value);
+  }
+  if (pass.run(Feature::Fan, [&] { return f.fan_speed(h, &value); })) {
+    out.set(DM::FanPercent, value);
+  }
+  int pstate = nvml::kPstateUnknown;
+  if (pass.run(Feature::PerfState, [&] { return f.performance_state(h, &pstate); }) &&
+      pstate >= 0 && pstate <= 15) {
+    out.set(DM::PerfState, pstate);
+  }
+  unsigned long long reasons = 0;
+  if (pass.run(Feature::ClockReasons, [&] { return f.clock_event_reasons(h, &reasons); })) {
+    out.set(DM::ClockEventReasons, static_cast<double>(reasons));
+  }
+  if (pass.run(Feature::PcieGen, [&] { return f.pcie_link_gen(h, &value); })) {
+    out.set(DM::PcieLinkGen, value);
+  }
+  if (pass.run(Feature::PcieWidth, [&] { return f.pcie_link_width(h, &value); })) {
+    out.set(DM::PcieLinkWidth, value);
+  }
+}
+
+// Appends one entry per pid: a pid in several lists keeps its first kind and
+// the first memory figure the driver knows.
+void read_slow_values(const NvmlLibrary& lib, nvml::Device h, Pass& pass, DeviceValues& out,
+                      std::vector<GpuProcess>& found) {
+  const NvmlLibrary::Functions& f = lib.fn();
+  unsigned long long mj = 0;
+  if (pass.run(Feature::Energy, [&] { return f.total_energy(h, &mj); })) {
+    out.set(DM::EnergyJoules, static_cast<double>(mj) / 1000.0);
+  }
+  // NVML's "KB" here is KiB.
+  unsigned kbs = 0;
+  if (pass.run(Feature::PcieTx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilTxBytes, &kbs); })) {
+    out.set(DM::PcieTxBytesPerSec, kbs * 1024.0);
+  }
+  if (pass.run(Feature::PcieRx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilRxBytes, &kbs); })) {
+    out.set(DM::PcieRxBytesPerSec, kbs * 1024.0);
+  }
+
+  using Kind = NvmlLibrary::ProcessKind;
+  const std::pair<Kind, Feature> kinds[] = {{Kind::Compute, Feature::ComputeProcs},
+                                            {Kind::Graphics, Feature::GraphicsProcs},
+                                            {Kind::Mps, Feature::MpsProcs}};
+  const char* const kind_names[] = {"compute", "graphics", "mps"};
+  std::vector<NvmlLibrary::Process> listed;
+  for (const auto& entry : kinds) {
+    const Kind kind = entry.first;  // not a structured binding: older clangs cannot capture one
+    listed.clear();
+    if (!pass.run(entry.second, [&] { return lib.running_processes(kind, h, listed); })) continue;
+    for (const NvmlLibrary::Process& e : listed) {
+      auto same = std::find_if(found.begin(), found.end(),
+                               [&](const GpuProcess& p) { return p.pid == e.pid; });
+      if (same == found.end()) {
+        GpuProcess p;
+        p.pid = e.pid;
+        p.used_memory_bytes = e.used_bytes;
+        p.kind = kind_names[static_cast<std::size_t>(kind)];
+        found.push_back(std::move(p));
+      } else if (!same->used_memory_bytes) {
+        same->used_memory_bytes = e.used_bytes;
+      }
+    }
+  }
+}
+
+Features available_features(const NvmlLibrary::Functions& f) {
+  Features s;
+  s.set(bit(Feature::Utilization), f.utilization != nullptr);
+  s.set(bit(Feature::MemoryV2), f.memory_v2 != nullptr);
+  s.set(bit(Feature::MemoryV1), f.memory_v1 != nullptr);
+  s.set(bit(Feature::Power), f.power_usage != nullptr);
+  s.set(bit(Feature::PowerLimit), f.enforced_power_limit != nullptr);
+  s.set(bit(Feature::Energy), f.total_energy != nullptr);
+  s.set(bit(Feature::TempGpu), f.temperature != nullptr);
+  s.set(bit(Feature::TempMem), f.field_values != nullptr);
+  s.set(bit(Feature::SmClock), f.clock != nullptr);
+  s.set(bit(Feature::MemClock), f.clock != nullptr);
+  s.set(bit(Feature::Fan), f.fan_speed != nullptr);
+  s.set(bit(Feature::PerfState), f.performance_state != nullptr);
+  s.set(bit(Feature::ClockReasons), f.clock_event_reasons != nullptr);
+  s.set(bit(Feature::PcieGen), f.pcie_link_gen != nullptr);
+  s.set(bit(Feature::PcieWidth), f.pcie_link_width != nullptr);
+  s.set(bit(Feature::PcieTx), f.pcie_throughput != nullptr);
+  s.set(bit(Feature::PcieRx), f.pcie_throughput != nullptr);
+  s.set(bit(Feature::ComputeProcs), f.compute_processes != nullptr);
+  s.set(bit(Feature::GraphicsProcs), f.graphics_processes != nullptr);
+  s.set(bit(Feature::MpsProcs), f.mps_processes != nullptr);
+  return s;
+}
+
+// Identity and maxima; a lost GPU shows up in pass.lost().
+void read_static_facts(const NvmlLibrary& lib, nvml::Device h, Pass& pass, DeviceInfo& info) {
+  const NvmlLibrary::Functions& f = lib.fn();
+  char text[nvml::kStringBufferSize] = {};
+  if (f.name != nullptr && pass.once([&] { return f.name(h, text, sizeof text); })) {
+    info.name = c_string(text, sizeof text);
+  }
+  if (f.uuid != nullptr && pass.once([&] { return f.uuid(h, text, sizeof text); })) {
+    info.uuid = c_string(text, sizeof text);
+  }
+  std::string bus_id;
+  if (f.pci_info != nullptr && pass.once([&] { return lib.pci_bus_id(h, bus_id); })) {
+    info.pci_bus_id = normalize_bus_id(bus_id);
+  }
+  unsigned value = 0;
+  const auto read_static = [&](nvml::DeviceUintFn fn, DM metric) {
+    if (fn != nullptr && pass.once([&] { return fn(h, &value); })) {
+      info.static_values.set(metric, value);
+    }
+  };
+  const auto read_max_clock = [&](int clock, DM metric) {
+    if (f.max_clock != nullptr && pass.once([&] { return f.max_clock(h, clock, &value); })) {
+      info.static_values.set(metric, value);
+    }
+  };
+  read_max_clock(nvml::kClockSm, DM::SmClockMaxMhz);
+  read_max_clock(nvml::kClockMem, DM::MemClockMaxMhz);
+  read_static(f.pcie_link_gen_max, DM::PcieLinkGenMax);
+  read_static(f.pcie_link_width_max, DM::PcieLinkWidthMax);
+}
+
+}  // namespace
+
+NvmlBackend::NvmlBackend(std::unique_ptr<NvmlLibrary> library) : lib_(std::move(library)) {}
+
+// Defined here, where Device is complete. Members go in reverse order, so the
+// devices are gone before the library shuts NVML down.
+NvmlBackend::~NvmlBackend() = default;
+
+std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> library,
+                                               std::string& why_not) {
+  std::unique_ptr<NvmlBackend> backend(new NvmlBackend(std::move(library)));
+  const NvmlLibrary& lib = *backend->lib_;
+  const NvmlLibrary::Functions& f = lib.fn();
+
+  unsigned count = 0;
+  if (const nvml::Return rc = f.device_count(&count); rc != nvml::kSuccess) {
+    why_not = "NVIDIA: cannot count GPUs: " + lib.error_string(rc);
+    return nullptr;
+  }
+  if (count == 0) {
+    why_not = "NVIDIA: driver loaded but it reports no GPUs";
+    return nullptr;
+  }
+
+  std::string driver_version;
+  char text[nvml::kStringBufferSize] = {};
+  if (f.system_driver_version != nullptr &&
+      f.system_driver_version(text, sizeof text) == nvml::kSuccess) {
+    driver_version = c_string(text, sizeof text);
+  }
+
+  std::string last_error;
+  for (unsigned i = 0; i < count; ++i) {
+    auto dev = std::make_unique<Device>();
+    const nvml::Return rc = f.handle_by_index(i, &dev->handle);
+    if (rc != nvml::kSuccess && rc != nvml::kErrorGpuIsLost) {
+      // No handle, no way to ever read it: leave it out rather than show a
+      // device that is permanently empty.
+      last_error = "GPU " + std::to_string(i) + ": " + lib.error_string(rc);
+      continue;
+    }
+    DeviceInfo& info = dev->info;
+    info.index = static_cast<int>(backend->devices_.size());
+    info.backend = "nvml";
+    info.vendor = "NVIDIA";
+    info.name = "NVIDIA GPU";
+    info.driver_version = driver_version;
+    if (rc == nvml::kErrorGpuIsLost) {
+      // Kept so that the sampler records the loss instead of a GPU vanishing.
+      dev->lost = true;
+      backend->devices_.push_back(std::move(dev));
+      continue;
+    }
+
+    dev->enabled = available_features(f);
+    Pass pass(dev->enabled, /*probing=*/true);
+    read_static_facts(lib, dev->handle, pass, info);
+    DeviceValues probe;
+    std::vector<GpuProcess> ignored;
+    read_fast_values(f, dev->handle, pass, probe);
+    read_slow_values(lib, dev->handle, pass, probe, ignored);
+    if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
+      info.static_values.set(DM::MemTotalBytes, *total);
+    }
+    probe.merge_from(info.static_values);
+    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+      if (probe.has(static_cast<DM>(m))) info.supported.push_back(static_cast<DM>(m));
+    }
+    dev->lost = pass.lost();
+    backend->devices_.push_back(std::move(dev));
+  }
+
+  if (backend->devices_.empty()) {
+    why_not = "NVIDIA: no usable GPU (" + last_error + ")";
+    return nullptr;
+  }
+  return backend;
+}
+
+std::vector<DeviceInfo> NvmlBackend::devices() const {
+  std::vector<DeviceInfo> out;
+  out.reserve(devices_.size());
+  for (const auto& d : devices_) out.push_back(d->info);
+  return out;
+}
+
+ReadStatus NvmlBackend::read_fast(std::size_t local_index, DeviceValues& out) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& d = *devices_[local_index];
+  if (d.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  Features enabled = d.enabled;  // a copy: this thread never writes shared state
+  Pass pass(enabled, /*probing=*/false);
+  read_fast_values(lib_->fn(), d.handle, pass, out);
+  if (!pass.lost()) return ReadStatus::Ok;
+  d.lost.store(true, std::memory_order_relaxed);
+  return ReadStatus::Lost;
+}
+
+ReadStatus NvmlBackend::read_slow(std::size_t local_index, DeviceValues& out,
+                                  std::vector<GpuProcess>& processes) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& d = *devices_[local_index];
+  if (d.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  Features enabled = d.enabled;
+  Pass pass(enabled, /*probing=*/false);
+  std::vector<GpuProcess> found;
+  read_slow_values(*lib_, d.handle, pass, out, found);
+  if (pass.lost()) {
+    d.lost.store(true, std::memory_order_relaxed);
+    return ReadStatus::Lost;
+  }
+  for (GpuProcess& p : found) {
+    p.device_index = static_cast<int>(local_index);
+    processes.push_back(std::move(p));
+  }
+  return ReadStatus::Ok;
+}
+
+std::unique_ptr<GpuBackend> open_nvml_backend(const SystemPaths& paths, std::string& why_not) {
+  std::unique_ptr<NvmlLibrary> lib = NvmlLibrary::open(paths.nvml_library, why_not);
+  if (!lib) return nullptr;
+  return NvmlBackend::open(std::move(lib), why_not);
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,281 @@
+// HostReader: CPU and memory from /proc/stat and /proc/meminfo, and the process
+// tree of one pid, found by one scan of /proc/[0-9]*/stat per read. The scan
+// touches every process on the machine each tick (monitors are known to burn
+// whole cores on it), so it goes through raw openat/read into one reused
+// buffer: no iostreams, no std::filesystem iteration, no per-process strings.
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <limits>
+#include <memory>
+#include <utility>
+
+#include "backends/procfs/host.h"
+
+namespace gpuwatch {
+namespace {
+
+// /proc/stat of an 8192-CPU machine is about 1.5 MB; anything past this is
+// not a procfs file and is treated as unreadable.
+constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Reads a whole file into buf. procfs reports size 0, so read until EOF; buf
+// only grows, so steady-state reads allocate nothing.
+std::optional<std::string_view> read_at(int dir_fd, const char* path, std::string& buf) {
+  if (dir_fd < 0 && dir_fd != AT_FDCWD) return std::nullopt;
+  const Fd fd(::openat(dir_fd, path, O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return std::nullopt;
+  if (buf.size() < 4096) buf.resize(4096);
+  std::size_t used = 0;
+  for (;;) {
+    if (used == buf.size()) {
+      if (buf.size() >= kMaxFileBytes) return std::nullopt;
+      buf.resize(buf.size() * 2);
+    }
+    const ssize_t n = ::read(fd.get(), buf.data() + used, buf.size() - used);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::nullopt;
+    }
+    used += static_cast<std::size_t>(n);
+  }
+  return std::string_view(buf.data(), used);
+}
+
+// "<pid>/<leaf>" in a fixed buffer: built for every process every tick.
+class PidPath {
+ public:
+  PidPath(std::uint32_t pid, std::string_view leaf) {
+    char* end = std::to_chars(text_.data(), text_.data() + 10, pid).ptr;
+    *end++ = '/';
+    leaf = leaf.substr(0, text_.size() - 12);
+    end = std::copy(leaf.begin(), leaf.end(), end);
+    *end = '\0';
+  }
+  [[nodiscard]] const char* c_str() const { return text_.data(); }
+
+ private:
+  std::array<char, 32> text_{};
+};
+
+// Process directories are canonical decimal pids; "self", "sys", "0042" are not.
+std::optional<std::uint32_t> pid_of_entry(std::string_view name) {
+  if (name.empty() || name.size() > 10 || name.front() == '0') return std::nullopt;
+  std::uint32_t pid = 0;
+  const auto [ptr, ec] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  if (ec != std::errc{} || ptr != name.data() + name.size()) return std::nullopt;
+  return pid;
+}
+
+long sysconf_or(int name, long fallback) {
+  const long v = ::sysconf(name);
+  return v > 0 ? v : fallback;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+}  // namespace
+
+HostReader::HostReader(std::filesystem::path procfs_root, long ticks_per_second, long page_size)
+    : root_(std::move(procfs_root)),
+      ticks_per_second_(ticks_per_second > 0 ? ticks_per_second : sysconf_or(_SC_CLK_TCK, 100)),
+      page_size_(page_size > 0 ? page_size : sysconf_or(_SC_PAGESIZE, 4096)) {}
+
+void HostReader::set_tree_root(std::uint32_t pid) {
+  tree_root_ = pid;
+  tree_root_start_.reset();
+  forget_tree();
+}
+
+void HostReader::forget_tree() {
+  last_tree_time_.reset();
+  tree_before_.clear();
+  tree_pids_.clear();
+}
+
+HostSample HostReader::read(Timestamp time) {
+  HostSample out;
+  out.time = time;
+  // One descriptor for the root; every file below is opened relative to it.
+  const Fd dir(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  read_cpu(dir.get(), out);
+  read_memory(dir.get(), out);
+  if (tree_root_ != 0) read_tree(dir.get(), out, time);
+  return out;
+}
+
+void HostReader::read_cpu(int dir_fd, HostSample& out) {
+  const auto text = read_at(dir_fd, "stat", buf_);
+  auto stat = text ? parse_proc_stat(*text) : std::nullopt;
+  // A failed read keeps the previous counters: the next good read then
+  // reports the average over the longer span, which is still true.
+  if (!stat) return;
+  if (last_stat_) {
+    if (const auto p = cpu_percent(last_stat_->all, stat->all)) {
+      out.values.set(HostMetric::CpuPercent, *p);
+    }
+    out.core_percent.assign(stat->cores.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < stat->cores.size() && i < last_stat_->cores.size(); ++i) {
+      if (const auto p = cpu_percent(last_stat_->cores[i], stat->cores[i])) {
+        out.core_percent[i] = *p;
+      }
+    }
+  }
+  last_stat_ = std::move(stat);
+}
+
+void HostReader::read_memory(int dir_fd, HostSample& out) {
+  const auto text = read_at(dir_fd, "meminfo", buf_);
+  const auto mem = text ? parse_meminfo(*text) : std::nullopt;
+  if (!mem) return;
+  out.values.set(HostMetric::MemTotalBytes, static_cast<double>(mem->total_bytes));
+  if (mem->available_bytes) {
+    const auto avail = *mem->available_bytes;
+    const auto used = mem->total_bytes > avail ? mem->total_bytes - avail : 0;
+    out.values.set(HostMetric::MemUsedBytes, static_cast<double>(used));
+  }
+}
+
+void HostReader::scan_processes(int dir_fd) {
+  procs_.clear();
+  if (dir_fd < 0) return;
+  // A second descriptor for readdir: fdopendir takes ownership of it.
+  const int scan_fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (scan_fd < 0) return;
+  struct CloseDir {
+    void operator()(DIR* d) const { ::closedir(d); }
+  };
+  const std::unique_ptr<DIR, CloseDir> dir(::fdopendir(scan_fd));
+  if (!dir) {
+    ::close(scan_fd);
+    return;
+  }
+  while (const dirent* entry = ::readdir(dir.get())) {
+    const auto pid = pid_of_entry(entry->d_name);
+    if (!pid) continue;
+    // Either read can fail because the process exited after readdir: skip it.
+    const auto text = read_at(dir_fd, PidPath(*pid, "stat").c_str(), buf_);
+    if (!text) continue;
+    const auto st = parse_pid_stat(*text);
+    if (!st) continue;
+    procs_.push_back(Proc{st->pid, st->ppid, st->start_ticks,
+                          saturating_add(st->utime_ticks, st->stime_ticks), st->rss_pages, false});
+  }
+}
+
+void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
+  tree_pids_.clear();
+  tree_now_.clear();
+  scan_processes(dir_fd);  // an unreadable root leaves no processes: no tree
+
+  // Children by parent: sort once, then each lookup is a binary search.
+  std::sort(procs_.begin(), procs_.end(),
+            [](const Proc& a, const Proc& b) { return a.ppid < b.ppid; });
+  const auto root = std::find_if(procs_.begin(), procs_.end(),
+                                 [&](const Proc& p) { return p.pid == tree_root_; });
+  if (root == procs_.end() || (tree_root_start_ && *tree_root_start_ != root->start_ticks)) {
+    // The root exited, or its pid now names an unrelated process: no tree.
+    forget_tree();
+    return;
+  }
+  tree_root_start_ = root->start_ticks;
+
+  std::uint64_t rss_pages = 0;
+  auto add_to_tree = [&](Proc& p) {
+    p.in_tree = true;
+    tree_pids_.push_back(p.pid);
+    tree_now_.push_back(PidCounters{p.pid, p.start_ticks, p.cpu_ticks, std::nullopt});
+    rss_pages = saturating_add(rss_pages, p.rss_pages);
+  };
+  add_to_tree(*root);
+  // Breadth first; the in_tree mark ends cycles that a corrupt tree could hold.
+  for (std::size_t i = 0; i < tree_now_.size(); ++i) {
+    const auto parent = tree_now_[i].pid;
+    auto [first, last] = std::equal_range(
+        procs_.begin(), procs_.end(), Proc{0, parent, 0, 0, 0, false},
+        [](const Proc& a, const Proc& b) { return a.ppid < b.ppid; });
+    for (auto it = first; it != last; ++it) {
+      if (!it->in_tree) add_to_tree(*it);
+    }
+  }
+
+  for (auto& c : tree_now_) {
+    const auto text = read_at(dir_fd, PidPath(c.pid, "io").c_str(), buf_);
+    if (text) c.read_bytes = parse_io_read_bytes(*text);
+  }
+  std::sort(tree_now_.begin(), tree_now_.end(),
+            [](const PidCounters& a, const PidCounters& b) { return a.pid < b.pid; });
+
+  // A pid not seen before, or seen with another start time (the pid was
+  // reused), is a process that started since the last read: all of its
+  // counters accrued in this interval, so its baseline is zero.
+  std::uint64_t cpu_ticks = 0;
+  std::uint64_t read_bytes = 0;
+  bool reads_known = true;
+  for (const auto& c : tree_now_) {
+    const auto it = std::lower_bound(
+        tree_before_.begin(), tree_before_.end(), c.pid,
+        [](const PidCounters& a, std::uint32_t pid) { return a.pid < pid; });
+    const PidCounters* before =
+        it != tree_before_.end() && it->pid == c.pid && it->start_ticks == c.start_ticks ? &*it
+                                                                                        : nullptr;
+    const std::uint64_t cpu_base = before ? before->cpu_ticks : 0;
+    cpu_ticks = saturating_add(cpu_ticks, c.cpu_ticks > cpu_base ? c.cpu_ticks - cpu_base : 0);
+    // One unreadable io file makes the sum a guess; report none instead.
+    if (!c.read_bytes || (before && !before->read_bytes)) {
+      reads_known = false;
+      continue;
+    }
+    const std::uint64_t read_base = before ? *before->read_bytes : 0;
+    read_bytes = saturating_add(read_bytes, *c.read_bytes > read_base ? *c.read_bytes - read_base : 0);
+  }
+
+  out.values.set(HostMetric::TreeProcessCount, static_cast<double>(tree_now_.size()));
+  out.values.set(HostMetric::TreeRssBytes,
+                 static_cast<double>(rss_pages) * static_cast<double>(page_size_));
+  if (last_tree_time_ && time.mono_ns > last_tree_time_->mono_ns) {
+    const double seconds = static_cast<double>(time.mono_ns - last_tree_time_->mono_ns) / 1e9;
+    const double cpu_seconds =
+        static_cast<double>(cpu_ticks) / static_cast<double>(ticks_per_second_);
+    out.values.set(HostMetric::TreeCpuPercent, 100.0 * cpu_seconds / seconds);
+    if (reads_known) {
+      out.values.set(HostMetric::TreeReadBytesPerSec, static_cast<double>(read_bytes) / seconds);
+    }
+  }
+  std::swap(tree_before_, tree_now_);
+  last_tree_time_ = time;
+}
+
+std::string HostReader::process_name(std::uint32_t pid) const {
+  std::string buf;
+  const auto path = root_ / std::to_string(pid) / "stat";
+  const auto text = read_at(AT_FDCWD, path.c_str(), buf);
+  if (!text) return {};
+  auto st = parse_pid_stat(*text);
+  return st ? std::move(st->comm) : std::string{};
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,196 @@
+// Parsers for the procfs files the host reader needs. They see every process
+// on the machine each tick, and they are fuzzed: no exceptions, no undefined
+// behaviour on any input, no allocation beyond the result.
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "backends/procfs/host.h"
+
+namespace gpuwatch {
+namespace {
+
+// Linux's NR_CPUS tops out at 8192; a bigger index is garbage, and capping it
+// keeps a hostile "cpu4000000000" line from allocating gigabytes.
+constexpr std::uint64_t kMaxCores = 16384;
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view take_line(std::string_view& text) {
+  const auto end = text.find('\n');
+  const auto line = text.substr(0, end);
+  text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+  return line;
+}
+
+// Next run of non-blank characters; empty when none is left.
+std::string_view take_token(std::string_view& rest) {
+  std::size_t i = 0;
+  while (i < rest.size() && (is_blank(rest[i]) || rest[i] == '\n')) ++i;
+  std::size_t j = i;
+  while (j < rest.size() && !is_blank(rest[j]) && rest[j] != '\n') ++j;
+  const auto token = rest.substr(i, j - i);
+  rest.remove_prefix(j);
+  return token;
+}
+
+// Whole token must be a number in range; from_chars rejects signs, so "-1"
+// and "+1" are malformed here.
+template <typename T>
+std::optional<T> to_number(std::string_view s) {
+  T value{};
+  const auto* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
+  if (s.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
+  return value;
+}
+
+bool add(std::uint64_t& acc, std::uint64_t v) { return !__builtin_add_overflow(acc, v, &acc); }
+
+// "user nice system idle [iowait irq softirq steal guest guest_nice]": kernels
+// before 2.6 stop after idle, newer ones may append fields we do not know.
+std::optional<CpuTimes> parse_cpu_fields(std::string_view rest) {
+  std::uint64_t f[10] = {};
+  int n = 0;
+  for (; n < 10; ++n) {
+    const auto token = take_token(rest);
+    if (token.empty()) break;
+    const auto v = to_number<std::uint64_t>(token);
+    if (!v) return std::nullopt;
+    f[n] = *v;
+  }
+  if (n < 4) return std::nullopt;
+  CpuTimes t;
+  // guest and guest_nice (f[8], f[9]) are already inside user and nice.
+  for (const int i : {0, 1, 2, 5, 6, 7}) {
+    if (!add(t.busy, f[i])) return std::nullopt;
+  }
+  t.total = t.busy;
+  if (!add(t.total, f[3]) || !add(t.total, f[4])) return std::nullopt;
+  return t;
+}
+
+}  // namespace
+
+std::optional<ProcStat> parse_proc_stat(std::string_view text) {
+  ProcStat stat;
+  bool have_all = false;
+  while (!text.empty()) {
+    auto line = take_line(text);
+    if (!line.starts_with("cpu")) continue;
+    line.remove_prefix(3);
+    std::size_t label_end = 0;
+    while (label_end < line.size() && !is_blank(line[label_end])) ++label_end;
+    const auto label = line.substr(0, label_end);
+    const auto times = parse_cpu_fields(line.substr(label_end));
+    if (!times) return std::nullopt;
+    if (label.empty()) {
+      stat.all = *times;
+      have_all = true;
+      continue;
+    }
+    const auto index = to_number<std::uint64_t>(label);
+    if (!index || *index >= kMaxCores) return std::nullopt;
+    if (*index >= stat.cores.size()) stat.cores.resize(*index + 1);
+    stat.cores[*index] = *times;
+  }
+  if (!have_all) return std::nullopt;
+  return stat;
+}
+
+std::optional<double> cpu_percent(const CpuTimes& before, const CpuTimes& after) {
+  if (before.total == 0 || after.total <= before.total) return std::nullopt;
+  const std::uint64_t elapsed = after.total - before.total;
+  std::uint64_t busy = after.busy > before.busy ? after.busy - before.busy : 0;
+  if (busy > elapsed) busy = elapsed;
+  // Ratio first: 100.0 * busy / elapsed can round above 100 when busy == elapsed.
+  return 100.0 * (static_cast<double>(busy) / static_cast<double>(elapsed));
+}
+
+std::optional<MemInfo> parse_meminfo(std::string_view text) {
+  // "Key:   12345 kB". Only the two keys we use are validated; a kernel that
+  // adds or garbles other lines must not cost us memory metrics.
+  auto value_bytes = [](std::string_view rest) -> std::optional<std::uint64_t> {
+    const auto kib = to_number<std::uint64_t>(take_token(rest));
+    const auto unit = take_token(rest);
+    if (!kib || !(unit.empty() || unit == "kB") || !take_token(rest).empty()) return std::nullopt;
+    std::uint64_t bytes = 0;
+    if (__builtin_mul_overflow(*kib, std::uint64_t{1024}, &bytes)) return std::nullopt;
+    return bytes;
+  };
+  std::optional<std::uint64_t> total;
+  std::optional<std::uint64_t> available;
+  while (!text.empty()) {
+    auto line = take_line(text);
+    std::optional<std::uint64_t>* slot = nullptr;
+    if (line.starts_with("MemTotal:")) {
+      slot = &total;
+    } else if (line.starts_with("MemAvailable:")) {
+      slot = &available;
+    } else {
+      continue;
+    }
+    line.remove_prefix(line.find(':') + 1);
+    *slot = value_bytes(line);
+    if (!*slot) return std::nullopt;
+  }
+  if (!total) return std::nullopt;
+  return MemInfo{*total, available};
+}
+
+std::optional<PidStat> parse_pid_stat(std::string_view text) {
+  const auto open = text.find('(');
+  const auto close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return std::nullopt;
+  }
+  auto head = text.substr(0, open);
+  const auto pid_token = take_token(head);
+  const auto pid = to_number<std::uint32_t>(pid_token);
+  if (!pid || !take_token(head).empty()) return std::nullopt;
+
+  // Fields after the comm, numbered as proc(5) numbers the whole line.
+  constexpr int kLastField = 24;  // rss
+  std::uint64_t field_value[kLastField + 1] = {};
+  auto rest = text.substr(close + 1);
+  for (int field = 3; field <= kLastField; ++field) {
+    auto token = take_token(rest);
+    if (token.empty()) return std::nullopt;
+    if (field != 4 && field != 14 && field != 15 && field != 22 && field != 24) continue;
+    // rss is a signed long in the kernel's format: never negative in
+    // practice, but a negative count must read as 0 rather than wrap.
+    const bool negative = field == 24 && token.starts_with('-');
+    if (negative) token.remove_prefix(1);
+    const auto v = to_number<std::uint64_t>(token);
+    if (!v) return std::nullopt;
+    field_value[field] = negative ? 0 : *v;
+  }
+  if (field_value[4] > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;  // ppid is a pid_t
+  PidStat st;
+  st.pid = *pid;
+  st.comm.assign(text.substr(open + 1, close - open - 1));
+  st.ppid = static_cast<std::uint32_t>(field_value[4]);
+  st.utime_ticks = field_value[14];
+  st.stime_ticks = field_value[15];
+  st.start_ticks = field_value[22];
+  st.rss_pages = field_value[24];
+  return st;
+}
+
+std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text) {
+  constexpr std::string_view kKey = "read_bytes:";
+  while (!text.empty()) {
+    auto line = take_line(text);
+    if (!line.starts_with(kKey)) continue;
+    line.remove_prefix(kKey.size());
+    const auto value = to_number<std::uint64_t>(take_token(line));
+    if (!value || !take_token(line).empty()) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpuwatch

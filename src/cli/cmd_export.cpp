@@ -1,0 +1,65 @@
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/atomic_file.h"
+#include "render/seed_files.h"
+#include "store/store.h"
+
+namespace gpuwatch::cli {
+
+void add_export(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "export",
+      "Write a run's samples: json (the seed tools' one-GPU array), multi-json (gputop's _multi_gpu.json),\n"
+      "jsonl (every metric, device and host rows), csv (every device metric)");
+  struct Flags {
+    std::string run;
+    std::string store;
+    std::string format;
+    std::string output;
+    int gpu = -1;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'")->required();
+  cmd->add_option("--format", flags->format, "json, multi-json, jsonl or csv")
+      ->required()
+      ->check(CLI::IsMember({"json", "multi-json", "jsonl", "csv"}));
+  cmd->add_option("-o,--output", flags->output, "Write to FILE (atomically) instead of stdout");
+  cmd->add_option("--gpu", flags->gpu, "json only: just this GPU (default: every GPU, tagged gpu_index)")
+      ->check(CLI::NonNegativeNumber);
+  add_store_option(*cmd, flags->store);
+  cmd->callback([flags, &exit_code] {
+    auto store = Store::open(store_path(flags->store), true);
+    const RunData data = store->load(store->resolve(flags->run));
+    std::optional<int> gpu;
+    if (flags->gpu >= 0) {
+      bool found = false;
+      for (const auto& d : data.devices) found = found || d.info.index == flags->gpu;
+      if (!found) throw std::runtime_error(fmt::format("--gpu: run {} has no GPU {}", data.run.id, flags->gpu));
+      gpu = flags->gpu;
+    }
+    auto produce = [&](const TextSink& emit) {
+      if (flags->format == "json") {
+        write_seed_single_json(data, gpu, emit);
+      } else if (flags->format == "multi-json") {
+        write_seed_multi_json(data, emit);
+      } else {
+        write_sample_rows(data, flags->format, emit);
+      }
+    };
+    if (flags->output.empty()) {
+      produce([](std::string_view s) {
+        if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) throw std::runtime_error("cannot write to stdout");
+      });
+      if (std::fflush(stdout) != 0) throw std::runtime_error("cannot write to stdout");
+    } else {
+      write_file_atomically(flags->output, [&](const WriteChunk& w) { produce(w); });
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace gpuwatch::cli

@@ -1,0 +1,61 @@
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "record/child_process.h"
+#include "record/recorder.h"
+
+namespace gpuwatch::cli {
+
+void add_record(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "record",
+      "Run a command and record GPUs and host while it runs (record [options] -- CMD [ARGS...]).\n"
+      "Without a command, records until Ctrl-C; with --pid, until that process exits.\n"
+      "Exits with the command's status (128+N if signal N killed it).");
+  struct Flags {
+    RecordOptions options;
+    std::string gpus;
+    std::string store;
+    std::string output_dir;
+    int pid = 0;
+    bool no_summary = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  RecordOptions& o = flags->options;
+  cmd->add_option("--name", o.name, "Name of the run (default: the command's name)");
+  cmd->add_option("--interval", o.interval_s, "Seconds between samples, 0.01 to 86400")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
+  add_gpus_option(*cmd, flags->gpus, "GPU indices to record, e.g. 0,2 or 0-3 (default: all)");
+  cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
+  cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--output-dir", flags->output_dir,
+                  "Also write the seed files gpu_stats_<name>_<time>.json, _multi_gpu.json, _summary.txt here");
+  cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one")->check(CLI::PositiveNumber);
+  cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
+  add_store_option(*cmd, flags->store);
+  cmd->add_option("command", o.command, "The command to run, after --");
+  cmd->callback([flags, &exit_code] {
+    RecordOptions options = flags->options;
+    if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
+    if (flags->pid != 0) {
+      if (!options.command.empty()) throw CLI::ValidationError("--pid", "give either --pid or a command, not both");
+      options.attach_pid = flags->pid;
+    }
+    if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
+    options.store_path = store_path(flags->store);
+    options.summary = !flags->no_summary;
+    try {
+      exit_code = run_record(options);
+    } catch (const SpawnError& e) {
+      // As shells do: 127 when the command cannot be run.
+      fmt::print(stderr, "gpuwatch: {}\n", e.what());
+      exit_code = 127;
+    }
+  });
+}
+
+}  // namespace gpuwatch::cli

@@ -1,0 +1,87 @@
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "backends/procfs/host.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "render/sample_format.h"
+#include "sampler/sampler.h"
+
+namespace gpuwatch::cli {
+
+namespace {
+
+// Prints each sample as it arrives; flushes per tick so pipes see it live.
+class PrintSink final : public SampleSink {
+ public:
+  PrintSink(SampleFormatter& format, const BackendSet& set, std::int64_t start)
+      : format_(format), set_(set), start_(start) {
+    format_.begin(buf_);
+  }
+  void on_device_sample(const DeviceSample& s) override {
+    format_.device(buf_, s, set_.devices[static_cast<std::size_t>(s.device_index)], start_);
+  }
+  void on_host_sample(const HostSample& s) override { format_.host(buf_, s, start_); }
+  void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
+  void on_device_lost(int index, Timestamp) override { fmt::print(stderr, "gpuwatch: GPU {} was lost\n", index); }
+  void on_tick(Timestamp) override {
+    std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    std::fflush(stdout);
+    buf_.clear();
+  }
+
+ private:
+  SampleFormatter& format_;
+  const BackendSet& set_;
+  std::int64_t start_;
+  std::string buf_;
+};
+
+}  // namespace
+
+void add_sample(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("sample", "Stream samples to stdout, like nvidia-smi dmon");
+  struct Flags {
+    double interval = 1.0;
+    std::uint64_t count = 0;
+    double duration = 0;
+    std::string format = "table";
+    std::string gpus;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("--interval", flags->interval, "Seconds between samples (0.01 to 86400)")
+      ->check(CLI::Range(0.01, 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--count", flags->count, "Stop after N samples per GPU")->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", flags->duration, "Stop after S seconds")->check(CLI::PositiveNumber);
+  cmd->add_option("--format", flags->format, "table, jsonl or csv")
+      ->check(CLI::IsMember({"table", "jsonl", "csv"}))
+      ->capture_default_str();
+  add_gpus_option(*cmd, flags->gpus, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)");
+  cmd->callback([flags, &exit_code] {
+    BackendSet set = open_backends(SystemPaths::from_environment());
+    for (const auto& note : set.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
+    SamplerOptions options;
+    options.interval = std::chrono::nanoseconds(std::llround(flags->interval * 1e9));
+    if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
+    for (int g : options.gpus) {
+      if (g >= static_cast<int>(set.devices.size())) throw std::runtime_error(fmt::format("--gpus: there is no GPU {}", g));
+    }
+    std::uint64_t ticks = flags->count;
+    if (flags->duration > 0) {
+      const auto by_duration = static_cast<std::uint64_t>(std::max(1.0, std::round(flags->duration / flags->interval)));
+      ticks = ticks == 0 ? by_duration : std::min(ticks, by_duration);
+    }
+    auto format = make_sample_formatter(flags->format);
+    HostReader host(SystemPaths::from_environment().procfs_root);
+    options.host = flags->format == "jsonl";
+    Sampler sampler(set, &host, options);
+    PrintSink sink(*format, set, now().wall_ns);
+    sampler.run(sink, ticks);
+    exit_code = 0;
+  });
+}
+
+}  // namespace gpuwatch::cli

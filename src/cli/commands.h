@@ -1,0 +1,16 @@
+// Each command registers itself on the app and sets `exit_code` when it runs.
+// Commands only parse flags and call into the library: no logic lives here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gpuwatch::cli {
+
+void add_devices(CLI::App& app, int& exit_code);
+void add_sample(CLI::App& app, int& exit_code);
+void add_record(CLI::App& app, int& exit_code);
+void add_runs(CLI::App& app, int& exit_code);
+void add_report(CLI::App& app, int& exit_code);
+void add_export(CLI::App& app, int& exit_code);
+
+}  // namespace gpuwatch::cli

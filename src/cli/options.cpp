@@ -1,0 +1,63 @@
+#include "cli/options.h"
+
+#include <charconv>
+
+#include "store/store.h"
+
+namespace gpuwatch::cli {
+
+namespace {
+int parse_index(std::string_view s, const std::string& whole) {
+  int v = -1;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || v < 0 || v > 1023) {
+    throw CLI::ValidationError("--gpus", "expected GPU indices like 0,2 or 0-3, not '" + whole + "'");
+  }
+  return v;
+}
+}  // namespace
+
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> out;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const auto dash = item.find('-');
+    if (dash == std::string_view::npos) {
+      out.push_back(parse_index(item, text));
+      continue;
+    }
+    const int lo = parse_index(item.substr(0, dash), text);
+    const int hi = parse_index(item.substr(dash + 1), text);
+    if (hi < lo) throw CLI::ValidationError("--gpus", "range " + std::string(item) + " runs backwards");
+    for (int i = lo; i <= hi; ++i) out.push_back(i);
+  }
+  if (out.empty()) throw CLI::ValidationError("--gpus", "no GPU index given");
+  return out;
+}
+
+CLI::Option* add_gpus_option(CLI::App& cmd, std::string& gpus, const std::string& help) {
+  return cmd.add_option("--gpus", gpus, help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              parse_gpu_list(text);
+            } catch (const CLI::ValidationError& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "LIST"));
+}
+
+CLI::Option* add_store_option(CLI::App& cmd, std::string& store) {
+  return cmd.add_option("--store", store, "Run store file (default: $GPUWATCH_STORE, else ~/.local/share/gpuwatch/runs.db)");
+}
+
+std::filesystem::path store_path(const std::string& flag_value) {
+  return flag_value.empty() ? default_store_path() : std::filesystem::path(flag_value);
+}
+
+}  // namespace gpuwatch::cli

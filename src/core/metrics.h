@@ -1,0 +1,157 @@
+// The metric catalogue: every value gpuwatch samples, its unit, and how it is
+// stored. Adding a metric means adding one enum value and one table row here;
+// the store, exports and reports iterate over the table.
+#pragma once
+
+#include <array>
+#include <bitset>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+namespace gpuwatch {
+
+// "No value" in columnar data (a double, unlike the float NAN macro).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Per-device metrics. Units are fixed and part of the name.
+enum class DeviceMetric : std::uint8_t {
+  GpuUtilPercent,       // % of time a kernel ran (NVML utilization.gpu)
+  MemUtilPercent,       // % of time device memory was read or written
+  MemUsedBytes,
+  MemTotalBytes,
+  MemReservedBytes,     // reserved by the driver (NVML memory v2)
+  PowerWatts,
+  PowerLimitWatts,
+  EnergyJoules,         // monotonic counter since driver load
+  TempGpuCelsius,
+  TempMemCelsius,
+  SmClockMhz,
+  MemClockMhz,
+  SmClockMaxMhz,
+  MemClockMaxMhz,
+  FanPercent,
+  PerfState,            // P0 (max) .. P15 (min)
+  ClockEventReasons,    // NVML clock-event (throttle) bitmask, see throttle.h
+  PcieLinkGen,
+  PcieLinkWidth,
+  PcieLinkGenMax,
+  PcieLinkWidthMax,
+  PcieTxBytesPerSec,
+  PcieRxBytesPerSec,
+  // How long before the sample's timestamp the slow metrics in it (energy,
+  // PCIe throughput) were read: lets analysis place the energy counter at
+  // its true time instead of the tick that carried it.
+  SlowReadAgeSeconds,
+  kCount
+};
+
+// Host metrics (per-core CPU is stored beside these as extra columns).
+enum class HostMetric : std::uint8_t {
+  CpuPercent,           // all cores, 0..100
+  MemUsedBytes,         // MemTotal - MemAvailable
+  MemTotalBytes,
+  TreeCpuPercent,       // recorded process tree, % of one core (can exceed 100)
+  TreeRssBytes,
+  TreeProcessCount,
+  TreeReadBytesPerSec,  // storage reads of the tree (/proc/PID/io read_bytes)
+  kCount
+};
+
+// How often a metric is read: fast metrics every tick; slow ones (calls that
+// block for milliseconds in the driver) on the sampler's slow thread.
+enum class Cadence : std::uint8_t { Fast, Slow, Static };
+
+struct MetricInfo {
+  std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
+  std::string_view unit;   // for humans
+  double scale;            // stored as llround(value * scale): fixed point
+  Cadence cadence;
+};
+
+inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
+inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMetric::kCount);
+
+// Scales keep every driver-reported value exact (mW, mJ, m°C, KiB/s are integers).
+inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
+    {"gpu_util_percent", "%", 100, Cadence::Fast},
+    {"mem_util_percent", "%", 100, Cadence::Fast},
+    {"mem_used_bytes", "B", 1, Cadence::Fast},
+    {"mem_total_bytes", "B", 1, Cadence::Fast},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast},
+    {"power_watts", "W", 1000, Cadence::Fast},
+    {"power_limit_watts", "W", 1000, Cadence::Fast},
+    {"energy_joules", "J", 1000, Cadence::Slow},
+    {"temp_gpu_celsius", "°C", 1000, Cadence::Fast},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Fast},
+    {"sm_clock_mhz", "MHz", 1, Cadence::Fast},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Fast},
+    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static},
+    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static},
+    {"fan_percent", "%", 100, Cadence::Fast},
+    {"perf_state", "P", 1, Cadence::Fast},
+    {"clock_event_reasons", "mask", 1, Cadence::Fast},
+    {"pcie_link_gen", "gen", 1, Cadence::Fast},
+    {"pcie_link_width", "lanes", 1, Cadence::Fast},
+    {"pcie_link_gen_max", "gen", 1, Cadence::Static},
+    {"pcie_link_width_max", "lanes", 1, Cadence::Static},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Slow},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Slow},
+    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow},
+}};
+
+inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
+    {"cpu_percent", "%", 100, Cadence::Fast},
+    {"mem_used_bytes", "B", 1, Cadence::Fast},
+    {"mem_total_bytes", "B", 1, Cadence::Fast},
+    {"tree_cpu_percent", "%", 100, Cadence::Fast},
+    {"tree_rss_bytes", "B", 1, Cadence::Fast},
+    {"tree_process_count", "", 1, Cadence::Fast},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Fast},
+}};
+
+constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }
+constexpr const MetricInfo& info(HostMetric m) { return kHostMetrics[static_cast<std::size_t>(m)]; }
+
+std::optional<DeviceMetric> device_metric_by_name(std::string_view name);
+
+// A fixed set of optional values with explicit validity, as nvtop keeps them:
+// a metric that was not read is absent, never zero.
+template <typename Metric, std::size_t N>
+class MetricValues {
+ public:
+  void set(Metric m, double value) {
+    values_[index(m)] = value;
+    valid_.set(index(m));
+  }
+  void clear(Metric m) { valid_.reset(index(m)); }
+  [[nodiscard]] bool has(Metric m) const { return valid_.test(index(m)); }
+  [[nodiscard]] std::optional<double> get(Metric m) const {
+    if (!has(m)) return std::nullopt;
+    return values_[index(m)];
+  }
+  // Value or NaN: convenient for columnar analysis.
+  [[nodiscard]] double value_or_nan(Metric m) const { return has(m) ? values_[index(m)] : kNaN; }
+  [[nodiscard]] bool empty() const { return valid_.none(); }
+  // Copies every valid value of `other` over this one.
+  void merge_from(const MetricValues& other) {
+    for (std::size_t i = 0; i < N; ++i) {
+      if (other.valid_.test(i)) {
+        values_[i] = other.values_[i];
+        valid_.set(i);
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t index(Metric m) { return static_cast<std::size_t>(m); }
+  std::array<double, N> values_{};
+  std::bitset<N> valid_;
+};
+
+using DeviceValues = MetricValues<DeviceMetric, kDeviceMetricCount>;
+using HostValues = MetricValues<HostMetric, kHostMetricCount>;
+
+}  // namespace gpuwatch

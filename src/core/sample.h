@@ -1,0 +1,76 @@
+// Plain data that flows from the backends through the sampler to the store and
+// the live sinks. No behaviour, no UI types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/metrics.h"
+
+namespace gpuwatch {
+
+// Both clocks, read together: monotonic for intervals (never jumps), wall for
+// humans and exports. Nanoseconds.
+struct Timestamp {
+  std::int64_t mono_ns = 0;
+  std::int64_t wall_ns = 0;
+};
+
+Timestamp now();
+
+// Static facts about one GPU, read once at discovery.
+struct DeviceInfo {
+  int index = 0;              // gpuwatch's index, unique across backends
+  std::string backend;        // "nvml", "amdgpu", ...
+  std::string vendor;         // "NVIDIA", "AMD", "Intel"
+  std::string name;           // marketing name, e.g. "NVIDIA H100 80GB HBM3"
+  std::string uuid;           // stable id where the driver gives one
+  std::string pci_bus_id;     // "0000:3b:00.0"
+  std::string driver_version;
+  // Metrics this device answered during the probe. Others are absent.
+  std::vector<DeviceMetric> supported;
+  // Values that never change (maximum clocks, max PCIe link, memory total).
+  DeviceValues static_values;
+};
+
+struct DeviceSample {
+  int device_index = 0;
+  Timestamp time;
+  DeviceValues values;
+};
+
+struct HostSample {
+  Timestamp time;
+  HostValues values;
+  std::vector<double> core_percent;  // one entry per logical CPU, 0..100
+};
+
+// A process that holds memory on a GPU, as the driver lists it.
+struct GpuProcess {
+  int device_index = 0;
+  std::uint32_t pid = 0;
+  std::optional<std::uint64_t> used_memory_bytes;  // absent when the driver hides it
+  std::string kind;  // "compute", "graphics", "mps"
+  std::string name;  // command name from procfs; empty if unknown (other namespace)
+};
+
+// Something that happened at a point in time: a GPU lost, an XID error, ...
+struct Event {
+  Timestamp time;
+  std::optional<int> device_index;
+  std::string kind;     // "gpu_lost", "device_error", "signal", ...
+  std::string message;
+};
+
+// How punctually the sampler kept its deadlines during a run.
+struct JitterStats {
+  std::int64_t ticks = 0;
+  std::int64_t missed_deadlines = 0;  // ticks whose work ran past the next deadline
+  double mean_late_ns = 0;
+  double p99_late_ns = 0;  // upper edge of a log2 histogram bin: at most 2x too high
+  double max_late_ns = 0;
+};
+
+}  // namespace gpuwatch

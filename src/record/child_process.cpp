@@ -1,0 +1,98 @@
+#include "record/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace gpuwatch {
+
+ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
+                                 const std::vector<std::pair<std::string, std::string>>& extra_env) {
+  if (argv.empty()) throw std::runtime_error("no command given");
+  // exec failure travels back through a close-on-exec pipe: an empty read
+  // means exec succeeded.
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    setpgid(0, 0);
+    // The recorder blocks signals in its threads; the command must not inherit that.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (const auto& [k, v] : extra_env) setenv(k.c_str(), v.c_str(), 1);
+    execvp(args[0], args.data());
+    const int err = errno;
+    ssize_t ignored = write(fds[1], &err, sizeof err);
+    (void)ignored;
+    _exit(127);
+  }
+  // Also from the parent, so there is no window where the group does not exist yet.
+  setpgid(pid, pid);
+  close(fds[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(fds[0], &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  close(fds[0]);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    throw SpawnError(fmt::format("cannot run '{}': {}", argv[0], std::strerror(err)));
+  }
+  return ChildProcess(pid);
+}
+
+void signal_process_group(pid_t leader, int signal) {
+  if (kill(-leader, signal) != 0) kill(leader, signal);
+}
+
+ChildOutcome ChildProcess::wait() const {
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0) {
+    if (errno != EINTR) return {};
+  }
+  ChildOutcome outcome;
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  return outcome;
+}
+
+bool wait_for_foreign_exit(pid_t pid, const bool& stop_flag) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+  const auto pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      if (poll(&p, 1, 200) > 0) break;
+    } else {
+      // Kernels before 5.3 have no pidfd: poll for the pid instead.
+      if (kill(pid, 0) != 0 && errno == ESRCH) break;
+      usleep(200'000);
+    }
+  }
+  if (pidfd >= 0) close(pidfd);
+  return true;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,53 @@
+// Starting and watching the command that `record` wraps. The child runs in a
+// process group of its own so that a signal forwarded to the group reaches
+// DataLoader workers and other grandchildren too.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpuwatch {
+
+// The command could not be started (not found, not executable).
+class SpawnError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ChildOutcome {
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  // The shell convention: the exit code, or 128 + the signal number.
+  [[nodiscard]] int status_code() const { return signal ? 128 + *signal : exit_code.value_or(0); }
+};
+
+class ChildProcess {
+ public:
+  // Forks and execs argv[0] (PATH search). Throws SpawnError with the
+  // reason (e.g. "cannot run 'foo': No such file or directory") if exec fails.
+  static ChildProcess spawn(const std::vector<std::string>& argv,
+                            const std::vector<std::pair<std::string, std::string>>& extra_env);
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  // Blocks until the child exits.
+  ChildOutcome wait() const;
+
+ private:
+  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  pid_t pid_;
+};
+
+// Sends a signal to the process group led by `leader` (falls back to the
+// process alone if the group is gone). Async-signal-safe.
+void signal_process_group(pid_t leader, int signal);
+
+// Blocks until the process `pid` (not our child) exits. Returns false if it
+// does not exist.
+bool wait_for_foreign_exit(pid_t pid, const bool& stop_flag);
+
+}  // namespace gpuwatch

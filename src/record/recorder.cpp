@@ -1,0 +1,227 @@
+#include "record/recorder.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "analysis/run_report.h"
+#include "backends/procfs/host.h"
+#include "core/atomic_file.h"
+#include "record/child_process.h"
+#include "record/recording_sink.h"
+#include "render/report.h"
+#include "render/seed_files.h"
+
+namespace gpuwatch {
+
+namespace {
+
+std::string read_first_line(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  return buf;
+}
+
+std::string default_name(const RecordOptions& o) {
+  if (!o.name.empty()) return o.name;
+  if (!o.command.empty()) return std::filesystem::path(o.command.front()).filename().string();
+  if (o.attach_pid) return fmt::format("pid-{}", *o.attach_pid);
+  return "record";
+}
+
+void check_gpus(const std::vector<int>& wanted, const BackendSet& set) {
+  for (int g : wanted) {
+    bool found = false;
+    for (const DeviceInfo& d : set.devices) found = found || d.index == g;
+    if (!found) {
+      throw std::runtime_error(fmt::format("--gpus: there is no GPU {} (this machine has {} GPU{})", g,
+                                           set.devices.size(), set.devices.size() == 1 ? "" : "s"));
+    }
+  }
+}
+
+std::vector<DeviceInfo> selected(const BackendSet& set, const std::vector<int>& wanted) {
+  std::vector<DeviceInfo> out;
+  for (const DeviceInfo& d : set.devices) {
+    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), d.index) != wanted.end()) out.push_back(d);
+  }
+  return out;
+}
+
+void write_output_dir(const std::filesystem::path& dir, const RunData& data, const std::string& summary_text) {
+  std::filesystem::create_directories(dir);
+  const std::string stem = seed_file_stem(data.run.name, data.run.start_wall_ns);
+  std::optional<int> first_gpu;
+  if (!data.devices.empty()) first_gpu = data.devices.front().info.index;
+  write_file_atomically(dir / (stem + ".json"),
+                        [&](const WriteChunk& w) { write_seed_single_json(data, first_gpu, w); });
+  if (data.devices.size() > 1) {
+    write_file_atomically(dir / (stem + "_multi_gpu.json"),
+                          [&](const WriteChunk& w) { write_seed_multi_json(data, w); });
+  }
+  write_file_atomically(dir / (stem + "_summary.txt"), [&](const WriteChunk& w) { w(summary_text); });
+  fmt::print(stderr, "gpuwatch: wrote {}/{}{{.json{},_summary.txt}}\n", dir.string(), stem,
+             data.devices.size() > 1 ? ",_multi_gpu.json" : "");
+}
+
+// Signals arrive on one thread (sigwait), never in a handler, so forwarding
+// them and stopping the sampler are ordinary code.
+class SignalThread {
+ public:
+  template <typename F>
+  explicit SignalThread(F on_signal) {
+    sigemptyset(&set_);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&set_, s);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this, on_signal] {
+      for (;;) {
+        int sig = 0;
+        if (sigwait(&set_, &sig) != 0) continue;
+        if (sig == SIGUSR2 && quitting_.load()) return;
+        if (sig != SIGUSR2) on_signal(sig);
+      }
+    });
+  }
+  ~SignalThread() {
+    quitting_ = true;
+    pthread_kill(thread_.native_handle(), SIGUSR2);
+    thread_.join();
+  }
+  SignalThread(const SignalThread&) = delete;
+  SignalThread& operator=(const SignalThread&) = delete;
+
+ private:
+  sigset_t set_{};
+  std::atomic<bool> quitting_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
+  std::string safe;
+  for (char c : run_name) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_');
+  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+int run_record(const RecordOptions& o) {
+  if (!(o.interval_s >= 0.01 && o.interval_s <= 86400)) {
+    throw std::runtime_error(fmt::format("--interval must be between 0.01 and 86400 seconds, not {}", o.interval_s));
+  }
+  const SystemPaths paths = SystemPaths::from_environment();
+  BackendSet backends = open_backends(paths);
+  check_gpus(o.gpus, backends);
+  if (backends.devices.empty()) {
+    std::string why;
+    for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;
+    fmt::print(stderr, "gpuwatch: no GPU found ({}); recording host metrics only\n", why.empty() ? "no backend" : why);
+  }
+  auto store = Store::open(o.store_path, false);
+
+  RunInfo run;
+  run.name = default_name(o);
+  run.command = o.command;
+  run.cwd = std::filesystem::current_path().string();
+  run.host = hostname();
+  run.interval_s = o.interval_s;
+  run.version = GPUWATCH_VERSION;
+  run.recorder_pid = getpid();
+  run.recorder_boot_id = read_first_line("/proc/sys/kernel/random/boot_id");
+  run.attached_pid = o.attach_pid ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*o.attach_pid))
+                                  : std::nullopt;
+
+  HostReader host(paths.procfs_root);
+  SamplerOptions sampler_options;
+  sampler_options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_s * 1e9));
+  sampler_options.gpus = o.gpus;
+  Sampler sampler(backends, &host, sampler_options);
+
+  StatusLineOptions status;
+  status.enabled = o.status_line;
+  status.tty = isatty(STDERR_FILENO) != 0;
+  status.period = std::chrono::nanoseconds(static_cast<std::int64_t>(o.status_every_s * 1e9));
+  RecordingSink sink(*store, status);
+
+  // Block the signals before any thread starts, so only SignalThread sees them.
+  std::optional<ChildProcess> child;
+  std::atomic<pid_t> child_group{0};
+  SignalThread signals([&](int sig) {
+    const pid_t group = child_group.load();
+    sink.post_event({now(), std::nullopt, "signal",
+                     fmt::format("received SIG{}; {}", sigabbrev_np(sig), group ? "forwarded to the command" : "stopping")});
+    if (group > 0) {
+      signal_process_group(group, sig);
+    } else {
+      sampler.stop();
+    }
+  });
+
+  const Timestamp start = now();
+  run.start_wall_ns = start.wall_ns;
+  run.start_mono_ns = start.mono_ns;
+  if (!o.command.empty()) {
+    child = ChildProcess::spawn(o.command, {});
+    child_group = child->pid();
+    host.set_tree_root(static_cast<std::uint32_t>(child->pid()));
+  } else if (o.attach_pid) {
+    if (kill(*o.attach_pid, 0) != 0 && errno == ESRCH) {
+      throw std::runtime_error(fmt::format("--pid {}: no such process", *o.attach_pid));
+    }
+    host.set_tree_root(static_cast<std::uint32_t>(*o.attach_pid));
+  }
+  store->begin_run(run, selected(backends, o.gpus));
+
+  ChildOutcome outcome;
+  bool stop_watching = false;
+  std::thread watcher([&] {
+    if (child) {
+      outcome = child->wait();
+    } else if (o.attach_pid) {
+      wait_for_foreign_exit(*o.attach_pid, stop_watching);
+    } else {
+      return;  // until a signal stops the sampler
+    }
+    sampler.stop();
+  });
+
+  sampler.run(sink);
+  __atomic_store_n(&stop_watching, true, __ATOMIC_RELEASE);
+  watcher.join();
+  sink.finish();
+
+  run.end_wall_ns = now().wall_ns;
+  run.exit_code = outcome.exit_code;
+  run.exit_signal = outcome.signal;
+  run.end_reason = child ? (outcome.signal ? "signal" : "exited") : (o.attach_pid ? "target exited" : "stopped");
+  run.jitter = sampler.jitter();
+  run.status = RunStatus::Finished;
+  store->finish_run(run);
+
+  if (o.summary || o.output_dir) {
+    const RunData data = store->load(store->resolve(run.id));
+    const std::string text = render_report_text(build_report(data));
+    if (o.summary) fmt::print(stderr, "\n{}", text);
+    if (o.output_dir) write_output_dir(*o.output_dir, data, text);
+  }
+  return child ? outcome.status_code() : 0;
+}
+
+}  // namespace gpuwatch

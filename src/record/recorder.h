@@ -1,0 +1,35 @@
+// `gpuwatch record`: wraps a command (or attaches to a pid, or runs until
+// Ctrl-C), samples GPUs and host while it runs, stores the run, explains it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuwatch {
+
+struct RecordOptions {
+  std::vector<std::string> command;   // empty with attach_pid or "until Ctrl-C"
+  std::optional<pid_t> attach_pid;
+  std::string name;
+  double interval_s = 0.5;
+  std::vector<int> gpus;              // empty: all
+  bool status_line = false;
+  double status_every_s = 10;
+  std::optional<std::filesystem::path> output_dir;
+  std::filesystem::path store_path;
+  bool summary = true;                // print the report at the end
+};
+
+// Returns the process exit status for gpuwatch: the command's exit code, or
+// 128 + N if signal N killed it; 0 when attached or stopped by Ctrl-C.
+// Problems before the command starts throw std::runtime_error.
+int run_record(const RecordOptions& options);
+
+// "gpu_stats_<name>_<YYYYmmdd_HHMMSS>": the seed tools' file stem.
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns);
+
+}  // namespace gpuwatch

@@ -1,0 +1,91 @@
+#include "record/recording_sink.h"
+
+#include <fmt/format.h>
+
+#include "render/status_line.h"
+
+namespace gpuwatch {
+
+namespace {
+constexpr std::int64_t kFlushEveryNs = 1'000'000'000;
+// In place on a terminal: fast enough to feel live, slow enough to read.
+constexpr std::int64_t kTtyRefreshNs = 500'000'000;
+}  // namespace
+
+RecordingSink::RecordingSink(Store& store, StatusLineOptions status) : store_(store), status_(status) {}
+
+void RecordingSink::on_device_sample(const DeviceSample& sample) {
+  store_.append(sample);
+  if (status_.enabled) latest_[sample.device_index] = sample;
+}
+
+void RecordingSink::on_host_sample(const HostSample& sample) {
+  store_.append(sample);
+  latest_host_ = sample.values;
+}
+
+void RecordingSink::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
+  for (const GpuProcess& p : processes) store_.note_process(p, p.name, seen);
+}
+
+void RecordingSink::on_device_lost(int device_index, Timestamp when) {
+  store_.mark_lost(device_index, when);
+  store_.add_event({when, device_index, "gpu_lost", "the GPU stopped answering (fell off the bus?)"});
+  fmt::print(stderr, "gpuwatch: GPU {} was lost; the other GPUs keep being recorded\n", device_index);
+  latest_.erase(device_index);
+}
+
+void RecordingSink::post_event(Event event) {
+  std::lock_guard lock(posted_mutex_);
+  posted_.push_back(std::move(event));
+}
+
+void RecordingSink::drain_posted() {
+  std::vector<Event> events;
+  {
+    std::lock_guard lock(posted_mutex_);
+    events.swap(posted_);
+  }
+  for (const Event& e : events) store_.add_event(e);
+}
+
+void RecordingSink::flush(Timestamp time) {
+  drain_posted();
+  try {
+    store_.flush();
+    last_flush_mono_ns_ = time.mono_ns;
+    store_error_reported_ = false;
+  } catch (const StoreError& e) {
+    // Keep sampling: the store keeps its buffers and the next flush retries.
+    if (!store_error_reported_) fmt::print(stderr, "gpuwatch: cannot write the run store: {}\n", e.what());
+    store_error_reported_ = true;
+  }
+}
+
+void RecordingSink::on_tick(Timestamp time) {
+  if (last_flush_mono_ns_ == 0) last_flush_mono_ns_ = time.mono_ns;
+  if (time.mono_ns - last_flush_mono_ns_ >= kFlushEveryNs) flush(time);
+  if (status_.enabled) print_status(time);
+}
+
+void RecordingSink::print_status(Timestamp time) {
+  const std::int64_t period = status_.tty ? kTtyRefreshNs : status_.period.count();
+  if (last_status_mono_ns_ != 0 && time.mono_ns - last_status_mono_ns_ < period) return;
+  last_status_mono_ns_ = time.mono_ns;
+  std::vector<DeviceSample> latest;
+  for (const auto& [index, sample] : latest_) latest.push_back(sample);
+  const std::string line = format_status_line(latest, latest_host_);
+  if (status_.tty) {
+    fmt::print(status_.out, "\r\x1b[K{}", line);
+  } else {
+    fmt::print(status_.out, "{}\n", line);
+  }
+  std::fflush(status_.out);
+}
+
+void RecordingSink::finish() {
+  flush(now());
+  if (status_.enabled && status_.tty) fmt::print(status_.out, "\n");
+}
+
+}  // namespace gpuwatch

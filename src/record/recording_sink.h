@@ -1,0 +1,55 @@
+// Where a recording's samples go: the store (committed at least once a
+// second), and optionally seed 004's status line on stderr.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "sampler/sampler.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+struct StatusLineOptions {
+  bool enabled = false;
+  bool tty = false;                     // refresh in place, else one line per period
+  std::chrono::nanoseconds period = std::chrono::seconds(10);
+  std::FILE* out = stderr;
+};
+
+class RecordingSink final : public SampleSink {
+ public:
+  RecordingSink(Store& store, StatusLineOptions status);
+
+  void on_device_sample(const DeviceSample& sample) override;
+  void on_host_sample(const HostSample& sample) override;
+  void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
+  void on_device_lost(int device_index, Timestamp when) override;
+  void on_tick(Timestamp tick_time) override;
+
+  // Thread-safe: for events seen outside the sampling thread (signals).
+  void post_event(Event event);
+  // Writes what is buffered; call once sampling has stopped.
+  void finish();
+
+ private:
+  void flush(Timestamp time);
+  void drain_posted();
+  void print_status(Timestamp time);
+
+  Store& store_;
+  StatusLineOptions status_;
+  std::int64_t last_flush_mono_ns_ = 0;
+  std::int64_t last_status_mono_ns_ = 0;
+  bool store_error_reported_ = false;
+  std::map<int, DeviceSample> latest_;
+  HostValues latest_host_;
+  std::mutex posted_mutex_;
+  std::vector<Event> posted_;
+};
+
+}  // namespace gpuwatch

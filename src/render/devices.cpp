@@ -1,0 +1,71 @@
+#include "render/devices.h"
+
+#include <fmt/format.h>
+
+#include "render/json_writer.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+std::string render_devices_text(const BackendSet& set) {
+  std::string out;
+  for (const DeviceInfo& d : set.devices) {
+    out += fmt::format("GPU {}  {}  ({} via {})\n", d.index, d.name, d.vendor, d.backend);
+    if (!d.uuid.empty()) out += fmt::format("  uuid        {}\n", d.uuid);
+    if (!d.pci_bus_id.empty()) out += fmt::format("  pci         {}\n", d.pci_bus_id);
+    if (!d.driver_version.empty()) out += fmt::format("  driver      {}\n", d.driver_version);
+    if (auto total = d.static_values.get(DeviceMetric::MemTotalBytes)) {
+      out += fmt::format("  memory      {:.1f} GiB\n", *total / kGiB);
+    }
+    auto sm = d.static_values.get(DeviceMetric::SmClockMaxMhz);
+    auto mem = d.static_values.get(DeviceMetric::MemClockMaxMhz);
+    if (sm || mem) {
+      out += fmt::format("  max clocks  SM {} MHz, memory {} MHz\n", sm ? fmt::format("{:.0f}", *sm) : "n/a",
+                         mem ? fmt::format("{:.0f}", *mem) : "n/a");
+    }
+    auto gen = d.static_values.get(DeviceMetric::PcieLinkGenMax);
+    auto width = d.static_values.get(DeviceMetric::PcieLinkWidthMax);
+    if (gen && width) out += fmt::format("  PCIe max    gen {:.0f} x{:.0f}\n", *gen, *width);
+    std::string metrics;
+    for (DeviceMetric m : d.supported) metrics += fmt::format("{}{}", metrics.empty() ? "" : " ", info(m).name);
+    out += fmt::format("  metrics     {}\n", metrics.empty() ? "none" : metrics);
+  }
+  if (set.devices.empty()) out += "No GPU found.\n";
+  for (const std::string& note : set.notes) out += fmt::format("note: {}\n", note);
+  return out;
+}
+
+std::string render_devices_json(const BackendSet& set) {
+  std::string out;
+  JsonWriter w(out, true);
+  w.begin_object();
+  w.key("devices").begin_array();
+  for (const DeviceInfo& d : set.devices) {
+    w.begin_object();
+    w.field("index", d.index);
+    w.field("name", d.name);
+    w.field("vendor", d.vendor);
+    w.field("backend", d.backend);
+    w.field("uuid", d.uuid);
+    w.field("pci_bus_id", d.pci_bus_id);
+    w.field("driver_version", d.driver_version);
+    w.key("static").begin_object();
+    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+      if (auto v = d.static_values.get(static_cast<DeviceMetric>(m))) w.field(kDeviceMetrics[m].name, *v);
+    }
+    w.end_object();
+    w.key("metrics").begin_array();
+    for (DeviceMetric m : d.supported) w.value(info(m).name);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const std::string& note : set.notes) w.value(note);
+  w.end_array();
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace gpuwatch

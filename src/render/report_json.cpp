@@ -1,0 +1,144 @@
+#include "render/json_writer.h"
+#include "render/report.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+void write_summary(JsonWriter& w, const Summary& s) {
+  w.begin_object();
+  w.field("count", static_cast<std::uint64_t>(s.count));
+  w.field("span_s", s.span_s);
+  w.field("mean", s.mean);
+  w.field("std", s.std);
+  w.field("min", s.min);
+  w.field("max", s.max);
+  w.field("p50", s.p50);
+  w.field("p95", s.p95);
+  w.end_object();
+}
+
+void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
+  w.key("run").begin_object();
+  w.field("id", run.id);
+  w.field("name", run.name);
+  w.key("command").begin_array();
+  for (const auto& a : run.command) w.value(a);
+  w.end_array();
+  w.field("cwd", run.cwd);
+  w.field("host", run.host);
+  w.field("start", iso_utc_ms(run.start_wall_ns));
+  w.key("end");
+  if (run.end_wall_ns) {
+    w.value(iso_utc_ms(*run.end_wall_ns));
+  } else {
+    w.null();
+  }
+  w.field("wall_duration_s", wall_duration_s);
+  w.field("status", to_string(run.status));
+  w.field("exit_code", run.exit_code);
+  w.field("exit_signal", run.exit_signal);
+  w.field("end_reason", run.end_reason);
+  w.field("interval_s", run.interval_s);
+  w.field("gpuwatch_version", run.version);
+  w.key("sampler").begin_object();
+  w.field("ticks", run.jitter.ticks);
+  w.field("missed_deadlines", run.jitter.missed_deadlines);
+  w.field("mean_late_ms", run.jitter.mean_late_ns / 1e6);
+  w.field("p99_late_ms", run.jitter.p99_late_ns / 1e6);
+  w.field("max_late_ms", run.jitter.max_late_ns / 1e6);
+  w.end_object();
+  w.end_object();
+}
+
+void write_device(JsonWriter& w, const DeviceReport& d) {
+  w.begin_object();
+  w.field("index", d.info.index);
+  w.field("name", d.info.name);
+  w.field("vendor", d.info.vendor);
+  w.field("uuid", d.info.uuid);
+  w.field("pci_bus_id", d.info.pci_bus_id);
+  w.field("samples", static_cast<std::uint64_t>(d.samples));
+  w.key("lost_at");
+  if (d.lost_at_wall_ns) {
+    w.value(iso_utc_ms(*d.lost_at_wall_ns));
+  } else {
+    w.null();
+  }
+  w.key("metrics").begin_object();
+  for (const MetricSummary& m : d.metrics) {
+    w.key(info(m.metric).name);
+    write_summary(w, m.summary);
+  }
+  w.end_object();
+  w.key("energy").begin_object();
+  w.field("joules", d.energy.best());
+  w.field("wh", d.energy.best() ? std::optional<double>(*d.energy.best() / 3600) : std::nullopt);
+  w.field("source", d.energy.counter_joules ? "counter" : (d.energy.integrated_joules ? "integrated" : "none"));
+  w.field("counter_joules", d.energy.counter_joules);
+  w.field("integrated_joules", d.energy.integrated_joules);
+  w.field("integrated_counter_span_joules", d.energy.integrated_counter_span_joules);
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string render_report_json(const RunReport& r) {
+  std::string out;
+  JsonWriter w(out, true);
+  w.begin_object();
+  w.field("schema_version", kReportSchemaVersion);
+  write_run(w, r.run, r.wall_duration_s);
+  w.key("devices").begin_array();
+  for (const DeviceReport& d : r.devices) write_device(w, d);
+  w.end_array();
+  w.key("load_balance").begin_array();
+  for (const BalanceReport& b : r.balance) {
+    w.begin_object();
+    w.field("metric", info(b.metric).name);
+    w.field("cv_percent", b.balance.cv_percent);
+    w.field("quality", to_string(b.balance.band));
+    w.field("straggler_gpu", b.device_indices[b.balance.straggler]);
+    w.key("per_gpu_mean").begin_array();
+    for (double v : b.per_gpu_mean) w.value(v);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+  w.field("total_energy_joules", r.total_energy_joules);
+  w.key("host").begin_object();
+  for (const HostMetricSummary& h : r.host) {
+    w.key(info(h.metric).name);
+    write_summary(w, h.summary);
+  }
+  w.end_object();
+  w.key("processes").begin_array();
+  for (const ProcessRecord& p : r.processes) {
+    w.begin_object();
+    w.field("gpu_index", p.device_index);
+    w.field("pid", static_cast<std::uint64_t>(p.pid));
+    w.field("name", p.name);
+    w.field("max_used_memory_bytes", p.max_used_memory_bytes);
+    w.field("first_seen", iso_utc_ms(p.first_seen_wall_ns));
+    w.field("last_seen", iso_utc_ms(p.last_seen_wall_ns));
+    w.end_object();
+  }
+  w.end_array();
+  w.key("events").begin_array();
+  for (const Event& e : r.events) {
+    w.begin_object();
+    w.field("time", iso_utc_ms(e.time.wall_ns));
+    w.field("gpu_index", e.device_index);
+    w.field("kind", e.kind);
+    w.field("message", e.message);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace gpuwatch

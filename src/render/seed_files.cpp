@@ -1,0 +1,179 @@
+#include "render/seed_files.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "render/json_writer.h"
+#include "render/sample_format.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+double column(const DeviceSeries& s, DeviceMetric m, std::size_t i) {
+  const auto c = static_cast<std::size_t>(m);
+  return c < s.values.size() && i < s.values[c].size() ? s.values[c][i] : kNaN;
+}
+
+double elapsed(const RunData& run, std::int64_t mono_ns) {
+  return round_to(static_cast<double>(mono_ns - run.run.start_mono_ns) / 1e9, 3);
+}
+
+// The per-GPU fields both seed formats share. Absent values are null, never 0.
+void write_gpu_fields(JsonWriter& w, const DeviceSeries& s, std::size_t i) {
+  const double used = column(s, DeviceMetric::MemUsedBytes, i);
+  const double total = column(s, DeviceMetric::MemTotalBytes, i);
+  w.field("gpu_index", s.info.index);
+  w.field("gpu_name", s.info.name);
+  w.field("gpu_type", s.info.vendor);
+  w.field("utilization", round_to(column(s, DeviceMetric::GpuUtilPercent, i), 1));
+  w.field("memory_used", round_to(used / kMiB, 1));
+  w.field("memory_total", round_to(total / kMiB, 1));
+  w.field("memory_percent", total > 0 ? round_to(used / total * 100, 1) : kNaN);
+  w.field("power", round_to(column(s, DeviceMetric::PowerWatts, i), 1));
+  w.field("temperature", round_to(column(s, DeviceMetric::TempGpuCelsius, i), 1));
+}
+
+// (mono time, device position, sample position) for every stored sample, by time.
+struct RowRef {
+  std::int64_t mono_ns;
+  std::size_t device;
+  std::size_t row;
+};
+std::vector<RowRef> rows_by_time(const RunData& run, std::optional<int> gpu) {
+  std::vector<RowRef> rows;
+  for (std::size_t d = 0; d < run.devices.size(); ++d) {
+    if (gpu && run.devices[d].info.index != *gpu) continue;
+    for (std::size_t i = 0; i < run.devices[d].mono_ns.size(); ++i) rows.push_back({run.devices[d].mono_ns[i], d, i});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const RowRef& a, const RowRef& b) { return a.mono_ns < b.mono_ns; });
+  return rows;
+}
+
+}  // namespace
+
+DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i) {
+  DeviceSample s;
+  s.device_index = series.info.index;
+  s.time = {series.mono_ns[i], series.wall_ns[i]};
+  for (std::size_t m = 0; m < kDeviceMetricCount && m < series.values.size(); ++m) {
+    if (!std::isnan(series.values[m][i])) s.values.set(static_cast<DeviceMetric>(m), series.values[m][i]);
+  }
+  return s;
+}
+
+HostSample host_sample_at(const HostSeries& series, std::size_t i) {
+  HostSample s;
+  s.time = {series.mono_ns[i], series.wall_ns[i]};
+  for (std::size_t m = 0; m < kHostMetricCount && m < series.values.size(); ++m) {
+    if (!std::isnan(series.values[m][i])) s.values.set(static_cast<HostMetric>(m), series.values[m][i]);
+  }
+  for (const auto& core : series.core_percent) s.core_percent.push_back(i < core.size() ? core[i] : kNaN);
+  return s;
+}
+
+void write_seed_single_json(const RunData& run, std::optional<int> gpu, const TextSink& emit) {
+  emit("[");
+  bool first = true;
+  std::string buf;
+  for (const RowRef& r : rows_by_time(run, gpu)) {
+    const DeviceSeries& s = run.devices[r.device];
+    buf.clear();
+    buf += first ? "\n  " : ",\n  ";
+    first = false;
+    JsonWriter w(buf);
+    w.begin_object();
+    w.field("timestamp", iso_local(s.wall_ns[r.row]));
+    write_gpu_fields(w, s, r.row);
+    w.field("elapsed_seconds", elapsed(run, r.mono_ns));
+    w.end_object();
+    emit(buf);
+  }
+  emit(first ? "]\n" : "\n]\n");
+}
+
+void write_seed_multi_json(const RunData& run, const TextSink& emit) {
+  // Devices sampled in one tick share its timestamp exactly.
+  std::map<std::int64_t, std::vector<std::pair<std::size_t, std::size_t>>> ticks;
+  for (const RowRef& r : rows_by_time(run, std::nullopt)) ticks[r.mono_ns].emplace_back(r.device, r.row);
+  emit("[");
+  bool first = true;
+  std::string buf;
+  for (const auto& [mono, members] : ticks) {
+    buf.clear();
+    buf += first ? "\n  " : ",\n  ";
+    first = false;
+    JsonWriter w(buf);
+    w.begin_object();
+    const DeviceSeries& s0 = run.devices[members.front().first];
+    w.field("timestamp", iso_local(s0.wall_ns[members.front().second]));
+    w.field("elapsed_seconds", elapsed(run, mono));
+    // Sums over the GPUs that reported the value; null when none did.
+    struct Sum {
+      double total = 0;
+      std::size_t n = 0;
+      void add(double v) {
+        if (std::isnan(v)) return;
+        total += v;
+        ++n;
+      }
+      [[nodiscard]] double or_nan() const { return n ? total : kNaN; }
+    };
+    Sum used, total, util, power;
+    double max_temp = kNaN;
+    w.key("multi_gpu_data").begin_array();
+    for (auto [d, i] : members) {
+      const DeviceSeries& s = run.devices[d];
+      w.begin_object();
+      write_gpu_fields(w, s, i);
+      w.end_object();
+      used.add(column(s, DeviceMetric::MemUsedBytes, i));
+      total.add(column(s, DeviceMetric::MemTotalBytes, i));
+      power.add(column(s, DeviceMetric::PowerWatts, i));
+      util.add(column(s, DeviceMetric::GpuUtilPercent, i));
+      if (double t = column(s, DeviceMetric::TempGpuCelsius, i); !std::isnan(t)) {
+        max_temp = std::isnan(max_temp) ? t : std::max(max_temp, t);
+      }
+    }
+    w.end_array();
+    w.key("aggregate_stats").begin_object();
+    w.field("total_memory_used", round_to(used.or_nan() / kMiB, 1));
+    w.field("total_memory_total", round_to(total.or_nan() / kMiB, 1));
+    w.field("total_memory_percent", total.total > 0 ? round_to(used.total / total.total * 100, 1) : kNaN);
+    w.field("average_utilization", util.n ? round_to(util.total / static_cast<double>(util.n), 1) : kNaN);
+    w.field("total_power", round_to(power.or_nan(), 1));
+    w.field("max_temperature", max_temp);
+    w.field("gpu_count", static_cast<std::uint64_t>(members.size()));
+    w.end_object();
+    w.end_object();
+    emit(buf);
+  }
+  emit(first ? "]\n" : "\n]\n");
+}
+
+void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit) {
+  auto formatter = make_sample_formatter(format);
+  if (!formatter) return;
+  std::string buf;
+  formatter->begin(buf);
+  const std::int64_t start = run.run.start_wall_ns;
+  std::size_t host_i = 0;
+  for (const RowRef& r : rows_by_time(run, std::nullopt)) {
+    // Host rows interleave by time (only jsonl prints them).
+    while (host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= r.mono_ns) {
+      formatter->host(buf, host_sample_at(run.host, host_i++), start);
+    }
+    const DeviceSeries& s = run.devices[r.device];
+    formatter->device(buf, device_sample_at(s, r.row), s.info, start);
+    if (buf.size() > (1 << 16)) {
+      emit(buf);
+      buf.clear();
+    }
+  }
+  while (host_i < run.host.mono_ns.size()) formatter->host(buf, host_sample_at(run.host, host_i++), start);
+  emit(buf);
+}
+
+}  // namespace gpuwatch

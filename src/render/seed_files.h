@@ -1,0 +1,31 @@
+// The seed tools' file formats (gputop.py and the training wrapper), so that
+// existing scripts keep working on gpuwatch's output:
+//   single: an array of one-GPU samples (MiB, W, °C, %),
+//   multi:  an array of ticks with `multi_gpu_data` and `aggregate_stats`.
+// Writers stream through `emit` so a 35-hour run never sits in one string.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string_view>
+
+#include "store/store.h"
+
+namespace gpuwatch {
+
+using TextSink = std::function<void(std::string_view)>;
+
+// gpu: only that device (by gpuwatch index); nullopt: every device, ordered
+// by time, each element tagged with gpu_index.
+void write_seed_single_json(const RunData& run, std::optional<int> gpu, const TextSink& emit);
+void write_seed_multi_json(const RunData& run, const TextSink& emit);
+
+// Rows of every device, merged by time, through a SampleFormatter name
+// ("jsonl" or "csv"); jsonl also carries host rows.
+void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit);
+
+// One stored row back as a sample.
+DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
+HostSample host_sample_at(const HostSeries& series, std::size_t i);
+
+}  // namespace gpuwatch

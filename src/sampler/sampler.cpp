@@ -1,0 +1,192 @@
+#include "sampler/sampler.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "backends/procfs/host.h"
+
+namespace gpuwatch {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Moves a deadline past `now` in whole intervals, returning how many were skipped.
+std::int64_t skip_missed(Clock::time_point& deadline, std::chrono::nanoseconds interval) {
+  const auto now = Clock::now();
+  if (now < deadline + interval) return 0;
+  const std::int64_t missed = (now - deadline) / interval;
+  deadline += missed * interval;
+  return missed;
+}
+
+}  // namespace
+
+Sampler::Sampler(BackendSet& backends, HostReader* host, SamplerOptions options)
+    : host_(options.host ? host : nullptr), options_(std::move(options)) {
+  for (OpenBackend& open : backends.backends) {
+    for (const DeviceInfo& device : open.backend->devices()) {
+      const int global = open.first_global_index + device.index;
+      if (!options_.gpus.empty() &&
+          std::find(options_.gpus.begin(), options_.gpus.end(), global) == options_.gpus.end()) {
+        continue;
+      }
+      auto target = std::make_unique<Target>();
+      target->backend = open.backend.get();
+      target->local_index = static_cast<std::size_t>(device.index);
+      target->global_index = global;
+      targets_.push_back(std::move(target));
+    }
+  }
+  slow_interval_ = options_.slow_interval.count() > 0
+                       ? options_.slow_interval
+                       : std::max<std::chrono::nanoseconds>(options_.interval, std::chrono::seconds(1));
+  reset(mailbox_);
+}
+
+void Sampler::reset(SlowMailbox& box) const {
+  box = {};
+  box.values.resize(targets_.size());
+  box.read_mono_ns.assign(targets_.size(), 0);
+  box.fresh.assign(targets_.size(), false);
+  box.lost.assign(targets_.size(), false);
+}
+
+Sampler::~Sampler() { stop(); }
+
+void Sampler::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+}
+
+bool Sampler::wait_until(Clock::time_point deadline) {
+  std::unique_lock lock(mutex_);
+  return !wake_.wait_until(lock, deadline, [this] { return stopping_; });
+}
+
+void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
+  // One slow read before the first tick, so that even the first sample has
+  // energy, PCIe throughput and processes, and host CPU rates have a base.
+  {
+    SlowMailbox first;
+    read_slow_once(first);
+    std::lock_guard lock(mutex_);
+    mailbox_ = std::move(first);
+  }
+  std::thread slow([this] { slow_loop(); });
+  std::vector<Pending> pending_slow(targets_.size());
+  auto deadline = Clock::now();
+  for (std::uint64_t tick = 0; max_ticks == 0 || tick < max_ticks; ++tick) {
+    jitter_.record_missed(skip_missed(deadline, options_.interval));
+    if (!wait_until(deadline)) break;
+    jitter_.record_tick((Clock::now() - deadline).count());
+    const Timestamp time = now();
+
+    deliver_slow(sink, pending_slow);
+    for (std::size_t i = 0; i < targets_.size(); ++i) {
+      Target& target = *targets_[i];
+      if (target.lost.load()) continue;
+      DeviceSample sample{target.global_index, time, {}};
+      if (target.backend->read_fast(target.local_index, sample.values) == ReadStatus::Lost) {
+        if (!target.lost.exchange(true)) sink.on_device_lost(target.global_index, time);
+        continue;
+      }
+      if (Pending& carried = pending_slow[i]; !carried.values.empty()) {
+        sample.values.merge_from(carried.values);
+        sample.values.set(DeviceMetric::SlowReadAgeSeconds,
+                          static_cast<double>(time.mono_ns - carried.read_mono_ns) / 1e9);
+        carried = {};
+      }
+      sink.on_device_sample(sample);
+    }
+    sink.on_tick(time);
+    deadline += options_.interval;
+  }
+  stop();
+  slow.join();
+  // Whatever the slow thread finished after the last tick still counts.
+  deliver_slow(sink, pending_slow);
+}
+
+void Sampler::deliver_slow(SampleSink& sink, std::vector<Pending>& pending) {
+  SlowMailbox box;
+  {
+    std::lock_guard lock(mutex_);
+    box = std::move(mailbox_);
+    reset(mailbox_);
+  }
+  for (std::size_t i = 0; i < box.values.size(); ++i) {
+    if (box.lost[i]) sink.on_device_lost(targets_[i]->global_index, box.time);
+    if (box.fresh[i]) {
+      // A newer read replaces an older one that no tick has carried yet.
+      pending[i].values.merge_from(box.values[i]);
+      pending[i].read_mono_ns = box.read_mono_ns[i];
+    }
+  }
+  if (box.processes_fresh) sink.on_processes(box.processes, box.time);
+  if (box.host_fresh) sink.on_host_sample(box.host);
+}
+
+void Sampler::read_slow_once(SlowMailbox& into) {
+  reset(into);
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    Target& target = *targets_[i];
+    if (target.lost.load()) continue;
+    std::vector<GpuProcess> processes;
+    // Backends read the energy counter first, so the start is its time.
+    into.read_mono_ns[i] = now().mono_ns;
+    if (target.backend->read_slow(target.local_index, into.values[i], processes) == ReadStatus::Lost) {
+      into.lost[i] = !target.lost.exchange(true);
+      continue;
+    }
+    into.fresh[i] = true;
+    if (!options_.processes) continue;
+    for (GpuProcess& p : processes) {
+      p.device_index = target.global_index;
+      into.processes.push_back(std::move(p));
+    }
+  }
+  into.processes_fresh = options_.processes && !targets_.empty();
+  into.time = now();
+  if (host_ != nullptr) {
+    into.host = host_->read(into.time);
+    into.host_fresh = true;
+    for (GpuProcess& p : into.processes) p.name = host_->process_name(p.pid);
+  }
+}
+
+void Sampler::slow_loop() {
+  auto deadline = Clock::now() + slow_interval_;
+  while (true) {
+    skip_missed(deadline, slow_interval_);
+    if (!wait_until(deadline)) return;
+    SlowMailbox fresh;
+    read_slow_once(fresh);
+    {
+      std::lock_guard lock(mutex_);
+      for (std::size_t i = 0; i < fresh.values.size(); ++i) {
+        if (fresh.fresh[i]) {
+          mailbox_.values[i].merge_from(fresh.values[i]);
+          mailbox_.read_mono_ns[i] = fresh.read_mono_ns[i];
+          mailbox_.fresh[i] = true;
+        }
+        if (fresh.lost[i]) mailbox_.lost[i] = true;
+      }
+      if (fresh.processes_fresh) {
+        mailbox_.processes = std::move(fresh.processes);
+        mailbox_.processes_fresh = true;
+      }
+      if (fresh.host_fresh) {
+        mailbox_.host = std::move(fresh.host);
+        mailbox_.host_fresh = true;
+      }
+      mailbox_.time = fresh.time;
+    }
+    deadline += slow_interval_;
+  }
+}
+
+}  // namespace gpuwatch

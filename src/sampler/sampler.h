@@ -1,0 +1,103 @@
+// The sampler: reads every device on absolute deadlines of a monotonic clock
+// (so the schedule never drifts, unlike a sleep after each tick), and runs
+// the calls that block in the driver on a second thread at their own cadence.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/sample.h"
+#include "sampler/jitter.h"
+
+namespace gpuwatch {
+
+class HostReader;
+
+// Receives everything the sampler produces. All calls come from the thread
+// that called Sampler::run(), so sinks need no locking of their own.
+class SampleSink {
+ public:
+  virtual ~SampleSink() = default;
+  virtual void on_device_sample(const DeviceSample& sample) = 0;
+  virtual void on_host_sample(const HostSample& sample) = 0;
+  virtual void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) = 0;
+  virtual void on_device_lost(int device_index, Timestamp when) = 0;
+  // After all samples of one tick have been delivered.
+  virtual void on_tick(Timestamp tick_time) = 0;
+};
+
+struct SamplerOptions {
+  std::chrono::nanoseconds interval = std::chrono::milliseconds(500);
+  // Cadence of the blocking calls (energy, PCIe throughput, process lists)
+  // and of host metrics. Zero: max(interval, 1 s).
+  std::chrono::nanoseconds slow_interval{0};
+  std::vector<int> gpus;  // global device indices to sample; empty: all
+  bool host = true;
+  bool processes = true;
+};
+
+class Sampler {
+ public:
+  Sampler(BackendSet& backends, HostReader* host, SamplerOptions options);
+  ~Sampler();
+  Sampler(const Sampler&) = delete;
+  Sampler& operator=(const Sampler&) = delete;
+
+  // Samples until stop() or until max_ticks ticks (0: unlimited). Blocks.
+  // Runs once: a stop() before run() makes it return at once.
+  void run(SampleSink& sink, std::uint64_t max_ticks = 0);
+  // Thread-safe and async-signal-unsafe: call from a normal thread.
+  void stop();
+
+  [[nodiscard]] JitterStats jitter() const { return jitter_.stats(); }
+  [[nodiscard]] std::chrono::nanoseconds slow_interval() const { return slow_interval_; }
+
+ private:
+  struct Target {
+    GpuBackend* backend;
+    std::size_t local_index;
+    int global_index;
+    std::atomic<bool> lost{false};
+  };
+  // What the slow thread hands to the sampling thread.
+  struct SlowMailbox {
+    std::vector<DeviceValues> values;  // per target
+    std::vector<std::int64_t> read_mono_ns;  // when each target's slow read began
+    std::vector<bool> fresh;
+    std::vector<bool> lost;
+    std::vector<GpuProcess> processes;
+    bool processes_fresh = false;
+    HostSample host;
+    bool host_fresh = false;
+    Timestamp time;
+  };
+
+  void slow_loop();
+  void read_slow_once(SlowMailbox& into);
+  // Slow values waiting for the next tick of their device.
+  struct Pending {
+    DeviceValues values;
+    std::int64_t read_mono_ns = 0;
+  };
+  void deliver_slow(SampleSink& sink, std::vector<Pending>& pending);
+  void reset(SlowMailbox& box) const;
+  bool wait_until(std::chrono::steady_clock::time_point deadline);
+
+  std::vector<std::unique_ptr<Target>> targets_;
+  HostReader* host_;
+  SamplerOptions options_;
+  std::chrono::nanoseconds slow_interval_;
+
+  std::mutex mutex_;  // guards stopping_ and mailbox_
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  SlowMailbox mailbox_;
+  JitterRecorder jitter_;
+};
+
+}  // namespace gpuwatch

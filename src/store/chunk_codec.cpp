@@ -1,0 +1,231 @@
+#include "store/chunk_codec.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace gpuwatch {
+namespace {
+
+// Deltas are computed modulo 2^64 so that any int64 sequence round-trips
+// without signed overflow, however far apart neighbouring values are.
+std::uint64_t wrap_sub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b);
+}
+std::int64_t wrap_add(std::int64_t a, std::uint64_t d) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + d);
+}
+
+std::uint64_t zigzag(std::uint64_t delta) {
+  const auto s = static_cast<std::int64_t>(delta);
+  return (delta << 1) ^ static_cast<std::uint64_t>(s >> 63);
+}
+std::uint64_t unzigzag(std::uint64_t z) { return (z >> 1) ^ (~(z & 1) + 1); }
+
+class Writer {
+ public:
+  explicit Writer(std::vector<std::uint8_t>& out) : out_(out) {}
+  void byte(std::uint8_t b) { out_.push_back(b); }
+  void varint(std::uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<std::uint8_t>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<std::uint8_t>(v));
+  }
+
+ private:
+  std::vector<std::uint8_t>& out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
+  [[nodiscard]] std::size_t remaining() const { return in_.size() - pos_; }
+  bool byte(std::uint8_t& b) {
+    if (pos_ >= in_.size()) return false;
+    b = in_[pos_++];
+    return true;
+  }
+  bool varint(std::uint64_t& v) {
+    v = 0;
+    for (unsigned shift = 0; shift < 64; shift += 7) {
+      std::uint8_t b = 0;
+      if (!byte(b)) return false;
+      // The tenth byte may only carry the top bit of a 64-bit value.
+      if (shift == 63 && b > 1) return false;
+      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+  std::span<const std::uint8_t> take(std::size_t n) {
+    auto s = in_.subspan(pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::span<const std::uint8_t> in_;
+  std::size_t pos_ = 0;
+};
+
+void encode_times(Writer& w, const std::vector<std::int64_t>& t) {
+  std::int64_t prev = 0;
+  std::uint64_t prev_delta = 0;
+  for (std::int64_t v : t) {
+    const std::uint64_t delta = wrap_sub(v, prev);
+    w.varint(zigzag(delta - prev_delta));
+    prev = v;
+    prev_delta = delta;
+  }
+}
+
+bool decode_times(Reader& r, std::size_t n, std::vector<std::int64_t>& t) {
+  t.resize(n);
+  std::int64_t prev = 0;
+  std::uint64_t prev_delta = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t z = 0;
+    if (!r.varint(z)) return false;
+    prev_delta += unzigzag(z);
+    prev = wrap_add(prev, prev_delta);
+    t[i] = prev;
+  }
+  return true;
+}
+
+bool fail(std::string* error, const char* why) {
+  if (error) *error = why;
+  return false;
+}
+
+bool decode_column(Reader& r, std::size_t n, ChunkColumn& col, std::string* error) {
+  std::uint8_t tag = 0;
+  if (!r.byte(tag)) return fail(error, "truncated column tag");
+  col.assign(n, std::nullopt);
+  if (tag == 0) return true;
+  std::span<const std::uint8_t> bitmap;
+  if (tag == 2) {
+    const std::size_t bytes = (n + 7) / 8;
+    if (r.remaining() < bytes) return fail(error, "truncated presence bitmap");
+    bitmap = r.take(bytes);
+    if (n % 8 != 0 && (bitmap.back() >> (n % 8)) != 0) {
+      return fail(error, "presence bitmap has bits past the last row");
+    }
+  } else if (tag != 1) {
+    return fail(error, "unknown column tag");
+  }
+  std::int64_t prev = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (tag == 2 && !((bitmap[i / 8] >> (i % 8)) & 1)) continue;
+    std::uint64_t z = 0;
+    if (!r.varint(z)) return fail(error, "truncated column values");
+    prev = wrap_add(prev, unzigzag(z));
+    col[i] = prev;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::size_t max_chunk_rows(std::size_t columns) {
+  if (columns == 0) return kChunkMaxRows;
+  const std::size_t by_cells = kChunkMaxCells / columns;
+  return std::max<std::size_t>(1, std::min(kChunkMaxRows, by_cells));
+}
+
+std::vector<std::uint8_t> encode_chunk(const Chunk& chunk) {
+  const std::size_t n = chunk.rows();
+  const std::size_t k = chunk.columns.size();
+  if (chunk.wall_ns.size() != n) throw std::invalid_argument("chunk: wall_ns length differs from mono_ns");
+  for (const auto& col : chunk.columns) {
+    if (col.size() != n) throw std::invalid_argument("chunk: column length differs from row count");
+  }
+  if (n > kChunkMaxRows || k > kChunkMaxColumns || n * k > kChunkMaxCells) {
+    throw std::invalid_argument("chunk: too many rows or columns; split it");
+  }
+
+  std::vector<std::uint8_t> out;
+  out.reserve(8 + n * 4 + n * k * 2);
+  Writer w(out);
+  w.byte(kChunkFormat);
+  w.varint(n);
+  w.varint(k);
+  encode_times(w, chunk.mono_ns);
+  encode_times(w, chunk.wall_ns);
+  for (const auto& col : chunk.columns) {
+    std::size_t present = 0;
+    for (const auto& v : col) present += v.has_value();
+    if (present == 0) {
+      w.byte(0);
+      continue;
+    }
+    if (present == n) {
+      w.byte(1);
+    } else {
+      w.byte(2);
+      std::vector<std::uint8_t> bitmap((n + 7) / 8, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (col[i]) bitmap[i / 8] = static_cast<std::uint8_t>(bitmap[i / 8] | (1u << (i % 8)));
+      }
+      out.insert(out.end(), bitmap.begin(), bitmap.end());
+    }
+    std::int64_t prev = 0;
+    for (const auto& v : col) {
+      if (!v) continue;
+      w.varint(zigzag(wrap_sub(*v, prev)));
+      prev = *v;
+    }
+  }
+  return out;
+}
+
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error) {
+  auto bad = [error](const char* why) -> std::optional<Chunk> {
+    fail(error, why);
+    return std::nullopt;
+  };
+  Reader r(blob);
+  std::uint8_t format = 0;
+  if (!r.byte(format)) return bad("empty chunk");
+  if (format != kChunkFormat) return bad("unknown chunk format");
+  std::uint64_t n = 0;
+  std::uint64_t k = 0;
+  if (!r.varint(n) || !r.varint(k)) return bad("truncated chunk header");
+  if (n > kChunkMaxRows || k > kChunkMaxColumns || n * k > kChunkMaxCells) {
+    return bad("chunk header exceeds limits");
+  }
+  // Each row costs at least two bytes of timestamps and each column one tag
+  // byte: reject impossible headers before allocating for them.
+  if (r.remaining() < 2 * n + k) return bad("chunk shorter than its header says");
+
+  Chunk c;
+  if (!decode_times(r, n, c.mono_ns) || !decode_times(r, n, c.wall_ns)) {
+    return bad("truncated timestamps");
+  }
+  c.columns.resize(k);
+  for (auto& col : c.columns) {
+    if (!decode_column(r, n, col, error)) return std::nullopt;
+  }
+  if (r.remaining() != 0) return bad("trailing bytes after the last column");
+  return c;
+}
+
+std::optional<std::int64_t> to_fixed(double value, double scale) {
+  const double x = value * scale;
+  if (!std::isfinite(x)) return std::nullopt;
+  // 2^63 is exactly representable; llround beyond it is undefined.
+  constexpr double kLimit = 9223372036854775808.0;
+  if (x >= kLimit) return std::numeric_limits<std::int64_t>::max();
+  if (x <= -kLimit) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(std::llround(x));
+}
+
+double from_fixed(const std::optional<std::int64_t>& value, double scale) {
+  // Division, not multiplication by 1/scale: 12345 / 1000 is exactly the
+  // double nearest 12.345, which is what was recorded.
+  return value ? static_cast<double>(*value) / scale : std::nan("");
+}
+
+}  // namespace gpuwatch

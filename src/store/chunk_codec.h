@@ -1,0 +1,67 @@
+// Columnar encoding of a block of samples: one blob per series per commit.
+//
+// Layout (all integers are LEB128 varints; "zz" means zigzag-mapped signed):
+//   u8      format (kChunkFormat)
+//   varint  n rows
+//   varint  K value columns
+//   n x zz  mono_ns, delta-of-delta (the first delta is taken from 0)
+//   n x zz  wall_ns, delta-of-delta
+//   K x column:
+//     u8 tag: 0 = all absent, 1 = all present, 2 = mixed
+//     tag 2 only: ceil(n/8) bytes presence bitmap, row i = bit (i % 8) of
+//                 byte i / 8; unused high bits of the last byte are zero
+//     one zz per present value: delta from the previous present value
+//                 of the column (the first from 0)
+//
+// Values are fixed-point integers, llround(value * MetricInfo::scale), so
+// driver readings (mW, mJ, MiB) stay exact and slowly changing metrics
+// delta to a byte or two. Regular sampling makes timestamp delta-of-deltas
+// tiny (jitter only), which is why both clocks use it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpuwatch {
+
+inline constexpr std::uint8_t kChunkFormat = 1;
+
+// Limits that a decoder enforces so that a corrupt header cannot make it
+// allocate gigabytes; the writer splits its buffers to stay within them.
+inline constexpr std::size_t kChunkMaxRows = std::size_t{1} << 16;
+inline constexpr std::size_t kChunkMaxColumns = std::size_t{1} << 13;
+inline constexpr std::size_t kChunkMaxCells = std::size_t{1} << 22;  // rows x columns
+
+using ChunkColumn = std::vector<std::optional<std::int64_t>>;
+
+struct Chunk {
+  std::vector<std::int64_t> mono_ns;
+  std::vector<std::int64_t> wall_ns;    // same length as mono_ns
+  std::vector<ChunkColumn> columns;     // each as long as mono_ns
+
+  [[nodiscard]] std::size_t rows() const { return mono_ns.size(); }
+  bool operator==(const Chunk&) const = default;
+};
+
+// Throws std::invalid_argument when lengths disagree or limits are exceeded.
+std::vector<std::uint8_t> encode_chunk(const Chunk& chunk);
+
+// Total function over arbitrary bytes: returns nullopt (and, when `error` is
+// given, a reason) for anything that is not a well-formed chunk. Never reads
+// outside `blob`, never allocates more than the limits above allow.
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error = nullptr);
+
+// The largest row count per chunk that keeps `columns` within the limits.
+std::size_t max_chunk_rows(std::size_t columns);
+
+// Fixed point: nullopt for NaN and infinities (a value that cannot be stored
+// is absent, never a made-up number); saturates beyond the int64 range.
+std::optional<std::int64_t> to_fixed(double value, double scale);
+// NaN when absent.
+double from_fixed(const std::optional<std::int64_t>& value, double scale);
+
+}  // namespace gpuwatch

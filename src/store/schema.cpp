@@ -1,0 +1,192 @@
+#include "store/schema.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "store/sqlite_util.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+namespace {
+
+// Times are integer nanoseconds (wall: Unix epoch; mono: CLOCK_MONOTONIC of
+// the recording host). Sample values live only in the chunk blobs; the
+// *_columns texts name the blob's value columns in order so that a reader
+// maps them by metric name, not by enum position.
+constexpr std::string_view kSchemaV1 = R"sql(
+PRAGMA application_id = 1735423351;  -- 'gpuw': lets `file` and tools recognise the store
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  public_id TEXT NOT NULL UNIQUE,          -- 12 lowercase hex characters
+  name TEXT NOT NULL DEFAULT '',
+  command TEXT NOT NULL DEFAULT '[]',      -- argv as a JSON array of strings
+  cwd TEXT NOT NULL DEFAULT '',
+  host TEXT NOT NULL DEFAULT '',
+  start_wall_ns INTEGER NOT NULL,
+  start_mono_ns INTEGER NOT NULL,
+  end_wall_ns INTEGER,
+  exit_code INTEGER,
+  exit_signal INTEGER,
+  interval_s REAL NOT NULL,
+  version TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL CHECK (status IN ('recording', 'finished', 'interrupted')),
+  recorder_pid INTEGER NOT NULL,
+  recorder_boot_id TEXT NOT NULL DEFAULT '',
+  attached_pid INTEGER,
+  end_reason TEXT NOT NULL DEFAULT '',
+  heartbeat_wall_ns INTEGER NOT NULL,      -- last commit by the recorder
+  host_columns TEXT NOT NULL DEFAULT '',   -- host chunk columns before the per-core ones
+  jitter_ticks INTEGER NOT NULL DEFAULT 0,
+  jitter_missed_deadlines INTEGER NOT NULL DEFAULT 0,
+  jitter_mean_late_ns REAL NOT NULL DEFAULT 0,
+  jitter_p99_late_ns REAL NOT NULL DEFAULT 0,
+  jitter_max_late_ns REAL NOT NULL DEFAULT 0
+);
+CREATE INDEX runs_by_start ON runs (start_wall_ns);
+CREATE INDEX runs_by_name ON runs (name, start_wall_ns);
+CREATE TABLE devices (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  backend TEXT NOT NULL DEFAULT '',
+  vendor TEXT NOT NULL DEFAULT '',
+  name TEXT NOT NULL DEFAULT '',
+  uuid TEXT NOT NULL DEFAULT '',
+  pci_bus_id TEXT NOT NULL DEFAULT '',
+  driver_version TEXT NOT NULL DEFAULT '',
+  supported_metrics TEXT NOT NULL DEFAULT '',  -- comma list of metric names
+  static_values TEXT NOT NULL DEFAULT '',      -- comma list of name=value
+  chunk_columns TEXT NOT NULL DEFAULT '',      -- sample chunk columns, in order
+  lost_at_wall_ns INTEGER,
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE sample_chunks (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  device_idx INTEGER NOT NULL,
+  first_mono_ns INTEGER NOT NULL,
+  last_mono_ns INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  data BLOB NOT NULL                        -- see chunk_codec.h
+);
+CREATE INDEX sample_chunks_by_series ON sample_chunks (run_id, device_idx, first_mono_ns);
+CREATE TABLE host_chunks (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  first_mono_ns INTEGER NOT NULL,
+  last_mono_ns INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  data BLOB NOT NULL
+);
+CREATE INDEX host_chunks_by_run ON host_chunks (run_id, first_mono_ns);
+CREATE TABLE processes (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  device_idx INTEGER NOT NULL,
+  pid INTEGER NOT NULL,
+  name TEXT NOT NULL DEFAULT '',
+  first_seen_wall_ns INTEGER NOT NULL,
+  last_seen_wall_ns INTEGER NOT NULL,
+  max_used_memory_bytes INTEGER,
+  PRIMARY KEY (run_id, device_idx, pid)
+) WITHOUT ROWID;
+CREATE TABLE events (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  wall_ns INTEGER NOT NULL,
+  mono_ns INTEGER NOT NULL,
+  device_idx INTEGER,
+  kind TEXT NOT NULL,
+  message TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX events_by_run ON events (run_id, mono_ns);
+)sql";
+
+constexpr std::array kMigrations{
+    Migration{1, kSchemaV1, false},
+};
+
+bool has_table(sqlite3* db, std::string_view name) {
+  sql::Stmt q(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  q.bind(1, name);
+  return q.step();
+}
+
+}  // namespace
+
+std::span<const Migration> schema_migrations() { return kMigrations; }
+
+int current_schema_version() { return kMigrations.back().version; }
+
+int read_schema_version(sqlite3* db) {
+  if (!has_table(db, "meta")) {
+    sql::Stmt any(db, "SELECT count(*) FROM sqlite_master");
+    any.step();
+    if (any.int64(0) != 0) throw StoreError("the file is an SQLite database but not a gpuwatch run store");
+    return 0;
+  }
+  sql::Stmt q(db, "SELECT value FROM meta WHERE key = 'schema_version'");
+  if (!q.step()) throw StoreError("the run store has no schema version; it is damaged or not a gpuwatch store");
+  const std::string text = q.text(0);
+  int v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9' || v > 100000) throw StoreError(fmt::format("bad schema version '{}' in the run store", text));
+    v = v * 10 + (c - '0');
+  }
+  if (text.empty()) throw StoreError("empty schema version in the run store");
+  return v;
+}
+
+int migrate(sqlite3* db, std::span<const Migration> steps, std::string_view path) {
+  const int target = steps.empty() ? 0 : steps.back().version;
+  sql::Transaction txn(db, sql::Transaction::Kind::Write);
+  const int stored = read_schema_version(db);
+  if (stored > target) {
+    throw StoreError(fmt::format(
+        "the run store {} has schema version {}, written by a newer gpuwatch; this one knows up to "
+        "version {}. Upgrade gpuwatch, or use another store (--store / GPUWATCH_STORE)",
+        path, stored, target));
+  }
+  if (stored == target) return stored;  // the transaction rolls back: nothing changed
+  int expected = 1;
+  for (const Migration& step : steps) {
+    if (step.version != expected++) throw StoreError("internal error: migration steps are not numbered 1, 2, ...");
+    if (step.version <= stored) continue;
+    try {
+      sql::exec(db, step.sql);
+    } catch (const StoreError& e) {
+      throw StoreError(fmt::format("upgrading the run store {} to schema version {} failed: {}", path,
+                                   step.version, e.what()));
+    }
+  }
+  sql::Stmt set(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)");
+  set.bind(1, fmt::format("{}", target)).run();
+  txn.commit();
+  return target;
+}
+
+void check_readable(int stored, std::span<const Migration> steps, std::string_view path) {
+  const int known = steps.empty() ? 0 : steps.back().version;
+  if (stored > known) {
+    throw StoreError(fmt::format(
+        "the run store {} has schema version {}, written by a newer gpuwatch; this one reads up to "
+        "version {}. Upgrade gpuwatch",
+        path, stored, known));
+  }
+  if (stored == 0) {
+    throw StoreError(fmt::format("the run store {} is empty; record a run first", path));
+  }
+  for (const Migration& step : steps) {
+    if (step.version > stored && !step.old_readable) {
+      throw StoreError(fmt::format(
+          "the run store {} has schema version {}, older than this gpuwatch's {}; run any write "
+          "command (e.g. `gpuwatch record`) once to upgrade it",
+          path, stored, known));
+    }
+  }
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,130 @@
+#include "store/sqlite_util.h"
+
+#include <fmt/format.h>
+
+#include "store/store.h"
+
+namespace gpuwatch::sql {
+
+void fail(sqlite3* db, std::string_view what) {
+  throw StoreError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+void exec(sqlite3* db, std::string_view sql) {
+  const std::string text(sql);
+  char* err = nullptr;
+  if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    throw StoreError(fmt::format("SQL failed ({}): {}", text.substr(0, 60), msg));
+  }
+}
+
+Stmt::Stmt(sqlite3* db, std::string_view sql) : db_(db) {
+  if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &stmt_, nullptr) != SQLITE_OK) {
+    fail(db, fmt::format("preparing '{}'", sql.substr(0, 60)));
+  }
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt::Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(other.stmt_) { other.stmt_ = nullptr; }
+
+namespace {
+void check_bind(sqlite3* db, int rc) {
+  if (rc != SQLITE_OK) fail(db, "binding a parameter");
+}
+}  // namespace
+
+Stmt& Stmt::bind(int i, std::int64_t v) {
+  check_bind(db_, sqlite3_bind_int64(stmt_, i, v));
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, double v) {
+  check_bind(db_, sqlite3_bind_double(stmt_, i, v));
+  return *this;
+}
+
+Stmt& Stmt::bind(int i, std::string_view v) {
+  // A null data pointer would bind SQL NULL instead of ''.
+  const char* data = v.data() ? v.data() : "";
+  check_bind(db_, sqlite3_bind_text64(stmt_, i, data, v.size(), nullptr, SQLITE_UTF8));
+  return *this;
+}
+
+Stmt& Stmt::bind_blob(int i, std::span<const std::uint8_t> v) {
+  if (v.empty()) {
+    check_bind(db_, sqlite3_bind_zeroblob(stmt_, i, 0));
+  } else {
+    check_bind(db_, sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), nullptr));
+  }
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int i) {
+  check_bind(db_, sqlite3_bind_null(stmt_, i));
+  return *this;
+}
+
+bool Stmt::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  const std::string sql = sqlite3_sql(stmt_) ? sqlite3_sql(stmt_) : "";
+  sqlite3_reset(stmt_);
+  fail(db_, fmt::format("running '{}'", sql.substr(0, 60)));
+}
+
+void Stmt::run() {
+  while (step()) {
+  }
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+bool Stmt::is_null(int c) const { return sqlite3_column_type(stmt_, c) == SQLITE_NULL; }
+
+std::int64_t Stmt::int64(int c) const { return sqlite3_column_int64(stmt_, c); }
+
+double Stmt::real(int c) const { return sqlite3_column_double(stmt_, c); }
+
+std::string Stmt::text(int c) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, c);
+  if (!p) return {};
+  const int n = sqlite3_column_bytes(stmt_, c);
+  return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)};
+}
+
+std::optional<std::int64_t> Stmt::opt_int64(int c) const {
+  if (is_null(c)) return std::nullopt;
+  return int64(c);
+}
+
+std::span<const std::uint8_t> Stmt::blob(int c) const {
+  const void* p = sqlite3_column_blob(stmt_, c);
+  const int n = sqlite3_column_bytes(stmt_, c);
+  if (!p || n <= 0) return {};
+  return {static_cast<const std::uint8_t*>(p), static_cast<std::size_t>(n)};
+}
+
+Transaction::Transaction(sqlite3* db, Kind kind) : db_(db) {
+  // IMMEDIATE takes the write lock up front, so a busy writer waits in
+  // busy_timeout here instead of failing mid-transaction with SQLITE_BUSY.
+  exec(db, kind == Kind::Write ? "BEGIN IMMEDIATE" : "BEGIN");
+}
+
+Transaction::~Transaction() {
+  if (open_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::commit() {
+  exec(db_, "COMMIT");
+  open_ = false;
+}
+
+}  // namespace gpuwatch::sql

@@ -1,0 +1,91 @@
+// Thin RAII wrappers over the SQLite C API, private to the store. Every error
+// becomes a StoreError carrying SQLite's message, so callers never check
+// return codes by hand.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <sqlite3.h>
+
+namespace gpuwatch::sql {
+
+struct DbCloser {
+  void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
+};
+using Db = std::unique_ptr<sqlite3, DbCloser>;
+
+// Throws StoreError with `what` and the connection's last error message.
+[[noreturn]] void fail(sqlite3* db, std::string_view what);
+
+// Runs one or more statements without results (DDL, pragmas, BEGIN/COMMIT).
+void exec(sqlite3* db, std::string_view sql);
+
+// A prepared statement. Text and blobs are bound without copying
+// (SQLITE_STATIC), so a bound buffer must outlive the step() that uses it;
+// every caller binds and steps within one expression or block.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, std::string_view sql);
+  ~Stmt();
+  Stmt(Stmt&& other) noexcept;
+  Stmt& operator=(Stmt&&) = delete;
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  // Parameters are 1-based, as in SQLite.
+  Stmt& bind(int i, std::int64_t v);
+  Stmt& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+  Stmt& bind(int i, double v);
+  Stmt& bind(int i, std::string_view v);
+  Stmt& bind(int i, const std::string& v) { return bind(i, std::string_view(v)); }
+  Stmt& bind(int i, const char* v) { return bind(i, std::string_view(v)); }
+  Stmt& bind_blob(int i, std::span<const std::uint8_t> v);
+  Stmt& bind_null(int i);
+  template <typename T>
+  Stmt& bind(int i, const std::optional<T>& v) {
+    return v ? bind(i, *v) : bind_null(i);
+  }
+
+  // True while a row is available; false when done. Throws on error.
+  bool step();
+  // Steps a statement that returns no rows.
+  void run();
+  // Ready for new bindings; keeps the compiled statement.
+  void reset();
+
+  // Columns are 0-based, as in SQLite.
+  [[nodiscard]] bool is_null(int c) const;
+  [[nodiscard]] std::int64_t int64(int c) const;
+  [[nodiscard]] double real(int c) const;
+  [[nodiscard]] std::string text(int c) const;
+  [[nodiscard]] std::optional<std::int64_t> opt_int64(int c) const;
+  // Valid until the next step() or reset().
+  [[nodiscard]] std::span<const std::uint8_t> blob(int c) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// BEGIN (deferred or immediate) ... COMMIT; rolls back when destroyed
+// without commit(), e.g. during stack unwinding.
+class Transaction {
+ public:
+  enum class Kind { Read, Write };
+  Transaction(sqlite3* db, Kind kind);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  sqlite3* db_;
+  bool open_ = true;
+};
+
+}  // namespace gpuwatch::sql

@@ -1,0 +1,227 @@
+// Opening the store, locating it, and telling live recorders from dead ones.
+#include "store/store.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "store/schema.h"
+#include "store/store_impl.h"
+
+namespace gpuwatch {
+
+std::string_view to_string(RunStatus s) { return to_db(s); }
+
+std::string_view to_db(RunStatus s) {
+  switch (s) {
+    case RunStatus::Recording: return "recording";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Interrupted: return "interrupted";
+  }
+  return "interrupted";
+}
+
+RunStatus run_status_from_db(std::string_view s) {
+  if (s == "recording") return RunStatus::Recording;
+  if (s == "finished") return RunStatus::Finished;
+  return RunStatus::Interrupted;
+}
+
+std::filesystem::path default_store_path() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (auto store = env("GPUWATCH_STORE"); !store.empty()) return store;
+  // The XDG spec says to ignore a relative XDG_DATA_HOME.
+  if (auto xdg = env("XDG_DATA_HOME"); !xdg.empty() && xdg.front() == '/') {
+    return std::filesystem::path(xdg) / "gpuwatch" / "runs.db";
+  }
+  if (auto home = env("HOME"); !home.empty()) {
+    return std::filesystem::path(home) / ".local" / "share" / "gpuwatch" / "runs.db";
+  }
+  throw StoreError("cannot find the run store: set GPUWATCH_STORE, XDG_DATA_HOME or HOME, or pass --store");
+}
+
+HostIdentity HostIdentity::current() {
+  HostIdentity id;
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) == 0) id.host = name;
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::getline(in, id.boot_id);
+  return id;
+}
+
+bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t now_wall_ns) {
+  if (run.host.empty() || run.host != here.host) {
+    return run.heartbeat_wall_ns > 0 && now_wall_ns - run.heartbeat_wall_ns < kRemoteHeartbeatTimeoutNs;
+  }
+  // After a reboot the pid may belong to anything.
+  if (!run.recorder_boot_id.empty() && !here.boot_id.empty() && run.recorder_boot_id != here.boot_id) return false;
+  if (run.recorder_pid <= 0) return false;
+  std::error_code ec;
+  return std::filesystem::exists(fmt::format("/proc/{}", run.recorder_pid), ec);
+}
+
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+sql::Db open_connection(const std::string& name, int flags, const std::filesystem::path& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  sql::Db db(raw);
+  if (rc != SQLITE_OK) {
+    throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
+                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  return db;
+}
+
+// Touches the file so that SQLite sets up its WAL index; returns SQLite's
+// code rather than throwing, because the caller decides how to recover.
+int probe(sqlite3* db) {
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &st, nullptr);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+std::string immutable_uri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (const char c : path.string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+bool wal_in_use(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto wal = std::filesystem::path(path.string() + "-wal");
+  return std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0;
+}
+
+sql::Db open_read_only(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    throw StoreError(fmt::format("no run store at {}: nothing recorded yet (record a run, or pass --store)",
+                                 path.string()));
+  }
+  sql::Db db = open_connection(path.string(), SQLITE_OPEN_READONLY, path);
+  int rc = SQLITE_OK;
+  // A writer that is just opening or recovering the WAL makes a read-only
+  // connection fail briefly; it settles within milliseconds.
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    rc = probe(db.get());
+    const int primary = rc & 0xff;
+    if (primary != SQLITE_BUSY && rc != SQLITE_READONLY_RECOVERY && rc != SQLITE_READONLY_CANTINIT) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (rc == SQLITE_OK) return db;
+  // A read-only connection cannot create the -shm file (e.g. the directory
+  // is not ours). With no WAL content there is no writer either, so the file
+  // alone is the whole truth and may be read as immutable.
+  if (!wal_in_use(path)) {
+    sql::Db frozen = open_connection(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);
+    if (probe(frozen.get()) == SQLITE_OK) return frozen;
+  }
+  throw StoreError(fmt::format("cannot read the run store {}: {}{}", path.string(), sqlite3_errstr(rc),
+                               wal_in_use(path) ? " (it is being written and its -shm file cannot be opened)"
+                                                : ""));
+}
+
+sql::Db open_for_write(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (path.has_parent_path()) {
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) {
+      throw StoreError(fmt::format("cannot create {} for the run store: {}", path.parent_path().string(),
+                                   ec.message()));
+    }
+  }
+  sql::Db db = open_connection(path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+  // SQLite silently falls back to read-only for a file we may not write.
+  if (sqlite3_db_readonly(db.get(), "main") == 1) {
+    throw StoreError(fmt::format("the run store {} is not writable by this user", path.string()));
+  }
+  sql::Stmt mode(db.get(), "PRAGMA journal_mode = WAL");
+  if (!mode.step() || mode.text(0) != "wal") {
+    throw StoreError(fmt::format("the run store {} cannot use WAL mode (is it on a network file system?)",
+                                 path.string()));
+  }
+  // NORMAL: a commit survives the process being killed; only a power loss
+  // may take the last commits, which is the trade WAL mode is built for.
+  sql::exec(db.get(), "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+  return db;
+}
+
+}  // namespace
+
+std::unique_ptr<Store> Store::open(const std::filesystem::path& path, bool read_only) {
+  return open(path, read_only, schema_migrations());
+}
+
+std::unique_ptr<Store> Store::open(const std::filesystem::path& path, bool read_only,
+                                   std::span<const Migration> migrations) {
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  impl->read_only = read_only;
+  const std::string where = path.string();
+  try {
+    if (read_only) {
+      impl->db = open_read_only(path);
+      impl->version = read_schema_version(impl->db.get());
+      check_readable(impl->version, migrations, where);
+    } else {
+      impl->db = open_for_write(path);
+      impl->version = migrate(impl->db.get(), migrations, where);
+    }
+  } catch (const StoreError& e) {
+    const std::string what = e.what();
+    if (what.find(where) != std::string::npos) throw;
+    throw StoreError(fmt::format("run store {}: {}", where, what));
+  }
+  return std::unique_ptr<Store>(new Store(std::move(impl)));
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Store::~Store() {
+  std::lock_guard lock(impl_->db_mutex);
+  if (!impl_->active_row) return;
+  try {
+    impl_->close_run_locked(nullptr);
+  } catch (const std::exception&) {
+    // Nothing to report to from a destructor; the run will be detected as
+    // interrupted once this process is gone.
+  }
+}
+
+int Store::schema_version() const { return impl_->version; }
+
+void Store::Impl::require_writable() const {
+  if (read_only) throw StoreError(fmt::format("the run store {} was opened read-only", path.string()));
+}
+
+sql::Stmt& Store::Impl::cached(std::optional<sql::Stmt>& slot, std::string_view sql_text) {
+  if (!slot) slot.emplace(db.get(), sql_text);
+  return *slot;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,154 @@
+// The run store: one SQLite file in WAL mode. The writer (record) commits at
+// least once a second; readers (report, runs, status) never block it.
+//
+// Samples are stored in chunks, one row per series per commit, with every
+// metric packed as delta-encoded fixed-point integers (see chunk_codec.h), so
+// a long run stays small and fast to scan.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/sample.h"
+
+namespace gpuwatch {
+
+struct Migration;  // store/schema.h
+
+enum class RunStatus { Recording, Finished, Interrupted };
+std::string_view to_string(RunStatus s);
+
+struct RunInfo {
+  std::int64_t row_id = 0;          // internal key
+  std::string id;                   // public id: 12 lowercase hex characters
+  std::string name;
+  std::vector<std::string> command; // argv; empty for --pid / no command
+  std::string cwd;
+  std::string host;
+  std::int64_t start_wall_ns = 0;
+  std::int64_t start_mono_ns = 0;
+  std::optional<std::int64_t> end_wall_ns;
+  std::optional<int> exit_code;
+  std::optional<int> exit_signal;
+  double interval_s = 0.5;
+  std::string version;
+  RunStatus status = RunStatus::Recording;
+  std::int64_t recorder_pid = 0;
+  std::string recorder_boot_id;     // with the pid, tells whether the recorder still lives
+  std::optional<std::uint32_t> attached_pid;  // record --pid
+  std::string end_reason;           // "exited", "signal", "interrupted", "stopped"
+  JitterStats jitter;
+  // Wall time of the recorder's last commit (set by the store): how fresh a
+  // recording run's data is; for an interrupted run, about when it died.
+  std::int64_t heartbeat_wall_ns = 0;
+};
+
+struct ProcessRecord {
+  int device_index = 0;
+  std::uint32_t pid = 0;
+  std::string name;
+  std::int64_t first_seen_wall_ns = 0;
+  std::int64_t last_seen_wall_ns = 0;
+  std::optional<std::uint64_t> max_used_memory_bytes;
+};
+
+// Column-oriented view of one device's samples, for analysis.
+struct DeviceSeries {
+  DeviceInfo info;
+  std::vector<std::int64_t> mono_ns;
+  std::vector<std::int64_t> wall_ns;
+  // values[metric][i]; NaN where absent.
+  std::vector<std::vector<double>> values;  // kDeviceMetricCount columns
+  std::optional<std::int64_t> lost_at_wall_ns;
+};
+
+struct HostSeries {
+  std::vector<std::int64_t> mono_ns;
+  std::vector<std::int64_t> wall_ns;
+  std::vector<std::vector<double>> values;      // kHostMetricCount columns
+  std::vector<std::vector<double>> core_percent;  // [core][i]
+};
+
+struct RunData {
+  RunInfo run;
+  std::vector<DeviceSeries> devices;
+  HostSeries host;
+  std::vector<ProcessRecord> processes;
+  std::vector<Event> events;
+};
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Default path: $GPUWATCH_STORE, else $XDG_DATA_HOME/gpuwatch/runs.db, else
+// ~/.local/share/gpuwatch/runs.db.
+std::filesystem::path default_store_path();
+
+class Store {
+ public:
+  // Opens (creating and migrating when writable) the store. Throws StoreError.
+  static std::unique_ptr<Store> open(const std::filesystem::path& path, bool read_only);
+  // The same with another list of schema steps: lets tests exercise the
+  // migration mechanism with versions this build does not have.
+  static std::unique_ptr<Store> open(const std::filesystem::path& path, bool read_only,
+                                     std::span<const Migration> migrations);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  [[nodiscard]] int schema_version() const;
+
+  // --- writing (record) ---
+  // One run at a time per Store. The writing calls are thread-safe: the
+  // sampler may append() while the recorder's loop calls flush().
+  //
+  // Creates the run (status recording), commits it, and returns its public
+  // id. Fills in what the caller left empty: id, row_id, status, start
+  // times (now), host, recorder pid and boot id (this process), version.
+  std::string begin_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
+  // append, note_process, add_event and mark_lost only buffer in memory:
+  // nothing reaches the file before the next flush().
+  void append(const DeviceSample& sample);
+  void append(const HostSample& sample);
+  void note_process(const GpuProcess& process, const std::string& name, Timestamp seen);
+  void add_event(const Event& event);
+  void mark_lost(int device_index, Timestamp when);
+  // Writes buffered samples as chunks (one row per series), processes,
+  // events and the heartbeat in one transaction. Call at least once a
+  // second. On failure the buffers are kept for the next flush.
+  void flush();
+  // Flushes, then records end, exit, jitter, end_reason and status (a
+  // status still Recording is stored as Finished). Destroying the Store
+  // with a run still open flushes it and marks it interrupted.
+  void finish_run(const RunInfo& run);
+
+  // --- reading ---
+  // Runs that claim to be recording but whose recorder is gone are reported
+  // as Interrupted (and stored so when the store is writable).
+  // Oldest first.
+  [[nodiscard]] std::vector<RunInfo> list_runs();
+  // RUN, tried in this order: exact id, "last" (latest run), a run name
+  // (latest run of that name), a unique id prefix. Throws StoreError when
+  // nothing or several runs match.
+  [[nodiscard]] RunInfo resolve(const std::string& run_ref);
+  // The run's samples as columns. Chunks that fail to decode are skipped
+  // and reported as events of kind "store_corrupt_chunk".
+  [[nodiscard]] RunData load(const RunInfo& run);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gpuwatch

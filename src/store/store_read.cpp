@@ -1,0 +1,352 @@
+// Queries: listing and resolving runs, and loading one as columns.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "store/chunk_codec.h"
+#include "store/command_json.h"
+#include "store/store_impl.h"
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::string_view kRunColumns = R"sql(
+  SELECT id, public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, end_wall_ns, exit_code,
+         exit_signal, interval_s, version, status, recorder_pid, recorder_boot_id, attached_pid,
+         end_reason, heartbeat_wall_ns, jitter_ticks, jitter_missed_deadlines, jitter_mean_late_ns,
+         jitter_p99_late_ns, jitter_max_late_ns
+  FROM runs )sql";
+
+std::optional<int> opt_int(const sql::Stmt& q, int c) {
+  if (q.is_null(c)) return std::nullopt;
+  return static_cast<int>(q.int64(c));
+}
+
+RunInfo run_from_row(const sql::Stmt& q) {
+  RunInfo r;
+  r.row_id = q.int64(0);
+  r.id = q.text(1);
+  r.name = q.text(2);
+  const std::string command = q.text(3);
+  // A damaged command column is still worth showing as it is.
+  r.command = decode_argv_json(command).value_or(std::vector<std::string>{command});
+  r.cwd = q.text(4);
+  r.host = q.text(5);
+  r.start_wall_ns = q.int64(6);
+  r.start_mono_ns = q.int64(7);
+  r.end_wall_ns = q.opt_int64(8);
+  r.exit_code = opt_int(q, 9);
+  r.exit_signal = opt_int(q, 10);
+  r.interval_s = q.real(11);
+  r.version = q.text(12);
+  r.status = run_status_from_db(q.text(13));
+  r.recorder_pid = q.int64(14);
+  r.recorder_boot_id = q.text(15);
+  if (!q.is_null(16)) r.attached_pid = static_cast<std::uint32_t>(q.int64(16));
+  r.end_reason = q.text(17);
+  r.heartbeat_wall_ns = q.int64(18);
+  r.jitter.ticks = q.int64(19);
+  r.jitter.missed_deadlines = q.int64(20);
+  r.jitter.mean_late_ns = q.real(21);
+  r.jitter.p99_late_ns = q.real(22);
+  r.jitter.max_late_ns = q.real(23);
+  return r;
+}
+
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    out.push_back(s.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+template <typename Table>
+int index_by_name(const Table& table, std::string_view name) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// For each metric of `table`, the chunk column holding it (-1: none), given
+// the column names recorded with the run. An empty list means this build's
+// own order.
+template <typename Table>
+std::vector<int> column_sources(const Table& table, std::string_view recorded) {
+  std::vector<int> source(table.size(), -1);
+  const auto names = recorded.empty() ? split_commas(metric_names(table)) : split_commas(recorded);
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const int m = index_by_name(table, names[j]);
+    if (m >= 0) source[static_cast<std::size_t>(m)] = static_cast<int>(j);
+  }
+  return source;
+}
+
+void parse_device_lists(DeviceInfo& d, std::string_view supported, std::string_view statics) {
+  for (auto name : split_commas(supported)) {
+    if (int m = index_by_name(kDeviceMetrics, name); m >= 0) d.supported.push_back(static_cast<DeviceMetric>(m));
+  }
+  for (auto item : split_commas(statics)) {
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) continue;
+    const int m = index_by_name(kDeviceMetrics, item.substr(0, eq));
+    double v = 0;
+    const auto num = item.substr(eq + 1);
+    const auto res = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (m >= 0 && res.ec == std::errc{}) d.static_values.set(static_cast<DeviceMetric>(m), v);
+  }
+}
+
+// Appends the decoded rows of `c` to time and value columns; `source` maps
+// each destination column to a chunk column (-1: absent).
+void append_columns(const Chunk& c, const std::vector<int>& source, const auto& table,
+                    std::vector<std::int64_t>& mono, std::vector<std::int64_t>& wall,
+                    std::vector<std::vector<double>>& values) {
+  mono.insert(mono.end(), c.mono_ns.begin(), c.mono_ns.end());
+  wall.insert(wall.end(), c.wall_ns.begin(), c.wall_ns.end());
+  for (std::size_t m = 0; m < values.size(); ++m) {
+    auto& dst = values[m];
+    const int j = source[m];
+    if (j < 0 || static_cast<std::size_t>(j) >= c.columns.size()) {
+      dst.insert(dst.end(), c.rows(), std::nan(""));
+      continue;
+    }
+    const double scale = table[m].scale;
+    for (const auto& v : c.columns[static_cast<std::size_t>(j)]) dst.push_back(from_fixed(v, scale));
+  }
+}
+
+}  // namespace
+
+std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
+  sql::Stmt q(db.get(), std::string(kRunColumns) + std::string(tail));
+  if (bind) bind(q);
+  std::vector<RunInfo> out;
+  while (q.step()) out.push_back(run_from_row(q));
+  settle_liveness(out);
+  return out;
+}
+
+void Store::Impl::settle_liveness(std::vector<RunInfo>& runs) {
+  const std::int64_t wall = now().wall_ns;
+  for (RunInfo& r : runs) {
+    if (r.status != RunStatus::Recording || r.row_id == active_row) continue;
+    if (recorder_alive(r, here, wall)) continue;
+    r.status = RunStatus::Interrupted;
+    if (r.end_reason.empty()) r.end_reason = "interrupted";
+    // The last commit is the best estimate of when the recorder died.
+    if (!r.end_wall_ns) r.end_wall_ns = r.heartbeat_wall_ns;
+    if (read_only) continue;
+    try {
+      // Guarded by the heartbeat so that a recorder that committed since
+      // we read the row is not overwritten.
+      sql::Stmt st(db.get(), R"sql(
+        UPDATE runs SET status = 'interrupted', end_reason = ?3, end_wall_ns = ?4
+        WHERE id = ?1 AND status = 'recording' AND heartbeat_wall_ns = ?2)sql");
+      st.bind(1, r.row_id).bind(2, r.heartbeat_wall_ns).bind(3, r.end_reason).bind(4, r.end_wall_ns).run();
+    } catch (const StoreError&) {
+      // Persisting is a courtesy; the status is recomputed on every read.
+    }
+  }
+}
+
+std::vector<RunInfo> Store::list_runs() {
+  std::lock_guard lock(impl_->db_mutex);
+  return impl_->query_runs("ORDER BY start_wall_ns, id");
+}
+
+RunInfo Store::resolve(const std::string& ref) {
+  std::lock_guard lock(impl_->db_mutex);
+  if (ref.empty()) throw StoreError("empty run reference");
+  auto by_text = [&ref](sql::Stmt& q) { q.bind(1, ref); };
+  if (auto r = impl_->query_runs("WHERE public_id = ?", by_text); !r.empty()) return r.front();
+  if (ref == "last") {
+    auto r = impl_->query_runs("ORDER BY start_wall_ns DESC, id DESC LIMIT 1");
+    if (r.empty()) throw StoreError(fmt::format("no runs in the store {} yet", impl_->path.string()));
+    return r.front();
+  }
+  if (auto r = impl_->query_runs("WHERE name = ? ORDER BY start_wall_ns DESC, id DESC LIMIT 1", by_text);
+      !r.empty()) {
+    return r.front();
+  }
+  const bool hex = ref.size() <= 12 && std::all_of(ref.begin(), ref.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (hex) {
+    // Hex digits are not GLOB metacharacters, so the reference is a literal prefix.
+    const std::string pattern = ref + "*";
+    constexpr std::size_t kShown = 10;
+    auto r = impl_->query_runs(fmt::format("WHERE public_id GLOB ? ORDER BY start_wall_ns, id LIMIT {}", kShown + 1),
+                               [&pattern](sql::Stmt& q) { q.bind(1, pattern); });
+    if (r.size() == 1) return r.front();
+    if (r.size() > 1) {
+      std::string list;
+      for (std::size_t i = 0; i < std::min(r.size(), kShown); ++i) {
+        list += fmt::format("\n  {}{}", r[i].id, r[i].name.empty() ? "" : fmt::format(" ({})", r[i].name));
+      }
+      if (r.size() > kShown) list += "\n  ...";
+      throw StoreError(fmt::format("run id prefix '{}' is ambiguous; it matches:{}", ref, list));
+    }
+  }
+  throw StoreError(fmt::format(
+      "no run matches '{}' (expected a run id, a unique prefix of one, a run name, or 'last'; "
+      "`gpuwatch runs` lists them)",
+      ref));
+}
+
+RunData Store::load(const RunInfo& run) {
+  std::lock_guard lock(impl_->db_mutex);
+  std::vector<RunInfo> found;
+  if (run.row_id != 0) {
+    found = impl_->query_runs("WHERE id = ?", [&run](sql::Stmt& q) { q.bind(1, run.row_id); });
+  } else {
+    found = impl_->query_runs("WHERE public_id = ?", [&run](sql::Stmt& q) { q.bind(1, run.id); });
+  }
+  if (found.empty()) throw StoreError(fmt::format("run {} is not in the store {}", run.id, impl_->path.string()));
+  return impl_->load_locked(found.front());
+}
+
+RunData Store::Impl::load_locked(const RunInfo& run) {
+  sqlite3* raw = db.get();
+  // One read transaction: a consistent snapshot, while the writer goes on
+  // appending to the WAL.
+  sql::Transaction txn(raw, sql::Transaction::Kind::Read);
+  RunData data;
+  data.run = run;
+
+  std::map<int, std::size_t> device_pos;
+  std::vector<std::vector<int>> device_sources;
+  auto add_device = [&](DeviceInfo info, std::string_view columns, std::optional<std::int64_t> lost) {
+    device_pos[info.index] = data.devices.size();
+    DeviceSeries s;
+    s.info = std::move(info);
+    s.values.resize(kDeviceMetricCount);
+    s.lost_at_wall_ns = lost;
+    data.devices.push_back(std::move(s));
+    device_sources.push_back(column_sources(kDeviceMetrics, columns));
+  };
+
+  sql::Stmt dev(raw, R"sql(
+    SELECT idx, backend, vendor, name, uuid, pci_bus_id, driver_version, supported_metrics, static_values,
+           chunk_columns, lost_at_wall_ns
+    FROM devices WHERE run_id = ? ORDER BY idx)sql");
+  dev.bind(1, run.row_id);
+  while (dev.step()) {
+    DeviceInfo d;
+    d.index = static_cast<int>(dev.int64(0));
+    d.backend = dev.text(1);
+    d.vendor = dev.text(2);
+    d.name = dev.text(3);
+    d.uuid = dev.text(4);
+    d.pci_bus_id = dev.text(5);
+    d.driver_version = dev.text(6);
+    parse_device_lists(d, dev.text(7), dev.text(8));
+    add_device(std::move(d), dev.text(9), dev.opt_int64(10));
+  }
+
+  auto corrupt = [&](std::int64_t first_mono, std::optional<int> device, std::string_view why) {
+    const std::int64_t wall = run.start_wall_ns + (first_mono - run.start_mono_ns);
+    data.events.push_back(Event{{first_mono, wall}, device, "store_corrupt_chunk",
+                                fmt::format("samples from this point were unreadable and skipped: {}", why)});
+  };
+  // Returns the chunk when the blob decodes and agrees with its row.
+  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device) -> std::optional<Chunk> {
+    const std::int64_t first = q.int64(col);
+    std::string why;
+    auto c = decode_chunk(q.blob(col + 3), &why);
+    if (c && (static_cast<std::int64_t>(c->rows()) != q.int64(col + 2) || c->rows() == 0 ||
+              c->mono_ns.front() != first || c->mono_ns.back() != q.int64(col + 1))) {
+      c.reset();
+      why = "chunk disagrees with its row's count or time range";
+    }
+    if (!c) corrupt(first, device, why);
+    return c;
+  };
+
+  sql::Stmt chunks(raw, R"sql(
+    SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
+    WHERE run_id = ? ORDER BY device_idx, first_mono_ns, id)sql");
+  chunks.bind(1, run.row_id);
+  while (chunks.step()) {
+    const int idx = static_cast<int>(chunks.int64(0));
+    auto c = decode(chunks, 1, idx);
+    if (!c) continue;
+    if (!device_pos.count(idx)) {
+      DeviceInfo d;
+      d.index = idx;
+      add_device(std::move(d), "", std::nullopt);
+    }
+    const std::size_t pos = device_pos[idx];
+    DeviceSeries& s = data.devices[pos];
+    append_columns(*c, device_sources[pos], kDeviceMetrics, s.mono_ns, s.wall_ns, s.values);
+  }
+  std::sort(data.devices.begin(), data.devices.end(),
+            [](const DeviceSeries& a, const DeviceSeries& b) { return a.info.index < b.info.index; });
+
+  std::string host_names;
+  {
+    sql::Stmt host_cols(raw, "SELECT host_columns FROM runs WHERE id = ?");
+    host_cols.bind(1, run.row_id);
+    if (host_cols.step()) host_names = host_cols.text(0);
+  }
+  const std::vector<int> host_sources = column_sources(kHostMetrics, host_names);
+  const std::size_t named = host_names.empty() ? kHostMetricCount : split_commas(host_names).size();
+  HostSeries& h = data.host;
+  h.values.resize(kHostMetricCount);
+  sql::Stmt hchunks(raw, R"sql(
+    SELECT first_mono_ns, last_mono_ns, count, data FROM host_chunks
+    WHERE run_id = ? ORDER BY first_mono_ns, id)sql");
+  hchunks.bind(1, run.row_id);
+  while (hchunks.step()) {
+    auto c = decode(hchunks, 0, std::nullopt);
+    if (!c) continue;
+    const std::size_t before = h.mono_ns.size();
+    append_columns(*c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);
+    // Cores may come and go (hotplug): pad to a rectangle with NaN.
+    const std::size_t cores = c->columns.size() > named ? c->columns.size() - named : 0;
+    if (cores > h.core_percent.size()) h.core_percent.resize(cores, std::vector<double>(before, std::nan("")));
+    for (std::size_t k = 0; k < h.core_percent.size(); ++k) {
+      auto& dst = h.core_percent[k];
+      if (k >= cores) {
+        dst.insert(dst.end(), c->rows(), std::nan(""));
+        continue;
+      }
+      for (const auto& v : c->columns[named + k]) dst.push_back(from_fixed(v, 100));
+    }
+  }
+
+  sql::Stmt procs(raw, R"sql(
+    SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes
+    FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid)sql");
+  procs.bind(1, run.row_id);
+  while (procs.step()) {
+    ProcessRecord p;
+    p.device_index = static_cast<int>(procs.int64(0));
+    p.pid = static_cast<std::uint32_t>(procs.int64(1));
+    p.name = procs.text(2);
+    p.first_seen_wall_ns = procs.int64(3);
+    p.last_seen_wall_ns = procs.int64(4);
+    if (auto m = procs.opt_int64(5); m && *m >= 0) p.max_used_memory_bytes = static_cast<std::uint64_t>(*m);
+    data.processes.push_back(std::move(p));
+  }
+
+  sql::Stmt events(raw, R"sql(
+    SELECT wall_ns, mono_ns, device_idx, kind, message FROM events WHERE run_id = ? ORDER BY mono_ns, id)sql");
+  events.bind(1, run.row_id);
+  while (events.step()) {
+    data.events.push_back(
+        Event{{events.int64(1), events.int64(0)}, opt_int(events, 2), events.text(3), events.text(4)});
+  }
+  std::stable_sort(data.events.begin(), data.events.end(),
+                   [](const Event& a, const Event& b) { return a.time.mono_ns < b.time.mono_ns; });
+  txn.commit();
+  return data;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,373 @@
+// Recording: the run row, buffered samples, and the once-a-second commit.
+#include <unistd.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "store/chunk_codec.h"
+#include "store/command_json.h"
+#include "store/store_impl.h"
+
+#ifndef GPUWATCH_VERSION
+#define GPUWATCH_VERSION "unknown"
+#endif
+
+namespace gpuwatch {
+namespace {
+
+std::string random_run_id() {
+  std::random_device rd;
+  const std::uint64_t bits = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  return fmt::format("{:012x}", bits & 0xffff'ffff'ffffULL);
+}
+
+bool is_run_id(std::string_view s) {
+  return s.size() == 12 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::string static_values_text(const DeviceValues& values) {
+  std::string out;
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto v = values.get(static_cast<DeviceMetric>(i));
+    if (!v) continue;
+    if (!out.empty()) out += ',';
+    out += fmt::format("{}={}", kDeviceMetrics[i].name, *v);
+  }
+  return out;
+}
+
+std::string supported_text(const std::vector<DeviceMetric>& metrics) {
+  std::string out;
+  for (const DeviceMetric m : metrics) {
+    if (!out.empty()) out += ',';
+    out += info(m).name;
+  }
+  return out;
+}
+
+void merge_process(ProcessRecord& into, const ProcessRecord& from) {
+  if (!from.name.empty()) into.name = from.name;
+  into.first_seen_wall_ns = std::min(into.first_seen_wall_ns, from.first_seen_wall_ns);
+  into.last_seen_wall_ns = std::max(into.last_seen_wall_ns, from.last_seen_wall_ns);
+  if (from.max_used_memory_bytes) {
+    into.max_used_memory_bytes = std::max(into.max_used_memory_bytes.value_or(0), *from.max_used_memory_bytes);
+  }
+}
+
+std::int64_t clamp_to_int64(std::uint64_t v) {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(v, std::numeric_limits<std::int64_t>::max()));
+}
+
+// Rows [begin, end) of a series as one chunk; `value` gives row r, column c.
+template <typename Row, typename ValueFn>
+Chunk make_chunk(const std::vector<Row>& rows, std::size_t begin, std::size_t end, std::size_t columns,
+                 ValueFn value) {
+  Chunk c;
+  const std::size_t n = end - begin;
+  c.mono_ns.reserve(n);
+  c.wall_ns.reserve(n);
+  c.columns.assign(columns, ChunkColumn(n));
+  for (std::size_t r = 0; r < n; ++r) {
+    const Row& row = rows[begin + r];
+    c.mono_ns.push_back(row.time.mono_ns);
+    c.wall_ns.push_back(row.time.wall_ns);
+    for (std::size_t k = 0; k < columns; ++k) c.columns[k][r] = value(row, k);
+  }
+  return c;
+}
+
+}  // namespace
+
+std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& devices) {
+  std::lock_guard lock(impl_->db_mutex);
+  impl_->require_writable();
+  if (impl_->active_row) throw StoreError("a run is already being recorded through this store");
+  sqlite3* db = impl_->db.get();
+
+  const Timestamp t = now();
+  if (run.start_wall_ns == 0 && run.start_mono_ns == 0) {
+    run.start_wall_ns = t.wall_ns;
+    run.start_mono_ns = t.mono_ns;
+  }
+  if (run.host.empty()) run.host = impl_->here.host;
+  if (run.recorder_pid == 0) run.recorder_pid = getpid();
+  if (run.recorder_boot_id.empty()) run.recorder_boot_id = impl_->here.boot_id;
+  if (run.version.empty()) run.version = GPUWATCH_VERSION;
+  if (run.cwd.empty()) {
+    std::error_code ec;
+    run.cwd = std::filesystem::current_path(ec).string();
+  }
+  run.status = RunStatus::Recording;
+  run.heartbeat_wall_ns = t.wall_ns;
+
+  sql::Transaction txn(db, sql::Transaction::Kind::Write);
+  sql::Stmt taken(db, "SELECT 1 FROM runs WHERE public_id = ?");
+  if (!run.id.empty()) {
+    if (!is_run_id(run.id)) throw StoreError(fmt::format("'{}' is not a run id (12 lowercase hex characters)", run.id));
+    if (taken.bind(1, run.id).step()) throw StoreError(fmt::format("run id {} is already in the store", run.id));
+  } else {
+    do {
+      taken.reset();
+      run.id = random_run_id();
+    } while (taken.bind(1, run.id).step());
+  }
+
+  sql::Stmt ins(db, R"sql(
+    INSERT INTO runs (public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, interval_s,
+                      version, status, recorder_pid, recorder_boot_id, attached_pid, heartbeat_wall_ns,
+                      host_columns)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'recording', ?10, ?11, ?12, ?13, ?14))sql");
+  const std::string command = encode_argv_json(run.command);
+  const std::string host_columns = metric_names(kHostMetrics);
+  std::optional<std::int64_t> attached;
+  if (run.attached_pid) attached = *run.attached_pid;
+  ins.bind(1, run.id).bind(2, run.name).bind(3, command).bind(4, run.cwd).bind(5, run.host);
+  ins.bind(6, run.start_wall_ns).bind(7, run.start_mono_ns).bind(8, run.interval_s).bind(9, run.version);
+  ins.bind(10, run.recorder_pid).bind(11, run.recorder_boot_id).bind(12, attached);
+  ins.bind(13, run.heartbeat_wall_ns).bind(14, host_columns).run();
+  run.row_id = sqlite3_last_insert_rowid(db);
+
+  sql::Stmt dev(db, R"sql(
+    INSERT INTO devices (run_id, idx, backend, vendor, name, uuid, pci_bus_id, driver_version,
+                         supported_metrics, static_values, chunk_columns)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql");
+  const std::string chunk_columns = metric_names(kDeviceMetrics);
+  for (const DeviceInfo& d : devices) {
+    const std::string supported = supported_text(d.supported);
+    const std::string statics = static_values_text(d.static_values);
+    dev.reset();
+    dev.bind(1, run.row_id).bind(2, d.index).bind(3, d.backend).bind(4, d.vendor).bind(5, d.name);
+    dev.bind(6, d.uuid).bind(7, d.pci_bus_id).bind(8, d.driver_version).bind(9, supported);
+    dev.bind(10, statics).bind(11, chunk_columns).run();
+  }
+  txn.commit();
+
+  impl_->active_row = run.row_id;
+  std::lock_guard buf(impl_->buf_mutex);
+  impl_->pending = {};
+  impl_->accepting = true;
+  return run.id;
+}
+
+void Store::append(const DeviceSample& sample) {
+  std::lock_guard lock(impl_->buf_mutex);
+  if (impl_->accepting) impl_->pending.devices[sample.device_index].push_back(sample);
+}
+
+void Store::append(const HostSample& sample) {
+  std::lock_guard lock(impl_->buf_mutex);
+  if (impl_->accepting) impl_->pending.host.push_back(sample);
+}
+
+void Store::note_process(const GpuProcess& process, const std::string& name, Timestamp seen) {
+  ProcessRecord rec{process.device_index, process.pid, name.empty() ? process.name : name, seen.wall_ns,
+                    seen.wall_ns, process.used_memory_bytes};
+  std::lock_guard lock(impl_->buf_mutex);
+  if (!impl_->accepting) return;
+  auto [it, inserted] = impl_->pending.processes.try_emplace({process.device_index, process.pid}, rec);
+  if (!inserted) merge_process(it->second, rec);
+}
+
+void Store::add_event(const Event& event) {
+  std::lock_guard lock(impl_->buf_mutex);
+  if (impl_->accepting) impl_->pending.events.push_back(event);
+}
+
+void Store::mark_lost(int device_index, Timestamp when) {
+  std::lock_guard lock(impl_->buf_mutex);
+  if (impl_->accepting) impl_->pending.lost.emplace_back(device_index, when.wall_ns);
+}
+
+void Store::flush() {
+  std::lock_guard lock(impl_->db_mutex);
+  impl_->require_writable();
+  if (impl_->active_row) impl_->flush_locked();
+}
+
+void Store::finish_run(const RunInfo& run) {
+  std::lock_guard lock(impl_->db_mutex);
+  impl_->require_writable();
+  if (!impl_->active_row) throw StoreError("finish_run() without a run being recorded");
+  if (run.row_id != 0 && run.row_id != *impl_->active_row) {
+    throw StoreError(fmt::format("finish_run() for run {}, which this store is not recording", run.id));
+  }
+  impl_->close_run_locked(&run);
+}
+
+void Store::Impl::flush_locked() {
+  Pending batch;
+  {
+    std::lock_guard lock(buf_mutex);
+    std::swap(batch, pending);
+  }
+  try {
+    sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
+    write_pending(batch, *active_row);
+    // The recorder is authoritative about its own run: a reader that took a
+    // long stall for death and marked it interrupted is overruled here.
+    cached(update_heartbeat, R"sql(
+      UPDATE runs SET heartbeat_wall_ns = ?1, status = 'recording', end_wall_ns = NULL, end_reason = ''
+      WHERE id = ?2)sql");
+    update_heartbeat->reset();
+    update_heartbeat->bind(1, now().wall_ns).bind(2, *active_row).run();
+    txn.commit();
+  } catch (...) {
+    requeue(std::move(batch));
+    throw;
+  }
+}
+
+void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
+  auto insert_chunk = [&](sql::Stmt& st, std::optional<int> device, const Chunk& c) {
+    const std::vector<std::uint8_t> blob = encode_chunk(c);
+    // Host chunks have no device column: their parameters start one earlier.
+    const int at = device ? 3 : 2;
+    st.reset();
+    st.bind(1, run_row);
+    if (device) st.bind(2, *device);
+    st.bind(at, c.mono_ns.front()).bind(at + 1, c.mono_ns.back());
+    st.bind(at + 2, static_cast<std::int64_t>(c.rows())).bind_blob(at + 3, blob).run();
+  };
+
+  cached(insert_sample_chunk, R"sql(
+    INSERT INTO sample_chunks (run_id, device_idx, first_mono_ns, last_mono_ns, count, data)
+    VALUES (?, ?, ?, ?, ?, ?))sql");
+  const std::size_t dev_rows = max_chunk_rows(kDeviceMetricCount);
+  for (const auto& [device, samples] : p.devices) {
+    for (std::size_t b = 0; b < samples.size(); b += dev_rows) {
+      const Chunk c = make_chunk(samples, b, std::min(samples.size(), b + dev_rows), kDeviceMetricCount,
+                                 [](const DeviceSample& s, std::size_t k) {
+                                   const auto m = static_cast<DeviceMetric>(k);
+                                   const auto v = s.values.get(m);
+                                   return v ? to_fixed(*v, info(m).scale) : std::nullopt;
+                                 });
+      insert_chunk(*insert_sample_chunk, device, c);
+    }
+  }
+
+  if (!p.host.empty()) {
+    cached(insert_host_chunk, R"sql(
+      INSERT INTO host_chunks (run_id, first_mono_ns, last_mono_ns, count, data)
+      VALUES (?, ?, ?, ?, ?))sql");
+    std::size_t cores = 0;
+    for (const HostSample& s : p.host) cores = std::max(cores, s.core_percent.size());
+    cores = std::min(cores, kChunkMaxColumns - kHostMetricCount);
+    const std::size_t columns = kHostMetricCount + cores;
+    const std::size_t rows = max_chunk_rows(columns);
+    for (std::size_t b = 0; b < p.host.size(); b += rows) {
+      const Chunk c = make_chunk(p.host, b, std::min(p.host.size(), b + rows), columns,
+                                 [](const HostSample& s, std::size_t k) -> std::optional<std::int64_t> {
+                                   if (k < kHostMetricCount) {
+                                     const auto m = static_cast<HostMetric>(k);
+                                     const auto v = s.values.get(m);
+                                     return v ? to_fixed(*v, info(m).scale) : std::nullopt;
+                                   }
+                                   const std::size_t core = k - kHostMetricCount;
+                                   if (core >= s.core_percent.size()) return std::nullopt;
+                                   return to_fixed(s.core_percent[core], 100);
+                                 });
+      insert_chunk(*insert_host_chunk, std::nullopt, c);
+    }
+  }
+
+  if (!p.processes.empty()) {
+    cached(upsert_process, R"sql(
+      INSERT INTO processes (run_id, device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns,
+                             max_used_memory_bytes)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      ON CONFLICT (run_id, device_idx, pid) DO UPDATE SET
+        name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE processes.name END,
+        first_seen_wall_ns = min(processes.first_seen_wall_ns, excluded.first_seen_wall_ns),
+        last_seen_wall_ns = max(processes.last_seen_wall_ns, excluded.last_seen_wall_ns),
+        max_used_memory_bytes = max(
+          coalesce(processes.max_used_memory_bytes, excluded.max_used_memory_bytes),
+          coalesce(excluded.max_used_memory_bytes, processes.max_used_memory_bytes)))sql");
+    for (const auto& [key, rec] : p.processes) {
+      std::optional<std::int64_t> mem;
+      if (rec.max_used_memory_bytes) mem = clamp_to_int64(*rec.max_used_memory_bytes);
+      auto& st = *upsert_process;
+      st.reset();
+      st.bind(1, run_row).bind(2, rec.device_index).bind(3, static_cast<std::int64_t>(rec.pid));
+      st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem).run();
+    }
+  }
+
+  if (!p.events.empty()) {
+    cached(insert_event, R"sql(
+      INSERT INTO events (run_id, wall_ns, mono_ns, device_idx, kind, message)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql");
+    for (const Event& e : p.events) {
+      auto& st = *insert_event;
+      st.reset();
+      st.bind(1, run_row).bind(2, e.time.wall_ns).bind(3, e.time.mono_ns).bind(4, e.device_index);
+      st.bind(5, e.kind).bind(6, e.message).run();
+    }
+  }
+
+  if (!p.lost.empty()) {
+    cached(update_lost, R"sql(
+      UPDATE devices SET lost_at_wall_ns = ?3
+      WHERE run_id = ?1 AND idx = ?2 AND lost_at_wall_ns IS NULL)sql");
+    for (const auto& [device, wall] : p.lost) {
+      update_lost->reset();
+      update_lost->bind(1, run_row).bind(2, device).bind(3, wall).run();
+    }
+  }
+}
+
+void Store::Impl::requeue(Pending&& failed) {
+  // `failed` is older than anything appended since; keep time order.
+  std::lock_guard lock(buf_mutex);
+  for (auto& [device, samples] : pending.devices) {
+    auto& older = failed.devices[device];
+    older.insert(older.end(), std::make_move_iterator(samples.begin()), std::make_move_iterator(samples.end()));
+  }
+  failed.host.insert(failed.host.end(), std::make_move_iterator(pending.host.begin()),
+                     std::make_move_iterator(pending.host.end()));
+  for (const auto& [key, rec] : pending.processes) {
+    auto [it, inserted] = failed.processes.try_emplace(key, rec);
+    if (!inserted) merge_process(it->second, rec);
+  }
+  failed.events.insert(failed.events.end(), pending.events.begin(), pending.events.end());
+  failed.lost.insert(failed.lost.end(), pending.lost.begin(), pending.lost.end());
+  pending = std::move(failed);
+}
+
+void Store::Impl::close_run_locked(const RunInfo* finished) {
+  flush_locked();
+  {
+    std::lock_guard lock(buf_mutex);
+    accepting = false;
+    pending = {};
+  }
+  const std::int64_t wall = now().wall_ns;
+  sqlite3* raw = db.get();
+  if (!finished) {
+    sql::Stmt st(raw, R"sql(
+      UPDATE runs SET status = 'interrupted', end_reason = 'interrupted', end_wall_ns = ?2,
+                      heartbeat_wall_ns = ?2
+      WHERE id = ?1)sql");
+    st.bind(1, *active_row).bind(2, wall).run();
+    active_row.reset();
+    return;
+  }
+  const RunStatus status = finished->status == RunStatus::Recording ? RunStatus::Finished : finished->status;
+  sql::Stmt st(raw, R"sql(
+    UPDATE runs SET end_wall_ns = ?2, exit_code = ?3, exit_signal = ?4, status = ?5, end_reason = ?6,
+                    heartbeat_wall_ns = ?7, jitter_ticks = ?8, jitter_missed_deadlines = ?9,
+                    jitter_mean_late_ns = ?10, jitter_p99_late_ns = ?11, jitter_max_late_ns = ?12
+    WHERE id = ?1)sql");
+  const JitterStats& j = finished->jitter;
+  st.bind(1, *active_row).bind(2, finished->end_wall_ns.value_or(wall)).bind(3, finished->exit_code);
+  st.bind(4, finished->exit_signal).bind(5, to_db(status)).bind(6, finished->end_reason).bind(7, wall);
+  st.bind(8, j.ticks).bind(9, j.missed_deadlines).bind(10, j.mean_late_ns).bind(11, j.p99_late_ns);
+  st.bind(12, j.max_late_ns).run();
+  active_row.reset();
+}
+
+}  // namespace gpuwatch

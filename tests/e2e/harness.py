@@ -1,0 +1,60 @@
+"""Runs the real gpuwatch binary against the fake NVML driver in a scratch store."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+import unittest
+
+BIN = os.environ.get("GPUWATCH_BIN", "gpuwatch")
+FAKE_NVML = os.environ.get("FAKE_NVML", "")
+FAKE_NVML_OLD = os.environ.get("FAKE_NVML_OLD", "")
+FIXTURES = os.environ.get("GPUWATCH_FIXTURES", "")
+
+# Fast by default: the real driver's slow calls are tested in the unit tests.
+QUICK = "pcie_delay_ms=0;energy_delay_ms=0"
+
+
+class GpuwatchTestCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gpuwatch-e2e-")
+        self.store = os.path.join(self.tmp, "runs.db")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def env(self, scenario=QUICK, library=None, **extra):
+        env = dict(os.environ)
+        env["GPUWATCH_STORE"] = self.store
+        env["GPUWATCH_NVML_LIBRARY"] = library if library is not None else FAKE_NVML
+        env["FAKE_NVML_SET"] = scenario
+        env.pop("FAKE_NVML_SCENARIO", None)
+        env.update(extra)
+        return env
+
+    def run_gw(self, *args, scenario=QUICK, library=None, timeout=60, **extra):
+        return subprocess.run([BIN, *args], env=self.env(scenario, library, **extra), capture_output=True,
+                              text=True, timeout=timeout)
+
+    def start_gw(self, *args, scenario=QUICK, library=None, **extra):
+        return subprocess.Popen([BIN, *args], env=self.env(scenario, library, **extra), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def report(self, run="last", **kw):
+        r = self.run_gw("report", run, "--format", "json", **kw)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def runs(self):
+        r = self.run_gw("runs", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def wait_for(self, predicate, timeout=10.0, what="condition"):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            time.sleep(0.05)
+        self.fail(f"timed out waiting for {what}")

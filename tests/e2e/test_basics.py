@@ -1,0 +1,99 @@
+"""--version, --help, devices and sample."""
+import csv
+import io
+import json
+import re
+
+from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase
+
+COMMANDS = ["devices", "sample", "record", "runs", "report", "export"]
+
+
+class Basics(GpuwatchTestCase):
+    def test_version(self):
+        r = self.run_gw("--version")
+        self.assertEqual(r.returncode, 0)
+        self.assertRegex(r.stdout, r"^gpuwatch \d+\.\d+\.\d+")
+
+    def test_help_for_every_command(self):
+        for cmd in COMMANDS:
+            r = self.run_gw(cmd, "--help")
+            self.assertEqual(r.returncode, 0, cmd)
+            self.assertIn("Usage", r.stdout, cmd)
+        r = self.run_gw("--help")
+        for cmd in COMMANDS:
+            self.assertIn(cmd, r.stdout)
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(self.run_gw().returncode, 2)
+        self.assertEqual(self.run_gw("frobnicate").returncode, 2)
+        self.assertEqual(self.run_gw("sample", "--format", "xml").returncode, 2)
+        r = self.run_gw("sample", "--interval", "0.001")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("interval", r.stderr)
+
+    def test_devices_lists_fake_gpus_with_facts(self):
+        r = self.run_gw("devices", scenario="gpu_count=3;gpu*.unsupported=fan")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.count("NVIDIA H100 80GB HBM3"), 3)
+        self.assertIn("0000:20:00.0", r.stdout)
+        data = json.loads(self.run_gw("devices", "--json", scenario="gpu_count=3;gpu*.unsupported=fan").stdout)
+        self.assertEqual([d["index"] for d in data["devices"]], [0, 1, 2])
+        gpu = data["devices"][0]
+        self.assertEqual(gpu["vendor"], "NVIDIA")
+        self.assertEqual(gpu["static"]["sm_clock_max_mhz"], 1980)
+        self.assertEqual(gpu["static"]["mem_total_bytes"], 81559 * 1024 * 1024)
+        self.assertIn("power_watts", gpu["metrics"])
+        self.assertIn("energy_joules", gpu["metrics"])
+        self.assertNotIn("fan_percent", gpu["metrics"])
+
+    def test_devices_without_driver_says_so(self):
+        r = self.run_gw("devices", library="/nonexistent/libnvidia-ml.so.1")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("No GPU found", r.stdout)
+        self.assertIn("NVIDIA", r.stdout)
+        r = self.run_gw("devices", scenario="init_error=9")
+        self.assertIn("No GPU found", r.stdout)
+        self.assertIn("note:", r.stdout)
+
+    def test_old_driver_falls_back(self):
+        r = self.run_gw("devices", "--json", library=FAKE_NVML_OLD)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        gpu = json.loads(r.stdout)["devices"][0]
+        self.assertIn("mem_used_bytes", gpu["metrics"])
+        self.assertNotIn("energy_joules", gpu["metrics"])
+
+    def test_sample_csv_count(self):
+        r = self.run_gw("sample", "--count", "3", "--interval", "0.05", "--format", "csv",
+                        scenario="pcie_delay_ms=0;energy_delay_ms=0;gpu*.util=37")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual(len(rows), 6)  # 3 ticks x 2 GPUs
+        self.assertEqual(sorted({row["gpu_index"] for row in rows}), ["0", "1"])
+        self.assertEqual(float(rows[0]["gpu_util_percent"]), 37)
+        self.assertEqual(float(rows[0]["power_watts"]), 120 + 5.8 * 37)
+
+    def test_sample_jsonl_has_host_rows_and_duration(self):
+        r = self.run_gw("sample", "--duration", "0.3", "--interval", "0.1", "--format", "jsonl", "--gpus", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+        devices = [x for x in lines if x["type"] == "device"]
+        self.assertEqual(len(devices), 3)
+        self.assertTrue(all(x["gpu_index"] == 1 for x in devices))
+        self.assertTrue(any(x["type"] == "host" and "mem_total_bytes" in x for x in lines))
+
+    def test_sample_table(self):
+        r = self.run_gw("sample", "--count", "2", "--interval", "0.05")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("# time"))
+        self.assertEqual(len(lines), 5)
+        self.assertRegex(lines[1], r"^\d\d:\d\d:\d\d\.\d{3}\s+0\s+0\s")
+
+    def test_sample_bad_gpu_list(self):
+        for bad in ["7", "a", "2-1", ""]:
+            r = self.run_gw("sample", "--count", "1", "--gpus", bad)
+            self.assertNotEqual(r.returncode, 0, bad)
+            self.assertIn("gpus", r.stderr, bad)
+            self.assertNotIn("Traceback", r.stderr)
+        self.assertTrue(re.search(r"no GPU 7", self.run_gw("sample", "--count", "1", "--gpus", "7").stderr))

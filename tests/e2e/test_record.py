@@ -1,0 +1,174 @@
+"""record: exit codes, signals, crashes of either side, attach, output files."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+from harness import GpuwatchTestCase, QUICK
+
+PY = sys.executable
+
+
+class RecordExit(GpuwatchTestCase):
+    def test_returns_the_commands_exit_code_and_stores_the_run(self):
+        r = self.run_gw("record", "--interval", "0.05", "--name", "exit3", "--", "sh", "-c", "sleep 0.5; exit 3")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertIn("Run ", r.stderr)  # the summary
+        rep = self.report("exit3")
+        run = rep["run"]
+        self.assertEqual(run["status"], "finished")
+        self.assertEqual(run["exit_code"], 3)
+        self.assertEqual(run["command"], ["sh", "-c", "sleep 0.5; exit 3"])
+        self.assertEqual(run["interval_s"], 0.05)
+        self.assertEqual(len(rep["devices"]), 2)
+        self.assertGreaterEqual(rep["devices"][0]["samples"], 5)
+        self.assertGreater(run["wall_duration_s"], 0.45)
+        self.assertGreaterEqual(run["sampler"]["ticks"], 5)
+
+    def test_child_killed_by_signal_gives_128_plus_n(self):
+        r = self.run_gw("record", "--interval", "0.05", "--", "sh", "-c", "sleep 0.2; kill -9 $$")
+        self.assertEqual(r.returncode, 137, r.stderr)
+        run = self.report()["run"]
+        self.assertEqual(run["exit_signal"], 9)
+        self.assertIsNone(run["exit_code"])
+        self.assertIn("SIGKILL", self.run_gw("report", "last").stdout)
+
+    def test_command_not_found_is_127_and_stores_nothing(self):
+        r = self.run_gw("record", "--", "/no/such/command")
+        self.assertEqual(r.returncode, 127)
+        self.assertIn("cannot run '/no/such/command'", r.stderr)
+        self.assertEqual(self.runs(), [])
+
+    def test_gpu_selection(self):
+        r = self.run_gw("record", "--interval", "0.05", "--gpus", "1", "--no-summary", "--", "sleep", "0.3",
+                        scenario=QUICK + ";gpu_count=3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([d["index"] for d in self.report()["devices"]], [1])
+        r = self.run_gw("record", "--gpus", "5", "--", "true")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no GPU 5", r.stderr)
+
+    def test_without_driver_records_host_only(self):
+        r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "1.2", library="/nonexistent.so")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(re.findall(r"no GPU found", r.stderr)), 1)
+        rep = self.report()
+        self.assertEqual(rep["devices"], [])
+        self.assertIn("mem_total_bytes", rep["host"])
+        self.assertIn("cpu_percent", rep["host"])
+
+    def test_old_driver_records(self):
+        from harness import FAKE_NVML_OLD
+        r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "0.3", library=FAKE_NVML_OLD)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = self.report()
+        self.assertIn("mem_used_bytes", rep["devices"][0]["metrics"])
+        self.assertEqual(rep["devices"][0]["energy"]["source"], "integrated")
+
+
+class RecordSignals(GpuwatchTestCase):
+    TRAP = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGINT, lambda *a: sys.exit(42))\n"
+            "signal.signal(signal.SIGTERM, lambda *a: sys.exit(43))\n"
+            "open(sys.argv[1], 'w').close()\n"
+            "time.sleep(30)\n")
+
+    def forward(self, sig, expected):
+        marker = os.path.join(self.tmp, "ready")
+        p = self.start_gw("record", "--interval", "0.05", "--", PY, "-c", self.TRAP, marker)
+        self.wait_for(lambda: os.path.exists(marker), what="child start")
+        os.kill(p.pid, sig)
+        out, err = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, expected, err)
+        run = self.report()["run"]
+        self.assertEqual(run["status"], "finished")
+        self.assertEqual(run["exit_code"], expected)
+        events = self.report()["events"]
+        self.assertTrue(any(e["kind"] == "signal" for e in events), events)
+
+    def test_sigint_is_forwarded_and_the_recorder_exits_after_the_child(self):
+        self.forward(signal.SIGINT, 42)
+
+    def test_sigterm_is_forwarded(self):
+        self.forward(signal.SIGTERM, 43)
+
+    def test_no_command_records_until_ctrl_c(self):
+        p = self.start_gw("record", "--interval", "0.05", "--name", "open-ended")
+        time.sleep(1.0)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, 0, err)
+        rep = self.report("open-ended")
+        self.assertEqual(rep["run"]["end_reason"], "stopped")
+        self.assertGreaterEqual(rep["devices"][0]["samples"], 10)
+
+    def test_attach_to_pid_until_it_exits(self):
+        target = subprocess.Popen(["sleep", "1.0"])
+        r = self.run_gw("record", "--interval", "0.05", "--pid", str(target.pid), "--no-summary")
+        target.wait()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = self.report()
+        self.assertEqual(rep["run"]["end_reason"], "target exited")
+        self.assertGreater(rep["run"]["wall_duration_s"], 0.5)
+        r = self.run_gw("record", "--pid", "999999999")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no such process", r.stderr)
+
+
+class RecordCrash(GpuwatchTestCase):
+    def test_sigkill_of_the_recorder_loses_at_most_a_second(self):
+        p = self.start_gw("record", "--interval", "0.05", "--name", "crashed", "--", "sleep", "29.125")
+        time.sleep(3.0)
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        # The command has a process group of its own and outlives the recorder.
+        subprocess.run(["pkill", "-f", "^sleep 29.125$"], check=False)
+        runs = self.runs()
+        self.assertEqual(len(runs), 1)
+        self.assertEqual(runs[0]["status"], "interrupted")
+        rep = self.report("crashed")
+        self.assertEqual(rep["run"]["status"], "interrupted")
+        # 3 s at 20 Hz is ~60 samples; at most the last second (20) may be lost.
+        self.assertGreaterEqual(rep["devices"][0]["samples"], 35)
+        self.assertIn("interrupted", self.run_gw("report", "crashed").stdout)
+
+
+class RecordOutputs(GpuwatchTestCase):
+    def test_output_dir_writes_the_seed_files(self):
+        out = os.path.join(self.tmp, "results")
+        r = self.run_gw("record", "--interval", "0.05", "--name", "lenet5 adamw", "--output-dir", out, "--",
+                        "sleep", "0.5", scenario=QUICK + ";gpu*.util=80;gpu*.mem_used_mib=12800")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        files = sorted(os.listdir(out))
+        self.assertEqual(len(files), 3, files)
+        stem = files[0][:-len(".json")]
+        self.assertRegex(stem, r"^gpu_stats_lenet5_adamw_\d{8}_\d{6}$")
+        self.assertEqual(files, [stem + ".json", stem + "_multi_gpu.json", stem + "_summary.txt"])
+        with open(os.path.join(out, stem + ".json")) as f:
+            single = json.load(f)
+        self.assertGreaterEqual(len(single), 5)
+        first = single[0]
+        for key in ["timestamp", "gpu_index", "gpu_name", "gpu_type", "utilization", "memory_used",
+                    "memory_total", "memory_percent", "power", "temperature", "elapsed_seconds"]:
+            self.assertIn(key, first)
+        self.assertEqual(first["utilization"], 80)
+        self.assertEqual(first["memory_used"], 12800)  # NVML v2: the reservation is apart
+        self.assertTrue(all(s["gpu_index"] == 0 for s in single))
+        with open(os.path.join(out, stem + "_multi_gpu.json")) as f:
+            multi = json.load(f)
+        self.assertEqual(multi[0]["aggregate_stats"]["gpu_count"], 2)
+        self.assertEqual(len(multi[0]["multi_gpu_data"]), 2)
+        with open(os.path.join(out, stem + "_summary.txt")) as f:
+            self.assertIn("Load balance", f.read())
+
+    def test_status_line_when_not_a_terminal(self):
+        r = self.run_gw("record", "--interval", "0.05", "--status-line", "--status-every", "0.3", "--no-summary",
+                        "--", "sleep", "2.0", scenario=QUICK + ";gpu*.util=85")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [l for l in r.stderr.splitlines() if l.startswith("GPU0:")]
+        self.assertGreaterEqual(len(lines), 2, r.stderr)
+        self.assertRegex(lines[-1], r"^GPU0: 85% \| VRAM0:[\d.]+/79\.6GB\([\d.]+%\) \| GPU1: 85% \| "
+                                    r"VRAM1:[\d.]+/79\.6GB\([\d.]+%\) \| CPU: [\d.]+% \| RAM:[\d.]+/[\d.]+GB\([\d.]+%\)$")

@@ -1,0 +1,68 @@
+#include "render/seed_files.h"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "render/units.h"
+
+namespace gpuwatch {
+namespace {
+
+DeviceSeries series(int index, std::vector<double> util, double used_mib) {
+  DeviceSeries s;
+  s.info.index = index;
+  s.info.name = "NVIDIA A10G";
+  s.info.vendor = "NVIDIA";
+  s.values.assign(kDeviceMetricCount, {});
+  for (std::size_t i = 0; i < util.size(); ++i) {
+    s.mono_ns.push_back(static_cast<std::int64_t>(i) * 1'000'000'000 + 5'000'000'000);
+    s.wall_ns.push_back(static_cast<std::int64_t>(i) * 1'000'000'000);
+    for (auto& col : s.values) col.push_back(kNaN);
+    s.values[static_cast<std::size_t>(DeviceMetric::GpuUtilPercent)].back() = util[i];
+    s.values[static_cast<std::size_t>(DeviceMetric::MemUsedBytes)].back() = used_mib * kMiB;
+    s.values[static_cast<std::size_t>(DeviceMetric::MemTotalBytes)].back() = 24576 * kMiB;
+  }
+  return s;
+}
+
+std::string collect(const std::function<void(const TextSink&)>& f) {
+  std::string out;
+  f([&](std::string_view s) { out += s; });
+  return out;
+}
+
+TEST(SeedFiles, SingleGpuArrayHasTheSeedFieldsAndNullForAbsent) {
+  RunData run;
+  run.run.start_mono_ns = 5'000'000'000;
+  run.devices.push_back(series(0, {85, 90}, 12800));
+  const std::string out = collect([&](const TextSink& e) { write_seed_single_json(run, 0, e); });
+  EXPECT_NE(out.find(R"("gpu_index":0,"gpu_name":"NVIDIA A10G","gpu_type":"NVIDIA","utilization":85,)"
+                     R"("memory_used":12800,"memory_total":24576,"memory_percent":52.1,"power":null,)"
+                     R"("temperature":null,)"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("elapsed_seconds":1})"), std::string::npos) << out;
+  EXPECT_EQ(out.front(), '[');
+  EXPECT_EQ(out.substr(out.size() - 2), "]\n");
+}
+
+TEST(SeedFiles, MultiGpuGroupsTicksAndAggregates) {
+  RunData run;
+  run.run.start_mono_ns = 5'000'000'000;
+  run.devices.push_back(series(0, {80}, 12800));
+  run.devices.push_back(series(1, {90}, 12750));
+  const std::string out = collect([&](const TextSink& e) { write_seed_multi_json(run, e); });
+  EXPECT_NE(out.find(R"("aggregate_stats":{"total_memory_used":25550,"total_memory_total":49152,)"
+                     R"("total_memory_percent":52,"average_utilization":85,"total_power":null,)"
+                     R"("max_temperature":null,"gpu_count":2})"), std::string::npos)
+      << out;
+}
+
+TEST(SeedFiles, EmptyRunIsAnEmptyArray) {
+  RunData run;
+  EXPECT_EQ(collect([&](const TextSink& e) { write_seed_single_json(run, std::nullopt, e); }), "[]\n");
+  EXPECT_EQ(collect([&](const TextSink& e) { write_seed_multi_json(run, e); }), "[]\n");
+}
+
+}  // namespace
+}  // namespace gpuwatch
