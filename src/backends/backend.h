@@ -27,6 +27,11 @@ enum class ReadStatus {
   Lost,  // the device is gone (fell off the bus); do not call again
 };
 
+// What the slow thread asks for in one round.
+struct SlowReadPlan {
+  bool costly = true;  // also read the Costly metrics (see Cadence)
+};
+
 class GpuBackend {
  public:
   virtual ~GpuBackend() = default;
@@ -40,13 +45,15 @@ class GpuBackend {
   // backend-local index here; the registry renumbers them globally.
   [[nodiscard]] virtual std::vector<DeviceInfo> devices() const = 0;
 
-  // Cheap reads (microseconds): called every tick from the sampling thread.
+  // The Fast metrics (microseconds each): called every tick from the
+  // sampling thread.
   virtual ReadStatus read_fast(std::size_t local_index, DeviceValues& out) = 0;
 
-  // Reads that block in the driver (PCIe throughput, energy, process lists):
-  // called from the slow thread, possibly concurrently with read_fast() on
-  // the same device. Implementations must be thread-safe for that pair.
-  virtual ReadStatus read_slow(std::size_t local_index, DeviceValues& out,
+  // The Slow metrics, the Costly ones when the plan says so, and the
+  // processes on the device: called from the slow thread, possibly
+  // concurrently with read_fast() on the same device. Implementations must be
+  // thread-safe for that pair.
+  virtual ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                                std::vector<GpuProcess>& processes) = 0;
 };
 

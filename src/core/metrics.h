@@ -60,9 +60,12 @@ enum class HostMetric : std::uint8_t {
   kCount
 };
 
-// How often a metric is read: fast metrics every tick; slow ones (calls that
-// block for milliseconds in the driver) on the sampler's slow thread.
-enum class Cadence : std::uint8_t { Fast, Slow, Static };
+// How often a metric is read. Fast: every tick. Slow: on the sampler's slow
+// thread, every max(interval, 1 s): values that change slowly, and calls that
+// block. Costly: on the slow thread every 10 s and at the start and end of a
+// run: calls that burn CPU in the driver (NVML's energy counter spins ~4 ms
+// per call on an H200, PCIe throughput ~1 ms). Static: once, at start.
+enum class Cadence : std::uint8_t { Fast, Slow, Costly, Static };
 
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
@@ -82,34 +85,34 @@ inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
     {"mem_total_bytes", "B", 1, Cadence::Fast},
     {"mem_reserved_bytes", "B", 1, Cadence::Fast},
     {"power_watts", "W", 1000, Cadence::Fast},
-    {"power_limit_watts", "W", 1000, Cadence::Fast},
-    {"energy_joules", "J", 1000, Cadence::Slow},
+    {"power_limit_watts", "W", 1000, Cadence::Slow},
+    {"energy_joules", "J", 1000, Cadence::Costly},
     {"temp_gpu_celsius", "°C", 1000, Cadence::Fast},
-    {"temp_mem_celsius", "°C", 1000, Cadence::Fast},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Slow},
     {"sm_clock_mhz", "MHz", 1, Cadence::Fast},
-    {"mem_clock_mhz", "MHz", 1, Cadence::Fast},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Slow},
     {"sm_clock_max_mhz", "MHz", 1, Cadence::Static},
     {"mem_clock_max_mhz", "MHz", 1, Cadence::Static},
-    {"fan_percent", "%", 100, Cadence::Fast},
-    {"perf_state", "P", 1, Cadence::Fast},
+    {"fan_percent", "%", 100, Cadence::Slow},
+    {"perf_state", "P", 1, Cadence::Slow},
     {"clock_event_reasons", "mask", 1, Cadence::Fast},
-    {"pcie_link_gen", "gen", 1, Cadence::Fast},
-    {"pcie_link_width", "lanes", 1, Cadence::Fast},
+    {"pcie_link_gen", "gen", 1, Cadence::Slow},
+    {"pcie_link_width", "lanes", 1, Cadence::Slow},
     {"pcie_link_gen_max", "gen", 1, Cadence::Static},
     {"pcie_link_width_max", "lanes", 1, Cadence::Static},
-    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Slow},
-    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Slow},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly},
     {"slow_read_age_seconds", "s", 1e6, Cadence::Slow},
 }};
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
-    {"cpu_percent", "%", 100, Cadence::Fast},
-    {"mem_used_bytes", "B", 1, Cadence::Fast},
-    {"mem_total_bytes", "B", 1, Cadence::Fast},
-    {"tree_cpu_percent", "%", 100, Cadence::Fast},
-    {"tree_rss_bytes", "B", 1, Cadence::Fast},
-    {"tree_process_count", "", 1, Cadence::Fast},
-    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Fast},
+    {"cpu_percent", "%", 100, Cadence::Slow},
+    {"mem_used_bytes", "B", 1, Cadence::Slow},
+    {"mem_total_bytes", "B", 1, Cadence::Slow},
+    {"tree_cpu_percent", "%", 100, Cadence::Slow},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow},
+    {"tree_process_count", "", 1, Cadence::Slow},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow},
 }};
 
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }

@@ -88,6 +88,7 @@ class SignalThread {
     for (int s : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&set_, s);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
     thread_ = std::thread([this, on_signal] {
+      pthread_setname_np(pthread_self(), "gw-signals");
       for (;;) {
         int sig = 0;
         if (sigwait(&set_, &sig) != 0) continue;
@@ -152,6 +153,7 @@ int run_record(const RecordOptions& o) {
   SamplerOptions sampler_options;
   sampler_options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_s * 1e9));
   sampler_options.gpus = o.gpus;
+  sampler_options.closing_sample = true;
   Sampler sampler(backends, &host, sampler_options);
 
   StatusLineOptions status;
@@ -192,6 +194,7 @@ int run_record(const RecordOptions& o) {
   ChildOutcome outcome;
   bool stop_watching = false;
   std::thread watcher([&] {
+    pthread_setname_np(pthread_self(), "gw-watch");
     if (child) {
       outcome = child->wait();
     } else if (o.attach_pid) {

@@ -74,8 +74,8 @@ void append_host(std::string& out, const RunReport& r) {
   out += "\nHost\n";
   if (cpu) out += fmt::format("  CPU (all cores)    mean {:.1f} %, max {:.1f} %\n", cpu->mean, cpu->max);
   if (used) {
-    out += fmt::format("  RAM used           mean {:.2f} GiB, max {:.2f} GiB", used->mean / kGiB, used->max / kGiB);
-    if (total) out += fmt::format(" of {:.1f} GiB", total->max / kGiB);
+    out += fmt::format("  RAM used           mean {}, max {}", human_bytes(used->mean), human_bytes(used->max));
+    if (total) out += fmt::format(" of {}", human_bytes(total->max));
     out += "\n";
   }
   if (tree_cpu) {
@@ -83,8 +83,7 @@ void append_host(std::string& out, const RunReport& r) {
                        tree_cpu->max);
   }
   if (tree_rss) {
-    out += fmt::format("  command RSS        mean {:.2f} GiB, max {:.2f} GiB\n", tree_rss->mean / kGiB,
-                       tree_rss->max / kGiB);
+    out += fmt::format("  command RSS        mean {}, max {}\n", human_bytes(tree_rss->mean), human_bytes(tree_rss->max));
   }
 }
 

@@ -53,6 +53,12 @@ std::string human_duration(double seconds) {
   return fmt::format("{}h{:02}m{:02}s", total / 3600, (total / 60) % 60, total % 60);
 }
 
+std::string human_bytes(double bytes) {
+  if (bytes >= kGiB) return fmt::format("{:.2f} GiB", bytes / kGiB);
+  if (bytes >= kMiB) return fmt::format("{:.1f} MiB", bytes / kMiB);
+  return fmt::format("{:.0f} KiB", bytes / 1024);
+}
+
 double round_to(double value, int decimals) {
   const double f = std::pow(10.0, decimals);
   return std::round(value * f) / f;

@@ -18,6 +18,8 @@ std::string iso_utc_ms(std::int64_t wall_ns);
 std::string clock_local_ms(std::int64_t wall_ns);
 // "1h02m03s", "12.3 s"
 std::string human_duration(double seconds);
+// "812.5 MiB", "12.34 GiB": binary units, chosen by size.
+std::string human_bytes(double bytes);
 // Rounds to `decimals` places for human-facing files (seed JSON keeps one).
 double round_to(double value, int decimals);
 

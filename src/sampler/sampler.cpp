@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <pthread.h>
+
 #include "backends/procfs/host.h"
 
 namespace gpuwatch {
@@ -10,6 +12,9 @@ namespace gpuwatch {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// How often the Costly metrics are read (see Cadence in core/metrics.h).
+constexpr std::chrono::seconds kCostlyInterval{10};
 
 // Moves a deadline past `now` in whole intervals, returning how many were skipped.
 std::int64_t skip_missed(Clock::time_point& deadline, std::chrono::nanoseconds interval) {
@@ -70,13 +75,11 @@ bool Sampler::wait_until(Clock::time_point deadline) {
 void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
   // One slow read before the first tick, so that even the first sample has
   // energy, PCIe throughput and processes, and host CPU rates have a base.
-  {
-    SlowMailbox first;
-    read_slow_once(first);
-    std::lock_guard lock(mutex_);
-    mailbox_ = std::move(first);
-  }
-  std::thread slow([this] { slow_loop(); });
+  read_slow_into_mailbox(SlowReadPlan{.costly = true});
+  std::thread slow([this] {
+    pthread_setname_np(pthread_self(), "gw-slow");  // so per-thread CPU shows in top -H
+    slow_loop();
+  });
   std::vector<Pending> pending_slow(targets_.size());
   auto deadline = Clock::now();
   for (std::uint64_t tick = 0; max_ticks == 0 || tick < max_ticks; ++tick) {
@@ -84,31 +87,49 @@ void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
     if (!wait_until(deadline)) break;
     jitter_.record_tick((Clock::now() - deadline).count());
     const Timestamp time = now();
-
     deliver_slow(sink, pending_slow);
-    for (std::size_t i = 0; i < targets_.size(); ++i) {
-      Target& target = *targets_[i];
-      if (target.lost.load()) continue;
-      DeviceSample sample{target.global_index, time, {}};
-      if (target.backend->read_fast(target.local_index, sample.values) == ReadStatus::Lost) {
-        if (!target.lost.exchange(true)) sink.on_device_lost(target.global_index, time);
-        continue;
-      }
-      if (Pending& carried = pending_slow[i]; !carried.values.empty()) {
-        sample.values.merge_from(carried.values);
-        sample.values.set(DeviceMetric::SlowReadAgeSeconds,
-                          static_cast<double>(time.mono_ns - carried.read_mono_ns) / 1e9);
-        carried = {};
-      }
-      sink.on_device_sample(sample);
-    }
+    sample_devices(sink, pending_slow, time);
     sink.on_tick(time);
     deadline += options_.interval;
   }
   stop();
   slow.join();
-  // Whatever the slow thread finished after the last tick still counts.
   deliver_slow(sink, pending_slow);
+  if (options_.closing_sample) {
+    // The costly counters once more, so that the energy counter spans the
+    // whole run however long its cadence is.
+    read_slow_into_mailbox(SlowReadPlan{.costly = true});
+    deliver_slow(sink, pending_slow);
+    const Timestamp time = now();
+    sample_devices(sink, pending_slow, time);
+    sink.on_tick(time);
+  }
+}
+
+void Sampler::read_slow_into_mailbox(const SlowReadPlan& plan) {
+  SlowMailbox fresh;
+  read_slow_once(fresh, plan);
+  std::lock_guard lock(mutex_);
+  merge_into_mailbox(std::move(fresh));
+}
+
+void Sampler::sample_devices(SampleSink& sink, std::vector<Pending>& pending_slow, Timestamp time) {
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    Target& target = *targets_[i];
+    if (target.lost.load()) continue;
+    DeviceSample sample{target.global_index, time, {}};
+    if (target.backend->read_fast(target.local_index, sample.values) == ReadStatus::Lost) {
+      if (!target.lost.exchange(true)) sink.on_device_lost(target.global_index, time);
+      continue;
+    }
+    if (Pending& carried = pending_slow[i]; !carried.values.empty()) {
+      sample.values.merge_from(carried.values);
+      sample.values.set(DeviceMetric::SlowReadAgeSeconds,
+                        static_cast<double>(time.mono_ns - carried.read_mono_ns) / 1e9);
+      carried = {};
+    }
+    sink.on_device_sample(sample);
+  }
 }
 
 void Sampler::deliver_slow(SampleSink& sink, std::vector<Pending>& pending) {
@@ -130,7 +151,7 @@ void Sampler::deliver_slow(SampleSink& sink, std::vector<Pending>& pending) {
   if (box.host_fresh) sink.on_host_sample(box.host);
 }
 
-void Sampler::read_slow_once(SlowMailbox& into) {
+void Sampler::read_slow_once(SlowMailbox& into, const SlowReadPlan& plan) {
   reset(into);
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     Target& target = *targets_[i];
@@ -138,7 +159,7 @@ void Sampler::read_slow_once(SlowMailbox& into) {
     std::vector<GpuProcess> processes;
     // Backends read the energy counter first, so the start is its time.
     into.read_mono_ns[i] = now().mono_ns;
-    if (target.backend->read_slow(target.local_index, into.values[i], processes) == ReadStatus::Lost) {
+    if (target.backend->read_slow(target.local_index, plan, into.values[i], processes) == ReadStatus::Lost) {
       into.lost[i] = !target.lost.exchange(true);
       continue;
     }
@@ -159,34 +180,38 @@ void Sampler::read_slow_once(SlowMailbox& into) {
 }
 
 void Sampler::slow_loop() {
+  const auto costly_interval = std::max<std::chrono::nanoseconds>(slow_interval_, kCostlyInterval);
+  auto last_costly = Clock::now();
   auto deadline = Clock::now() + slow_interval_;
   while (true) {
     skip_missed(deadline, slow_interval_);
     if (!wait_until(deadline)) return;
-    SlowMailbox fresh;
-    read_slow_once(fresh);
-    {
-      std::lock_guard lock(mutex_);
-      for (std::size_t i = 0; i < fresh.values.size(); ++i) {
-        if (fresh.fresh[i]) {
-          mailbox_.values[i].merge_from(fresh.values[i]);
-          mailbox_.read_mono_ns[i] = fresh.read_mono_ns[i];
-          mailbox_.fresh[i] = true;
-        }
-        if (fresh.lost[i]) mailbox_.lost[i] = true;
-      }
-      if (fresh.processes_fresh) {
-        mailbox_.processes = std::move(fresh.processes);
-        mailbox_.processes_fresh = true;
-      }
-      if (fresh.host_fresh) {
-        mailbox_.host = std::move(fresh.host);
-        mailbox_.host_fresh = true;
-      }
-      mailbox_.time = fresh.time;
-    }
+    SlowReadPlan plan;
+    plan.costly = Clock::now() - last_costly >= costly_interval - slow_interval_ / 2;
+    if (plan.costly) last_costly = Clock::now();
+    read_slow_into_mailbox(plan);
     deadline += slow_interval_;
   }
+}
+
+void Sampler::merge_into_mailbox(SlowMailbox&& fresh) {
+  for (std::size_t i = 0; i < fresh.values.size(); ++i) {
+    if (fresh.fresh[i]) {
+      mailbox_.values[i].merge_from(fresh.values[i]);
+      mailbox_.read_mono_ns[i] = fresh.read_mono_ns[i];
+      mailbox_.fresh[i] = true;
+    }
+    if (fresh.lost[i]) mailbox_.lost[i] = true;
+  }
+  if (fresh.processes_fresh) {
+    mailbox_.processes = std::move(fresh.processes);
+    mailbox_.processes_fresh = true;
+  }
+  if (fresh.host_fresh) {
+    mailbox_.host = std::move(fresh.host);
+    mailbox_.host_fresh = true;
+  }
+  mailbox_.time = fresh.time;
 }
 
 }  // namespace gpuwatch

@@ -39,6 +39,9 @@ struct SamplerOptions {
   std::vector<int> gpus;  // global device indices to sample; empty: all
   bool host = true;
   bool processes = true;
+  // After stop(): one more sample with every metric, the costly ones too,
+  // so that counters (energy) cover the whole recording.
+  bool closing_sample = false;
 };
 
 class Sampler {
@@ -78,13 +81,16 @@ class Sampler {
   };
 
   void slow_loop();
-  void read_slow_once(SlowMailbox& into);
+  void read_slow_once(SlowMailbox& into, const SlowReadPlan& plan);
+  void read_slow_into_mailbox(const SlowReadPlan& plan);
+  void merge_into_mailbox(SlowMailbox&& fresh);  // mutex_ held
   // Slow values waiting for the next tick of their device.
   struct Pending {
     DeviceValues values;
     std::int64_t read_mono_ns = 0;
   };
   void deliver_slow(SampleSink& sink, std::vector<Pending>& pending);
+  void sample_devices(SampleSink& sink, std::vector<Pending>& pending, Timestamp time);
   void reset(SlowMailbox& box) const;
   bool wait_until(std::chrono::steady_clock::time_point deadline);
 

@@ -172,3 +172,33 @@ class RecordOutputs(GpuwatchTestCase):
         self.assertGreaterEqual(len(lines), 2, r.stderr)
         self.assertRegex(lines[-1], r"^GPU0: 85% \| VRAM0:[\d.]+/79\.6GB\([\d.]+%\) \| GPU1: 85% \| "
                                     r"VRAM1:[\d.]+/79\.6GB\([\d.]+%\) \| CPU: [\d.]+% \| RAM:[\d.]+/[\d.]+GB\([\d.]+%\)$")
+
+
+class RecordTerminal(GpuwatchTestCase):
+    def test_status_line_refreshes_in_place_on_a_terminal(self):
+        import pty
+        pid, fd = pty.fork()
+        if pid == 0:  # child: stderr is the terminal
+            env = self.env(QUICK + ";gpu_count=1;gpu*.util=85")
+            os.execve(self.bin_path(), [self.bin_path(), "record", "--interval", "0.05", "--status-line",
+                                         "--no-summary", "--", "sleep", "1.6"], env)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out)
+        text = out.decode()
+        # Carriage return + erase-line before each refresh, one newline at the end.
+        refreshes = text.count("\r\x1b[KGPU: 85% | VRAM:")
+        self.assertGreaterEqual(refreshes, 3, text)
+        self.assertEqual(text.rstrip("\r\n").count("\n"), 0, text)
+
+    def bin_path(self):
+        from harness import BIN
+        return BIN

@@ -132,14 +132,27 @@ void read_fast_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pas
   if (pass.run(Feature::Power, [&] { return f.power_usage(h, &mw); })) {
     out.set(DM::PowerWatts, mw / 1000.0);
   }
+  unsigned value = 0;
+  if (pass.run(Feature::TempGpu, [&] { return f.temperature(h, nvml::kTemperatureGpu, &value); })) {
+    out.set(DM::TempGpuCelsius, value);
+  }
+  if (pass.run(Feature::SmClock, [&] { return f.clock(h, nvml::kClockSm, &value); })) {
+    out.set(DM::SmClockMhz, value);
+  }
+  unsigned long long reasons = 0;
+  if (pass.run(Feature::ClockReasons, [&] { return f.clock_event_reasons(h, &reasons); })) {
+    out.set(DM::ClockEventReasons, static_cast<double>(reasons));
+  }
+}
+
+// Values that change slowly: read once per slow round, not every tick.
+void read_slow_cheap_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pass, DeviceValues& out) {
+  unsigned mw = 0;
   if (pass.run(Feature::PowerLimit, [&] { return f.enforced_power_limit(h, &mw); })) {
     out.set(DM::PowerLimitWatts, mw / 1000.0);
   }
 
   unsigned value = 0;
-  if (pass.run(Feature::TempGpu, [&] { return f.temperature(h, nvml::kTemperatureGpu, &value); })) {
-    out.set(DM::TempGpuCelsius, value);
-  }
   nvml::FieldValue field{};
   field.field_id = nvml::kFieldMemoryTemp;
   const bool have_field = pass.run(Feature::TempMem, [&] {
@@ -152,9 +165,6 @@ void read_fast_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pas
     }
   }
 
-  if (pass.run(Feature::SmClock, [&] { return f.clock(h, nvml::kClockSm, &value); })) {
-    out.set(DM::SmClockMhz, value);
-  }
   if (pass.run(Feature::MemClock, [&] { return f.clock(h, nvml::kClockMem, &value); })) {
     out.set(DM::MemClockMhz, value);
   }
@@ -166,10 +176,6 @@ void read_fast_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pas
       pstate >= 0 && pstate <= 15) {
     out.set(DM::PerfState, pstate);
   }
-  unsigned long long reasons = 0;
-  if (pass.run(Feature::ClockReasons, [&] { return f.clock_event_reasons(h, &reasons); })) {
-    out.set(DM::ClockEventReasons, static_cast<double>(reasons));
-  }
   if (pass.run(Feature::PcieGen, [&] { return f.pcie_link_gen(h, &value); })) {
     out.set(DM::PcieLinkGen, value);
   }
@@ -180,21 +186,25 @@ void read_fast_values(const NvmlLibrary::Functions& f, nvml::Device h, Pass& pas
 
 // Appends one entry per pid: a pid in several lists keeps its first kind and
 // the first memory figure the driver knows.
-void read_slow_values(const NvmlLibrary& lib, nvml::Device h, Pass& pass, DeviceValues& out,
-                      std::vector<GpuProcess>& found) {
+void read_slow_values(const NvmlLibrary& lib, nvml::Device h, const SlowReadPlan& plan, Pass& pass,
+                      DeviceValues& out, std::vector<GpuProcess>& found) {
   const NvmlLibrary::Functions& f = lib.fn();
-  unsigned long long mj = 0;
-  if (pass.run(Feature::Energy, [&] { return f.total_energy(h, &mj); })) {
-    out.set(DM::EnergyJoules, static_cast<double>(mj) / 1000.0);
+  if (plan.costly) {
+    // The energy counter first: the sampler takes the start of this call as its time.
+    unsigned long long mj = 0;
+    if (pass.run(Feature::Energy, [&] { return f.total_energy(h, &mj); })) {
+      out.set(DM::EnergyJoules, static_cast<double>(mj) / 1000.0);
+    }
+    // NVML's "KB" here is KiB.
+    unsigned kbs = 0;
+    if (pass.run(Feature::PcieTx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilTxBytes, &kbs); })) {
+      out.set(DM::PcieTxBytesPerSec, kbs * 1024.0);
+    }
+    if (pass.run(Feature::PcieRx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilRxBytes, &kbs); })) {
+      out.set(DM::PcieRxBytesPerSec, kbs * 1024.0);
+    }
   }
-  // NVML's "KB" here is KiB.
-  unsigned kbs = 0;
-  if (pass.run(Feature::PcieTx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilTxBytes, &kbs); })) {
-    out.set(DM::PcieTxBytesPerSec, kbs * 1024.0);
-  }
-  if (pass.run(Feature::PcieRx, [&] { return f.pcie_throughput(h, nvml::kPcieUtilRxBytes, &kbs); })) {
-    out.set(DM::PcieRxBytesPerSec, kbs * 1024.0);
-  }
+  read_slow_cheap_values(f, h, pass, out);
 
   using Kind = NvmlLibrary::ProcessKind;
   const std::pair<Kind, Feature> kinds[] = {{Kind::Compute, Feature::ComputeProcs},
@@ -338,7 +348,7 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
     DeviceValues probe;
     std::vector<GpuProcess> ignored;
     read_fast_values(f, dev->handle, pass, probe);
-    read_slow_values(lib, dev->handle, pass, probe, ignored);
+    read_slow_values(lib, dev->handle, SlowReadPlan{}, pass, probe, ignored);
     if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
       info.static_values.set(DM::MemTotalBytes, *total);
     }
@@ -376,7 +386,7 @@ ReadStatus NvmlBackend::read_fast(std::size_t local_index, DeviceValues& out) {
   return ReadStatus::Lost;
 }
 
-ReadStatus NvmlBackend::read_slow(std::size_t local_index, DeviceValues& out,
+ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                                   std::vector<GpuProcess>& processes) {
   if (local_index >= devices_.size()) return ReadStatus::Lost;
   Device& d = *devices_[local_index];
@@ -384,7 +394,7 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, DeviceValues& out,
   Features enabled = d.enabled;
   Pass pass(enabled, /*probing=*/false);
   std::vector<GpuProcess> found;
-  read_slow_values(*lib_, d.handle, pass, out, found);
+  read_slow_values(*lib_, d.handle, plan, pass, out, found);
   if (pass.lost()) {
     d.lost.store(true, std::memory_order_relaxed);
     return ReadStatus::Lost;

@@ -28,7 +28,7 @@ class NvmlBackend final : public GpuBackend {
   ReadStatus read_fast(std::size_t local_index, DeviceValues& out) override;
   // Appends this device's processes (device_index = local index), one entry
   // per pid even when the driver lists it as compute and graphics.
-  ReadStatus read_slow(std::size_t local_index, DeviceValues& out,
+  ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                        std::vector<GpuProcess>& processes) override;
 
  private:

@@ -104,26 +104,43 @@ TEST_F(NvmlBackendTest, ReadsValuesInCatalogueUnits) {
   EXPECT_EQ(v.get(DM::MemReservedBytes), 512 * kMiB);
   EXPECT_EQ(v.get(DM::MemTotalBytes), 81559 * kMiB);
   EXPECT_DOUBLE_EQ(*v.get(DM::PowerWatts), 120 + 5.8 * 50);  // mW -> W
-  EXPECT_EQ(v.get(DM::PowerLimitWatts), 650);
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 61);
-  EXPECT_EQ(v.get(DM::TempMemCelsius), 70);
   EXPECT_EQ(v.get(DM::SmClockMhz), 1755);
-  EXPECT_EQ(v.get(DM::MemClockMhz), 2619);
-  EXPECT_EQ(v.get(DM::FanPercent), 40);
-  EXPECT_EQ(v.get(DM::PerfState), 2);
   EXPECT_EQ(v.get(DM::ClockEventReasons), 4);
-  EXPECT_EQ(v.get(DM::PcieLinkGen), 4);
-  EXPECT_EQ(v.get(DM::PcieLinkWidth), 8);
-  EXPECT_FALSE(v.has(DM::EnergyJoules));  // slow metrics stay out of the fast read
+  // Each read fills exactly the metrics the catalogue gives its cadence.
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (v.has(static_cast<DM>(m))) {
+      EXPECT_EQ(kDeviceMetrics[m].cadence, Cadence::Fast) << kDeviceMetrics[m].name;
+    }
+  }
 
   DeviceValues slow;
   std::vector<GpuProcess> processes;
-  ASSERT_EQ(backend->read_slow(0, slow, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, slow, processes), ReadStatus::Ok);
+  EXPECT_EQ(slow.get(DM::PowerLimitWatts), 650);
+  EXPECT_EQ(slow.get(DM::TempMemCelsius), 70);
+  EXPECT_EQ(slow.get(DM::MemClockMhz), 2619);
+  EXPECT_EQ(slow.get(DM::FanPercent), 40);
+  EXPECT_EQ(slow.get(DM::PerfState), 2);
+  EXPECT_EQ(slow.get(DM::PcieLinkGen), 4);
+  EXPECT_EQ(slow.get(DM::PcieLinkWidth), 8);
   EXPECT_EQ(slow.get(DM::PcieTxBytesPerSec), 1500 * 1024.0);  // KiB/s -> B/s
   EXPECT_EQ(slow.get(DM::PcieRxBytesPerSec), 2500 * 1024.0);
   EXPECT_GE(*slow.get(DM::EnergyJoules), 100000.0);  // fake counter starts at 100 kJ
   EXPECT_TRUE(processes.empty());
-  EXPECT_FALSE(slow.has(DM::GpuUtilPercent));
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (slow.has(static_cast<DM>(m))) {
+      EXPECT_TRUE(kDeviceMetrics[m].cadence == Cadence::Slow || kDeviceMetrics[m].cadence == Cadence::Costly)
+          << kDeviceMetrics[m].name;
+    }
+  }
+
+  // Without the costly calls: everything slow but energy and PCIe throughput.
+  DeviceValues cheap;
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{.costly = false}, cheap, processes), ReadStatus::Ok);
+  EXPECT_EQ(cheap.get(DM::PowerLimitWatts), 650);
+  EXPECT_FALSE(cheap.has(DM::EnergyJoules));
+  EXPECT_FALSE(cheap.has(DM::PcieTxBytesPerSec));
 }
 
 TEST_F(NvmlBackendTest, EnergyCounterIntegratesPower) {
@@ -133,10 +150,10 @@ TEST_F(NvmlBackendTest, EnergyCounterIntegratesPower) {
   DeviceValues a;
   DeviceValues b;
   const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(backend->read_slow(0, a, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, a, processes), ReadStatus::Ok);
   std::this_thread::sleep_for(300ms);
   const auto t1 = std::chrono::steady_clock::now();
-  ASSERT_EQ(backend->read_slow(0, b, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, b, processes), ReadStatus::Ok);
   const double seconds = std::chrono::duration<double>(t1 - t0).count();
   const double watts = (*b.get(DM::EnergyJoules) - *a.get(DM::EnergyJoules)) / seconds;
   EXPECT_NEAR(watts, 410.0, 41.0);  // mJ -> J; loose: scheduling noise on a busy machine
@@ -170,7 +187,7 @@ TEST_F(NvmlBackendTest, UnsupportedMetricsAreAbsent) {
   DeviceValues slow;
   std::vector<GpuProcess> processes;
   ASSERT_EQ(backend->read_fast(0, fast), ReadStatus::Ok);
-  ASSERT_EQ(backend->read_slow(0, slow, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, slow, processes), ReadStatus::Ok);
   EXPECT_FALSE(fast.has(DM::FanPercent));
   EXPECT_FALSE(fast.has(DM::TempMemCelsius));
   EXPECT_TRUE(fast.has(DM::TempGpuCelsius));
@@ -188,11 +205,11 @@ TEST_F(NvmlBackendTest, LostGpuReportsLostWhileOthersContinue) {
   DeviceValues after;
   std::vector<GpuProcess> processes;
   EXPECT_EQ(backend->read_fast(1, after), ReadStatus::Lost);
-  EXPECT_EQ(backend->read_slow(1, after, processes), ReadStatus::Lost);
+  EXPECT_EQ(backend->read_slow(1, SlowReadPlan{}, after, processes), ReadStatus::Lost);
   DeviceValues other;
   EXPECT_EQ(backend->read_fast(0, other), ReadStatus::Ok);
   EXPECT_TRUE(other.has(DM::GpuUtilPercent));
-  EXPECT_EQ(backend->read_slow(0, other, processes), ReadStatus::Ok);
+  EXPECT_EQ(backend->read_slow(0, SlowReadPlan{}, other, processes), ReadStatus::Ok);
 }
 
 TEST_F(NvmlBackendTest, GpuLostBeforeOpenIsListedAndLost) {
@@ -249,7 +266,7 @@ TEST_F(NvmlBackendTest, OldDriverFallsBackToPlainSymbols) {
 
   DeviceValues slow;
   std::vector<GpuProcess> processes;
-  ASSERT_EQ(backend->read_slow(0, slow, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, slow, processes), ReadStatus::Ok);
   EXPECT_FALSE(slow.has(DM::EnergyJoules));
   ASSERT_EQ(processes.size(), 2U);  // 16-byte v1 elements read as such
   EXPECT_EQ(processes[0].pid, 1234U);
@@ -265,7 +282,7 @@ TEST_F(NvmlBackendTest, ProcessesAreMergedPerDevice) {
   ASSERT_NE(backend, nullptr) << why_not;
   DeviceValues v;
   std::vector<GpuProcess> processes;
-  ASSERT_EQ(backend->read_slow(1, v, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(1, SlowReadPlan{}, v, processes), ReadStatus::Ok);
   ASSERT_EQ(processes.size(), 4U);
   EXPECT_EQ(processes[0].pid, 1234U);
   EXPECT_EQ(processes[0].kind, "compute");
@@ -286,7 +303,7 @@ TEST_F(NvmlBackendTest, ProcessListOutgrowingTheFirstCountIsRetried) {
   ASSERT_NE(backend, nullptr) << why_not;
   DeviceValues v;
   std::vector<GpuProcess> processes;
-  ASSERT_EQ(backend->read_slow(0, v, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
   EXPECT_GT(processes.size(), 100U);
   std::set<std::uint32_t> pids;
   for (const GpuProcess& p : processes) pids.insert(p.pid);
@@ -299,7 +316,7 @@ TEST_F(NvmlBackendTest, CallingProcessCanBeListed) {
   ASSERT_NE(backend, nullptr) << why_not;
   DeviceValues v;
   std::vector<GpuProcess> processes;
-  ASSERT_EQ(backend->read_slow(0, v, processes), ReadStatus::Ok);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
   ASSERT_EQ(processes.size(), 2U);
   EXPECT_EQ(processes[0].pid, static_cast<std::uint32_t>(getpid()));
   EXPECT_EQ(processes[1].pid, static_cast<std::uint32_t>(getppid()));
@@ -334,7 +351,7 @@ TEST_F(NvmlBackendTest, FastAndSlowReadsMayOverlap) {
     while (!stop) {
       DeviceValues v;
       std::vector<GpuProcess> processes;
-      if (backend->read_slow(0, v, processes) == ReadStatus::Ok && processes.size() == 1) ++slow_reads;
+      if (backend->read_slow(0, SlowReadPlan{}, v, processes) == ReadStatus::Ok && processes.size() == 1) ++slow_reads;
     }
   });
   int fast_reads = 0;

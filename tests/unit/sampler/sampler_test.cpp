@@ -31,7 +31,8 @@ class ScriptedBackend final : public GpuBackend {
     out.set(DeviceMetric::GpuUtilPercent, 10.0 * static_cast<double>(i));
     return ReadStatus::Ok;
   }
-  ReadStatus read_slow(std::size_t i, DeviceValues& out, std::vector<GpuProcess>& processes) override {
+  ReadStatus read_slow(std::size_t i, const SlowReadPlan&, DeviceValues& out,
+                       std::vector<GpuProcess>& processes) override {
     out.set(DeviceMetric::EnergyJoules, static_cast<double>(++slow_reads_));
     processes.push_back({0, 4242 + static_cast<std::uint32_t>(i), 1024, "compute", ""});
     return ReadStatus::Ok;

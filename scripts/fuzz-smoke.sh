@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Builds every libFuzzer target (fuzz/*_fuzz.cpp) with clang and runs each for
+# FUZZ_SECONDS (default 20) on a scratch copy of its seed corpus
+# fuzz/corpus/<name>/ (<name> = the file name without _fuzz), so that inputs
+# the fuzzer finds never land in the repository. Fails on any crash, leak,
+# sanitizer report or timeout; the crashing input is kept in build-fuzz/crashes/.
+#   scripts/fuzz-smoke.sh                      all targets, 20 s each
+#   FUZZ_SECONDS=300 scripts/fuzz-smoke.sh     longer
+#   scripts/fuzz-smoke.sh chunk_codec_fuzz     only the named targets
+# Needs clang and libclang-rt-14-dev (scripts/install-deps.sh installs them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+seconds=${FUZZ_SECONDS:-20}
+jobs=$(nproc 2>/dev/null || echo 2)
+build=$root/build-fuzz
+
+if ! command -v clang++ >/dev/null 2>&1; then
+  echo "fuzz-smoke: clang++ not found; run scripts/install-deps.sh" >&2
+  exit 1
+fi
+
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  targets=()
+  for src in fuzz/*_fuzz.cpp; do
+    targets+=("$(basename "$src" .cpp)")
+  done
+fi
+
+# A build dir configured with another compiler cannot be switched: start over.
+if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$build/CMakeCache.txt"; then
+  rm -rf "$build"
+fi
+echo "== configure ($build) =="
+CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF >/dev/null
+echo "== build: ${targets[*]} =="
+# Only the fuzzers: each compiles just the sources it tests.
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpuwatch-fuzz-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$build/crashes"
+failed=()
+for t in "${targets[@]}"; do
+  name=${t%_fuzz}
+  corpus=$work/$name
+  mkdir -p "$corpus"
+  if [ -d "fuzz/corpus/$name" ]; then
+    cp -R "fuzz/corpus/$name/." "$corpus/"
+  else
+    echo "fuzz-smoke: warning: no seed corpus fuzz/corpus/$name" >&2
+  fi
+  echo "== $t: ${seconds}s on $(find "$corpus" -type f | wc -l) seed(s) =="
+  log=$build/crashes/$t.log
+  # -artifact_prefix keeps crash-* files out of the source tree.
+  if (cd "$work" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$build/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$build/crashes/$t-" "$corpus") >"$log" 2>&1; then
+    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' "$log" | sed 's/^/  /' || true
+    echo "  ok ($(find "$corpus" -type f | wc -l) corpus entries at the end)"
+  else
+    tail -n 40 "$log" >&2
+    echo "  FAILED: $t (full log $log; input under $build/crashes/)" >&2
+    failed+=("$t")
+  fi
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "fuzz-smoke: ${#failed[@]} target(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "fuzz-smoke: all ${#targets[@]} target(s) ran ${seconds}s without a crash"
