@@ -1,8 +1,9 @@
 // HostReader: CPU and memory from /proc/stat and /proc/meminfo, and the process
-// tree of one pid, found by one scan of /proc/[0-9]*/stat per read. The scan
-// touches every process on the machine each tick (monitors are known to burn
-// whole cores on it), so it goes through raw openat/read into one reused
-// buffer: no iostreams, no std::filesystem iteration, no per-process strings.
+// tree of one pid. The tree is walked through /proc/PID/task/TID/children,
+// which touches only the tree's own processes; on kernels without those files
+// it falls back to one scan of every /proc/[0-9]*/stat per read (monitors are
+// known to burn whole cores on that). Either way files are read with raw
+// openat/read into one reused buffer: no iostreams, no per-process strings.
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -186,10 +187,64 @@ void HostReader::scan_processes(int dir_fd) {
   }
 }
 
+// Reads the stat of the tree's processes only, following the children lists
+// of every thread (a child forked by a worker thread is listed under that
+// thread). Returns false when the kernel has no children files.
+bool HostReader::walk_children(int dir_fd) {
+  procs_.clear();
+  if (dir_fd < 0) return true;
+  // Far beyond any training job; bounds the walk on a corrupt tree.
+  constexpr std::size_t kMaxTreeProcesses = 65536;
+  std::vector<std::uint32_t> queue{tree_root_};
+  for (std::size_t i = 0; i < queue.size() && i < kMaxTreeProcesses; ++i) {
+    const std::uint32_t pid = queue[i];
+    const auto text = read_at(dir_fd, PidPath(pid, "stat").c_str(), buf_);
+    const auto st = text ? parse_pid_stat(*text) : std::nullopt;
+    if (!st) continue;  // exited meanwhile
+    procs_.push_back(Proc{st->pid, st->ppid, st->start_ticks, saturating_add(st->utime_ticks, st->stime_ticks),
+                          st->rss_pages, false});
+    const int task_fd = ::openat(dir_fd, PidPath(pid, "task").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (task_fd < 0) {
+      if (i == 0 && errno == ENOENT) return false;  // no task dirs: not a kernel we can walk
+      continue;
+    }
+    struct CloseDir {
+      void operator()(DIR* d) const { ::closedir(d); }
+    };
+    const std::unique_ptr<DIR, CloseDir> tasks(::fdopendir(task_fd));
+    if (!tasks) {
+      ::close(task_fd);
+      continue;
+    }
+    while (const dirent* entry = ::readdir(tasks.get())) {
+      const auto tid = pid_of_entry(entry->d_name);
+      if (!tid) continue;
+      const auto children = read_at(task_fd, PidPath(*tid, "children").c_str(), children_buf_);
+      if (!children) {
+        if (i == 0 && *tid == pid && errno == ENOENT) return false;
+        continue;
+      }
+      std::string_view rest = *children;
+      while (!rest.empty()) {
+        const auto space = rest.find_first_of(" \n");
+        if (const auto child = pid_of_entry(rest.substr(0, space))) {
+          if (std::find(queue.begin(), queue.end(), *child) == queue.end()) queue.push_back(*child);
+        }
+        rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      }
+    }
+  }
+  return true;
+}
+
 void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
   tree_pids_.clear();
   tree_now_.clear();
-  scan_processes(dir_fd);  // an unreadable root leaves no processes: no tree
+  // An unreadable root leaves no processes: no tree.
+  if (children_files_.value_or(true)) {
+    children_files_ = walk_children(dir_fd);
+  }
+  if (!*children_files_) scan_processes(dir_fd);
 
   // Children by parent: sort once, then each lookup is a binary search.
   std::sort(procs_.begin(), procs_.end(),

@@ -97,6 +97,7 @@ class HostReader {
   void read_memory(int dir_fd, HostSample& out);
   void read_tree(int dir_fd, HostSample& out, Timestamp time);
   void scan_processes(int dir_fd);
+  bool walk_children(int dir_fd);
   void forget_tree();
 
   std::filesystem::path root_;
@@ -110,7 +111,9 @@ class HostReader {
   std::vector<PidCounters> tree_now_;
   std::vector<Proc> procs_;
   std::vector<std::uint32_t> tree_pids_;
+  std::optional<bool> children_files_;  // does this kernel have task/*/children?
   std::string buf_;  // file contents, reused across reads
+  std::string children_buf_;
 };
 
 }  // namespace gpuwatch

@@ -384,6 +384,40 @@ TEST_F(HostReaderTest, OfflineCoreIsNaN) {
   EXPECT_DOUBLE_EQ(s.core_percent[3], 10.0);
 }
 
+// Kernels without CONFIG_PROC_CHILDREN: the same snapshots minus every
+// task/*/children file must give the same tree through the full /proc scan.
+TEST(HostReader, WithoutChildrenFilesTheFullScanFindsTheSameTree) {
+  const fs::path copy = fs::temp_directory_path() / ("gpuwatch-nochildren-" + std::to_string(::getpid()));
+  fs::remove_all(copy);
+  fs::create_directories(copy);
+  for (const char* snapshot : {"proc", "proc_t2"}) {
+    fs::copy(kFixtures / snapshot, copy / snapshot, fs::copy_options::recursive);
+    for (const auto& entry : fs::directory_iterator(copy / snapshot)) {
+      if (entry.is_directory()) fs::remove_all(entry.path() / "task");
+    }
+  }
+  for (const char* snapshot : {"proc", "proc_t2"}) {
+    HostReader walked(kFixtures / snapshot, kHz, kPage);
+    HostReader scanned(copy / snapshot, kHz, kPage);
+    walked.set_tree_root(4242);
+    scanned.set_tree_root(4242);
+    const auto a = walked.read(at(100.0));
+    const auto b = scanned.read(at(100.0));
+    auto sorted = [](std::vector<std::uint32_t> v) {
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    EXPECT_EQ(sorted(walked.tree_pids()), sorted(scanned.tree_pids())) << snapshot;
+    EXPECT_EQ(a.values.get(HostMetric::TreeRssBytes), b.values.get(HostMetric::TreeRssBytes)) << snapshot;
+  }
+  HostReader t2(kFixtures / "proc_t2", kHz, kPage);
+  t2.set_tree_root(4242);
+  t2.read(at(100.0));
+  // 4270 is listed only under thread 4243 of the root.
+  EXPECT_THAT(t2.tree_pids(), UnorderedElementsAre(4242u, 4250u, 4260u, 4270u));
+  fs::remove_all(copy);
+}
+
 TEST(HostReader, MissingRootIsEmptyNotACrash) {
   HostReader reader("/nonexistent/gpuwatch-proc", kHz, kPage);
   reader.set_tree_root(1);
