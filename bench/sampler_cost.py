@@ -146,7 +146,7 @@ class Measured:
             time.sleep(0.25)
         return self
 
-    def stop(self, signals=(signal.SIGINT, signal.SIGTERM, signal.SIGKILL), grace_s=5.0):
+    def stop(self, signals=(signal.SIGINT, signal.SIGTERM, signal.SIGKILL), grace_s=3.0):
         """Sends each signal in turn until the process exits, then reaps it."""
         for sig in signals:
             if self.poll():
