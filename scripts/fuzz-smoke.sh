@@ -7,7 +7,7 @@
 #   scripts/fuzz-smoke.sh                      all targets, 20 s each
 #   FUZZ_SECONDS=300 scripts/fuzz-smoke.sh     longer
 #   scripts/fuzz-smoke.sh chunk_codec_fuzz     only the named targets
-# Needs clang and libclang-rt-14-dev (scripts/install-deps.sh installs them).
+# Needs clang and libclang-rt-dev (scripts/install-deps.sh installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -6,7 +6,7 @@ packages=(
   build-essential cmake pkg-config git
   libcli11-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev   # fuzz targets (libFuzzer) and sanitizers
+  clang libclang-rt-dev      # fuzz targets (libFuzzer); versionless: Debian and Ubuntu alike
   python3
 )
 sudo_cmd=()

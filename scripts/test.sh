@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The whole test suite: builds gpuwatch twice (plain, and with address and
 # undefined-behaviour sanitizers) and runs every unit and end-to-end test in
-# each. No GPU needed: NVML is a fake library the tests build.
+# each, then runs every fuzz target briefly. No GPU needed: NVML is a fake
+# library the tests build.
 #   scripts/test.sh          everything
 #   scripts/test.sh --quick  the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libbenchmark-dev >/dev/null 2>&1; then
+if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev >/dev/null 2>&1; then
   scripts/install-deps.sh
 fi
 
@@ -25,4 +26,6 @@ if [ "${1:-}" != "--quick" ]; then
   echo "== address + undefined-behaviour sanitizers =="
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite build-sanitize -DGPUWATCH_SANITIZE=ON -DGPUWATCH_BENCH=OFF
+  echo "== fuzz targets, ${FUZZ_SECONDS:-15} s each =="
+  FUZZ_SECONDS=${FUZZ_SECONDS:-15} scripts/fuzz-smoke.sh
 fi

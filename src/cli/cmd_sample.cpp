@@ -14,14 +14,25 @@ namespace gpuwatch::cli {
 namespace {
 
 // Prints each sample as it arrives; flushes per tick so pipes see it live.
+// The table, a view for people, repeats the last value of metrics read once
+// a second (temperature, clocks) on the ticks between, as nvidia-smi dmon
+// does; jsonl and csv print exactly what was read at each tick.
 class PrintSink final : public SampleSink {
  public:
-  PrintSink(SampleFormatter& format, const BackendSet& set, std::int64_t start)
-      : format_(format), set_(set), start_(start) {
+  PrintSink(SampleFormatter& format, const BackendSet& set, std::int64_t start, bool carry_forward)
+      : format_(format), set_(set), start_(start), carry_forward_(carry_forward), last_(set.devices.size()) {
     format_.begin(buf_);
   }
   void on_device_sample(const DeviceSample& s) override {
-    format_.device(buf_, s, set_.devices[static_cast<std::size_t>(s.device_index)], start_);
+    const auto index = static_cast<std::size_t>(s.device_index);
+    if (!carry_forward_) {
+      format_.device(buf_, s, set_.devices[index], start_);
+      return;
+    }
+    last_[index].merge_from(s.values);
+    DeviceSample shown = s;
+    shown.values = last_[index];
+    format_.device(buf_, shown, set_.devices[index], start_);
   }
   void on_host_sample(const HostSample& s) override { format_.host(buf_, s, start_); }
   void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
@@ -36,6 +47,8 @@ class PrintSink final : public SampleSink {
   SampleFormatter& format_;
   const BackendSet& set_;
   std::int64_t start_;
+  bool carry_forward_;
+  std::vector<DeviceValues> last_;  // per device
   std::string buf_;
 };
 
@@ -78,7 +91,7 @@ void add_sample(CLI::App& app, int& exit_code) {
     HostReader host(SystemPaths::from_environment().procfs_root);
     options.host = flags->format == "jsonl";
     Sampler sampler(set, &host, options);
-    PrintSink sink(*format, set, now().wall_ns);
+    PrintSink sink(*format, set, now().wall_ns, flags->format == "table");
     sampler.run(sink, ticks);
     exit_code = 0;
   });

@@ -154,6 +154,7 @@ int run_record(const RecordOptions& o) {
   sampler_options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_s * 1e9));
   sampler_options.gpus = o.gpus;
   sampler_options.closing_sample = true;
+  sampler_options.prime_slow_metrics = false;  // sample the command's start at once
   Sampler sampler(backends, &host, sampler_options);
 
   StatusLineOptions status;

@@ -73,9 +73,7 @@ bool Sampler::wait_until(Clock::time_point deadline) {
 }
 
 void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
-  // One slow read before the first tick, so that even the first sample has
-  // energy, PCIe throughput and processes, and host CPU rates have a base.
-  read_slow_into_mailbox(SlowReadPlan{.costly = true});
+  if (options_.prime_slow_metrics) read_slow_into_mailbox(SlowReadPlan{.costly = true});
   std::thread slow([this] {
     pthread_setname_np(pthread_self(), "gw-slow");  // so per-thread CPU shows in top -H
     slow_loop();
@@ -181,8 +179,10 @@ void Sampler::read_slow_once(SlowMailbox& into, const SlowReadPlan& plan) {
 
 void Sampler::slow_loop() {
   const auto costly_interval = std::max<std::chrono::nanoseconds>(slow_interval_, kCostlyInterval);
-  auto last_costly = Clock::now();
-  auto deadline = Clock::now() + slow_interval_;
+  // Without priming, the first round starts at once and reads everything.
+  const bool primed = options_.prime_slow_metrics;
+  auto last_costly = Clock::now() - (primed ? std::chrono::nanoseconds(0) : costly_interval);
+  auto deadline = Clock::now() + (primed ? slow_interval_ : std::chrono::nanoseconds(0));
   while (true) {
     skip_missed(deadline, slow_interval_);
     if (!wait_until(deadline)) return;

@@ -39,6 +39,11 @@ struct SamplerOptions {
   std::vector<int> gpus;  // global device indices to sample; empty: all
   bool host = true;
   bool processes = true;
+  // Read the slow metrics once before the first tick, so that the first
+  // sample has them all (sample --count 1). With many GPUs this delays the
+  // first tick by ~45 ms per GPU; record turns it off and lets the slow
+  // thread's first round, which starts at once, fill them in.
+  bool prime_slow_metrics = true;
   // After stop(): one more sample with every metric, the costly ones too,
   // so that counters (energy) cover the whole recording.
   bool closing_sample = false;

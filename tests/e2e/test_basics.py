@@ -89,6 +89,8 @@ class Basics(GpuwatchTestCase):
         self.assertTrue(lines[0].startswith("# time"))
         self.assertEqual(len(lines), 5)
         self.assertRegex(lines[1], r"^\d\d:\d\d:\d\d\.\d{3}\s+0\s+0\s")
+        # Metrics read once a second are repeated on the ticks between, in the table only.
+        self.assertEqual(lines[3].split()[7], "34", lines)  # temperature of GPU 0, second tick
 
     def test_sample_bad_gpu_list(self):
         for bad in ["7", "a", "2-1", ""]:
