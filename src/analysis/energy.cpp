@@ -51,7 +51,9 @@ EnergyEstimate estimate_energy(TimedValues power, TimedValues energy, std::int64
     const double v = energy.values[i];
     if (std::isnan(v)) continue;
     if (last_counter) {
-      if (v >= *last_counter) counter_sum += v - *last_counter;
+      // A counter that went backwards was reset (driver reload, GPU reset)
+      // and has counted from zero since.
+      counter_sum += v >= *last_counter ? v - *last_counter : v;
       e.counter_joules = counter_sum;
     } else {
       first_time = energy.time_ns[i];

@@ -25,8 +25,8 @@ struct TimedValues {
   std::span<const double> values;  // NaN: absent
 };
 
-// A counter that goes backwards (driver reload) restarts the sum rather than
-// subtracting. Power gaps longer than max_gap_ns are not bridged.
+// A counter that goes backwards (driver reload) has restarted from zero: its
+// new value is added rather than the difference subtracted. Power gaps longer than max_gap_ns are not bridged.
 EnergyEstimate estimate_energy(TimedValues power_watts, TimedValues energy_joules, std::int64_t max_gap_ns);
 
 }  // namespace gpuwatch

@@ -30,7 +30,7 @@ void add_record(CLI::App& app, int& exit_code) {
   add_gpus_option(*cmd, flags->gpus, "GPU indices to record, e.g. 0,2 or 0-3 (default: all)");
   cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
   cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
   cmd->add_option("--output-dir", flags->output_dir,
                   "Also write the seed files gpu_stats_<name>_<time>.json, _multi_gpu.json, _summary.txt here");

@@ -68,7 +68,8 @@ void add_sample(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
   cmd->add_option("--count", flags->count, "Stop after N samples per GPU")->check(CLI::PositiveNumber);
-  cmd->add_option("--duration", flags->duration, "Stop after S seconds")->check(CLI::PositiveNumber);
+  cmd->add_option("--duration", flags->duration, "Stop after S seconds (at most a year)")
+      ->check(CLI::Range(0.001, 366.0 * 86400));
   cmd->add_option("--format", flags->format, "table, jsonl or csv")
       ->check(CLI::IsMember({"table", "jsonl", "csv"}))
       ->capture_default_str();

@@ -26,7 +26,10 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpuwatch: error: {}\n", e.what());
+    try {
+      fmt::print(stderr, "gpuwatch: error: {}\n", e.what());
+    } catch (...) {  // stderr is gone too: nothing left to tell
+    }
     return 1;
   }
   return exit_code;

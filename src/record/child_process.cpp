@@ -1,6 +1,7 @@
 #include "record/child_process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <poll.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const bool take_terminal = isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -35,6 +37,11 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   if (pid == 0) {
     close(fds[0]);
     setpgid(0, 0);
+    if (take_terminal) {
+      signal(SIGTTOU, SIG_IGN);
+      tcsetpgrp(STDIN_FILENO, getpid());
+      signal(SIGTTOU, SIG_DFL);
+    }
     // The recorder blocks signals in its threads; the command must not inherit that.
     sigset_t none;
     sigemptyset(&none);
@@ -48,6 +55,7 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   }
   // Also from the parent, so there is no window where the group does not exist yet.
   setpgid(pid, pid);
+  if (take_terminal) tcsetpgrp(STDIN_FILENO, pid);
   close(fds[1]);
   int err = 0;
   ssize_t n;
@@ -56,18 +64,33 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   } while (n < 0 && errno == EINTR);
   close(fds[0]);
   if (n == static_cast<ssize_t>(sizeof err)) {
-    int status = 0;
-    waitpid(pid, &status, 0);
+    const ChildProcess failed(pid, take_terminal);
+    failed.wait();
     throw SpawnError(fmt::format("cannot run '{}': {}", argv[0], std::strerror(err)));
   }
-  return ChildProcess(pid);
+  return ChildProcess(pid, take_terminal);
 }
 
 void signal_process_group(pid_t leader, int signal) {
   if (kill(-leader, signal) != 0) kill(leader, signal);
 }
 
-ChildOutcome ChildProcess::wait() const {
+ChildOutcome ChildProcess::wait(const std::function<void()>& before_reap) const {
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0) {
+    if (errno != EINTR) return {};
+  }
+  if (before_reap) before_reap();
+  if (owns_terminal_) {
+    // Now a background group: SIGTTOU would stop us for taking the terminal back.
+    sigset_t ttou;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &ttou, &old);
+    tcsetpgrp(STDIN_FILENO, getpgrp());
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) return {};

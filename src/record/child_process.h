@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -30,16 +31,22 @@ class ChildProcess {
  public:
   // Forks and execs argv[0] (PATH search). Throws SpawnError with the
   // reason (e.g. "cannot run 'foo': No such file or directory") if exec fails.
+  // When gpuwatch runs in the terminal's foreground, the command's group
+  // becomes the foreground group, so that it can read the terminal (a login
+  // prompt, breakpoint()) and Ctrl-C, Ctrl-\ and Ctrl-Z reach it directly.
   static ChildProcess spawn(const std::vector<std::string>& argv,
                             const std::vector<std::pair<std::string, std::string>>& extra_env);
 
   [[nodiscard]] pid_t pid() const { return pid_; }
-  // Blocks until the child exits.
-  ChildOutcome wait() const;
+  // Blocks until the child exits. before_reap runs while the exited child is
+  // still a zombie, so its pid cannot have been reused yet: the place to stop
+  // signalling it. Gives the terminal back to gpuwatch's group.
+  ChildOutcome wait(const std::function<void()>& before_reap = {}) const;
 
  private:
-  explicit ChildProcess(pid_t pid) : pid_(pid) {}
+  ChildProcess(pid_t pid, bool owns_terminal) : pid_(pid), owns_terminal_(owns_terminal) {}
   pid_t pid_;
+  bool owns_terminal_;
 };
 
 // Sends a signal to the process group led by `leader` (falls back to the

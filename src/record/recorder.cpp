@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
 #include <csignal>
 #include <ctime>
 #include <fstream>
@@ -74,8 +77,10 @@ void write_output_dir(const std::filesystem::path& dir, const RunData& data, con
                           [&](const WriteChunk& w) { write_seed_multi_json(data, w); });
   }
   write_file_atomically(dir / (stem + "_summary.txt"), [&](const WriteChunk& w) { w(summary_text); });
-  fmt::print(stderr, "gpuwatch: wrote {}/{}{{.json{},_summary.txt}}\n", dir.string(), stem,
-             data.devices.size() > 1 ? ",_multi_gpu.json" : "");
+  std::fputs(fmt::format("gpuwatch: wrote {}/{}{{.json{},_summary.txt}}\n", dir.string(), stem,
+                         data.devices.size() > 1 ? ",_multi_gpu.json" : "")
+                 .c_str(),
+             stderr);
 }
 
 // Signals arrive on one thread (sigwait), never in a handler, so forwarding
@@ -110,6 +115,18 @@ class SignalThread {
   std::atomic<bool> quitting_{false};
   std::thread thread_;
 };
+
+// Ends the process by the default action of `sig`, which is blocked in every
+// thread while gpuwatch handles signals itself.
+[[noreturn]] void die_of_signal(int sig) {
+  std::signal(sig, SIG_DFL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  raise(sig);
+  std::_Exit(128 + sig);
+}
 
 }  // namespace
 
@@ -163,26 +180,44 @@ int run_record(const RecordOptions& o) {
   status.period = std::chrono::nanoseconds(static_cast<std::int64_t>(o.status_every_s * 1e9));
   RecordingSink sink(*store, status);
 
-  // Block the signals before any thread starts, so only SignalThread sees them.
-  std::optional<ChildProcess> child;
-  std::atomic<pid_t> child_group{0};
-  SignalThread signals([&](int sig) {
-    const pid_t group = child_group.load();
+  // Fail on an unusable --output-dir before the command starts, not after it ran.
+  if (o.output_dir) std::filesystem::create_directories(*o.output_dir);
+
+  // The command's group, shared by the signal thread and the watcher. It is
+  // cleared before the command is reaped, so a signal never reaches a pid the
+  // system may have reused; a signal that comes before the command started
+  // waits for it.
+  std::mutex child_mutex;
+  pid_t child_group = 0;
+  int pending_signal = 0;
+  int stop_requests = 0;
+  SignalThread signals([&](int sig) {  // blocks the signals before any thread starts
+    std::unique_lock lock(child_mutex);
+    const bool forward = !o.command.empty();
     sink.post_event({now(), std::nullopt, "signal",
-                     fmt::format("received SIG{}; {}", sigabbrev_np(sig), group ? "forwarded to the command" : "stopping")});
-    if (group > 0) {
-      signal_process_group(group, sig);
-    } else {
-      sampler.stop();
+                     fmt::format("received SIG{}; {}", sigabbrev_np(sig), forward ? "forwarded to the command" : "stopping")});
+    if (forward) {
+      if (child_group > 0) {
+        signal_process_group(child_group, sig);
+      } else {
+        pending_signal = sig;
+      }
+      return;
     }
+    if (++stop_requests > 1) die_of_signal(sig);  // a second Ctrl-C while stopping: at once
+    lock.unlock();
+    sampler.stop();
   });
 
   const Timestamp start = now();
   run.start_wall_ns = start.wall_ns;
   run.start_mono_ns = start.mono_ns;
+  std::optional<ChildProcess> child;
   if (!o.command.empty()) {
     child = ChildProcess::spawn(o.command, {});
+    std::lock_guard lock(child_mutex);
     child_group = child->pid();
+    if (pending_signal != 0) signal_process_group(child_group, pending_signal);
     host.set_tree_root(static_cast<std::uint32_t>(child->pid()));
   } else if (o.attach_pid) {
     if (kill(*o.attach_pid, 0) != 0 && errno == ESRCH) {
@@ -190,14 +225,26 @@ int run_record(const RecordOptions& o) {
     }
     host.set_tree_root(static_cast<std::uint32_t>(*o.attach_pid));
   }
-  store->begin_run(run, selected(backends, o.gpus));
+  try {
+    store->begin_run(run, selected(backends, o.gpus));
+  } catch (...) {
+    // Nothing could be recorded: do not leave the command running unwatched.
+    if (child) {
+      signal_process_group(child->pid(), SIGTERM);
+      child->wait();
+    }
+    throw;
+  }
 
   ChildOutcome outcome;
   bool stop_watching = false;
   std::thread watcher([&] {
     pthread_setname_np(pthread_self(), "gw-watch");
     if (child) {
-      outcome = child->wait();
+      outcome = child->wait([&] {
+        std::lock_guard lock(child_mutex);
+        child_group = 0;
+      });
     } else if (o.attach_pid) {
       wait_for_foreign_exit(*o.attach_pid, stop_watching);
     } else {
@@ -206,24 +253,34 @@ int run_record(const RecordOptions& o) {
     sampler.stop();
   });
 
-  sampler.run(sink);
+  try {
+    sampler.run(sink);
+  } catch (const std::exception& e) {
+    // The command keeps running: wait for it, save what was recorded.
+    std::fprintf(stderr, "gpuwatch: sampling stopped: %s\n", e.what());
+  }
   __atomic_store_n(&stop_watching, true, __ATOMIC_RELEASE);
   watcher.join();
-  sink.finish();
 
-  run.end_wall_ns = now().wall_ns;
-  run.exit_code = outcome.exit_code;
-  run.exit_signal = outcome.signal;
-  run.end_reason = child ? (outcome.signal ? "signal" : "exited") : (o.attach_pid ? "target exited" : "stopped");
-  run.jitter = sampler.jitter();
-  run.status = RunStatus::Finished;
-  store->finish_run(run);
-
-  if (o.summary || o.output_dir) {
-    const RunData data = store->load(store->resolve(run.id));
-    const std::string text = render_report_text(build_report(data));
-    if (o.summary) fmt::print(stderr, "\n{}", text);
-    if (o.output_dir) write_output_dir(*o.output_dir, data, text);
+  // From here on the command has finished: whatever fails is reported, and
+  // gpuwatch still exits with the command's status.
+  try {
+    sink.finish();
+    run.end_wall_ns = now().wall_ns;
+    run.exit_code = outcome.exit_code;
+    run.exit_signal = outcome.signal;
+    run.end_reason = child ? (outcome.signal ? "signal" : "exited") : (o.attach_pid ? "target exited" : "stopped");
+    run.jitter = sampler.jitter();
+    run.status = RunStatus::Finished;
+    store->finish_run(run);
+    if (o.summary || o.output_dir) {
+      const RunData data = store->load(store->resolve(run.id));
+      const std::string text = render_report_text(build_report(data));
+      if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
+      if (o.output_dir) write_output_dir(*o.output_dir, data, text);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());
   }
   return child ? outcome.status_code() : 0;
 }

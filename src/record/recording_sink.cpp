@@ -7,6 +7,14 @@
 namespace gpuwatch {
 
 namespace {
+
+// Messages while recording must never stop the recording: a closed terminal
+// (EIO after the SSH session died) is ignored, unlike fmt::print's exception.
+void say(std::FILE* out, std::string_view text) {
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+}
+
 constexpr std::int64_t kFlushEveryNs = 1'000'000'000;
 // In place on a terminal: fast enough to feel live, slow enough to read.
 constexpr std::int64_t kTtyRefreshNs = 500'000'000;
@@ -31,7 +39,7 @@ void RecordingSink::on_processes(const std::vector<GpuProcess>& processes, Times
 void RecordingSink::on_device_lost(int device_index, Timestamp when) {
   store_.mark_lost(device_index, when);
   store_.add_event({when, device_index, "gpu_lost", "the GPU stopped answering (fell off the bus?)"});
-  fmt::print(stderr, "gpuwatch: GPU {} was lost; the other GPUs keep being recorded\n", device_index);
+  say(stderr, fmt::format("gpuwatch: GPU {} was lost; the other GPUs keep being recorded\n", device_index));
   latest_.erase(device_index);
 }
 
@@ -57,7 +65,7 @@ void RecordingSink::flush(Timestamp time) {
     store_error_reported_ = false;
   } catch (const StoreError& e) {
     // Keep sampling: the store keeps its buffers and the next flush retries.
-    if (!store_error_reported_) fmt::print(stderr, "gpuwatch: cannot write the run store: {}\n", e.what());
+    if (!store_error_reported_) say(stderr, fmt::format("gpuwatch: cannot write the run store: {}\n", e.what()));
     store_error_reported_ = true;
   }
 }
@@ -75,17 +83,12 @@ void RecordingSink::print_status(Timestamp time) {
   std::vector<DeviceSample> latest;
   for (const auto& [index, sample] : latest_) latest.push_back(sample);
   const std::string line = format_status_line(latest, latest_host_);
-  if (status_.tty) {
-    fmt::print(status_.out, "\r\x1b[K{}", line);
-  } else {
-    fmt::print(status_.out, "{}\n", line);
-  }
-  std::fflush(status_.out);
+  say(status_.out, status_.tty ? "\r\x1b[K" + line : line + "\n");
 }
 
 void RecordingSink::finish() {
   flush(now());
-  if (status_.enabled && status_.tty) fmt::print(status_.out, "\n");
+  if (status_.enabled && status_.tty) say(status_.out, "\n");
 }
 
 }  // namespace gpuwatch

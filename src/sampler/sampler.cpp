@@ -79,16 +79,22 @@ void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
     slow_loop();
   });
   std::vector<Pending> pending_slow(targets_.size());
-  auto deadline = Clock::now();
-  for (std::uint64_t tick = 0; max_ticks == 0 || tick < max_ticks; ++tick) {
-    jitter_.record_missed(skip_missed(deadline, options_.interval));
-    if (!wait_until(deadline)) break;
-    jitter_.record_tick((Clock::now() - deadline).count());
-    const Timestamp time = now();
-    deliver_slow(sink, pending_slow);
-    sample_devices(sink, pending_slow, time);
-    sink.on_tick(time);
-    deadline += options_.interval;
+  try {
+    auto deadline = Clock::now();
+    for (std::uint64_t tick = 0; max_ticks == 0 || tick < max_ticks; ++tick) {
+      jitter_.record_missed(skip_missed(deadline, options_.interval));
+      if (!wait_until(deadline)) break;
+      jitter_.record_tick((Clock::now() - deadline).count());
+      const Timestamp time = now();
+      deliver_slow(sink, pending_slow);
+      sample_devices(sink, pending_slow, time);
+      sink.on_tick(time);
+      deadline += options_.interval;
+    }
+  } catch (...) {
+    stop();  // a joinable thread must not outlive the unwinding
+    slow.join();
+    throw;
   }
   stop();
   slow.join();

@@ -164,6 +164,13 @@ class RecordOutputs(GpuwatchTestCase):
         with open(os.path.join(out, stem + "_summary.txt")) as f:
             self.assertIn("Load balance", f.read())
 
+    def test_unusable_output_dir_fails_before_the_command_runs(self):
+        marker = os.path.join(self.tmp, "ran")
+        r = self.run_gw("record", "--output-dir", "/proc/no/such/dir", "--", "touch", marker)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("gpuwatch: error:", r.stderr)
+        self.assertFalse(os.path.exists(marker))
+
     def test_status_line_when_not_a_terminal(self):
         r = self.run_gw("record", "--interval", "0.05", "--status-line", "--status-every", "0.3", "--no-summary",
                         "--", "sleep", "2.0", scenario=QUICK + ";gpu*.util=85")
@@ -198,6 +205,31 @@ class RecordTerminal(GpuwatchTestCase):
         refreshes = text.count("\r\x1b[KGPU: 85% | VRAM:")
         self.assertGreaterEqual(refreshes, 3, text)
         self.assertEqual(text.rstrip("\r\n").count("\n"), 0, text)
+
+    def test_the_command_can_read_the_terminal(self):
+        # The command's group gets the terminal: a prompt (W&B login, input(),
+        # breakpoint()) must work, not stop the command with SIGTTIN.
+        import pty
+        pid, fd = pty.fork()
+        if pid == 0:
+            env = self.env(QUICK + ";gpu_count=1")
+            os.execve(self.bin_path(), [self.bin_path(), "record", "--interval", "0.05", "--no-summary", "--",
+                                         "sh", "-c", "read answer; echo got $answer"], env)
+        time.sleep(0.5)
+        os.write(fd, b"hello\n")
+        out = b""
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        _, status = os.waitpid(pid, 0)
+        self.assertIn(b"got hello", out)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out)
 
     def bin_path(self):
         from harness import BIN

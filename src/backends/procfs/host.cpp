@@ -14,6 +14,7 @@
 #include <charconv>
 #include <limits>
 #include <memory>
+#include <unordered_set>
 #include <utility>
 
 #include "backends/procfs/host.h"
@@ -196,7 +197,8 @@ bool HostReader::walk_children(int dir_fd) {
   // Far beyond any training job; bounds the walk on a corrupt tree.
   constexpr std::size_t kMaxTreeProcesses = 65536;
   std::vector<std::uint32_t> queue{tree_root_};
-  for (std::size_t i = 0; i < queue.size() && i < kMaxTreeProcesses; ++i) {
+  std::unordered_set<std::uint32_t> queued{tree_root_};
+  for (std::size_t i = 0; i < queue.size(); ++i) {
     const std::uint32_t pid = queue[i];
     const auto text = read_at(dir_fd, PidPath(pid, "stat").c_str(), buf_);
     const auto st = text ? parse_pid_stat(*text) : std::nullopt;
@@ -205,7 +207,9 @@ bool HostReader::walk_children(int dir_fd) {
                           st->rss_pages, false});
     const int task_fd = ::openat(dir_fd, PidPath(pid, "task").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (task_fd < 0) {
-      if (i == 0 && errno == ENOENT) return false;  // no task dirs: not a kernel we can walk
+      // No task dirs on the first walk: not a kernel we can walk. Later, the
+      // root just exited; keep walking next time.
+      if (i == 0 && errno == ENOENT && !children_files_) return false;
       continue;
     }
     struct CloseDir {
@@ -221,14 +225,14 @@ bool HostReader::walk_children(int dir_fd) {
       if (!tid) continue;
       const auto children = read_at(task_fd, PidPath(*tid, "children").c_str(), children_buf_);
       if (!children) {
-        if (i == 0 && *tid == pid && errno == ENOENT) return false;
+        if (i == 0 && *tid == pid && errno == ENOENT && !children_files_) return false;
         continue;
       }
       std::string_view rest = *children;
       while (!rest.empty()) {
         const auto space = rest.find_first_of(" \n");
         if (const auto child = pid_of_entry(rest.substr(0, space))) {
-          if (std::find(queue.begin(), queue.end(), *child) == queue.end()) queue.push_back(*child);
+          if (queue.size() < kMaxTreeProcesses && queued.insert(*child).second) queue.push_back(*child);
         }
         rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
       }

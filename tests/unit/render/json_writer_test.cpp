@@ -35,6 +35,16 @@ TEST(JsonWriter, EscapesStringsAndNullsNonFiniteNumbers) {
   EXPECT_EQ(out, "[\"q\\\"b\\\\n\\n\\t\\u0001\",null,null]");
 }
 
+TEST(JsonWriter, KeepsValidUtf8AndReplacesInvalidBytes) {
+  EXPECT_EQ(json_quote("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), "\"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"");
+  // A character cut in half (as comm's 15-byte limit does), a lone
+  // continuation byte, an overlong '/', and a surrogate.
+  EXPECT_EQ(json_quote("ab\xE2\x82"), "\"ab\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(json_quote("\x80"), "\"\xEF\xBF\xBD\"");
+  EXPECT_EQ(json_quote("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");
+  EXPECT_EQ(json_quote("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
+}
+
 TEST(JsonWriter, PrettyOutputIndents) {
   std::string out;
   JsonWriter w(out, true);
