@@ -183,23 +183,9 @@ class RecordOutputs(GpuwatchTestCase):
 
 class RecordTerminal(GpuwatchTestCase):
     def test_status_line_refreshes_in_place_on_a_terminal(self):
-        import pty
-        pid, fd = pty.fork()
-        if pid == 0:  # child: stderr is the terminal
-            env = self.env(QUICK + ";gpu_count=1;gpu*.util=85")
-            os.execve(self.bin_path(), [self.bin_path(), "record", "--interval", "0.05", "--status-line",
-                                         "--no-summary", "--", "sleep", "1.6"], env)
-        out = b""
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        _, status = os.waitpid(pid, 0)
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out)
+        status, out = self.run_in_pty(["record", "--interval", "0.05", "--status-line", "--no-summary", "--",
+                                       "sleep", "1.6"], QUICK + ";gpu_count=1;gpu*.util=85")
+        self.assertEqual(status, 0, out)
         text = out.decode()
         # Carriage return + erase-line before each refresh, one newline at the end.
         refreshes = text.count("\r\x1b[KGPU: 85% | VRAM:")
@@ -209,16 +195,25 @@ class RecordTerminal(GpuwatchTestCase):
     def test_the_command_can_read_the_terminal(self):
         # The command's group gets the terminal: a prompt (W&B login, input(),
         # breakpoint()) must work, not stop the command with SIGTTIN.
+        status, out = self.run_in_pty(["record", "--interval", "0.05", "--no-summary", "--",
+                                       "sh", "-c", "read answer; echo got $answer"], QUICK + ";gpu_count=1",
+                                      typed=b"hello\n")
+        self.assertIn(b"got hello", out)
+        self.assertEqual(status, 0, out)
+
+    def run_in_pty(self, args, scenario, typed=b""):
+        """Runs gpuwatch on a new pseudo-terminal (its session leader, in the
+        foreground); types `typed` after half a second. Returns (exit status, output)."""
         import pty
+        from harness import BIN
         pid, fd = pty.fork()
         if pid == 0:
-            env = self.env(QUICK + ";gpu_count=1")
-            os.execve(self.bin_path(), [self.bin_path(), "record", "--interval", "0.05", "--no-summary", "--",
-                                         "sh", "-c", "read answer; echo got $answer"], env)
-        time.sleep(0.5)
-        os.write(fd, b"hello\n")
+            os.execve(BIN, [BIN, *args], self.env(scenario))
+        if typed:
+            time.sleep(0.5)
+            os.write(fd, typed)
         out = b""
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
                 chunk = os.read(fd, 4096)
@@ -228,9 +223,4 @@ class RecordTerminal(GpuwatchTestCase):
                 break
             out += chunk
         _, status = os.waitpid(pid, 0)
-        self.assertIn(b"got hello", out)
-        self.assertEqual(os.waitstatus_to_exitcode(status), 0, out)
-
-    def bin_path(self):
-        from harness import BIN
-        return BIN
+        return os.waitstatus_to_exitcode(status), out

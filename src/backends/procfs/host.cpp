@@ -89,6 +89,27 @@ std::optional<std::uint32_t> pid_of_entry(std::string_view name) {
   return pid;
 }
 
+// Calls fn(pid) for every numeric entry of the directory at dir_fd/path.
+// Returns false if the directory cannot be opened (errno tells why).
+template <typename Fn>
+bool for_each_pid_entry(int dir_fd, const char* path, Fn&& fn) {
+  // A descriptor of its own: fdopendir takes ownership of it.
+  const int fd = ::openat(dir_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct CloseDir {
+    void operator()(DIR* d) const { ::closedir(d); }
+  };
+  const std::unique_ptr<DIR, CloseDir> dir(::fdopendir(fd));
+  if (!dir) {
+    ::close(fd);
+    return false;
+  }
+  while (const dirent* entry = ::readdir(dir.get())) {
+    if (const auto pid = pid_of_entry(entry->d_name)) fn(::dirfd(dir.get()), *pid);
+  }
+  return true;
+}
+
 long sysconf_or(int name, long fallback) {
   const long v = ::sysconf(name);
   return v > 0 ? v : fallback;
@@ -164,28 +185,14 @@ void HostReader::read_memory(int dir_fd, HostSample& out) {
 void HostReader::scan_processes(int dir_fd) {
   procs_.clear();
   if (dir_fd < 0) return;
-  // A second descriptor for readdir: fdopendir takes ownership of it.
-  const int scan_fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (scan_fd < 0) return;
-  struct CloseDir {
-    void operator()(DIR* d) const { ::closedir(d); }
-  };
-  const std::unique_ptr<DIR, CloseDir> dir(::fdopendir(scan_fd));
-  if (!dir) {
-    ::close(scan_fd);
-    return;
-  }
-  while (const dirent* entry = ::readdir(dir.get())) {
-    const auto pid = pid_of_entry(entry->d_name);
-    if (!pid) continue;
+  for_each_pid_entry(dir_fd, ".", [&](int, std::uint32_t pid) {
     // Either read can fail because the process exited after readdir: skip it.
-    const auto text = read_at(dir_fd, PidPath(*pid, "stat").c_str(), buf_);
-    if (!text) continue;
-    const auto st = parse_pid_stat(*text);
-    if (!st) continue;
+    const auto text = read_at(dir_fd, PidPath(pid, "stat").c_str(), buf_);
+    const auto st = text ? parse_pid_stat(*text) : std::nullopt;
+    if (!st) return;
     procs_.push_back(Proc{st->pid, st->ppid, st->start_ticks,
                           saturating_add(st->utime_ticks, st->stime_ticks), st->rss_pages, false});
-  }
+  });
 }
 
 // Reads the stat of the tree's processes only, following the children lists
@@ -205,28 +212,12 @@ bool HostReader::walk_children(int dir_fd) {
     if (!st) continue;  // exited meanwhile
     procs_.push_back(Proc{st->pid, st->ppid, st->start_ticks, saturating_add(st->utime_ticks, st->stime_ticks),
                           st->rss_pages, false});
-    const int task_fd = ::openat(dir_fd, PidPath(pid, "task").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (task_fd < 0) {
-      // No task dirs on the first walk: not a kernel we can walk. Later, the
-      // root just exited; keep walking next time.
-      if (i == 0 && errno == ENOENT && !children_files_) return false;
-      continue;
-    }
-    struct CloseDir {
-      void operator()(DIR* d) const { ::closedir(d); }
-    };
-    const std::unique_ptr<DIR, CloseDir> tasks(::fdopendir(task_fd));
-    if (!tasks) {
-      ::close(task_fd);
-      continue;
-    }
-    while (const dirent* entry = ::readdir(tasks.get())) {
-      const auto tid = pid_of_entry(entry->d_name);
-      if (!tid) continue;
-      const auto children = read_at(task_fd, PidPath(*tid, "children").c_str(), children_buf_);
+    bool unsupported = false;
+    const bool listed = for_each_pid_entry(dir_fd, PidPath(pid, "task").c_str(), [&](int task_fd, std::uint32_t tid) {
+      const auto children = read_at(task_fd, PidPath(tid, "children").c_str(), children_buf_);
       if (!children) {
-        if (i == 0 && *tid == pid && errno == ENOENT && !children_files_) return false;
-        continue;
+        unsupported = unsupported || (tid == pid && errno == ENOENT);
+        return;
       }
       std::string_view rest = *children;
       while (!rest.empty()) {
@@ -236,7 +227,11 @@ bool HostReader::walk_children(int dir_fd) {
         }
         rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
       }
-    }
+    });
+    if (!listed) unsupported = errno == ENOENT;
+    // No task dirs or children files on the first walk: not a kernel we can
+    // walk. Later, the root just exited; keep walking next time.
+    if (i == 0 && unsupported && !children_files_) return false;
   }
   return true;
 }
