@@ -107,10 +107,15 @@ std::optional<Balance> load_balance(std::span<const double> per_gpu) {
   for (double v : per_gpu) sum += v;
   const double mean = sum / static_cast<double>(per_gpu.size());
   double var = 0;
-  std::size_t straggler = 0;
+  std::size_t furthest = 0;
   for (std::size_t i = 0; i < per_gpu.size(); ++i) {
     var += (per_gpu[i] - mean) * (per_gpu[i] - mean);
-    if (std::abs(per_gpu[i] - mean) > std::abs(per_gpu[straggler] - mean)) straggler = i;
+    if (std::abs(per_gpu[i] - mean) > std::abs(per_gpu[furthest] - mean)) furthest = i;
+  }
+  std::optional<std::size_t> straggler = furthest;
+  const double top = std::abs(per_gpu[furthest] - mean);
+  for (std::size_t i = 0; i < per_gpu.size(); ++i) {
+    if (i != furthest && std::abs(std::abs(per_gpu[i] - mean) - top) <= 1e-9 * std::max(1.0, top)) straggler.reset();
   }
   const double std_dev = std::sqrt(var / static_cast<double>(per_gpu.size()));
   Balance b;

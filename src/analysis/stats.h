@@ -37,7 +37,9 @@ BalanceBand balance_band(double cv_percent);
 struct Balance {
   double cv_percent = 0;
   BalanceBand band = BalanceBand::Excellent;
-  std::size_t straggler = 0;  // index of the value furthest from the mean
+  // Index of the one value furthest from the mean; none when that is a tie
+  // (always, with two GPUs: both are equally far from their mean).
+  std::optional<std::size_t> straggler;
 };
 // Needs at least two values. All-zero values count as perfectly balanced.
 std::optional<Balance> load_balance(std::span<const double> per_gpu);

@@ -100,7 +100,12 @@ std::string render_report_json(const RunReport& r) {
     w.field("metric", info(b.metric).name);
     w.field("cv_percent", b.balance.cv_percent);
     w.field("quality", to_string(b.balance.band));
-    w.field("straggler_gpu", b.device_indices[b.balance.straggler]);
+    w.key("straggler_gpu");
+    if (b.balance.straggler) {
+      w.value(b.device_indices[*b.balance.straggler]);
+    } else {
+      w.null();
+    }
     w.key("per_gpu_mean").begin_array();
     for (double v : b.per_gpu_mean) w.value(v);
     w.end_array();

@@ -64,6 +64,13 @@ std::string_view metric_label(DeviceMetric m) {
   }
 }
 
+// A per-GPU mean in the unit people read it in.
+std::string short_value(DeviceMetric m, double v) {
+  if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
+  if (m == DeviceMetric::PowerWatts) return fmt::format("{:.0f} W", v);
+  return fmt::format("{:.1f} %", v);
+}
+
 void append_host(std::string& out, const RunReport& r) {
   const Summary* cpu = r.find_host(HostMetric::CpuPercent);
   const Summary* used = r.find_host(HostMetric::MemUsedBytes);
@@ -146,8 +153,11 @@ std::string render_report_text(const RunReport& r) {
     for (const BalanceReport& b : r.balance) {
       out += fmt::format("  {:<18} CV {:5.1f} %  {:<9}", metric_label(b.metric), b.balance.cv_percent,
                          to_string(b.balance.band));
-      if (b.balance.band != BalanceBand::Excellent) {
-        out += fmt::format("  furthest from the mean: GPU {}", b.device_indices[b.balance.straggler]);
+      if (b.balance.band != BalanceBand::Excellent && b.balance.straggler) {
+        out += fmt::format("  furthest from the mean: GPU {}", b.device_indices[*b.balance.straggler]);
+      } else if (b.balance.band != BalanceBand::Excellent && b.per_gpu_mean.size() == 2) {
+        out += fmt::format("  GPU {} {} vs GPU {} {}", b.device_indices[0], short_value(b.metric, b.per_gpu_mean[0]),
+                           b.device_indices[1], short_value(b.metric, b.per_gpu_mean[1]));
       }
       out += "\n";
     }

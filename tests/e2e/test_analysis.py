@@ -29,9 +29,10 @@ class Report(GpuwatchTestCase):
         # means 50 and 90: std 20, mean 70 -> CV 28.6 % (poor)
         self.assertAlmostEqual(bal["gpu_util_percent"]["cv_percent"], 100 * 20 / 70, places=6)
         self.assertEqual(bal["gpu_util_percent"]["quality"], "poor")
+        self.assertIsNone(bal["gpu_util_percent"]["straggler_gpu"])  # two GPUs: a tie
         self.assertEqual(bal["mem_used_bytes"]["quality"], "excellent")
         text = self.run_gw("report", "last").stdout
-        self.assertIn("CV  28.6 %  poor", text)
+        self.assertIn("CV  28.6 %  poor       GPU 0 50.0 % vs GPU 1 90.0 %", text)
         self.assertIn("from the driver's energy counter", text)
 
     def test_duty_cycle_shows_in_the_mean(self):

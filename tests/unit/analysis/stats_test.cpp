@@ -115,6 +115,15 @@ TEST(Balance, CoefficientOfVariationOfPerGpuMeans) {
   EXPECT_EQ(b->straggler, 3u);
 }
 
+TEST(Balance, TwoGpusHaveNoStraggler) {
+  // Both are 20 from their mean of 70: naming either would be arbitrary.
+  std::vector<double> util{50, 90};
+  auto b = load_balance(util);
+  ASSERT_TRUE(b);
+  EXPECT_FALSE(b->straggler);
+  EXPECT_NEAR(b->cv_percent, 100 * 20 / 70.0, 1e-9);
+}
+
 TEST(Balance, NeedsTwoGpusAndToleratesAllIdle) {
   std::vector<double> one{50};
   EXPECT_FALSE(load_balance(one));
