@@ -1,5 +1,7 @@
-// Diagnostic: the 6 fast NVML calls gpuwatch makes per tick, in a bare loop
-// at 10 Hz for N seconds; prints CPU time. Isolates NVML's own cost.
+// Diagnostic, not part of the build: six NVML calls (those gpuwatch read each
+// tick before the cadence split) in a bare loop at 10 Hz for N seconds, then
+// an empty loop; prints CPU time of each. Isolates the driver's own cost from
+// gpuwatch's. Build: g++ -O2 bench/nvml_loop.cpp -ldl -o nvml_loop
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <time.h>
