@@ -6,7 +6,7 @@ packages=(
   build-essential cmake pkg-config git
   libcli11-dev libfmt-dev libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-dev      # fuzz targets (libFuzzer); versionless: Debian and Ubuntu alike
+  clang                      # fuzz targets (libFuzzer)
   python3
 )
 sudo_cmd=()
@@ -14,3 +14,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
+# libFuzzer's runtime is its own package on Debian 12 and Ubuntu 24.04; older
+# releases ship it inside clang's packages and have no such name.
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends libclang-rt-dev ||
+  echo "install-deps: no libclang-rt-dev here; libFuzzer comes with clang on this release"
