@@ -118,8 +118,6 @@ inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }
 constexpr const MetricInfo& info(HostMetric m) { return kHostMetrics[static_cast<std::size_t>(m)]; }
 
-std::optional<DeviceMetric> device_metric_by_name(std::string_view name);
-
 // A fixed set of optional values with explicit validity, as nvtop keeps them:
 // a metric that was not read is absent, never zero.
 template <typename Metric, std::size_t N>
