@@ -2,11 +2,7 @@
 # Two GPUs with a known imbalance: GPU 0 busy all the time holding 4 GiB,
 # GPU 1 busy half of each second holding 8 GiB. Writes to $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-GW="$PWD/.device/gpuwatch"
-OUT=${OUT:-/tmp/gpuwatch-verify}
-mkdir -p "$OUT"
+source "$(dirname "$0")/common.sh"
 export GPUWATCH_STORE="$OUT/multi.db"
 nvidia-smi -L
 "$GW" devices | grep '^GPU'

@@ -3,11 +3,7 @@
 # Expects a gpuwatch binary built elsewhere in .device/ (with .device/lib/
 # holding shared libraries that machine may lack) and writes to $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-GW="$PWD/.device/gpuwatch"
-OUT=${OUT:-/tmp/gpuwatch-verify}
-mkdir -p "$OUT"
+source "$(dirname "$0")/common.sh"
 export GPUWATCH_STORE="$OUT/runs.db"
 export PYTHONUNBUFFERED=1
 step() { echo; echo "### $*"; }
