@@ -6,6 +6,11 @@ namespace gpuwatch {
 
 namespace {
 
+std::optional<std::string> iso_or_none(std::optional<std::int64_t> wall_ns) {
+  if (!wall_ns) return std::nullopt;
+  return iso_utc_ms(*wall_ns);
+}
+
 void write_summary(JsonWriter& w, const Summary& s) {
   w.begin_object();
   w.field("count", static_cast<std::uint64_t>(s.count));
@@ -29,12 +34,7 @@ void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
   w.field("cwd", run.cwd);
   w.field("host", run.host);
   w.field("start", iso_utc_ms(run.start_wall_ns));
-  w.key("end");
-  if (run.end_wall_ns) {
-    w.value(iso_utc_ms(*run.end_wall_ns));
-  } else {
-    w.null();
-  }
+  w.field("end", iso_or_none(run.end_wall_ns));
   w.field("wall_duration_s", wall_duration_s);
   w.field("status", to_string(run.status));
   w.field("exit_code", run.exit_code);
@@ -60,12 +60,7 @@ void write_device(JsonWriter& w, const DeviceReport& d) {
   w.field("uuid", d.info.uuid);
   w.field("pci_bus_id", d.info.pci_bus_id);
   w.field("samples", static_cast<std::uint64_t>(d.samples));
-  w.key("lost_at");
-  if (d.lost_at_wall_ns) {
-    w.value(iso_utc_ms(*d.lost_at_wall_ns));
-  } else {
-    w.null();
-  }
+  w.field("lost_at", iso_or_none(d.lost_at_wall_ns));
   w.key("metrics").begin_object();
   for (const MetricSummary& m : d.metrics) {
     w.key(info(m.metric).name);
@@ -100,12 +95,8 @@ std::string render_report_json(const RunReport& r) {
     w.field("metric", info(b.metric).name);
     w.field("cv_percent", b.balance.cv_percent);
     w.field("quality", to_string(b.balance.band));
-    w.key("straggler_gpu");
-    if (b.balance.straggler) {
-      w.value(b.device_indices[*b.balance.straggler]);
-    } else {
-      w.null();
-    }
+    w.field("straggler_gpu", b.balance.straggler ? std::optional<int>(b.device_indices[*b.balance.straggler])
+                                                  : std::nullopt);
     w.key("per_gpu_mean").begin_array();
     for (double v : b.per_gpu_mean) w.value(v);
     w.end_array();
