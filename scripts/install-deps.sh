@@ -5,6 +5,8 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libcli11-dev libfmt-dev libsqlite3-dev
+  libsimdjson-dev            # reading JSON (import)
+  libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libgtest-dev libgmock-dev libbenchmark-dev
   clang                      # fuzz targets (libFuzzer)
   python3

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_source.h"
 #include "core/atomic_file.h"
 #include "render/seed_files.h"
 #include "store/store.h"
@@ -32,8 +33,7 @@ void add_export(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
-    auto store = Store::open(store_path(flags->store), true);
-    const RunData data = store->load(store->resolve(flags->run));
+    const RunData data = load_run(flags->run, flags->store);
     std::optional<int> gpu;
     if (flags->gpu >= 0) {
       bool found = false;

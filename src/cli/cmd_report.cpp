@@ -3,6 +3,7 @@
 #include "analysis/run_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_source.h"
 #include "render/report.h"
 #include "store/store.h"
 
@@ -20,8 +21,7 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
-    auto store = Store::open(store_path(flags->store), true);
-    const RunReport report = build_report(store->load(store->resolve(flags->run)));
+    const RunReport report = build_report(load_run(flags->run, flags->store));
     fmt::print("{}", flags->format == "json" ? render_report_json(report) : render_report_text(report));
     exit_code = 0;
   });

@@ -1,0 +1,16 @@
+// What a RUN argument names. Every command that reads a run goes through here,
+// so they all accept the same things: a stored run (id, unique id prefix, run
+// name, "last") or a file that `import` understands.
+#pragma once
+
+#include <string>
+
+#include "store/store.h"
+
+namespace gpuwatch::cli {
+
+// store_flag: the --store value ("" = default store). Throws StoreError (or
+// an import error) with a message fit for the user.
+RunData load_run(const std::string& run_ref, const std::string& store_flag);
+
+}  // namespace gpuwatch::cli
