@@ -13,6 +13,17 @@ bool summarizable(DeviceMetric m) {
          m != DeviceMetric::SlowReadAgeSeconds && info(m).cadence != Cadence::Static;
 }
 
+std::optional<double> total_memory(const DeviceSeries& series) {
+  if (auto v = series.info.static_values.get(DeviceMetric::MemTotalBytes)) return *v;
+  const auto i = static_cast<std::size_t>(DeviceMetric::MemTotalBytes);
+  if (i < series.values.size()) {
+    for (double v : series.values[i]) {
+      if (!std::isnan(v) && v > 0) return v;
+    }
+  }
+  return std::nullopt;
+}
+
 DeviceReport device_report(const DeviceSeries& series) {
   DeviceReport report;
   report.info = series.info;
@@ -39,6 +50,21 @@ DeviceReport device_report(const DeviceSeries& series) {
   }
   report.energy = estimate_energy({series.mono_ns, column(DeviceMetric::PowerWatts)}, {energy_time, energy},
                                   kMaxPowerGapNs);
+
+  const auto util = column(DeviceMetric::GpuUtilPercent);
+  report.idle_gaps = find_idle_gaps(series.mono_ns, util);
+  if (const auto reasons = column(DeviceMetric::ClockEventReasons); !reasons.empty()) {
+    ThrottleReport t = throttle_time(series.mono_ns, reasons);
+    if (t.sampled_s > 0) report.throttle = std::move(t);
+  }
+  report.memory = memory_trend(series.mono_ns, column(DeviceMetric::MemUsedBytes), total_memory(series));
+  const auto static_int = [&](DeviceMetric m) -> std::optional<int> {
+    if (auto v = series.info.static_values.get(m)) return static_cast<int>(*v);
+    return std::nullopt;
+  };
+  report.pcie_link = pcie_link({series.mono_ns, util, column(DeviceMetric::PcieLinkGen),
+                                column(DeviceMetric::PcieLinkWidth), static_int(DeviceMetric::PcieLinkGenMax),
+                                static_int(DeviceMetric::PcieLinkWidthMax)});
   return report;
 }
 
@@ -86,9 +112,18 @@ RunReport build_report(const RunData& data) {
       report.host.push_back({static_cast<HostMetric>(m), *s});
     }
   }
-  for (DeviceMetric m : {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes, DeviceMetric::PowerWatts}) {
-    if (auto b = balance_of(report.devices, m)) report.balance.push_back(std::move(*b));
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    const auto metric = static_cast<DeviceMetric>(m);
+    if (!summarizable(metric)) continue;
+    if (auto b = balance_of(report.devices, metric)) report.balance.push_back(std::move(*b));
   }
+  std::int64_t end_mono_ns = data.run.start_mono_ns;
+  for (const DeviceSeries& series : data.devices) {
+    if (!series.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, series.mono_ns.back());
+  }
+  const std::vector<Segment> segments = segments_from_events(data.events, end_mono_ns);
+  report.phases = summarize_segments(data, segments, SegmentKind::Phase);
+  report.epochs = summarize_segments(data, segments, SegmentKind::Epoch);
   for (const DeviceReport& d : report.devices) {
     if (auto j = d.energy.best()) report.total_energy_joules = report.total_energy_joules.value_or(0) + *j;
   }

@@ -7,7 +7,12 @@
 #include <vector>
 
 #include "analysis/energy.h"
+#include "analysis/idle_gaps.h"
+#include "analysis/memory_trend.h"
+#include "analysis/pcie_link.h"
+#include "analysis/segments.h"
 #include "analysis/stats.h"
+#include "analysis/throttle.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -22,6 +27,10 @@ struct DeviceReport {
   std::size_t samples = 0;
   std::vector<MetricSummary> metrics;  // every metric with values, in catalogue order
   EnergyEstimate energy;
+  std::optional<IdleGapReport> idle_gaps;     // from utilization
+  std::optional<ThrottleReport> throttle;     // from the clock-event reasons
+  std::optional<MemoryTrend> memory;
+  std::optional<PcieLinkReport> pcie_link;
   std::optional<std::int64_t> lost_at_wall_ns;
 
   [[nodiscard]] const Summary* find(DeviceMetric m) const;
@@ -44,7 +53,9 @@ struct RunReport {
   double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
   std::vector<DeviceReport> devices;
   std::vector<HostMetricSummary> host;
-  std::vector<BalanceReport> balance;  // utilization and memory, when >= 2 GPUs
+  std::vector<BalanceReport> balance;  // every summarized metric, when >= 2 GPUs have it
+  std::vector<SegmentStats> phases;    // from annotations; empty without them
+  std::vector<SegmentStats> epochs;
   std::optional<double> total_energy_joules;
   std::vector<ProcessRecord> processes;
   std::vector<Event> events;

@@ -13,7 +13,7 @@ struct Weighted {
   double weight;
 };
 
-std::int64_t median_gap(const std::vector<std::int64_t>& times) {
+std::int64_t median_gap(std::span<const std::int64_t> times) {
   if (times.size() < 2) return 0;
   std::vector<std::int64_t> gaps;
   gaps.reserve(times.size() - 1);
@@ -21,6 +21,19 @@ std::int64_t median_gap(const std::vector<std::int64_t>& times) {
   auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
   std::nth_element(gaps.begin(), mid, gaps.end());
   return *mid;
+}
+
+// Integer nanoseconds until the end, so that regular sampling gives exact weights.
+std::vector<double> weights_ns(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
+  std::vector<double> weights(time_ns.size(), 0.0);
+  if (time_ns.size() < 2) return weights;
+  const std::int64_t cap = std::max<std::int64_t>(max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(time_ns) * 3 / 2, 1);
+  for (std::size_t i = 1; i < time_ns.size(); ++i) {
+    const auto half = static_cast<double>(std::min((time_ns[i] - time_ns[i - 1]) / 2, cap));
+    weights[i - 1] += half;
+    weights[i] += half;
+  }
+  return weights;
 }
 
 double quantile(const std::vector<Weighted>& sorted, double total, double q) {
@@ -34,6 +47,12 @@ double quantile(const std::vector<Weighted>& sorted, double total, double q) {
 }
 
 }  // namespace
+
+std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
+  std::vector<double> weights = weights_ns(time_ns, max_half_gap_ns);
+  for (double& w : weights) w /= 1e9;
+  return weights;
+}
 
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
@@ -50,14 +69,9 @@ std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::spa
   if (points.size() == 1) {
     points[0].weight = 1;
   } else {
-    const std::int64_t cap = max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(times) * 3 / 2;
-    auto half = [&](std::int64_t gap) { return static_cast<double>(std::min(gap / 2, std::max<std::int64_t>(cap, 1))); };
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      double w = 0;
-      if (i > 0) w += half(times[i] - times[i - 1]);
-      if (i + 1 < points.size()) w += half(times[i + 1] - times[i]);
-      points[i].weight = w > 0 ? w : 1;  // identical timestamps still count
-    }
+    const std::vector<double> weights = weights_ns(times, max_half_gap_ns);
+    // Identical timestamps still count.
+    for (std::size_t i = 0; i < points.size(); ++i) points[i].weight = weights[i] > 0 ? weights[i] : 1;
   }
 
   Summary s;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace gpuwatch {
 
@@ -20,6 +21,12 @@ struct Summary {
   double p50 = 0;
   double p95 = 0;
 };
+
+// How much time each sample stands for, in seconds: half the gap to each
+// neighbour, each half capped at `max_half_gap_ns` (zero: 1.5 x the median
+// gap). Detectors (idle gaps, throttling) use the same weights as the
+// statistics, so "time throttled" and "mean" agree on what a sample is worth.
+std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns = 0);
 
 // NaN values are absent and skipped. A half-gap longer than `max_half_gap_ns`
 // (the sampler was stopped, the machine suspended) is capped to it; zero

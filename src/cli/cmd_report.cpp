@@ -18,11 +18,17 @@ void add_report(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'")->required();
-  cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--format", flags->format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
     const RunReport report = build_report(load_run(flags->run, flags->store));
-    fmt::print("{}", flags->format == "json" ? render_report_json(report) : render_report_text(report));
+    if (flags->format == "json") {
+      fmt::print("{}", render_report_json(report));
+    } else if (flags->format == "markdown") {
+      fmt::print("{}", render_report_markdown(report));
+    } else {
+      fmt::print("{}", render_report_text(report));
+    }
     exit_code = 0;
   });
 }

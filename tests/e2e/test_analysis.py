@@ -32,7 +32,7 @@ class Report(GpuwatchTestCase):
         self.assertIsNone(bal["gpu_util_percent"]["straggler_gpu"])  # two GPUs: a tie
         self.assertEqual(bal["mem_used_bytes"]["quality"], "excellent")
         text = self.run_gw("report", "last").stdout
-        self.assertIn("CV  28.6 %  poor       GPU 0 50.0 % vs GPU 1 90.0 %", text)
+        self.assertRegex(text, r"utilization %\s+28\.6\s+poor\s+GPU 0 50\.0 vs GPU 1 90\.0")
         self.assertIn("from the driver's energy counter", text)
 
     def test_duty_cycle_shows_in_the_mean(self):

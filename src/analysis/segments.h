@@ -1,0 +1,49 @@
+// Labelled spans of a run, from the training's own annotations: phases
+// (train, val, test) and epochs. The report breaks its statistics down by
+// them; compare aligns runs by them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/stats.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+enum class SegmentKind { Phase, Epoch };
+
+struct Segment {
+  SegmentKind kind = SegmentKind::Phase;
+  std::string label;  // "train", "val", or the epoch number
+  std::int64_t start_mono_ns = 0;
+  std::int64_t end_mono_ns = 0;
+};
+
+// Events of kind "phase" or "epoch" (the message is the label) each open a
+// segment that the next event of the same kind, or `run_end_mono_ns`, closes.
+std::vector<Segment> segments_from_events(std::span<const Event> events, std::int64_t run_end_mono_ns);
+
+struct SegmentDeviceStats {
+  int device_index = 0;
+  std::optional<Summary> util_percent;
+  std::optional<Summary> mem_used_bytes;
+  std::optional<Summary> power_watts;
+};
+
+// One row per label: all segments with that label taken together (every
+// "train" phase of the run), in order of first appearance.
+struct SegmentStats {
+  SegmentKind kind = SegmentKind::Phase;
+  std::string label;
+  std::size_t occurrences = 0;
+  double duration_s = 0;
+  std::vector<SegmentDeviceStats> devices;
+};
+
+std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind);
+
+}  // namespace gpuwatch

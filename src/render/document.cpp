@@ -1,0 +1,109 @@
+#include "render/document.h"
+
+#include <algorithm>
+
+namespace gpuwatch {
+
+namespace {
+
+// Display width: UTF-8 continuation bytes take no column ("°C" is 2 wide).
+std::size_t columns(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+void pad(std::string& out, const std::string& cell, std::size_t width, bool right) {
+  const std::string fill(width - std::min(width, columns(cell)), ' ');
+  out += right ? fill + cell : cell + fill;
+}
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+void Document::title(std::string text) { blocks_.push_back({Kind::Title, std::move(text), {}}); }
+void Document::heading(std::string text) { blocks_.push_back({Kind::Heading, std::move(text), {}}); }
+void Document::line(std::string text) { blocks_.push_back({Kind::Line, std::move(text), {}}); }
+void Document::table(TextTable table) { blocks_.push_back({Kind::Table, {}, std::move(table)}); }
+
+std::string Document::to_text() const {
+  std::string out;
+  bool in_section = false;
+  for (const Block& b : blocks_) {
+    switch (b.kind) {
+      case Kind::Title:
+      case Kind::Heading:
+        if (!out.empty()) out += '\n';
+        out += b.text + '\n';
+        in_section = b.kind == Kind::Heading;
+        break;
+      case Kind::Line:
+        out += (in_section ? "  " : "") + b.text + '\n';
+        break;
+      case Kind::Table: {
+        const TextTable& t = b.table;
+        std::vector<std::size_t> width(t.header.size(), 0);
+        for (std::size_t c = 0; c < t.header.size(); ++c) width[c] = columns(t.header[c]);
+        for (const auto& row : t.rows) {
+          for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], columns(row[c]));
+        }
+        const auto emit = [&](const std::vector<std::string>& row) {
+          std::string line = " ";
+          for (std::size_t c = 0; c < width.size(); ++c) {
+            line += ' ';
+            pad(line, c < row.size() ? row[c] : std::string(), width[c], c >= t.first_numeric_column);
+          }
+          while (!line.empty() && line.back() == ' ') line.pop_back();
+          out += line + '\n';
+        };
+        emit(t.header);
+        for (const auto& row : t.rows) emit(row);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string Document::to_markdown() const {
+  std::string out;
+  for (const Block& b : blocks_) {
+    switch (b.kind) {
+      case Kind::Title:
+      case Kind::Heading:
+        if (!out.empty()) out += '\n';
+        out += (b.kind == Kind::Title ? "# " : "## ") + b.text + "\n\n";
+        break;
+      case Kind::Line:
+        out += "- " + markdown_cell(b.text) + '\n';
+        break;
+      case Kind::Table: {
+        const TextTable& t = b.table;
+        if (!out.empty() && out.back() == '\n' && out.size() > 1 && out[out.size() - 2] != '\n') out += '\n';
+        const auto emit = [&](const std::vector<std::string>& row) {
+          out += '|';
+          for (std::size_t c = 0; c < t.header.size(); ++c) out += ' ' + markdown_cell(c < row.size() ? row[c] : "") + " |";
+          out += '\n';
+        };
+        emit(t.header);
+        out += '|';
+        for (std::size_t c = 0; c < t.header.size(); ++c) out += c >= t.first_numeric_column ? " ---: |" : " --- |";
+        out += '\n';
+        for (const auto& row : t.rows) emit(row);
+        out += '\n';
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,311 @@
+// The report for people: one Document, rendered as text or Markdown.
+#include <cmath>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "render/document.h"
+#include "render/report.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+struct Row {
+  std::string_view label;
+  DeviceMetric metric;
+  double divisor;
+  int decimals;
+};
+
+// The metrics people read first; the JSON report has all of them.
+constexpr Row kDeviceRows[] = {
+    {"utilization %", DeviceMetric::GpuUtilPercent, 1, 1},
+    {"memory util %", DeviceMetric::MemUtilPercent, 1, 1},
+    {"memory used GiB", DeviceMetric::MemUsedBytes, kGiB, 2},
+    {"power W", DeviceMetric::PowerWatts, 1, 1},
+    {"temperature °C", DeviceMetric::TempGpuCelsius, 1, 1},
+    {"memory temp °C", DeviceMetric::TempMemCelsius, 1, 1},
+    {"SM clock MHz", DeviceMetric::SmClockMhz, 1, 0},
+    {"memory clock MHz", DeviceMetric::MemClockMhz, 1, 0},
+    {"fan %", DeviceMetric::FanPercent, 1, 0},
+    {"PCIe TX MB/s", DeviceMetric::PcieTxBytesPerSec, 1e6, 1},
+    {"PCIe RX MB/s", DeviceMetric::PcieRxBytesPerSec, 1e6, 1},
+};
+
+const Row* row_of(DeviceMetric m) {
+  for (const Row& r : kDeviceRows) {
+    if (r.metric == m) return &r;
+  }
+  return nullptr;
+}
+
+std::string_view metric_label(DeviceMetric m) {
+  const Row* r = row_of(m);
+  return r ? r->label : info(m).name;
+}
+
+// A value in the unit people read it in.
+std::string short_value(DeviceMetric m, double v) {
+  if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
+  if (const Row* r = row_of(m)) return fmt::format("{:.{}f}", v / r->divisor, r->decimals);
+  return fmt::format("{:.4g}", v);
+}
+
+std::string seconds_and_percent(double seconds, double of_s) {
+  return fmt::format("{} ({:.1f} %)", human_duration(seconds), of_s > 0 ? seconds / of_s * 100 : 0.0);
+}
+
+void add_statistics(Document& doc, const DeviceReport& d) {
+  TextTable t;
+  t.header = {"metric", "mean", "min", "max", "p50", "p95", "std"};
+  for (const Row& row : kDeviceRows) {
+    const Summary* s = d.find(row.metric);
+    if (!s) continue;
+    auto f = [&](double v) { return fmt::format("{:.{}f}", v / row.divisor, row.decimals); };
+    t.rows.push_back({std::string(row.label), f(s->mean), f(s->min), f(s->max), f(s->p50), f(s->p95), f(s->std)});
+  }
+  doc.table(std::move(t));
+}
+
+void add_energy(Document& doc, const EnergyEstimate& e) {
+  if (e.counter_joules) {
+    doc.line(fmt::format("energy: {:.1f} J ({:.4f} Wh) from the driver's energy counter", *e.counter_joules,
+                         *e.counter_joules / 3600));
+    if (e.integrated_counter_span_joules && *e.counter_joules > 0) {
+      const double diff = (*e.integrated_counter_span_joules - *e.counter_joules) / *e.counter_joules * 100;
+      doc.line(fmt::format("        integrated power over the same span: {:.1f} J ({:+.1f} %)",
+                           *e.integrated_counter_span_joules, diff));
+    }
+  } else if (e.integrated_joules) {
+    doc.line(fmt::format("energy: {:.1f} J ({:.4f} Wh) by integrating power (no energy counter)", *e.integrated_joules,
+                         *e.integrated_joules / 3600));
+  }
+}
+
+void add_idle_gaps(Document& doc, const IdleGapReport& g) {
+  if (g.count == 0) {
+    doc.line("idle gaps: none while busy (utilization never under 5 % between the first and last busy sample)");
+  } else {
+    std::string s = fmt::format("idle gaps: {} under 5 % utilization, {} in total, longest {}", g.count,
+                                seconds_and_percent(g.total_s, g.busy_span_s), human_duration(g.longest_s));
+    if (g.typical_period_s) s += fmt::format(", every {} typically", human_duration(*g.typical_period_s));
+    doc.line(s);
+    if (g.regular) {
+      doc.line(fmt::format("  regular pattern (period spread {:.0f} %): the signature of an input-bound loop",
+                           *g.period_cv * 100));
+    }
+  }
+  if (g.leading_idle_s > 0 || g.trailing_idle_s > 0) {
+    doc.line(fmt::format("  idle before the first busy sample {}, after the last {}", human_duration(g.leading_idle_s),
+                         human_duration(g.trailing_idle_s)));
+  }
+}
+
+void add_throttle(Document& doc, const ThrottleReport& t) {
+  if (t.throttled_s <= 0) {
+    doc.line(fmt::format("throttling: none in {} of clock-reason samples", human_duration(t.sampled_s)));
+    return;
+  }
+  std::string s = fmt::format("throttling: {} of the time (power {:.1f} %, thermal {:.1f} %):",
+                              fmt::format("{:.1f} %", t.throttled_percent), t.power_percent, t.thermal_percent);
+  for (const ThrottleTime& r : t.by_reason) {
+    if (r.reason.kind != ThrottleKind::NotThrottling) s += fmt::format(" {} {:.1f} %", r.reason.name, r.percent);
+  }
+  doc.line(s);
+}
+
+void add_memory(Document& doc, const MemoryTrend& m, std::int64_t start_mono_ns) {
+  std::string s = fmt::format("memory trend: {:+.1f} MiB/h; last tenth vs first tenth {:+.1f} MiB",
+                              m.slope_bytes_per_hour / kMiB, m.growth_bytes / kMiB);
+  if (m.growth_percent_of_total) s += fmt::format(" ({:+.2f} % of the device)", *m.growth_percent_of_total);
+  if (m.leak_suspected) s += ": steady growth, a leak is possible";
+  doc.line(s);
+  for (const MemoryDrop& drop : m.drops) {
+    doc.line(fmt::format("  sudden drop {} into the run: {} -> {}",
+                         human_duration(static_cast<double>(drop.time_ns - start_mono_ns) / 1e9), human_bytes(drop.from_bytes),
+                         human_bytes(drop.to_bytes)));
+  }
+}
+
+void add_pcie(Document& doc, const PcieLinkReport& p) {
+  if (p.busy_s <= 0) return;
+  if (p.degraded_busy_s <= 0) {
+    doc.line(fmt::format("PCIe link: gen {} x{} whenever busy", p.max_gen, p.max_width));
+    return;
+  }
+  doc.line(fmt::format("PCIe link: DEGRADED for {} of busy time, down to gen {} x{} (capable of gen {} x{})",
+                       seconds_and_percent(p.degraded_busy_s, p.busy_s), p.worst_busy_gen, p.worst_busy_width,
+                       p.max_gen, p.max_width));
+}
+
+void add_device(Document& doc, const DeviceReport& d, std::int64_t start_mono_ns) {
+  doc.heading(fmt::format("GPU {}  {}  ({} samples)", d.info.index, d.info.name, d.samples));
+  if (d.lost_at_wall_ns) doc.line(fmt::format("LOST at {}", iso_local(*d.lost_at_wall_ns).substr(0, 23)));
+  if (d.metrics.empty()) {
+    doc.line("no samples");
+    return;
+  }
+  add_statistics(doc, d);
+  add_energy(doc, d.energy);
+  if (d.idle_gaps) add_idle_gaps(doc, *d.idle_gaps);
+  if (d.throttle) add_throttle(doc, *d.throttle);
+  if (d.memory) add_memory(doc, *d.memory, start_mono_ns);
+  if (d.pcie_link) add_pcie(doc, *d.pcie_link);
+}
+
+void add_balance(Document& doc, const RunReport& r) {
+  if (r.balance.empty()) return;
+  doc.heading(fmt::format("Load balance across {} GPUs (coefficient of variation of per-GPU means)",
+                          r.balance.front().per_gpu_mean.size()));
+  TextTable t;
+  t.header = {"metric", "CV %", "quality", "note"};
+  t.first_numeric_column = 1;
+  for (const BalanceReport& b : r.balance) {
+    if (!row_of(b.metric)) continue;  // the JSON report has every metric
+    std::string note;
+    if (b.balance.band != BalanceBand::Excellent && b.balance.straggler) {
+      const std::size_t s = *b.balance.straggler;
+      note = fmt::format("furthest from the mean: GPU {} ({})", b.device_indices[s],
+                         short_value(b.metric, b.per_gpu_mean[s]));
+    } else if (b.balance.band != BalanceBand::Excellent && b.per_gpu_mean.size() == 2) {
+      note = fmt::format("GPU {} {} vs GPU {} {}", b.device_indices[0], short_value(b.metric, b.per_gpu_mean[0]),
+                         b.device_indices[1], short_value(b.metric, b.per_gpu_mean[1]));
+    }
+    t.rows.push_back({std::string(metric_label(b.metric)), fmt::format("{:.1f}", b.balance.cv_percent),
+                      std::string(to_string(b.balance.band)), note});
+  }
+  doc.table(std::move(t));
+}
+
+void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std::string_view title) {
+  if (segments.empty()) return;
+  doc.heading(std::string(title));
+  TextTable t;
+  t.header = {std::string(segments.front().kind == SegmentKind::Phase ? "phase" : "epoch"), "gpu", "times",
+              "duration", "util % mean", "memory GiB mean", "power W mean"};
+  t.first_numeric_column = 1;
+  const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
+    return s ? fmt::format("{:.{}f}", s->mean / divisor, decimals) : std::string("-");
+  };
+  for (const SegmentStats& seg : segments) {
+    for (const SegmentDeviceStats& d : seg.devices) {
+      t.rows.push_back({seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
+                        human_duration(seg.duration_s), mean(d.util_percent, 1, 1), mean(d.mem_used_bytes, kGiB, 2),
+                        mean(d.power_watts, 1, 1)});
+    }
+  }
+  doc.table(std::move(t));
+}
+
+void add_host(Document& doc, const RunReport& r) {
+  const Summary* cpu = r.find_host(HostMetric::CpuPercent);
+  const Summary* used = r.find_host(HostMetric::MemUsedBytes);
+  const Summary* total = r.find_host(HostMetric::MemTotalBytes);
+  const Summary* tree_cpu = r.find_host(HostMetric::TreeCpuPercent);
+  const Summary* tree_rss = r.find_host(HostMetric::TreeRssBytes);
+  const Summary* tree_read = r.find_host(HostMetric::TreeReadBytesPerSec);
+  if (!cpu && !used && !tree_cpu) return;
+  doc.heading("Host");
+  if (cpu) doc.line(fmt::format("CPU (all cores)    mean {:.1f} %, max {:.1f} %", cpu->mean, cpu->max));
+  if (used) {
+    doc.line(fmt::format("RAM used           mean {}, max {}{}", human_bytes(used->mean), human_bytes(used->max),
+                         total ? " of " + human_bytes(total->max) : std::string()));
+  }
+  if (tree_cpu) {
+    doc.line(fmt::format("command CPU        mean {:.1f} %, max {:.1f} % of one core", tree_cpu->mean, tree_cpu->max));
+  }
+  if (tree_rss) {
+    doc.line(fmt::format("command RSS        mean {}, max {}", human_bytes(tree_rss->mean), human_bytes(tree_rss->max)));
+  }
+  if (tree_read) {
+    doc.line(fmt::format("command disk read  mean {}/s, max {}/s", human_bytes(tree_read->mean),
+                         human_bytes(tree_read->max)));
+  }
+}
+
+void add_processes_and_events(Document& doc, const RunReport& r) {
+  if (!r.processes.empty()) {
+    doc.heading("Processes on GPUs");
+    TextTable t;
+    t.header = {"name", "gpu", "pid", "max mem MiB"};
+    for (const ProcessRecord& p : r.processes) {
+      t.rows.push_back({p.name.substr(0, 32), std::to_string(p.device_index), std::to_string(p.pid),
+                        p.max_used_memory_bytes
+                            ? fmt::format("{:.0f}", static_cast<double>(*p.max_used_memory_bytes) / kMiB)
+                            : std::string("n/a")});
+    }
+    doc.table(std::move(t));
+  }
+  if (!r.events.empty()) {
+    doc.heading("Events");
+    TextTable t;
+    t.header = {"time", "kind", "gpu", "message"};
+    t.first_numeric_column = 99;  // all text
+    for (const Event& e : r.events) {
+      t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
+                        e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message.substr(0, 60)});
+    }
+    doc.table(std::move(t));
+  }
+}
+
+Document report_document(const RunReport& r) {
+  Document doc;
+  const RunInfo& run = r.run;
+  doc.title(fmt::format("Run {}  {}  [{}] {}", run.id, run.name.empty() ? "-" : run.name, to_string(run.status),
+                          describe_outcome(run)));
+  if (!run.command.empty()) {
+    std::string cmd;
+    for (const auto& a : run.command) cmd += (cmd.empty() ? "" : " ") + a;
+    doc.line(fmt::format("Command   {}", cmd));
+  } else if (run.attached_pid) {
+    doc.line(fmt::format("Attached  pid {}", *run.attached_pid));
+  }
+  doc.line(fmt::format("Started   {}  on {}", iso_local(run.start_wall_ns).substr(0, 19), run.host));
+  doc.line(fmt::format("Duration  {} (wall clock)   interval {} s", human_duration(r.wall_duration_s), run.interval_s));
+  const JitterStats& j = run.jitter;
+  if (j.ticks > 0) {
+    doc.line(fmt::format("Sampler   {} ticks, lateness mean {:.3f} ms, p99 <= {:.3f} ms, max {:.3f} ms, {} missed",
+                         j.ticks, j.mean_late_ns / 1e6, j.p99_late_ns / 1e6, j.max_late_ns / 1e6, j.missed_deadlines));
+  }
+  for (const DeviceReport& d : r.devices) add_device(doc, d, run.start_mono_ns);
+  if (r.devices.empty()) {
+    doc.heading("GPUs");
+    doc.line("No GPU was recorded.");
+  }
+  add_balance(doc, r);
+  add_segments(doc, r.phases, "Phases (from annotations)");
+  add_segments(doc, r.epochs, "Epochs (from annotations)");
+  if (r.total_energy_joules && r.devices.size() > 1) {
+    doc.heading("Energy, all GPUs");
+    doc.line(fmt::format("{:.1f} J ({:.4f} Wh)", *r.total_energy_joules, *r.total_energy_joules / 3600));
+  }
+  add_host(doc, r);
+  add_processes_and_events(doc, r);
+  return doc;
+}
+
+}  // namespace
+
+std::string describe_outcome(const RunInfo& run) {
+  if (run.status == RunStatus::Recording) return "still recording";
+  std::string s;
+  if (run.exit_signal) {
+    const char* name = sigabbrev_np(*run.exit_signal);
+    s = fmt::format("killed by signal {}{}", *run.exit_signal, name ? fmt::format(" (SIG{})", name) : "");
+  } else if (run.exit_code) {
+    s = fmt::format("exit {}", *run.exit_code);
+  } else {
+    s = run.end_reason.empty() ? std::string("ended") : run.end_reason;
+  }
+  if (run.status == RunStatus::Interrupted) s = "interrupted: the recorder stopped without finishing the run";
+  return s;
+}
+
+std::string render_report_text(const RunReport& report) { return report_document(report).to_text(); }
+std::string render_report_markdown(const RunReport& report) { return report_document(report).to_markdown(); }
+
+}  // namespace gpuwatch
