@@ -53,22 +53,28 @@ double slope_per_hour(const Points& p, const std::vector<double>& w) {
 }
 
 // One pass with the window's maximum in a monotonic deque: each sample is
-// compared with the highest level of the last `drop_window_ns`.
+// compared with the highest level of the last `drop_window_ns`. After a fall
+// the window restarts at the new level, so a fall over several samples is
+// one drop, extended while it goes on, not one drop per intermediate level.
 std::vector<MemoryDrop> find_drops(const Points& p, const MemoryTrendOptions& o) {
   std::vector<MemoryDrop> drops;
   std::deque<std::size_t> window;  // indices, values decreasing
+  std::int64_t last_fall_ns = 0;
   for (std::size_t i = 0; i < p.value.size(); ++i) {
     while (!window.empty() && p.time_ns[i] - p.time_ns[window.front()] > o.drop_window_ns) window.pop_front();
     if (!window.empty()) {
       const double high = p.value[window.front()];
       const double fall = high - p.value[i];
-      if (fall >= o.min_drop_bytes && fall >= o.min_drop_fraction * high) {
-        if (!drops.empty() && p.time_ns[i] - drops.back().time_ns <= o.drop_window_ns &&
-            drops.back().from_bytes == high) {
-          drops.back().to_bytes = std::min(drops.back().to_bytes, p.value[i]);  // the same fall, still going
-        } else {
-          drops.push_back({p.time_ns[window.front()], high, p.value[i]});
-        }
+      const bool continues = !drops.empty() && p.time_ns[i] - last_fall_ns <= o.drop_window_ns &&
+                             drops.back().to_bytes == high;
+      if (continues && fall > 0) {
+        drops.back().to_bytes = p.value[i];
+        last_fall_ns = p.time_ns[i];
+        window.clear();
+      } else if (fall >= o.min_drop_bytes && fall >= o.min_drop_fraction * high) {
+        drops.push_back({p.time_ns[window.front()], high, p.value[i]});
+        last_fall_ns = p.time_ns[i];
+        window.clear();
       }
     }
     while (!window.empty() && p.value[window.back()] <= p.value[i]) window.pop_back();

@@ -24,23 +24,41 @@ std::optional<double> total_memory(const DeviceSeries& series) {
   return std::nullopt;
 }
 
-DeviceReport device_report(const DeviceSeries& series) {
-  DeviceReport report;
-  report.info = series.info;
-  report.samples = series.mono_ns.size();
-  report.lost_at_wall_ns = series.lost_at_wall_ns;
-  for (std::size_t m = 0; m < kDeviceMetricCount && m < series.values.size(); ++m) {
-    const auto metric = static_cast<DeviceMetric>(m);
+// Metrics read together in the first pass over a device: what the detectors
+// and the energy estimate need side by side.
+constexpr DeviceMetric kDetectorMetrics[] = {
+    DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,  DeviceMetric::MemTotalBytes,
+    DeviceMetric::PowerWatts,     DeviceMetric::EnergyJoules,  DeviceMetric::SlowReadAgeSeconds,
+    DeviceMetric::ClockEventReasons, DeviceMetric::PcieLinkGen, DeviceMetric::PcieLinkWidth,
+};
+// The remaining statistics are read this many metrics at a time.
+constexpr std::size_t kMetricsPerPass = 6;
+
+bool in_first_pass(DeviceMetric m) {
+  return std::find(std::begin(kDetectorMetrics), std::end(kDetectorMetrics), m) != std::end(kDetectorMetrics);
+}
+
+std::span<const double> column_of(const DeviceSeries& series, DeviceMetric m) {
+  const auto i = static_cast<std::size_t>(m);
+  return i < series.values.size() && series.values[i].size() == series.mono_ns.size()
+             ? std::span<const double>(series.values[i])
+             : std::span<const double>();
+}
+
+void add_summaries(DeviceReport& report, const DeviceSeries& series, std::span<const DeviceMetric> metrics) {
+  for (DeviceMetric metric : metrics) {
     if (!summarizable(metric)) continue;
-    if (auto s = summarize(series.mono_ns, series.values[m])) report.metrics.push_back({metric, *s});
+    if (auto s = summarize(series.mono_ns, column_of(series, metric))) report.metrics.push_back({metric, *s});
   }
+}
+
+// Detectors, energy and phase statistics: everything that needs the
+// first-pass columns side by side.
+void add_detectors(DeviceReport& report, const DeviceSeries& series) {
+  const auto column = [&](DeviceMetric m) { return column_of(series, m); };
   // Power is a one-second average on recent parts; bridging more than a few
   // seconds of missing samples would invent energy.
   constexpr std::int64_t kMaxPowerGapNs = 5'000'000'000;
-  const auto column = [&](DeviceMetric m) -> std::span<const double> {
-    const auto i = static_cast<std::size_t>(m);
-    return i < series.values.size() ? std::span<const double>(series.values[i]) : std::span<const double>();
-  };
   // The counter was read slightly before the tick that carries it.
   const auto energy = column(DeviceMetric::EnergyJoules);
   const auto age = column(DeviceMetric::SlowReadAgeSeconds);
@@ -65,6 +83,40 @@ DeviceReport device_report(const DeviceSeries& series) {
   report.pcie_link = pcie_link({series.mono_ns, util, column(DeviceMetric::PcieLinkGen),
                                 column(DeviceMetric::PcieLinkWidth), static_int(DeviceMetric::PcieLinkGenMax),
                                 static_int(DeviceMetric::PcieLinkWidthMax)});
+}
+
+struct Segmented {
+  std::vector<Segment> segments;
+  std::vector<SegmentStats> phases;
+  std::vector<SegmentStats> epochs;
+};
+
+DeviceReport device_report(const DeviceSeries& facts, const DeviceColumns& columns, Segmented& segmented,
+                           std::int64_t& end_mono_ns) {
+  DeviceReport report;
+  report.info = facts.info;
+  report.lost_at_wall_ns = facts.lost_at_wall_ns;
+  {
+    const DeviceSeries first = columns.load(facts.info.index, kDetectorMetrics);
+    report.samples = first.mono_ns.size();
+    if (!first.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, first.mono_ns.back());
+    add_summaries(report, first, kDetectorMetrics);
+    add_detectors(report, first);
+    add_segment_device(segmented.phases, segmented.segments, first);
+    add_segment_device(segmented.epochs, segmented.segments, first);
+  }
+  std::vector<DeviceMetric> rest;
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    const auto metric = static_cast<DeviceMetric>(m);
+    if (summarizable(metric) && !in_first_pass(metric)) rest.push_back(metric);
+  }
+  for (std::size_t i = 0; i < rest.size(); i += kMetricsPerPass) {
+    const auto group = std::span<const DeviceMetric>(rest).subspan(i, std::min(kMetricsPerPass, rest.size() - i));
+    add_summaries(report, columns.load(facts.info.index, group), group);
+  }
+  // Catalogue order, whatever order the passes read them in.
+  std::sort(report.metrics.begin(), report.metrics.end(),
+            [](const MetricSummary& a, const MetricSummary& b) { return a.metric < b.metric; });
   return report;
 }
 
@@ -95,20 +147,36 @@ const Summary* RunReport::find_host(HostMetric m) const {
   return it == host.end() ? nullptr : &it->summary;
 }
 
-RunReport build_report(const RunData& data) {
-  RunReport report;
-  report.run = data.run;
-  std::int64_t end_ns = data.run.end_wall_ns.value_or(data.run.start_wall_ns);
-  for (const DeviceSeries& series : data.devices) {
-    if (!series.wall_ns.empty()) end_ns = std::max(end_ns, series.wall_ns.back());
-    report.devices.push_back(device_report(series));
-  }
-  if (!data.host.wall_ns.empty()) end_ns = std::max(end_ns, data.host.wall_ns.back());
-  if (data.run.end_wall_ns) end_ns = *data.run.end_wall_ns;
-  report.wall_duration_s = static_cast<double>(end_ns - data.run.start_wall_ns) / 1e9;
+RunReport build_report(const RunData& data) { return build_report(data, RunDataColumns(data)); }
 
-  for (std::size_t m = 0; m < kHostMetricCount && m < data.host.values.size(); ++m) {
-    if (auto s = summarize(data.host.mono_ns, data.host.values[m])) {
+RunReport build_report(const RunData& base, const DeviceColumns& columns) {
+  RunReport report;
+  report.run = base.run;
+  std::int64_t end_mono_ns = base.run.start_mono_ns;
+  for (const DeviceSeries& series : base.devices) {
+    if (!series.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, series.mono_ns.back());
+  }
+  if (!base.host.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, base.host.mono_ns.back());
+  if (base.run.end_wall_ns) {
+    end_mono_ns = std::max(end_mono_ns, base.run.start_mono_ns + (*base.run.end_wall_ns - base.run.start_wall_ns));
+  }
+  Segmented segmented;
+  segmented.segments = segments_from_events(base.events, end_mono_ns);
+  segmented.phases = segment_rows(segmented.segments, SegmentKind::Phase);
+  segmented.epochs = segment_rows(segmented.segments, SegmentKind::Epoch);
+
+  std::int64_t last_sample_mono_ns = base.run.start_mono_ns;
+  for (const DeviceSeries& facts : base.devices) {
+    report.devices.push_back(device_report(facts, columns, segmented, last_sample_mono_ns));
+  }
+  if (!base.host.mono_ns.empty()) last_sample_mono_ns = std::max(last_sample_mono_ns, base.host.mono_ns.back());
+  // By the wall clock, start to end, or to the last sample of a run that never ended.
+  const std::int64_t end_wall_ns =
+      base.run.end_wall_ns.value_or(base.run.start_wall_ns + (last_sample_mono_ns - base.run.start_mono_ns));
+  report.wall_duration_s = static_cast<double>(end_wall_ns - base.run.start_wall_ns) / 1e9;
+
+  for (std::size_t m = 0; m < kHostMetricCount && m < base.host.values.size(); ++m) {
+    if (auto s = summarize(base.host.mono_ns, base.host.values[m])) {
       report.host.push_back({static_cast<HostMetric>(m), *s});
     }
   }
@@ -117,18 +185,13 @@ RunReport build_report(const RunData& data) {
     if (!summarizable(metric)) continue;
     if (auto b = balance_of(report.devices, metric)) report.balance.push_back(std::move(*b));
   }
-  std::int64_t end_mono_ns = data.run.start_mono_ns;
-  for (const DeviceSeries& series : data.devices) {
-    if (!series.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, series.mono_ns.back());
-  }
-  const std::vector<Segment> segments = segments_from_events(data.events, end_mono_ns);
-  report.phases = summarize_segments(data, segments, SegmentKind::Phase);
-  report.epochs = summarize_segments(data, segments, SegmentKind::Epoch);
+  report.phases = std::move(segmented.phases);
+  report.epochs = std::move(segmented.epochs);
   for (const DeviceReport& d : report.devices) {
     if (auto j = d.energy.best()) report.total_energy_joules = report.total_energy_joules.value_or(0) + *j;
   }
-  report.processes = data.processes;
-  report.events = data.events;
+  report.processes = base.processes;
+  report.events = base.events;
   return report;
 }
 

@@ -13,6 +13,7 @@
 #include "analysis/segments.h"
 #include "analysis/stats.h"
 #include "analysis/throttle.h"
+#include "store/device_columns.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -63,6 +64,10 @@ struct RunReport {
   [[nodiscard]] const Summary* find_host(HostMetric m) const;
 };
 
+// Everything in memory (a small run, an imported file).
 RunReport build_report(const RunData& data);
+// `base` holds the run, host series, processes and events, and the devices'
+// facts without samples; samples come from `columns`.
+RunReport build_report(const RunData& base, const DeviceColumns& columns);
 
 }  // namespace gpuwatch

@@ -16,7 +16,7 @@ std::optional<SegmentKind> kind_of(const Event& e) {
 std::optional<Summary> summarize_within(const DeviceSeries& s, DeviceMetric metric,
                                         const std::vector<const Segment*>& segments) {
   const auto m = static_cast<std::size_t>(metric);
-  if (m >= s.values.size()) return std::nullopt;
+  if (m >= s.values.size() || s.values[m].size() != s.mono_ns.size()) return std::nullopt;
   std::vector<std::int64_t> times;
   std::vector<double> values;
   for (const Segment* seg : segments) {
@@ -47,31 +47,37 @@ std::vector<Segment> segments_from_events(std::span<const Event> events, std::in
   return out;
 }
 
-std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind) {
-  std::vector<std::string> labels;
-  for (const Segment& s : segments) {
-    if (s.kind == kind && std::find(labels.begin(), labels.end(), s.label) == labels.end()) labels.push_back(s.label);
-  }
+std::vector<SegmentStats> segment_rows(std::span<const Segment> segments, SegmentKind kind) {
   std::vector<SegmentStats> out;
-  for (const std::string& label : labels) {
-    SegmentStats stats;
-    stats.kind = kind;
-    stats.label = label;
-    std::vector<const Segment*> mine;
-    for (const Segment& s : segments) {
-      if (s.kind != kind || s.label != label) continue;
-      mine.push_back(&s);
-      stats.duration_s += static_cast<double>(s.end_mono_ns - s.start_mono_ns) / 1e9;
+  for (const Segment& s : segments) {
+    if (s.kind != kind) continue;
+    auto row = std::find_if(out.begin(), out.end(), [&](const SegmentStats& r) { return r.label == s.label; });
+    if (row == out.end()) {
+      out.push_back({kind, s.label, 0, 0, {}});
+      row = out.end() - 1;
     }
-    stats.occurrences = mine.size();
-    for (const DeviceSeries& d : data.devices) {
-      stats.devices.push_back({d.info.index, summarize_within(d, DeviceMetric::GpuUtilPercent, mine),
-                               summarize_within(d, DeviceMetric::MemUsedBytes, mine),
-                               summarize_within(d, DeviceMetric::PowerWatts, mine)});
-    }
-    out.push_back(std::move(stats));
+    row->occurrences += 1;
+    row->duration_s += static_cast<double>(s.end_mono_ns - s.start_mono_ns) / 1e9;
   }
   return out;
+}
+
+void add_segment_device(std::vector<SegmentStats>& rows, std::span<const Segment> segments, const DeviceSeries& device) {
+  for (SegmentStats& row : rows) {
+    std::vector<const Segment*> mine;
+    for (const Segment& s : segments) {
+      if (s.kind == row.kind && s.label == row.label) mine.push_back(&s);
+    }
+    row.devices.push_back({device.info.index, summarize_within(device, DeviceMetric::GpuUtilPercent, mine),
+                           summarize_within(device, DeviceMetric::MemUsedBytes, mine),
+                           summarize_within(device, DeviceMetric::PowerWatts, mine)});
+  }
+}
+
+std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind) {
+  std::vector<SegmentStats> rows = segment_rows(segments, kind);
+  for (const DeviceSeries& d : data.devices) add_segment_device(rows, segments, d);
+  return rows;
 }
 
 }  // namespace gpuwatch

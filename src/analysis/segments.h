@@ -46,4 +46,9 @@ struct SegmentStats {
 
 std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind);
 
+// The same in steps, for callers that hold one device at a time: the rows
+// without devices, then each device's statistics added to every row.
+std::vector<SegmentStats> segment_rows(std::span<const Segment> segments, SegmentKind kind);
+void add_segment_device(std::vector<SegmentStats>& rows, std::span<const Segment> segments, const DeviceSeries& device);
+
 }  // namespace gpuwatch

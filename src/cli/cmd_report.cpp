@@ -21,7 +21,7 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", flags->format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
-    const RunReport report = build_report(load_run(flags->run, flags->store));
+    const RunReport report = report_run(flags->run, flags->store);
     if (flags->format == "json") {
       fmt::print("{}", render_report_json(report));
     } else if (flags->format == "markdown") {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "analysis/run_report.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -12,5 +13,9 @@ namespace gpuwatch::cli {
 // store_flag: the --store value ("" = default store). Throws StoreError (or
 // an import error) with a message fit for the user.
 RunData load_run(const std::string& run_ref, const std::string& store_flag);
+
+// The report of RUN. A stored run is read one GPU and a few metrics at a
+// time, so that a 35-hour recording does not have to fit in memory.
+RunReport report_run(const std::string& run_ref, const std::string& store_flag);
 
 }  // namespace gpuwatch::cli

@@ -21,6 +21,7 @@
 #include "record/recording_sink.h"
 #include "render/report.h"
 #include "render/seed_files.h"
+#include "store/device_columns.h"
 
 namespace gpuwatch {
 
@@ -274,10 +275,11 @@ int run_record(const RecordOptions& o) {
     run.status = RunStatus::Finished;
     store->finish_run(run);
     if (o.summary || o.output_dir) {
-      const RunData data = store->load(store->resolve(run.id));
-      const std::string text = render_report_text(build_report(data));
+      const RunInfo stored = store->resolve(run.id);
+      const std::string text =
+          render_report_text(build_report(load_run_base(*store, stored), StoredColumns(*store, stored)));
       if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
-      if (o.output_dir) write_output_dir(*o.output_dir, data, text);
+      if (o.output_dir) write_output_dir(*o.output_dir, store->load(stored), text);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());

@@ -100,10 +100,11 @@ bool fail(std::string* error, const char* why) {
   return false;
 }
 
-bool decode_column(Reader& r, std::size_t n, ChunkColumn& col, std::string* error) {
+// `col` null: validate and skip the column.
+bool decode_column(Reader& r, std::size_t n, ChunkColumn* col, std::string* error) {
   std::uint8_t tag = 0;
   if (!r.byte(tag)) return fail(error, "truncated column tag");
-  col.assign(n, std::nullopt);
+  if (col) col->assign(n, std::nullopt);
   if (tag == 0) return true;
   std::span<const std::uint8_t> bitmap;
   if (tag == 2) {
@@ -121,8 +122,9 @@ bool decode_column(Reader& r, std::size_t n, ChunkColumn& col, std::string* erro
     if (tag == 2 && !((bitmap[i / 8] >> (i % 8)) & 1)) continue;
     std::uint64_t z = 0;
     if (!r.varint(z)) return fail(error, "truncated column values");
+    if (!col) continue;
     prev = wrap_add(prev, unzigzag(z));
-    col[i] = prev;
+    (*col)[i] = prev;
   }
   return true;
 }
@@ -181,7 +183,8 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk) {
   return out;
 }
 
-std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error) {
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error,
+                                  const std::vector<bool>* wanted) {
   auto bad = [error](const char* why) -> std::optional<Chunk> {
     fail(error, why);
     return std::nullopt;
@@ -205,8 +208,9 @@ std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::strin
     return bad("truncated timestamps");
   }
   c.columns.resize(k);
-  for (auto& col : c.columns) {
-    if (!decode_column(r, n, col, error)) return std::nullopt;
+  for (std::size_t j = 0; j < k; ++j) {
+    const bool keep = wanted == nullptr || (j < wanted->size() && (*wanted)[j]);
+    if (!decode_column(r, n, keep ? &c.columns[j] : nullptr, error)) return std::nullopt;
   }
   if (r.remaining() != 0) return bad("trailing bytes after the last column");
   return c;

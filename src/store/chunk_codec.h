@@ -53,7 +53,11 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk);
 // Total function over arbitrary bytes: returns nullopt (and, when `error` is
 // given, a reason) for anything that is not a well-formed chunk. Never reads
 // outside `blob`, never allocates more than the limits above allow.
-std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error = nullptr);
+// `wanted`, when given, selects value columns by position: the others are
+// checked and skipped, and left empty in the result (reading a few metrics
+// of a long run then costs little more than reading its timestamps).
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error = nullptr,
+                                  const std::vector<bool>* wanted = nullptr);
 
 // The largest row count per chunk that keeps `columns` within the limits.
 std::size_t max_chunk_rows(std::size_t columns);

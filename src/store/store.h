@@ -85,6 +85,15 @@ struct RunData {
   std::vector<Event> events;
 };
 
+// What Store::load reads. The defaults read everything; a report over a
+// 35-hour run reads one GPU and a few metrics at a time instead.
+struct LoadOptions {
+  std::optional<int> device;                         // only this GPU (by index)
+  std::optional<std::vector<DeviceMetric>> metrics;  // only these columns; the others stay empty
+  bool device_samples = true;  // false: devices' facts only, no samples at all
+  bool host = true;            // host samples, processes and events
+};
+
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -143,7 +152,7 @@ class Store {
   [[nodiscard]] RunInfo resolve(const std::string& run_ref);
   // The run's samples as columns. Chunks that fail to decode are skipped
   // and reported as events of kind "store_corrupt_chunk".
-  [[nodiscard]] RunData load(const RunInfo& run);
+  [[nodiscard]] RunData load(const RunInfo& run, const LoadOptions& options = {});
 
  private:
   struct Impl;

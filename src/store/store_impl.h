@@ -94,7 +94,7 @@ struct Store::Impl {
   // SELECT ... FROM runs <tail>; `bind` fills the tail's parameters.
   std::vector<RunInfo> query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind = {});
   void settle_liveness(std::vector<RunInfo>& runs);
-  RunData load_locked(const RunInfo& run);
+  RunData load_locked(const RunInfo& run, const LoadOptions& options);
 };
 
 }  // namespace gpuwatch

@@ -103,8 +103,11 @@ void parse_device_lists(DeviceInfo& d, std::string_view supported, std::string_v
   }
 }
 
+// A destination column that the caller did not ask for: it stays empty.
+constexpr int kNotAsked = -2;
+
 // Appends the decoded rows of `c` to time and value columns; `source` maps
-// each destination column to a chunk column (-1: absent).
+// each destination column to a chunk column (-1: absent, kNotAsked).
 void append_columns(const Chunk& c, const std::vector<int>& source, const auto& table,
                     std::vector<std::int64_t>& mono, std::vector<std::int64_t>& wall,
                     std::vector<std::vector<double>>& values) {
@@ -113,6 +116,7 @@ void append_columns(const Chunk& c, const std::vector<int>& source, const auto& 
   for (std::size_t m = 0; m < values.size(); ++m) {
     auto& dst = values[m];
     const int j = source[m];
+    if (j == kNotAsked) continue;
     if (j < 0 || static_cast<std::size_t>(j) >= c.columns.size()) {
       dst.insert(dst.end(), c.rows(), std::nan(""));
       continue;
@@ -200,7 +204,7 @@ RunInfo Store::resolve(const std::string& ref) {
       ref));
 }
 
-RunData Store::load(const RunInfo& run) {
+RunData Store::load(const RunInfo& run, const LoadOptions& options) {
   std::lock_guard lock(impl_->db_mutex);
   std::vector<RunInfo> found;
   if (run.row_id != 0) {
@@ -209,10 +213,10 @@ RunData Store::load(const RunInfo& run) {
     found = impl_->query_runs("WHERE public_id = ?", [&run](sql::Stmt& q) { q.bind(1, run.id); });
   }
   if (found.empty()) throw StoreError(fmt::format("run {} is not in the store {}", run.id, impl_->path.string()));
-  return impl_->load_locked(found.front());
+  return impl_->load_locked(found.front(), options);
 }
 
-RunData Store::Impl::load_locked(const RunInfo& run) {
+RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options) {
   sqlite3* raw = db.get();
   // One read transaction: a consistent snapshot, while the writer goes on
   // appending to the WAL.
@@ -222,14 +226,29 @@ RunData Store::Impl::load_locked(const RunInfo& run) {
 
   std::map<int, std::size_t> device_pos;
   std::vector<std::vector<int>> device_sources;
+  std::vector<std::vector<bool>> device_wanted;  // chunk columns to decode, per device
   auto add_device = [&](DeviceInfo info, std::string_view columns, std::optional<std::int64_t> lost) {
+    if (options.device && info.index != *options.device) return;
     device_pos[info.index] = data.devices.size();
     DeviceSeries s;
     s.info = std::move(info);
     s.values.resize(kDeviceMetricCount);
     s.lost_at_wall_ns = lost;
     data.devices.push_back(std::move(s));
-    device_sources.push_back(column_sources(kDeviceMetrics, columns));
+    std::vector<int> sources = column_sources(kDeviceMetrics, columns);
+    std::vector<bool> wanted;
+    for (std::size_t m = 0; m < sources.size(); ++m) {
+      const bool asked = !options.metrics || std::find(options.metrics->begin(), options.metrics->end(),
+                                                       static_cast<DeviceMetric>(m)) != options.metrics->end();
+      if (!asked) {
+        sources[m] = kNotAsked;
+      } else if (sources[m] >= 0) {
+        wanted.resize(std::max(wanted.size(), static_cast<std::size_t>(sources[m]) + 1), false);
+        wanted[static_cast<std::size_t>(sources[m])] = true;
+      }
+    }
+    device_sources.push_back(std::move(sources));
+    device_wanted.push_back(std::move(wanted));
   };
 
   sql::Stmt dev(raw, R"sql(
@@ -256,10 +275,11 @@ RunData Store::Impl::load_locked(const RunInfo& run) {
                                 fmt::format("samples from this point were unreadable and skipped: {}", why)});
   };
   // Returns the chunk when the blob decodes and agrees with its row.
-  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device) -> std::optional<Chunk> {
+  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device,
+                    const std::vector<bool>* wanted) -> std::optional<Chunk> {
     const std::int64_t first = q.int64(col);
     std::string why;
-    auto c = decode_chunk(q.blob(col + 3), &why);
+    auto c = decode_chunk(q.blob(col + 3), &why, wanted);
     if (c && (static_cast<std::int64_t>(c->rows()) != q.int64(col + 2) || c->rows() == 0 ||
               c->mono_ns.front() != first || c->mono_ns.back() != q.int64(col + 1))) {
       c.reset();
@@ -269,26 +289,34 @@ RunData Store::Impl::load_locked(const RunInfo& run) {
     return c;
   };
 
-  sql::Stmt chunks(raw, R"sql(
+  sql::Stmt chunks(raw, options.device ? R"sql(
     SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
-    WHERE run_id = ? ORDER BY device_idx, first_mono_ns, id)sql");
+    WHERE run_id = ?1 AND device_idx = ?2 ORDER BY device_idx, first_mono_ns, id)sql"
+                                       : R"sql(
+    SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
+    WHERE run_id = ?1 ORDER BY device_idx, first_mono_ns, id)sql");
   chunks.bind(1, run.row_id);
-  while (chunks.step()) {
+  if (options.device) chunks.bind(2, std::int64_t{*options.device});
+  while (options.device_samples && chunks.step()) {
     const int idx = static_cast<int>(chunks.int64(0));
-    auto c = decode(chunks, 1, idx);
-    if (!c) continue;
     if (!device_pos.count(idx)) {
       DeviceInfo d;
       d.index = idx;
       add_device(std::move(d), "", std::nullopt);
     }
     const std::size_t pos = device_pos[idx];
+    auto c = decode(chunks, 1, idx, &device_wanted[pos]);
+    if (!c) continue;
     DeviceSeries& s = data.devices[pos];
     append_columns(*c, device_sources[pos], kDeviceMetrics, s.mono_ns, s.wall_ns, s.values);
   }
   std::sort(data.devices.begin(), data.devices.end(),
             [](const DeviceSeries& a, const DeviceSeries& b) { return a.info.index < b.info.index; });
 
+  if (!options.host) {
+    txn.commit();
+    return data;
+  }
   std::string host_names;
   {
     sql::Stmt host_cols(raw, "SELECT host_columns FROM runs WHERE id = ?");
@@ -304,7 +332,7 @@ RunData Store::Impl::load_locked(const RunInfo& run) {
     WHERE run_id = ? ORDER BY first_mono_ns, id)sql");
   hchunks.bind(1, run.row_id);
   while (hchunks.step()) {
-    auto c = decode(hchunks, 0, std::nullopt);
+    auto c = decode(hchunks, 0, std::nullopt, nullptr);
     if (!c) continue;
     const std::size_t before = h.mono_ns.size();
     append_columns(*c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);

@@ -1,0 +1,44 @@
+#include "store/device_columns.h"
+
+namespace gpuwatch {
+
+DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+  DeviceSeries out;
+  out.info.index = index;
+  out.values.resize(kDeviceMetricCount);
+  for (const DeviceSeries& d : data_.devices) {
+    if (d.info.index != index) continue;
+    out.info = d.info;
+    out.mono_ns = d.mono_ns;
+    out.wall_ns = d.wall_ns;
+    out.lost_at_wall_ns = d.lost_at_wall_ns;
+    for (DeviceMetric m : metrics) {
+      const auto i = static_cast<std::size_t>(m);
+      if (i < d.values.size()) out.values[i] = d.values[i];
+    }
+  }
+  return out;
+}
+
+DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+  LoadOptions options;
+  options.device = index;
+  options.metrics = std::vector<DeviceMetric>(metrics.begin(), metrics.end());
+  options.host = false;
+  RunData data = store_.load(run_, options);
+  if (data.devices.empty()) {
+    DeviceSeries none;
+    none.info.index = index;
+    none.values.resize(kDeviceMetricCount);
+    return none;
+  }
+  return std::move(data.devices.front());
+}
+
+RunData load_run_base(Store& store, const RunInfo& run) {
+  LoadOptions options;
+  options.device_samples = false;
+  return store.load(run, options);
+}
+
+}  // namespace gpuwatch

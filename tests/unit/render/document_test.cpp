@@ -1,0 +1,174 @@
+#include "render/document.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch {
+namespace {
+
+// "Temp °C" is 8 bytes ('°' is two in UTF-8) but 7 columns wide.
+TextTable device_table() {
+  return TextTable{{"GPU", "Temp °C", "Power W"}, {{"0", "65", "300.5"}, {"1", "7", "80"}}, 1};
+}
+
+TEST(DocumentText, TitleLinesHeadingAndAlignedTable) {
+  Document d;
+  d.title("Run 42");
+  d.line("host  node1");
+  d.heading("Devices");
+  d.line("2 GPUs");
+  d.table(device_table());
+  // Widths: GPU 3, "Temp °C" 7 columns, "Power W" 7. Each cell is preceded by
+  // one space after a one-space indent; column 0 is left-aligned, 1 and 2
+  // right-aligned. The line under the title is not indented, the one under
+  // the heading is; the heading gets a blank line before it.
+  const std::string want =
+      "Run 42\n"
+      "host  node1\n"
+      "\n"
+      "Devices\n"
+      "  2 GPUs\n"
+      "  GPU Temp °C Power W\n"
+      "  0        65   300.5\n"
+      "  1         7      80\n";
+  EXPECT_EQ(d.to_text(), want);
+}
+
+TEST(DocumentText, DegreeSignTakesOneColumn) {
+  // Every table line is 2 + 3 + 1 + 7 + 1 + 7 = 21 columns; the header has
+  // one byte more for the two-byte '°'. Counting bytes would pad the numbers
+  // one column too far right.
+  Document d;
+  d.table(device_table());
+  const std::string text = d.to_text();
+  const auto first_end = text.find('\n');
+  const auto second_end = text.find('\n', first_end + 1);
+  const auto third_end = text.find('\n', second_end + 1);
+  ASSERT_NE(third_end, std::string::npos);
+  EXPECT_EQ(first_end, 22u);                       // header: 21 columns, 22 bytes
+  EXPECT_EQ(second_end - first_end - 1, 21u);      // "  0        65   300.5"
+  EXPECT_EQ(third_end - second_end - 1, 21u);      // "  1         7      80"
+}
+
+TEST(DocumentText, WideCellInARowWidensTheColumn) {
+  // The row's "105 °C" (6 columns, 7 bytes) is wider than its "temp" header
+  // (4): the header is right-aligned to 6 columns.
+  Document d;
+  d.table(TextTable{{"GPU", "temp"}, {{"0", "105 °C"}, {"1", "9 °C"}}, 1});
+  EXPECT_EQ(d.to_text(),
+            "  GPU   temp\n"
+            "  0   105 °C\n"
+            "  1     9 °C\n");
+}
+
+TEST(DocumentText, TrailingPaddingIsTrimmed) {
+  // Both columns are text (first_numeric_column past the end): left-aligned,
+  // and the header's "note" padded to 9 would end in spaces.
+  Document d;
+  d.heading("Notes");
+  d.table(TextTable{{"name", "note"}, {{"a", "long note"}}, 2});
+  EXPECT_EQ(d.to_text(),
+            "Notes\n"
+            "  name note\n"
+            "  a    long note\n");
+}
+
+TEST(DocumentText, MissingCellsAreBlank) {
+  // A short row: the missing cells are empty and the padding trimmed.
+  Document d;
+  d.table(TextTable{{"GPU", "util", "mem"}, {{"0"}, {"1", "95"}}, 1});
+  EXPECT_EQ(d.to_text(),
+            "  GPU util mem\n"
+            "  0\n"
+            "  1     95\n");
+}
+
+TEST(DocumentText, EverySectionIsSeparatedAndIndented) {
+  Document d;
+  d.title("T");
+  d.heading("A");
+  d.line("a1");
+  d.heading("B");
+  d.line("b1");
+  EXPECT_EQ(d.to_text(), "T\n\nA\n  a1\n\nB\n  b1\n");
+}
+
+TEST(DocumentText, EmptyDocumentIsEmpty) {
+  const Document d;
+  EXPECT_EQ(d.to_text(), "");
+  EXPECT_EQ(d.to_markdown(), "");
+}
+
+TEST(DocumentMarkdown, HeadingsListItemsAndPipeTables) {
+  Document d;
+  d.title("Run 42");
+  d.line("a | b");
+  d.heading("Devices");
+  d.table(TextTable{{"GPU", "Temp °C"}, {{"0", "65"}, {"1|2", "7"}}, 1});
+  d.line("after");
+  // Title "#", heading "##", each followed by a blank line; lines are list
+  // items; the alignment row has "---" for text and "---:" for numeric
+  // columns; '|' in a cell or a line is escaped; a blank line ends the table.
+  const std::string want =
+      "# Run 42\n"
+      "\n"
+      "- a \\| b\n"
+      "\n"
+      "## Devices\n"
+      "\n"
+      "| GPU | Temp °C |\n"
+      "| --- | ---: |\n"
+      "| 0 | 65 |\n"
+      "| 1\\|2 | 7 |\n"
+      "\n"
+      "- after\n";
+  EXPECT_EQ(d.to_markdown(), want);
+}
+
+TEST(DocumentMarkdown, TableAfterAListGetsABlankLine) {
+  // Without it, Markdown would read the table as part of the list item.
+  Document d;
+  d.line("x");
+  d.table(TextTable{{"k", "v"}, {{"a", "1"}}, 1});
+  EXPECT_EQ(d.to_markdown(),
+            "- x\n"
+            "\n"
+            "| k | v |\n"
+            "| --- | ---: |\n"
+            "| a | 1 |\n"
+            "\n");
+}
+
+TEST(DocumentMarkdown, AlignmentRowFollowsFirstNumericColumn) {
+  Document d;
+  d.table(TextTable{{"a", "b", "c"}, {{"x", "y", "1"}}, 2});
+  d.table(TextTable{{"a", "b"}, {{"x", "y"}}, 2});
+  d.table(TextTable{{"n"}, {{"1"}}, 0});
+  EXPECT_EQ(d.to_markdown(),
+            "| a | b | c |\n"
+            "| --- | --- | ---: |\n"
+            "| x | y | 1 |\n"
+            "\n"
+            "| a | b |\n"
+            "| --- | --- |\n"
+            "| x | y |\n"
+            "\n"
+            "| n |\n"
+            "| ---: |\n"
+            "| 1 |\n"
+            "\n");
+}
+
+TEST(DocumentMarkdown, ShortRowsAreFilledWithEmptyCells) {
+  Document d;
+  d.table(TextTable{{"GPU", "util", "mem"}, {{"0"}}, 1});
+  EXPECT_EQ(d.to_markdown(),
+            "| GPU | util | mem |\n"
+            "| --- | ---: | ---: |\n"
+            "| 0 |  |  |\n"
+            "\n");
+}
+
+}  // namespace
+}  // namespace gpuwatch
