@@ -32,7 +32,7 @@ constexpr DeviceMetric kDetectorMetrics[] = {
     DeviceMetric::ClockEventReasons, DeviceMetric::PcieLinkGen, DeviceMetric::PcieLinkWidth,
 };
 // The remaining statistics are read this many metrics at a time.
-constexpr std::size_t kMetricsPerPass = 6;
+constexpr std::size_t kMetricsPerPass = 12;
 
 bool in_first_pass(DeviceMetric m) {
   return std::find(std::begin(kDetectorMetrics), std::end(kDetectorMetrics), m) != std::end(kDetectorMetrics);
