@@ -46,9 +46,10 @@ std::span<const double> column_of(const DeviceSeries& series, DeviceMetric m) {
 }
 
 void add_summaries(DeviceReport& report, const DeviceSeries& series, std::span<const DeviceMetric> metrics) {
+  const TimeAxis axis(series.mono_ns);
   for (DeviceMetric metric : metrics) {
     if (!summarizable(metric)) continue;
-    if (auto s = summarize(series.mono_ns, column_of(series, metric))) report.metrics.push_back({metric, *s});
+    if (auto s = summarize(axis, column_of(series, metric))) report.metrics.push_back({metric, *s});
   }
 }
 

@@ -76,14 +76,27 @@ std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::i
   return weights;
 }
 
+const std::vector<double>& TimeAxis::dense_weights_ns() const {
+  if (!dense_) dense_ = weights_ns(time_ns_, max_half_gap_ns_);
+  return *dense_;
+}
+
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
-  std::vector<std::int64_t> times;
-  std::vector<Weighted> points;
+  return summarize(TimeAxis(time_ns, max_half_gap_ns), values);
+}
+
+std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> values) {
+  const std::span<const std::int64_t> time_ns = axis.times();
   const std::size_t n = std::min(time_ns.size(), values.size());
+  std::vector<Weighted> points;
+  points.reserve(n);
+  bool dense = n == time_ns.size();
   for (std::size_t i = 0; i < n; ++i) {
-    if (std::isnan(values[i])) continue;
-    times.push_back(time_ns[i]);
+    if (std::isnan(values[i])) {
+      dense = false;
+      continue;
+    }
     points.push_back({values[i], 0});
   }
   if (points.empty()) return std::nullopt;
@@ -91,7 +104,16 @@ std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::spa
   if (points.size() == 1) {
     points[0].weight = 1;
   } else {
-    const std::vector<double> weights = weights_ns(times, max_half_gap_ns);
+    std::vector<double> sparse;
+    if (!dense) {
+      std::vector<std::int64_t> times;
+      times.reserve(points.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!std::isnan(values[i])) times.push_back(time_ns[i]);
+      }
+      sparse = weights_ns(times, axis.max_half_gap_ns());
+    }
+    const std::vector<double>& weights = dense ? axis.dense_weights_ns() : sparse;
     // Identical timestamps still count.
     for (std::size_t i = 0; i < points.size(); ++i) points[i].weight = weights[i] > 0 ? weights[i] : 1;
   }

@@ -35,6 +35,27 @@ std::optional<Summary> summarize(std::span<const std::int64_t> time_ns,
                                  std::span<const double> values,
                                  std::int64_t max_half_gap_ns = 0);
 
+// One time axis shared by several columns (a device's metrics): the weights
+// of samples where every column has a value are computed once, not once per
+// column, which matters with millions of samples.
+class TimeAxis {
+ public:
+  explicit TimeAxis(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns = 0)
+      : time_ns_(time_ns), max_half_gap_ns_(max_half_gap_ns) {}
+  [[nodiscard]] std::span<const std::int64_t> times() const { return time_ns_; }
+  [[nodiscard]] std::int64_t max_half_gap_ns() const { return max_half_gap_ns_; }
+  // Weights in ns when every sample counts; computed on first use.
+  [[nodiscard]] const std::vector<double>& dense_weights_ns() const;
+
+ private:
+  std::span<const std::int64_t> time_ns_;
+  std::int64_t max_half_gap_ns_;
+  mutable std::optional<std::vector<double>> dense_;
+};
+
+// The same as summarize(time_ns, values, max_half_gap_ns) over the axis.
+std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> values);
+
 // Coefficient of variation of per-GPU values, in percent, with the seeds'
 // quality bands: < 5 excellent, 5-10 good, 10-20 fair, >= 20 poor.
 enum class BalanceBand { Excellent, Good, Fair, Poor };

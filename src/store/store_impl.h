@@ -89,6 +89,8 @@ struct Store::Impl {
   void write_pending(const Pending& p, std::int64_t run_row);
   void requeue(Pending&& failed);
   void close_run_locked(const RunInfo* finished);
+  // store_compact.cpp: merges a finished run's small chunks into large ones.
+  void compact_run_locked(std::int64_t run_row);
 
   // store_read.cpp; callers hold db_mutex.
   // SELECT ... FROM runs <tail>; `bind` fills the tail's parameters.

@@ -297,6 +297,23 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     WHERE run_id = ?1 ORDER BY device_idx, first_mono_ns, id)sql");
   chunks.bind(1, run.row_id);
   if (options.device) chunks.bind(2, std::int64_t{*options.device});
+  if (options.device_samples) {
+    // Sized once: growing ten-million-row columns by doubling costs more
+    // than decoding them.
+    sql::Stmt counts(raw, "SELECT device_idx, SUM(count) FROM sample_chunks WHERE run_id = ?1 GROUP BY device_idx");
+    counts.bind(1, run.row_id);
+    while (counts.step()) {
+      const auto it = device_pos.find(static_cast<int>(counts.int64(0)));
+      if (it == device_pos.end()) continue;
+      const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(0, counts.int64(1)));
+      DeviceSeries& s = data.devices[it->second];
+      s.mono_ns.reserve(rows);
+      s.wall_ns.reserve(rows);
+      for (std::size_t m = 0; m < s.values.size(); ++m) {
+        if (device_sources[it->second][m] != kNotAsked) s.values[m].reserve(rows);
+      }
+    }
+  }
   while (options.device_samples && chunks.step()) {
     const int idx = static_cast<int>(chunks.int64(0));
     if (!device_pos.count(idx)) {

@@ -367,7 +367,13 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
   st.bind(4, finished->exit_signal).bind(5, to_db(status)).bind(6, finished->end_reason).bind(7, wall);
   st.bind(8, j.ticks).bind(9, j.missed_deadlines).bind(10, j.mean_late_ns).bind(11, j.p99_late_ns);
   st.bind(12, j.max_late_ns).run();
+  const std::int64_t run_row = *active_row;
   active_row.reset();
+  try {
+    compact_run_locked(run_row);
+  } catch (const StoreError&) {
+    // Compaction only speeds up reading: the small chunks are still valid.
+  }
 }
 
 }  // namespace gpuwatch

@@ -141,10 +141,11 @@ TEST_F(StoreTest, RunLifecycleRoundTrip) {
   EXPECT_EQ(data.events[1].device_index, 1);
   EXPECT_EQ(data.events[1].message, "GPU 1 fell off the bus");
 
-  // One chunk row per series per flush: two flushes with data, finish adds none.
+  // One chunk row per series per flush (two flushes with data); finishing
+  // the run merged each series' chunks into one.
   RawDb raw(path_);
-  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "4");
-  EXPECT_EQ(raw.text("SELECT count(*) FROM host_chunks"), "2");
+  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "2");
+  EXPECT_EQ(raw.text("SELECT count(*) FROM host_chunks"), "1");
   EXPECT_EQ(raw.text("SELECT supported_metrics FROM devices WHERE idx = 0"), "gpu_util_percent,power_watts");
   EXPECT_EQ(raw.text("SELECT command FROM runs"),
             R"(["sh","-c","echo \"hi\" \\ there\n\t\u0001","","naïve ☃"])");
@@ -403,15 +404,87 @@ TEST_F(StoreTest, CorruptChunkIsSkippedAndReported) {
     for (std::int64_t k = 0; k < 4; ++k) store->append(device_sample(0, i * 4 + k));
     store->flush();
   }
-  store->finish_run(run);
+  // Damaged before the run finishes: compaction must leave the bad chunk
+  // alone and not merge its neighbours across it.
   RawDb raw(path_);
   ASSERT_TRUE(raw.exec("UPDATE sample_chunks SET data = x'01ffff' WHERE id = (SELECT min(id) + 1 FROM sample_chunks)"));
+  store->finish_run(run);
+  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "3");
   const RunData data = store->load(run);
   EXPECT_EQ(data.devices[0].mono_ns.size(), 8u);
   ASSERT_EQ(data.events.size(), 1u);
   EXPECT_EQ(data.events[0].kind, "store_corrupt_chunk");
   EXPECT_EQ(data.events[0].device_index, 0);
   EXPECT_EQ(data.events[0].time.mono_ns, device_sample(0, 4).time.mono_ns);
+}
+
+TEST_F(StoreTest, FinishingARunMergesItsChunksWithoutChangingItsSamples) {
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("compact");
+  store->begin_run(run, two_devices());
+  for (std::int64_t flush = 0; flush < 30; ++flush) {
+    for (std::int64_t k = 0; k < 10; ++k) {
+      store->append(device_sample(0, flush * 10 + k));
+      store->append(device_sample(1, flush * 10 + k));
+    }
+    store->flush();
+  }
+  const RunData before = store->load(run);
+  RawDb raw(path_);
+  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "60");
+  store->finish_run(run);
+  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "2");
+  const RunData after = store->load(run);
+  ASSERT_EQ(after.devices.size(), before.devices.size());
+  for (std::size_t d = 0; d < after.devices.size(); ++d) {
+    EXPECT_EQ(after.devices[d].mono_ns, before.devices[d].mono_ns);
+    EXPECT_EQ(after.devices[d].wall_ns, before.devices[d].wall_ns);
+    ASSERT_EQ(after.devices[d].values.size(), before.devices[d].values.size());
+    for (std::size_t m = 0; m < after.devices[d].values.size(); ++m) {
+      const auto& a = after.devices[d].values[m];
+      const auto& b = before.devices[d].values[m];
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_TRUE(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) << "metric " << m << " row " << i;
+      }
+    }
+  }
+}
+
+TEST_F(StoreTest, LoadOptionsReadOneDeviceAndSomeMetrics) {
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("partial");
+  store->begin_run(run, two_devices());
+  for (std::int64_t i = 0; i < 20; ++i) {
+    store->append(device_sample(0, i));
+    store->append(device_sample(1, i));
+  }
+  store->finish_run(run);
+  LoadOptions options;
+  options.device = 1;
+  options.metrics = std::vector<DeviceMetric>{DeviceMetric::PowerWatts};
+  options.host = false;
+  const RunData part = store->load(run, options);
+  ASSERT_EQ(part.devices.size(), 1u);
+  EXPECT_EQ(part.devices[0].info.index, 1);
+  EXPECT_EQ(part.devices[0].mono_ns.size(), 20u);
+  const RunData all = store->load(run);
+  const auto power = static_cast<std::size_t>(DeviceMetric::PowerWatts);
+  EXPECT_EQ(part.devices[0].values[power], all.devices[1].values[power]);
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (m != power) {
+      EXPECT_TRUE(part.devices[0].values[m].empty()) << "metric " << m;
+    }
+  }
+  EXPECT_TRUE(part.events.empty());
+  EXPECT_TRUE(part.host.mono_ns.empty());
+
+  LoadOptions facts;
+  facts.device_samples = false;
+  const RunData base = store->load(run, facts);
+  ASSERT_EQ(base.devices.size(), 2u);
+  EXPECT_TRUE(base.devices[0].mono_ns.empty());
+  EXPECT_EQ(base.devices[1].info.name, all.devices[1].info.name);
 }
 
 }  // namespace

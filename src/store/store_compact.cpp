@@ -1,0 +1,118 @@
+// Compaction: when a run finishes, its once-a-second chunks (ten rows each at
+// 10 Hz) are merged into chunks of a few thousand rows. A 35-hour run on
+// 8 GPUs goes from a million chunk rows to a few thousand, and reading it
+// back for a report costs half as much: per-row overhead (SQLite steps,
+// allocations per decoded column) was half the time.
+#include <fmt/format.h>
+
+#include "store/chunk_codec.h"
+#include "store/store_impl.h"
+
+namespace gpuwatch {
+namespace {
+
+// Large enough that per-chunk costs vanish, small enough that a reader
+// decoding one chunk (rows x columns x 16 bytes) stays at a few MiB.
+constexpr std::size_t kCompactRows = 8192;
+
+struct Merged {
+  Chunk chunk;
+  std::vector<std::int64_t> old_ids;
+};
+
+void append_chunk(Chunk& into, Chunk&& from) {
+  if (into.columns.empty()) into.columns.resize(from.columns.size());
+  into.mono_ns.insert(into.mono_ns.end(), from.mono_ns.begin(), from.mono_ns.end());
+  into.wall_ns.insert(into.wall_ns.end(), from.wall_ns.begin(), from.wall_ns.end());
+  for (std::size_t k = 0; k < from.columns.size(); ++k) {
+    into.columns[k].insert(into.columns[k].end(), from.columns[k].begin(), from.columns[k].end());
+  }
+}
+
+// Merges one series (a device's chunks, or the host's) in time order. Only
+// neighbours with the same columns merge; a chunk that does not decode stays
+// as it is, for the reader to report.
+class SeriesCompactor {
+ public:
+  SeriesCompactor(sqlite3* db, std::int64_t run_row, std::optional<int> device)
+      : db_(db), run_row_(run_row), device_(device) {}
+
+  void run() {
+    const std::string_view table = device_ ? "sample_chunks" : "host_chunks";
+    sql::Stmt select(db_, fmt::format("SELECT id, data FROM {} WHERE run_id = ?1{} ORDER BY first_mono_ns, id",
+                                      table, device_ ? " AND device_idx = ?2" : ""));
+    select.bind(1, run_row_);
+    if (device_) select.bind(2, std::int64_t{*device_});
+    while (select.step()) {
+      const std::int64_t id = select.int64(0);
+      auto chunk = decode_chunk(select.blob(1));
+      if (!chunk || chunk->rows() == 0) {
+        emit();
+        continue;
+      }
+      const bool fits = current_.chunk.columns.empty() ||
+                        (chunk->columns.size() == current_.chunk.columns.size() &&
+                         current_.chunk.rows() + chunk->rows() <= max_rows(chunk->columns.size()));
+      if (!fits) emit();
+      append_chunk(current_.chunk, std::move(*chunk));
+      current_.old_ids.push_back(id);
+      if (current_.chunk.rows() >= kCompactRows) emit();
+    }
+    emit();
+    for (const Merged& m : done_) write(m);
+  }
+
+ private:
+  static std::size_t max_rows(std::size_t columns) { return std::min(kCompactRows * 2, max_chunk_rows(columns)); }
+
+  void emit() {
+    if (current_.old_ids.size() >= 2) done_.push_back(std::move(current_));
+    current_ = {};
+  }
+
+  void write(const Merged& m) const {
+    const std::vector<std::uint8_t> blob = encode_chunk(m.chunk);
+    const std::string_view table = device_ ? "sample_chunks" : "host_chunks";
+    sql::Stmt insert(db_, device_ ? fmt::format("INSERT INTO {} (run_id, device_idx, first_mono_ns, last_mono_ns, "
+                                                "count, data) VALUES (?1, ?6, ?2, ?3, ?4, ?5)", table)
+                                  : fmt::format("INSERT INTO {} (run_id, first_mono_ns, last_mono_ns, count, data) "
+                                                "VALUES (?1, ?2, ?3, ?4, ?5)", table));
+    insert.bind(1, run_row_).bind(2, m.chunk.mono_ns.front()).bind(3, m.chunk.mono_ns.back());
+    insert.bind(4, static_cast<std::int64_t>(m.chunk.rows())).bind_blob(5, blob);
+    if (device_) insert.bind(6, std::int64_t{*device_});
+    insert.run();
+    sql::Stmt remove(db_, fmt::format("DELETE FROM {} WHERE id = ?1", table));
+    for (std::int64_t id : m.old_ids) {
+      remove.reset();
+      remove.bind(1, id).run();
+    }
+  }
+
+  sqlite3* db_;
+  std::int64_t run_row_;
+  std::optional<int> device_;
+  Merged current_;
+  std::vector<Merged> done_;
+};
+
+}  // namespace
+
+void Store::Impl::compact_run_locked(std::int64_t run_row) {
+  sqlite3* raw = db.get();
+  std::vector<std::optional<int>> series;  // each device, then the host (nullopt)
+  {
+    sql::Stmt q(raw, "SELECT DISTINCT device_idx FROM sample_chunks WHERE run_id = ?1");
+    q.bind(1, run_row);
+    while (q.step()) series.emplace_back(static_cast<int>(q.int64(0)));
+  }
+  series.emplace_back(std::nullopt);
+  // One transaction per series: a reader sees a series either before or
+  // after, and a failure leaves the earlier series compacted.
+  for (const std::optional<int>& device : series) {
+    sql::Transaction txn(raw, sql::Transaction::Kind::Write);
+    SeriesCompactor(raw, run_row, device).run();
+    txn.commit();
+  }
+}
+
+}  // namespace gpuwatch
