@@ -13,7 +13,7 @@ struct Weighted {
   double weight;
 };
 
-std::int64_t median_gap(const std::vector<std::int64_t>& times) {
+std::int64_t median_gap(std::span<const std::int64_t> times) {
   if (times.size() < 2) return 0;
   std::vector<std::int64_t> gaps;
   gaps.reserve(times.size() - 1);
@@ -35,6 +35,20 @@ double quantile(const std::vector<Weighted>& sorted, double total, double q) {
 
 }  // namespace
 
+std::vector<double> time_weights_ns(std::span<const std::int64_t> times, std::int64_t max_half_gap_ns) {
+  std::vector<double> weights(times.size(), 1.0);
+  if (times.size() < 2) return weights;
+  const std::int64_t cap = max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(times) * 3 / 2;
+  auto half = [&](std::int64_t gap) { return static_cast<double>(std::min(gap / 2, std::max<std::int64_t>(cap, 1))); };
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    double w = 0;
+    if (i > 0) w += half(times[i] - times[i - 1]);
+    if (i + 1 < times.size()) w += half(times[i + 1] - times[i]);
+    weights[i] = w > 0 ? w : 1;  // identical timestamps still count
+  }
+  return weights;
+}
+
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
   std::vector<std::int64_t> times;
@@ -46,19 +60,8 @@ std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::spa
     points.push_back({values[i], 0});
   }
   if (points.empty()) return std::nullopt;
-
-  if (points.size() == 1) {
-    points[0].weight = 1;
-  } else {
-    const std::int64_t cap = max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(times) * 3 / 2;
-    auto half = [&](std::int64_t gap) { return static_cast<double>(std::min(gap / 2, std::max<std::int64_t>(cap, 1))); };
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      double w = 0;
-      if (i > 0) w += half(times[i] - times[i - 1]);
-      if (i + 1 < points.size()) w += half(times[i + 1] - times[i]);
-      points[i].weight = w > 0 ? w : 1;  // identical timestamps still count
-    }
-  }
+  const std::vector<double> weights = time_weights_ns(times, max_half_gap_ns);
+  for (std::size_t i = 0; i < points.size(); ++i) points[i].weight = weights[i];
 
   Summary s;
   s.count = points.size();

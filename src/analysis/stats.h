@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace gpuwatch {
 
@@ -27,6 +28,11 @@ struct Summary {
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns,
                                  std::span<const double> values,
                                  std::int64_t max_half_gap_ns = 0);
+
+// The weight in nanoseconds that summarize() gives each sample of a series
+// without absent values (times ascending), with the same gap cap. Lets other
+// analyses (the bootstrap in compare) weigh samples exactly as the means do.
+std::vector<double> time_weights_ns(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns = 0);
 
 // Coefficient of variation of per-GPU values, in percent, with the seeds'
 // quality bands: < 5 excellent, 5-10 good, 10-20 fair, >= 20 poor.
