@@ -20,16 +20,6 @@ struct Measured {
   std::vector<double> bootstrap_means;
 };
 
-double variance(std::span<const double> xs) {
-  if (xs.size() < 2) return 0;
-  double mean = 0;
-  for (double x : xs) mean += x;
-  mean /= static_cast<double>(xs.size());
-  double sum = 0;
-  for (double x : xs) sum += (x - mean) * (x - mean);
-  return sum / static_cast<double>(xs.size() - 1);
-}
-
 std::optional<Measured> measure(const ElapsedSeries& series, const CompareOptions& options, std::uint64_t seed) {
   auto summary = summarize(series.elapsed_ns, series.values);
   if (!summary) return std::nullopt;
@@ -44,7 +34,7 @@ std::optional<Measured> measure(const ElapsedSeries& series, const CompareOption
   s.block_s = static_cast<double>(s.block_points) * bins.mean_bin_s();
   m.bootstrap_means = circular_block_bootstrap_means(bins, s.block_points, options.replicates, seed);
   const double count = static_cast<double>(summary->count);
-  const double boot_var = variance(m.bootstrap_means);
+  const double boot_var = sample_variance(m.bootstrap_means);
   const double sample_var = summary->std * summary->std;
   s.effective_samples = boot_var > 0 ? std::clamp(sample_var / boot_var, 1.0, count) : count;
   return m;

@@ -34,11 +34,7 @@ Spread spread_of(const std::vector<double>& xs) {
   const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
   s.min = *lo;
   s.max = *hi;
-  if (xs.size() > 1) {
-    double sum = 0;
-    for (double x : xs) sum += (x - s.mean) * (x - s.mean);
-    s.std = std::sqrt(sum / static_cast<double>(xs.size() - 1));
-  }
+  s.std = std::sqrt(sample_variance(xs));
   return s;
 }
 

@@ -87,6 +87,16 @@ std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::spa
   return s;
 }
 
+double sample_variance(std::span<const double> values) {
+  if (values.size() < 2) return 0;
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double sum = 0;
+  for (double v : values) sum += (v - mean) * (v - mean);
+  return sum / static_cast<double>(values.size() - 1);
+}
+
 std::string_view to_string(BalanceBand band) {
   switch (band) {
     case BalanceBand::Excellent: return "excellent";

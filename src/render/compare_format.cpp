@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "render/json_writer.h"
 #include "render/report.h"
 #include "render/units.h"
 
@@ -111,6 +112,15 @@ std::string short_outcome(const RunInfo& run) {
   if (run.status == RunStatus::Interrupted) return "interrupted";
   if (run.status == RunStatus::Recording) return "recording";
   return describe_outcome(run);
+}
+
+void write_run_fields(JsonWriter& w, const RunInfo& run) {
+  w.field("id", run.id);
+  w.field("name", run.name);
+  w.field("start", iso_utc_ms(run.start_wall_ns));
+  w.field("status", to_string(run.status));
+  w.field("exit_code", run.exit_code);
+  w.field("exit_signal", run.exit_signal);
 }
 
 std::string direction_text(const Comparison& c) {

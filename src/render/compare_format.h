@@ -9,6 +9,10 @@
 #include "analysis/compare.h"
 #include "render/table.h"
 
+namespace gpuwatch {
+class JsonWriter;
+}
+
 namespace gpuwatch::compare_format {
 
 inline constexpr std::string_view kMinus = "−";  // U+2212, as typeset
@@ -50,6 +54,10 @@ std::string short_outcome(const RunInfo& run);
 // "Comparison of 2 runs: B relative to A (A is the baseline; delta = B − A,
 // in % of A)": the direction, stated once for every format.
 std::string direction_text(const Comparison& c);
+// id, name, start, status, exit_code, exit_signal: how both JSON formats
+// name a run, inside an object the caller opened.
+void write_run_fields(JsonWriter& w, const RunInfo& run);
+
 // How runs were aligned and what the intervals are, in a few sentences.
 std::string alignment_text(const Comparison& c);
 std::string method_text(const Comparison& c);

@@ -3,7 +3,6 @@
 #include "render/compare.h"
 #include "render/compare_format.h"
 #include "render/json_writer.h"
-#include "render/units.h"
 
 namespace gpuwatch {
 
@@ -12,12 +11,7 @@ namespace {
 void write_run(JsonWriter& w, const ComparedRun& r) {
   w.begin_object();
   w.field("label", r.label);
-  w.field("id", r.run.id);
-  w.field("name", r.run.name);
-  w.field("start", iso_utc_ms(r.run.start_wall_ns));
-  w.field("status", to_string(r.run.status));
-  w.field("exit_code", r.run.exit_code);
-  w.field("exit_signal", r.run.exit_signal);
+  compare_format::write_run_fields(w, r.run);
   w.field("end_s", r.end_s);
   w.field("window_from_s", r.window_from_s);
   w.field("window_to_s", r.window_to_s);

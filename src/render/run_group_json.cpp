@@ -1,7 +1,6 @@
 #include "render/compare_format.h"
 #include "render/json_writer.h"
 #include "render/run_group.h"
-#include "render/units.h"
 
 namespace gpuwatch {
 
@@ -33,12 +32,7 @@ std::string render_run_group_json(const RunGroup& g) {
   w.key("runs").begin_array();
   for (const GroupRow& row : g.rows) {
     w.begin_object();
-    w.field("id", row.run.id);
-    w.field("name", row.run.name);
-    w.field("start", iso_utc_ms(row.run.start_wall_ns));
-    w.field("status", to_string(row.run.status));
-    w.field("exit_code", row.run.exit_code);
-    w.field("exit_signal", row.run.exit_signal);
+    compare_format::write_run_fields(w, row.run);
     w.field("outcome", compare_format::short_outcome(row.run));
     for (std::size_t c = 0; c < kGroupColumnCount; ++c) {
       w.field(info(static_cast<GroupColumn>(c)).name, row.values[c]);

@@ -91,9 +91,7 @@ TEST(CircularBlockBootstrap, MeansCentreOnTheSampleMeanWithTheIidSpread) {
   double m = 0;
   for (double x : means) m += x;
   m /= static_cast<double>(means.size());
-  double var = 0;
-  for (double x : means) var += (x - m) * (x - m);
-  var /= static_cast<double>(means.size() - 1);
+  const double var = sample_variance(means);
   EXPECT_NEAR(m, weighted_mean(b), 0.01);
   // Var(mean) of iid samples: sigma^2 / n = 4 / 4000.
   EXPECT_NEAR(var / (4.0 / 4000), 1, 0.1);

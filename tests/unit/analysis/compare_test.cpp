@@ -31,15 +31,8 @@ Difference util_difference(const RunData& a, const RunData& b, const CompareOpti
 }
 
 double naive_iid_half_width(const std::vector<double>& a, const std::vector<double>& b) {
-  auto var = [](const std::vector<double>& x) {
-    double m = 0;
-    for (double v : x) m += v;
-    m /= static_cast<double>(x.size());
-    double s = 0;
-    for (double v : x) s += (v - m) * (v - m);
-    return s / static_cast<double>(x.size() - 1);
-  };
-  return 1.96 * std::sqrt(var(a) / static_cast<double>(a.size()) + var(b) / static_cast<double>(b.size()));
+  return 1.96 * std::sqrt(sample_variance(a) / static_cast<double>(a.size()) +
+                          sample_variance(b) / static_cast<double>(b.size()));
 }
 
 TEST(Compare, HandComputedMeansAndDeltas) {
