@@ -81,6 +81,14 @@ const std::vector<double>& TimeAxis::dense_weights_ns() const {
   return *dense_;
 }
 
+std::vector<double> time_weights_ns(std::span<const std::int64_t> times, std::int64_t max_half_gap_ns) {
+  std::vector<double> weights = weights_ns(times, max_half_gap_ns);
+  for (double& w : weights) {
+    if (w <= 0) w = 1;  // a single sample, or identical timestamps, still count
+  }
+  return weights;
+}
+
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
   return summarize(TimeAxis(time_ns, max_half_gap_ns), values);
@@ -139,6 +147,16 @@ std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> v
   s.p50 = weighted_select(points, 0.50 * total);
   s.p95 = weighted_select(points, 0.95 * total);
   return s;
+}
+
+double sample_variance(std::span<const double> values) {
+  if (values.size() < 2) return 0;
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  double sum = 0;
+  for (double v : values) sum += (v - mean) * (v - mean);
+  return sum / static_cast<double>(values.size() - 1);
 }
 
 std::string_view to_string(BalanceBand band) {

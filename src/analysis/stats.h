@@ -56,6 +56,14 @@ class TimeAxis {
 // The same as summarize(time_ns, values, max_half_gap_ns) over the axis.
 std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> values);
 
+// The weight in nanoseconds that summarize() gives each sample of a series
+// without absent values (times ascending), with the same gap cap. Lets other
+// analyses (the bootstrap in compare) weigh samples exactly as the means do.
+std::vector<double> time_weights_ns(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns = 0);
+
+// Unweighted sample variance (n − 1 in the denominator); 0 for fewer than 2.
+double sample_variance(std::span<const double> values);
+
 // Coefficient of variation of per-GPU values, in percent, with the seeds'
 // quality bands: < 5 excellent, 5-10 good, 10-20 fair, >= 20 poor.
 enum class BalanceBand { Excellent, Good, Fair, Poor };

@@ -3,8 +3,10 @@
 #include "analysis/run_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_selection.h"
 #include "cli/run_source.h"
 #include "render/report.h"
+#include "render/run_group.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -15,12 +17,24 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string run;
     std::string store;
     std::string format = "text";
+    std::string group;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'")->required();
-  cmd->add_option("--format", flags->format, "text, json or markdown")->check(CLI::IsMember({"text", "json", "markdown"}))->capture_default_str();
+  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'");
+  cmd->add_option("--format", flags->format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("--group", flags->group,
+                  "Instead of one run: a summary row for every run whose name matches this shell pattern");
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
+    if (!flags->group.empty()) {
+      if (!flags->run.empty()) throw CLI::ValidationError("--group", "give either RUN or --group, not both");
+      fmt::print("{}", render_run_group(load_run_group(flags->group, flags->store), flags->format));
+      exit_code = 0;
+      return;
+    }
+    if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB)");
     const RunReport report = report_run(flags->run, flags->store);
     if (flags->format == "json") {
       fmt::print("{}", render_report_json(report));

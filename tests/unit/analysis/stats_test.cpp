@@ -133,5 +133,11 @@ TEST(Balance, NeedsTwoGpusAndToleratesAllIdle) {
   EXPECT_DOUBLE_EQ(b->cv_percent, 0);
 }
 
+TEST(SampleVariance, DividesByNMinusOne) {
+  EXPECT_DOUBLE_EQ(sample_variance(std::vector<double>{1, 2, 3, 4}), 5.0 / 3.0);
+  EXPECT_EQ(sample_variance(std::vector<double>{7}), 0);
+  EXPECT_EQ(sample_variance(std::vector<double>{}), 0);
+}
+
 }  // namespace
 }  // namespace gpuwatch

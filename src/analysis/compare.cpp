@@ -1,0 +1,125 @@
+#include "analysis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analysis/bootstrap.h"
+
+namespace gpuwatch {
+
+namespace {
+
+// One run's metric, measured, with its bootstrap means kept for the
+// differences (runs are independent, so replicate r of A pairs with
+// replicate r of B).
+struct Measured {
+  RunStatistics statistics;
+  std::vector<double> bootstrap_means;
+};
+
+std::optional<Measured> measure(const ElapsedSeries& series, const CompareOptions& options, std::uint64_t seed) {
+  auto summary = summarize(series.elapsed_ns, series.values);
+  if (!summary) return std::nullopt;
+  Measured m;
+  RunStatistics& s = m.statistics;
+  s.summary = *summary;
+  const BinnedSeries bins = bin_series(series.elapsed_ns, series.values, options.max_points);
+  const BlockLength block = politis_white_block_length(bins.values);
+  s.points = bins.values.size();
+  s.block_points = std::min(block.points, s.points);
+  s.block_fallback = block.fallback;
+  s.block_s = static_cast<double>(s.block_points) * bins.mean_bin_s();
+  m.bootstrap_means = circular_block_bootstrap_means(bins, s.block_points, options.replicates, seed);
+  const double count = static_cast<double>(summary->count);
+  const double boot_var = sample_variance(m.bootstrap_means);
+  const double sample_var = summary->std * summary->std;
+  s.effective_samples = boot_var > 0 ? std::clamp(sample_var / boot_var, 1.0, count) : count;
+  return m;
+}
+
+std::pair<double, double> percentile_interval(std::vector<double> values, double confidence) {
+  std::sort(values.begin(), values.end());
+  const double tail = (1 - confidence) / 2;
+  return {quantile_sorted(values, tail), quantile_sorted(values, 1 - tail)};
+}
+
+Difference difference(const Measured& base, const Measured& other, double confidence) {
+  Difference d;
+  const double base_mean = base.statistics.summary.mean;
+  d.delta = other.statistics.summary.mean - base_mean;
+  if (base_mean > 0) d.delta_percent = d.delta / base_mean * 100;
+  const std::size_t n = std::min(base.bootstrap_means.size(), other.bootstrap_means.size());
+  std::vector<double> deltas;
+  std::vector<double> percents;
+  bool percent_defined = base_mean > 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    const double a = base.bootstrap_means[r];
+    const double b = other.bootstrap_means[r];
+    deltas.push_back(b - a);
+    percent_defined = percent_defined && a > 0;
+    if (percent_defined) percents.push_back((b - a) / a * 100);
+  }
+  if (deltas.empty()) {
+    d.ci_low = d.ci_high = d.delta;
+  } else {
+    std::tie(d.ci_low, d.ci_high) = percentile_interval(std::move(deltas), confidence);
+  }
+  if (percent_defined && !percents.empty()) {
+    const auto [lo, hi] = percentile_interval(std::move(percents), confidence);
+    d.ci_low_percent = lo;
+    d.ci_high_percent = hi;
+  }
+  d.real = d.ci_low > 0 || d.ci_high < 0;
+  return d;
+}
+
+// A different stream per run and metric, all from the one fixed seed.
+std::uint64_t stream_seed(std::uint64_t seed, std::size_t run, std::size_t metric) {
+  return seed + 0x9E37'79B9'7F4A'7C15ULL * (run * kRunMetricCount + metric + 1);
+}
+
+}  // namespace
+
+Comparison compare_runs(std::span<const RunData> runs, const CompareOptions& options) {
+  if (runs.size() < 2) throw CompareError("compare needs two runs or more");
+  if (!(options.confidence > 0 && options.confidence < 1)) throw CompareError("confidence must be between 0 and 1");
+  Comparison c;
+  c.options = options;
+  const std::vector<ElapsedWindow> windows = compare_windows(runs, options);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    c.runs.push_back({runs[i].run, run_label(i), run_end_elapsed_s(runs[i]), windows[i].from_s, windows[i].to_s});
+  }
+
+  std::vector<std::vector<std::string>> fallback_metrics(runs.size());
+  for (std::size_t m = 0; m < kRunMetricCount; ++m) {
+    const auto metric = static_cast<RunMetric>(m);
+    MetricComparison mc{metric, {}, {}};
+    std::vector<std::optional<Measured>> measured;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const ElapsedSeries series = clip(run_metric_series(runs[i], metric), windows[i].from_s, windows[i].to_s);
+      measured.push_back(measure(series, options, stream_seed(options.seed, i, m)));
+      mc.runs.push_back(measured.back() ? std::optional(measured.back()->statistics) : std::nullopt);
+      if (measured.back() && measured.back()->statistics.block_fallback) {
+        fallback_metrics[i].emplace_back(info(metric).name);
+      }
+    }
+    if (std::none_of(mc.runs.begin(), mc.runs.end(), [](const auto& r) { return r.has_value(); })) continue;
+    mc.differences.resize(runs.size());
+    for (std::size_t i = 1; i < runs.size(); ++i) {
+      if (measured[0] && measured[i]) mc.differences[i] = difference(*measured[0], *measured[i], options.confidence);
+    }
+    c.metrics.push_back(std::move(mc));
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (fallback_metrics[i].empty()) continue;
+    c.notes.push_back(fmt::format("run {}: the autocorrelation of {} could not be estimated from so few samples; blocks of "
+                                  "n^(1/3) samples were used and the intervals are rough",
+                                  c.runs[i].label, fmt::join(fallback_metrics[i], ", ")));
+  }
+  return c;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,79 @@
+// A consolidated summary over many runs (seed 001's "consolidated summary",
+// done honestly): one row per run, every run shown; the lowest and highest
+// run for each column named; repeats of one configuration (runs that share
+// a name) averaged with their spread, never replaced by their best member.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/run_series.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+enum class GroupColumn : std::uint8_t {
+  DurationS,       // wall clock, start to end
+  GpuUtilPercent,  // time-weighted mean of the mean over GPUs
+  MemUsedMean,     // time-weighted mean of the sum over GPUs, bytes
+  MemUsedPeak,     // highest sum over GPUs, bytes
+  PowerWatts,      // time-weighted mean of the sum over GPUs
+  EnergyJoules,    // all GPUs, from the energy counters or integrated power
+  kCount
+};
+inline constexpr std::size_t kGroupColumnCount = static_cast<std::size_t>(GroupColumn::kCount);
+
+struct GroupColumnInfo {
+  std::string_view name;  // JSON key
+  std::string_view unit;
+  Better better;
+};
+const GroupColumnInfo& info(GroupColumn c);
+
+using GroupValues = std::array<std::optional<double>, kGroupColumnCount>;
+
+struct GroupRow {
+  RunInfo run;
+  GroupValues values;
+};
+
+// Rows (indices into RunGroup::rows) with the lowest and highest value of a
+// column; the first in row order on a tie.
+struct GroupExtremes {
+  GroupColumn column;
+  std::size_t lowest = 0;
+  std::size_t highest = 0;
+};
+
+struct Spread {
+  std::size_t n = 0;  // runs with a value
+  double mean = 0;
+  double std = 0;     // sample standard deviation (n − 1); 0 when n = 1
+  double min = 0;
+  double max = 0;
+};
+
+// Runs that share a name: repeats of one configuration.
+struct Configuration {
+  std::string name;
+  std::vector<std::size_t> rows;  // indices into RunGroup::rows
+  std::array<std::optional<Spread>, kGroupColumnCount> values;
+};
+
+struct RunGroup {
+  std::string selection;               // what chose the runs, for the header
+  std::vector<GroupRow> rows;          // every run, oldest first
+  std::vector<GroupExtremes> extremes; // columns with values in two runs or more
+  std::vector<Configuration> repeats;  // names with two runs or more, in row order
+};
+
+// One run's row. Callers with many long runs can load, reduce and drop them
+// one at a time, then build the group from the rows.
+GroupValues group_values(const RunData& data);
+RunGroup build_run_group(std::vector<GroupRow> rows, std::string selection);
+RunGroup build_run_group(std::span<const RunData> runs, std::string selection);
+
+}  // namespace gpuwatch

@@ -1,0 +1,87 @@
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/compare.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "cli/run_selection.h"
+#include "cli/run_source.h"
+#include "render/compare.h"
+#include "render/run_group.h"
+
+namespace gpuwatch::cli {
+
+namespace {
+// Up to this many runs, one table per run against the first; more runs get
+// the group summary (one row per run), which stays readable at any count.
+constexpr std::size_t kMaxPairwiseRuns = 4;
+}  // namespace
+
+void add_compare(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Compare runs: each against the first (the baseline A), metric by metric, with a confidence interval\n"
+      "that says whether each difference is real. More than 4 runs, or --group, give one summary row per run.");
+  struct Flags {
+    std::vector<std::string> runs;
+    std::string store;
+    std::string format = "text";
+    std::string align = "time";
+    std::string span = "common";
+    std::string group;
+    double warmup_s = 0;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("RUN", flags->runs, "Runs: id, unique id prefix, run name or 'last'; the first is the baseline");
+  cmd->add_option("--warmup", flags->warmup_s, "Leave out the first S seconds of every run")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double v = -1;
+            return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v >= 0
+                       ? std::string()
+                       : "expected a number of seconds, 0 or more, not '" + text + "'";
+          },
+          "S"))
+      ->capture_default_str();
+  cmd->add_option("--align", flags->align, "Match runs by elapsed time, or by epoch/step annotations")
+      ->check(CLI::IsMember({"time", "epoch", "step"}))
+      ->capture_default_str();
+  auto* span = cmd->add_option("--span", flags->span, "common: the span every run covers; full: whole runs")
+                   ->check(CLI::IsMember({"common", "full"}))
+                   ->capture_default_str();
+  cmd->add_option("--format", flags->format, "text, json or markdown")
+      ->check(CLI::IsMember({"text", "json", "markdown"}))
+      ->capture_default_str();
+  cmd->add_option("--group", flags->group,
+                  "Summarize every stored run whose name matches this shell pattern (e.g. 'adamw*') instead");
+  add_store_option(*cmd, flags->store);
+  cmd->callback([flags, span, &exit_code] {
+    const Flags& f = *flags;
+    if (!f.group.empty()) {
+      if (!f.runs.empty()) throw CLI::ValidationError("--group", "give either RUNs or --group, not both");
+      fmt::print("{}", render_run_group(load_run_group(f.group, f.store), f.format));
+      exit_code = 0;
+      return;
+    }
+    if (f.runs.size() < 2) throw CLI::ValidationError("RUN", "compare needs two runs or more (or --group GLOB)");
+    if (f.align != "time" && span->count() > 0 && f.span == "full") {
+      throw CLI::ValidationError("--span", "--span full compares whole runs; it does not go with --align " + f.align);
+    }
+    if (f.runs.size() > kMaxPairwiseRuns) {
+      fmt::print("{}", render_run_group(load_run_group(f.runs, f.store), f.format));
+      exit_code = 0;
+      return;
+    }
+    CompareOptions options;
+    options.warmup_s = f.warmup_s;
+    options.alignment = f.align == "epoch" ? Alignment::Epoch : (f.align == "step" ? Alignment::Step : Alignment::ElapsedTime);
+    options.span = f.span == "full" ? SpanMode::Full : SpanMode::Common;
+    std::vector<RunData> runs;
+    for (const std::string& ref : f.runs) runs.push_back(load_run(ref, f.store));
+    fmt::print("{}", render_compare(compare_runs(runs, options), f.format));
+    exit_code = 0;
+  });
+}
+
+}  // namespace gpuwatch::cli

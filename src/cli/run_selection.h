@@ -1,0 +1,20 @@
+// Many runs at once, for group summaries: `--group GLOB` picks stored runs
+// by name; a list of RUNs goes through load_run like every other command.
+// Runs are loaded, reduced to their summary row and dropped one at a time,
+// so a group of long runs needs the memory of one.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "analysis/run_group.h"
+
+namespace gpuwatch::cli {
+
+// Every stored run whose name matches the shell pattern (fnmatch: *, ?,
+// [...]). Throws StoreError when none does.
+RunGroup load_run_group(const std::string& glob, const std::string& store_flag);
+// The runs given, in the order of their start.
+RunGroup load_run_group(std::span<const std::string> run_refs, const std::string& store_flag);
+
+}  // namespace gpuwatch::cli

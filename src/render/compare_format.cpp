@@ -1,0 +1,246 @@
+#include "render/compare_format.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "render/json_writer.h"
+#include "render/report.h"
+#include "render/units.h"
+
+namespace gpuwatch::compare_format {
+
+namespace {
+
+constexpr MetricWords kWords[kRunMetricCount] = {
+    {"GPU utilization %", 1, 1, "has", "higher", "lower", "GPU utilization", "GPU utilization"},
+    {"GPU memory GiB", kGiB, 2, "uses", "more", "less", "GPU memory", "GPU memory"},
+    {"GPU memory % of total", 1, 1, "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
+    {"GPU power W", 1, 1, "draws", "more", "less", "GPU power", "GPU power"},
+    {"hottest GPU °C", 1, 1, "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
+    {"SM clock MHz", 1, 0, "has a", "higher", "lower", "SM clock", "SM clock"},
+    {"host CPU %", 1, 1, "uses", "more", "less", "host CPU", "host CPU"},
+    {"command RSS MiB", kMiB, 0, "uses", "more", "less", "host memory (process tree RSS)",
+     "host memory (process tree RSS)"},
+};
+
+std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+std::string block_text(const MetricComparison& m, std::size_t run) {
+  const std::string a = block_duration(m.runs[0]->block_s);
+  const std::string b = block_duration(m.runs[run]->block_s);
+  const std::string blocks = a == b ? "block " + a : fmt::format("blocks {} and {}", a, b);
+  return fmt::format("{}, {}", kCompareMethod, blocks);
+}
+
+std::string magnitude(RunMetric m, const Difference& d) {
+  if (d.delta_percent) {
+    const double p = std::abs(*d.delta_percent);
+    return fmt::format("{} %", fixed(p, p >= 0.1 || p == 0 ? 1 : (p >= 0.01 ? 2 : 3)));
+  }
+  // No percentage of a zero baseline: the difference itself.
+  if (info(m).unit == "%") return fmt::format("{} percentage points", fixed(std::abs(d.delta), 1));
+  return human_value(m, std::abs(d.delta));
+}
+
+}  // namespace
+
+const MetricWords& words(RunMetric m) { return kWords[static_cast<std::size_t>(m)]; }
+
+std::string table_number(RunMetric m, double value) {
+  const MetricWords& w = words(m);
+  return fixed(value / w.divisor, w.decimals);
+}
+
+std::string signed_number(double value, int decimals) {
+  std::string digits = fixed(std::abs(value), decimals);
+  const bool zero = std::all_of(digits.begin(), digits.end(), [](char ch) { return ch == '0' || ch == '.'; });
+  if (zero) return digits;
+  return (value < 0 ? std::string(kMinus) : std::string("+")) + digits;
+}
+
+std::string signed_percent(double percent) {
+  const double p = std::abs(percent);
+  return signed_number(percent, p >= 0.1 || p == 0 ? 1 : (p >= 0.01 ? 2 : 3)) + " %";
+}
+
+std::string human_value(RunMetric m, double value) {
+  switch (m) {
+    case RunMetric::MemUsedBytes:
+    case RunMetric::TreeRssBytes: return human_bytes(value);
+    case RunMetric::PowerWatts: return fmt::format("{:.1f} W", value);
+    case RunMetric::TempGpuCelsius: return fmt::format("{:.1f} °C", value);
+    case RunMetric::SmClockMhz: return fmt::format("{:.0f} MHz", value);
+    default: return fmt::format("{:.1f} %", value);
+  }
+}
+
+std::string interval_text(RunMetric m, const Difference& d) {
+  if (d.ci_low_percent && d.ci_high_percent) {
+    return fmt::format("{} to {}", signed_percent(*d.ci_low_percent), signed_percent(*d.ci_high_percent));
+  }
+  const MetricWords& w = words(m);
+  return fmt::format("{} to {}", signed_number(d.ci_low / w.divisor, w.decimals),
+                     signed_number(d.ci_high / w.divisor, w.decimals));
+}
+
+std::string run_name(const Comparison& c, std::size_t run) {
+  const ComparedRun& r = c.runs[run];
+  const std::string& name = r.run.name;
+  const bool repeated = std::count_if(c.runs.begin(), c.runs.end(), [&](const ComparedRun& o) {
+                          return o.run.name == name;
+                        }) > 1;
+  if (name.empty()) return fmt::format("{} ({})", r.label, r.run.id);
+  if (repeated) return fmt::format("{} ({} {})", r.label, name, r.run.id);
+  return fmt::format("{} ({})", r.label, name);
+}
+
+std::string block_duration(double seconds) {
+  // Sub-second blocks (fast sampling) keep two significant digits.
+  if (seconds < 1) return fmt::format("{:.2g} s", seconds);
+  return human_duration(seconds);
+}
+
+std::string start_time(const RunInfo& run) {
+  std::string s = iso_local(run.start_wall_ns).substr(0, 19);
+  if (s.size() > 10) s[10] = ' ';
+  return s;
+}
+
+std::string short_outcome(const RunInfo& run) {
+  if (run.status == RunStatus::Interrupted) return "interrupted";
+  if (run.status == RunStatus::Recording) return "recording";
+  return describe_outcome(run);
+}
+
+void write_run_fields(JsonWriter& w, const RunInfo& run) {
+  w.field("id", run.id);
+  w.field("name", run.name);
+  w.field("start", iso_utc_ms(run.start_wall_ns));
+  w.field("status", to_string(run.status));
+  w.field("exit_code", run.exit_code);
+  w.field("exit_signal", run.exit_signal);
+}
+
+std::string direction_text(const Comparison& c) {
+  const std::string& a = c.runs[0].label;
+  std::string others;
+  for (std::size_t r = 1; r < c.runs.size(); ++r) {
+    others += r == 1 ? "" : (r + 1 == c.runs.size() ? " and " : ", ");
+    others += c.runs[r].label;
+  }
+  const std::string minuend = c.runs.size() == 2 ? c.runs[1].label : std::string("run");
+  return fmt::format("Comparison of {} runs: {} relative to {} ({} is the baseline; delta = {} {} {}, in % of {})",
+                     c.runs.size(), others, a, a, minuend, kMinus, a, a);
+}
+
+std::string alignment_text(const Comparison& c) {
+  const CompareOptions& o = c.options;
+  std::string text;
+  switch (o.alignment) {
+    case Alignment::ElapsedTime:
+      text = o.span == SpanMode::Common
+                 ? "Aligned by elapsed time since each run started, over the span every run covers "
+                   "(--span full compares whole runs)."
+                 : "Aligned by elapsed time since each run started; each run is compared whole (--span full).";
+      break;
+    case Alignment::Epoch: text = "Aligned by epoch: each run over the epochs every run reached."; break;
+    case Alignment::Step: text = "Aligned by step: each run over the steps every run reached."; break;
+  }
+  text += o.warmup_s > 0 ? fmt::format(" The first {:g} s of each run (warm-up) are left out.", o.warmup_s)
+                         : " No warm-up is left out (--warmup S).";
+  return text;
+}
+
+std::string method_text(const Comparison& c) {
+  const CompareOptions& o = c.options;
+  return fmt::format(
+      "Means are time-weighted. Intervals: {:g} % percentile intervals of the difference of means, from a {} "
+      "({} replicates; block length per run by the Politis-White rule; at most {} points per run), so that "
+      "autocorrelated samples do not make them too narrow. A difference is real when its interval excludes 0.",
+      o.confidence * 100, kCompareMethod, o.replicates, o.max_points);
+}
+
+Table runs_table(const Comparison& c) {
+  Table t;
+  t.columns = {{"run"}, {"id"}, {"name", false, true, 8}, {"started"}, {"compared (elapsed)"}, {"outcome", false, true, 8}};
+  for (const ComparedRun& r : c.runs) {
+    t.rows.push_back({r.label, r.run.id, r.run.name.empty() ? "-" : r.run.name, start_time(r.run),
+                      fmt::format("{:.1f}–{:.1f} s of {:.1f} s", r.window_from_s, r.window_to_s, r.end_s),
+                      short_outcome(r.run)});
+  }
+  return t;
+}
+
+Table pair_table(const Comparison& c, std::size_t run) {
+  const std::string& a = c.runs[0].label;
+  const std::string& b = c.runs[run].label;
+  Table t;
+  t.columns = {{"metric"},
+               {a, true},
+               {b, true},
+               {fmt::format("{}{}{}", b, kMinus, a), true},
+               {"%", true},
+               {fmt::format("{:g} % interval", c.options.confidence * 100), true},
+               {"real"}};
+  for (const MetricComparison& m : c.metrics) {
+    const auto& base = m.runs[0];
+    const auto& other = m.runs[run];
+    const auto& d = m.differences[run];
+    const MetricWords& w = words(m.metric);
+    t.rows.push_back({std::string(w.label), base ? table_number(m.metric, base->summary.mean) : "n/a",
+                      other ? table_number(m.metric, other->summary.mean) : "n/a",
+                      d ? signed_number(d->delta / w.divisor, w.decimals) : "",
+                      d && d->delta_percent ? signed_percent(*d->delta_percent) : "",
+                      d ? interval_text(m.metric, *d) : "", d ? (d->real ? "yes" : "no") : ""});
+  }
+  return t;
+}
+
+Table samples_table(const Comparison& c, std::size_t first, std::size_t count) {
+  Table t;
+  t.columns = {{"metric"}};
+  const std::size_t end = std::min(c.runs.size(), first + count);
+  for (std::size_t r = first; r < end; ++r) {
+    t.columns.push_back({fmt::format("{} samples", c.runs[r].label), true});
+    t.columns.push_back({"effective", true});
+    t.columns.push_back({"block", true});
+  }
+  for (const MetricComparison& m : c.metrics) {
+    std::vector<std::string> row{std::string(words(m.metric).label)};
+    for (std::size_t r = first; r < end; ++r) {
+      const auto& s = m.runs[r];
+      row.push_back(s ? fmt::format("{}", s->summary.count) : "n/a");
+      row.push_back(s ? fmt::format("{:.0f}", s->effective_samples) : "");
+      row.push_back(s ? block_duration(s->block_s) : "");
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+}  // namespace gpuwatch::compare_format
+
+namespace gpuwatch {
+
+std::string compare_sentence(const Comparison& c, const MetricComparison& m, std::size_t run) {
+  using namespace compare_format;
+  if (run == 0 || run >= m.runs.size() || !m.runs[0] || !m.runs[run] || !m.differences[run]) return {};
+  const Difference& d = *m.differences[run];
+  const MetricWords& w = words(m.metric);
+  const std::string values = fmt::format("{} vs {}", human_value(m.metric, m.runs[run]->summary.mean),
+                                         human_value(m.metric, m.runs[0]->summary.mean));
+  const std::string interval = fmt::format("{:g} % CI {} ({})", c.options.confidence * 100,
+                                           interval_text(m.metric, d), block_text(m, run));
+  if (d.real) {
+    return fmt::format("{} {} {} {} {} than {}: {}, {}", run_name(c, run), w.verb, magnitude(m.metric, d),
+                       d.delta > 0 ? w.more : w.less, w.noun, run_name(c, 0), values, interval);
+  }
+  const std::string delta =
+      d.delta_percent ? signed_percent(*d.delta_percent) : signed_number(d.delta / w.divisor, w.decimals);
+  return fmt::format("No real difference in {} between {} and {}: {} ({}), {}", w.topic, run_name(c, run),
+                     run_name(c, 0), values, delta, interval);
+}
+
+}  // namespace gpuwatch

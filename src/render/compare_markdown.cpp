@@ -1,0 +1,32 @@
+#include <fmt/format.h>
+
+#include "render/compare.h"
+#include "render/compare_format.h"
+
+namespace gpuwatch {
+
+std::string render_compare_markdown(const Comparison& c) {
+  using namespace compare_format;
+  std::string out = "## " + direction_text(c) + "\n\n";
+  out += render_markdown_table(runs_table(c));
+  out += "\n" + alignment_text(c) + "\n\n" + method_text(c) + "\n";
+  for (std::size_t run = 1; run < c.runs.size(); ++run) {
+    out += fmt::format("\n### {} relative to {}\n\n", c.runs[run].label, c.runs[0].label);
+    out += render_markdown_table(pair_table(c, run));
+    out += "\n";
+    for (const MetricComparison& m : c.metrics) {
+      const std::string sentence = compare_sentence(c, m, run);
+      if (!sentence.empty()) out += "- " + sentence + "\n";
+    }
+  }
+  out += "\n### Samples behind each mean\n\n";
+  out += "Effective: worth that many independent samples. Block: the bootstrap's block length.\n\n";
+  out += render_markdown_table(samples_table(c, 0, c.runs.size()));
+  if (!c.notes.empty()) {
+    out += "\n";
+    for (const std::string& note : c.notes) out += "> Note: " + note + "\n\n";
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

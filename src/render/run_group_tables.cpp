@@ -1,0 +1,106 @@
+#include "render/run_group_tables.h"
+
+#include <fmt/format.h>
+
+#include "render/compare_format.h"
+#include "render/units.h"
+
+namespace gpuwatch::run_group_tables {
+
+namespace {
+
+struct ColumnWords {
+  std::string_view header;  // with the unit of the numbers
+  std::string_view label;   // in prose and the extremes table
+  double divisor;
+  int decimals;
+};
+
+constexpr ColumnWords kColumns[kGroupColumnCount] = {
+    {"duration", "duration s", 1, 1},
+    {"util %", "GPU utilization %", 1, 1},
+    {"mem GiB", "GPU memory mean GiB", kGiB, 2},
+    {"peak GiB", "GPU memory peak GiB", kGiB, 2},
+    {"power W", "GPU power W", 1, 1},
+    {"energy kJ", "GPU energy kJ", 1000, 1},
+};
+
+const ColumnWords& words(std::size_t c) { return kColumns[c]; }
+
+std::string number(std::size_t c, double v) { return fmt::format("{:.{}f}", v / words(c).divisor, words(c).decimals); }
+
+// Duration reads better as 1h02m03s in the per-run table.
+std::string cell(std::size_t c, const std::optional<double>& v) {
+  if (!v) return "n/a";
+  if (static_cast<GroupColumn>(c) == GroupColumn::DurationS) return human_duration(*v);
+  return number(c, *v);
+}
+
+std::string run_cell(const GroupRow& row, std::size_t c) {
+  return fmt::format("{} {} ({})", number(c, *row.values[c]), row.run.name.empty() ? "-" : row.run.name, row.run.id);
+}
+
+}  // namespace
+
+std::string heading(const RunGroup& g) {
+  return fmt::format("Summary of {} run{} {}: every run is listed, repeats are averaged, none is left out",
+                     g.rows.size(), g.rows.size() == 1 ? "" : "s", g.selection);
+}
+
+Table runs_table(const RunGroup& g) {
+  Table t;
+  t.gap = 1;  // ten columns: one space apart they fit 100
+  t.columns = {{"name", false, true, 8}, {"id"}, {"started"}};
+  for (std::size_t c = 0; c < kGroupColumnCount; ++c) t.columns.push_back({std::string(words(c).header), true});
+  t.columns.push_back({"outcome", false, true, 6});
+  for (const GroupRow& row : g.rows) {
+    // Month, day and time: the year is rarely what tells runs apart.
+    std::vector<std::string> cells{row.run.name.empty() ? "-" : row.run.name, row.run.id,
+                                   compare_format::start_time(row.run).substr(5, 11)};
+    for (std::size_t c = 0; c < kGroupColumnCount; ++c) cells.push_back(cell(c, row.values[c]));
+    cells.push_back(compare_format::short_outcome(row.run));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+Table extremes_table(const RunGroup& g) {
+  Table t;
+  t.columns = {{"column"}, {"better"}, {"lowest", false, true, 12}, {"highest", false, true, 12}};
+  for (const GroupExtremes& e : g.extremes) {
+    const auto c = static_cast<std::size_t>(e.column);
+    t.rows.push_back({std::string(words(c).label), std::string(to_string(info(e.column).better)),
+                      run_cell(g.rows[e.lowest], c), run_cell(g.rows[e.highest], c)});
+  }
+  return t;
+}
+
+Table repeats_table(const RunGroup& g) {
+  Table t;
+  t.columns = {{"configuration", false, true, 12}, {"column"}, {"n", true}, {"mean", true},
+               {"std", true},                      {"min", true}, {"max", true}};
+  for (const Configuration& config : g.repeats) {
+    bool first = true;
+    for (std::size_t c = 0; c < kGroupColumnCount; ++c) {
+      const auto& s = config.values[c];
+      if (!s) continue;
+      t.rows.push_back({first ? fmt::format("{} ({} runs)", config.name, config.rows.size()) : "",
+                        std::string(words(c).label), fmt::format("{}", s->n), number(c, s->mean), number(c, s->std),
+                        number(c, s->min), number(c, s->max)});
+      first = false;
+    }
+  }
+  return t;
+}
+
+std::string legend(const RunGroup& g) {
+  std::string text =
+      "util: time-weighted mean of the mean over GPUs; mem: of the sum over GPUs, peak its highest value; power: "
+      "sum over GPUs; energy: all GPUs, from the energy counters where the driver has them.";
+  if (!g.repeats.empty()) {
+    text += " Repeats are runs with the same name; std is the sample standard deviation across them.";
+  }
+  return text;
+}
+
+}  // namespace gpuwatch::run_group_tables

@@ -1,0 +1,22 @@
+// The tables of a group summary, shared by its text and markdown renderers.
+#pragma once
+
+#include <string>
+
+#include "analysis/run_group.h"
+#include "render/table.h"
+
+namespace gpuwatch::run_group_tables {
+
+// "12 runs named 'adamw*'": what the summary covers, and that it is all of it.
+std::string heading(const RunGroup& g);
+// One row per run, every run, oldest first.
+Table runs_table(const RunGroup& g);
+// Lowest and highest run per column, with which of them is better.
+Table extremes_table(const RunGroup& g);
+// Configurations run more than once: n, mean, std, min, max per column.
+Table repeats_table(const RunGroup& g);
+// What the columns mean, in a sentence or two.
+std::string legend(const RunGroup& g);
+
+}  // namespace gpuwatch::run_group_tables

@@ -1,0 +1,30 @@
+#include "render/run_group.h"
+#include "render/run_group_tables.h"
+
+namespace gpuwatch {
+
+std::string render_run_group_text(const RunGroup& g) {
+  using namespace run_group_tables;
+  constexpr std::size_t kWidth = 100;
+  std::string out = wrap_text(heading(g), kWidth, "", "");
+  out += "\n";
+  out += render_text_table(runs_table(g), kWidth, "  ");
+  if (!g.extremes.empty()) {
+    out += "\nLowest and highest (better: which of the two is the better one, where one is)\n";
+    out += render_text_table(extremes_table(g), kWidth, "  ");
+  }
+  if (!g.repeats.empty()) {
+    out += "\nRepeats averaged (runs with the same name)\n";
+    out += render_text_table(repeats_table(g), kWidth, "  ");
+  }
+  out += "\n" + wrap_text(legend(g), kWidth, "", "");
+  return out;
+}
+
+std::string render_run_group(const RunGroup& group, std::string_view format) {
+  if (format == "json") return render_run_group_json(group);
+  if (format == "markdown") return render_run_group_markdown(group);
+  return render_run_group_text(group);
+}
+
+}  // namespace gpuwatch

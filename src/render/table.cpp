@@ -1,0 +1,150 @@
+#include "render/table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <numeric>
+
+namespace gpuwatch {
+
+namespace {
+
+bool continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The first `width` columns of `text`, with "…" as the last when cut.
+std::string cut(const std::string& text, std::size_t width) {
+  if (display_width(text) <= width) return text;
+  if (width == 0) return {};
+  std::string out;
+  std::size_t columns = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!continuation_byte(text[i])) {
+      if (columns == width - 1) break;
+      ++columns;
+    }
+    out.push_back(text[i]);
+  }
+  return out + "…";
+}
+
+std::string pad(const std::string& text, std::size_t width, bool right) {
+  const std::size_t w = display_width(text);
+  const std::string fill(w < width ? width - w : 0, ' ');
+  return right ? fill + text : text + fill;
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t display_width(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return !continuation_byte(c); }));
+}
+
+std::string render_text_table(const Table& table, std::size_t max_width, std::string_view indent) {
+  const std::size_t n = table.columns.size();
+  std::vector<std::size_t> widths(n, 0);
+  for (std::size_t c = 0; c < n; ++c) {
+    widths[c] = display_width(table.columns[c].header);
+    for (const auto& row : table.rows) {
+      if (c < row.size()) widths[c] = std::max(widths[c], display_width(row[c]));
+    }
+  }
+  const auto total = [&] {
+    return display_width(indent) + std::accumulate(widths.begin(), widths.end(), std::size_t{0}) +
+           (n > 0 ? (n - 1) * table.gap : 0);
+  };
+  // Shrink the widest shrinkable column, one column of text at a time.
+  while (total() > max_width) {
+    std::size_t widest = n;
+    for (std::size_t c = 0; c < n; ++c) {
+      const TableColumn& col = table.columns[c];
+      if (col.shrinkable && widths[c] > col.min_width && (widest == n || widths[c] > widths[widest])) widest = c;
+    }
+    if (widest == n) break;  // nothing left to shrink: let it be wider
+    --widths[widest];
+  }
+
+  std::string out;
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string text(indent);
+    for (std::size_t c = 0; c < n; ++c) {
+      const std::string cell = cut(c < cells.size() ? cells[c] : std::string(), widths[c]);
+      const bool last = c + 1 == n;
+      const bool right = table.columns[c].right_aligned;
+      text += last && !right ? cell : pad(cell, widths[c], right);
+      if (!last) text += std::string(table.gap, ' ');
+    }
+    out += text + "\n";
+  };
+  std::vector<std::string> headers;
+  for (const TableColumn& col : table.columns) headers.push_back(col.header);
+  line(headers);
+  for (const auto& row : table.rows) line(row);
+  return out;
+}
+
+std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_indent,
+                      std::string_view indent) {
+  // Words, with a short word after a number kept on its line ("7.5 %",
+  // "2.70 GiB", "12 s)"): a unit alone at the start of a line reads badly.
+  std::vector<std::string> words;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t space = std::min(text.find(' ', pos), text.size());
+    const std::string_view word = text.substr(pos, space - pos);
+    pos = space + 1;
+    if (word.empty()) continue;
+    const bool after_number = !words.empty() && std::isdigit(static_cast<unsigned char>(words.back().back()));
+    if (after_number && display_width(word) <= 4) {
+      words.back() += " " + std::string(word);
+    } else {
+      words.emplace_back(word);
+    }
+  }
+  std::string out;
+  std::string line(first_indent);
+  std::size_t line_width = display_width(first_indent);
+  bool line_has_word = false;
+  for (const std::string& word : words) {
+    const std::size_t w = display_width(word);
+    if (line_has_word && line_width + 1 + w > width) {
+      out += line + "\n";
+      line = indent;
+      line_width = display_width(indent);
+      line_has_word = false;
+    }
+    if (line_has_word) {
+      line += ' ';
+      ++line_width;
+    }
+    line += word;
+    line_width += w;
+    line_has_word = true;
+  }
+  return out + line + "\n";
+}
+
+std::string render_markdown_table(const Table& table) {
+  std::string out = "|";
+  for (const TableColumn& col : table.columns) out += " " + markdown_cell(col.header) + " |";
+  out += "\n|";
+  for (const TableColumn& col : table.columns) out += col.right_aligned ? " ---: |" : " --- |";
+  out += "\n";
+  for (const auto& row : table.rows) {
+    out += "|";
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      out += " " + markdown_cell(c < row.size() ? row[c] : std::string()) + " |";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,44 @@
+// Tables for reports that compare runs: the same rows as a fixed-width text
+// table (fitted to a terminal width) or as a markdown table.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpuwatch {
+
+struct TableColumn {
+  std::string header;
+  bool right_aligned = false;
+  // May be cut (ending in "…") when the table is wider than allowed, down
+  // to min_width. Names are, numbers never.
+  bool shrinkable = false;
+  std::size_t min_width = 8;
+};
+
+struct Table {
+  std::vector<TableColumn> columns;
+  std::vector<std::vector<std::string>> rows;  // one cell per column
+  std::size_t gap = 2;                         // spaces between text columns
+};
+
+// Display width of UTF-8 text, counting every code point as one column
+// (true of everything these tables print: °, −, …, Latin letters).
+std::size_t display_width(std::string_view text);
+
+// Columns separated by `gap` spaces, each line starting with `indent`, and at
+// most `max_width` columns wide when shrinkable columns allow it.
+std::string render_text_table(const Table& table, std::size_t max_width = 100, std::string_view indent = "");
+
+// Prose folded at spaces into lines of at most `width` columns (a longer
+// word stands alone), the first line starting with `first_indent`, the
+// others with `indent`; ends with a newline.
+std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_indent,
+                      std::string_view indent);
+
+// GitHub-flavoured markdown; '|' in cells is escaped.
+std::string render_markdown_table(const Table& table);
+
+}  // namespace gpuwatch

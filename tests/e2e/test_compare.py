@@ -1,0 +1,177 @@
+"""compare and the group summary over runs recorded with the fake driver."""
+import json
+import os
+import shutil
+import tempfile
+
+from harness import GpuwatchTestCase, QUICK
+
+# Seed 000: AdamWPrune 1381.5 MiB mean per GPU, the other optimizers ~1494 MiB:
+# "7.5 % less". The memory swings ±20 MiB every 0.25 s so that the interval
+# has a width; util is equal in both runs.
+ADAMW = QUICK + ";gpu*.util=80;gpu*.mem_used_mib=1474:0.25,1514:0.25"
+ADAMWPRUNE = QUICK + ";gpu*.util=80;gpu*.mem_used_mib=1361.5:0.25,1401.5:0.25"
+
+
+def record(case, name, scenario, seconds="2"):
+    r = case.run_gw("record", "--interval", "0.05", "--name", name, "--no-summary", "--", "sleep", seconds,
+                    scenario=scenario)
+    case.assertEqual(r.returncode, 0, r.stderr)
+
+
+class Compare(GpuwatchTestCase):
+    """Two runs recorded once for every test of the class (recording takes seconds)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shared = tempfile.mkdtemp(prefix="gpuwatch-e2e-compare-")
+        recorder = GpuwatchTestCase()
+        recorder.store = os.path.join(cls.shared, "runs.db")
+        record(recorder, "adamw", ADAMW)
+        record(recorder, "adamwprune", ADAMWPRUNE)
+        cls.shared_store = recorder.store
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.shared, ignore_errors=True)
+
+    def setUp(self):
+        super().setUp()
+        self.store = self.shared_store
+
+    def compare(self, *args):
+        r = self.run_gw("compare", *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_text_says_how_much_less_memory_with_its_interval(self):
+        out = self.compare("adamw", "adamwprune")
+        self.assertIn("B relative to A (A is the baseline; delta = B − A", out)
+        lines = [l.strip() for l in out.splitlines()]
+        start = next(i for i, l in enumerate(lines) if l.startswith("B (adamwprune) uses 7.5 % less GPU memory"))
+        sentence = " ".join(lines[start:start + 2])  # wrapped at 100 columns
+        self.assertRegex(sentence, r"than A \(adamw\): 2\.70 GiB vs 2\.92 GiB, 95 % CI −\d+\.\d % to −\d+\.\d % "
+                                   r"\(circular block bootstrap, block")
+        self.assertIn("No real difference in GPU utilization", out)
+        for line in out.splitlines():
+            self.assertLessEqual(len(line), 100, line)
+
+    def test_swapped_order_says_more(self):
+        out = self.compare("adamwprune", "adamw")
+        self.assertIn("B (adamw) uses 8.1 % more GPU memory than A (adamwprune)", out)
+
+    def test_json_schema(self):
+        data = json.loads(self.compare("adamw", "adamwprune", "--format", "json"))
+        self.assertEqual(data["schema_version"], 1)
+        self.assertEqual(data["kind"], "comparison")
+        self.assertEqual(data["baseline"], "A")
+        self.assertEqual(data["alignment"], "elapsed_time")
+        self.assertEqual(data["span"], "common")
+        self.assertEqual(data["method"]["name"], "circular block bootstrap")
+        self.assertEqual(data["method"]["confidence"], 0.95)
+        self.assertEqual([r["label"] for r in data["runs"]], ["A", "B"])
+        self.assertEqual([r["name"] for r in data["runs"]], ["adamw", "adamwprune"])
+        metrics = {m["metric"]: m for m in data["metrics"]}
+        mem = metrics["mem_used_bytes"]
+        self.assertEqual(mem["aggregation"], "sum over GPUs")
+        self.assertEqual(mem["better"], "lower")
+        a, b = mem["runs"]
+        self.assertAlmostEqual(a["mean"] / 2**20, 2 * 1494, delta=2)
+        self.assertAlmostEqual(b["mean"] / 2**20, 2 * 1381.5, delta=2)
+        self.assertGreater(a["effective_samples"], 1)
+        self.assertLessEqual(a["effective_samples"], a["samples"])
+        (d,) = mem["differences"]
+        self.assertEqual(d["label"], "B")
+        self.assertAlmostEqual(d["delta_percent"], -100 * 112.5 / 1494, delta=0.1)
+        self.assertLess(d["ci_low_percent"], d["delta_percent"])
+        self.assertLess(d["ci_high_percent"], 0)
+        self.assertAlmostEqual(d["delta"], b["mean"] - a["mean"])
+        self.assertTrue(d["real"])
+        self.assertEqual(d["verdict"], "real")
+        self.assertIn("7.5 % less GPU memory", d["sentence"])
+        util = metrics["gpu_util_percent"]["differences"][0]
+        self.assertEqual(util["delta"], 0)
+        self.assertEqual(util["verdict"], "not significant")
+
+    def test_markdown(self):
+        out = self.compare("adamw", "adamwprune", "--format", "markdown")
+        self.assertTrue(out.startswith("## Comparison of 2 runs: B relative to A"), out)
+        self.assertIn("| metric | A | B | B−A | % | 95 % interval | real |", out)
+        self.assertIn("- B (adamwprune) uses 7.5 % less GPU memory than A (adamw)", out)
+
+    def test_warmup_and_span_are_applied_and_stated(self):
+        data = json.loads(self.compare("adamw", "adamwprune", "--warmup", "0.5", "--span", "full",
+                                       "--format", "json"))
+        self.assertEqual(data["warmup_s"], 0.5)
+        self.assertEqual(data["span"], "full")
+        for run in data["runs"]:
+            self.assertEqual(run["window_from_s"], 0.5)
+            self.assertEqual(run["window_to_s"], run["end_s"])
+        self.assertIn("The first 0.5 s of each run (warm-up) are left out.",
+                      self.compare("adamw", "adamwprune", "--warmup", "0.5"))
+
+    def test_bad_input(self):
+        cases = [
+            (["compare", "adamw"], 2, "two runs or more"),
+            (["compare"], 2, "two runs or more"),
+            (["compare", "adamw", "nope"], 1, "nope"),
+            (["compare", "adamw", "adamwprune", "--group", "adam*"], 2, "not both"),
+            (["compare", "adamw", "adamwprune", "--warmup", "-1"], 2, "--warmup"),
+            (["compare", "adamw", "adamwprune", "--format", "yaml"], 2, "--format"),
+            (["compare", "adamw", "adamwprune", "--warmup", "600"], 1, "warm-up"),
+            (["compare", "adamw", "adamwprune", "--align", "epoch"], 1, "epoch=N"),
+            (["compare", "--group", "nothing-like-this*"], 1, "nothing-like-this"),
+            (["report"], 2, "RUN"),
+            (["report", "adamw", "--group", "adam*"], 2, "not both"),
+        ]
+        for args, code, message in cases:
+            r = self.run_gw(*args)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(message, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
+
+
+class Group(GpuwatchTestCase):
+    def test_every_run_appears_and_repeats_are_averaged(self):
+        for util in ("40", "60", "80"):
+            record(self, "adamw", QUICK + ";gpu*.util=" + util, seconds="0.6")
+        record(self, "adamwprune", QUICK + ";gpu*.util=50", seconds="0.6")
+        record(self, "other", QUICK, seconds="0.3")
+
+        r = self.run_gw("report", "--group", "adam*", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual(data["schema_version"], 1)
+        self.assertEqual(data["kind"], "run_group")
+        self.assertEqual([run["name"] for run in data["runs"]], ["adamw", "adamw", "adamw", "adamwprune"])
+        self.assertEqual([round(run["gpu_util_percent_mean"]) for run in data["runs"]], [40, 60, 80, 50])
+        (repeat,) = data["repeats"]
+        self.assertEqual(repeat["name"], "adamw")
+        self.assertEqual(repeat["runs"], 3)
+        util = repeat["gpu_util_percent_mean"]
+        self.assertAlmostEqual(util["mean"], 60, places=3)
+        self.assertAlmostEqual(util["std"], 20, places=3)
+        self.assertEqual((round(util["min"]), round(util["max"])), (40, 80))
+        extremes = {e["column"]: e for e in data["extremes"]}
+        self.assertEqual(extremes["gpu_util_percent_mean"]["better"], "higher")
+        self.assertEqual(extremes["gpu_util_percent_mean"]["best"], data["runs"][2]["id"])
+        self.assertEqual(extremes["gpu_util_percent_mean"]["worst"], data["runs"][0]["id"])
+
+        text = self.run_gw("report", "--group", "adam*").stdout
+        self.assertIn("Summary of 4 runs named 'adam*'", text)
+        self.assertIn("adamw (3 runs)", text)
+        for run in data["runs"]:
+            self.assertIn(run["id"], text)
+        for line in text.splitlines():
+            self.assertLessEqual(len(line), 100, line)
+        # compare --group gives the same table; markdown too.
+        self.assertEqual(self.run_gw("compare", "--group", "adam*").stdout, text)
+        md = self.run_gw("compare", "--group", "adam*", "--format", "markdown").stdout
+        self.assertIn("| name | id | started |", md)
+        self.assertIn("### Repeats averaged", md)
+
+        # More than four runs given one by one: the same summary, one row each.
+        ids = [run["id"] for run in self.runs()]
+        r = self.run_gw("compare", *ids)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("Summary of 5 runs given on the command line", r.stdout)
