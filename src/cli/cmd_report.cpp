@@ -17,7 +17,7 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string format = "text";
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'")->required();
+  cmd->add_option("RUN", flags->run, kRunHelp)->required();
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
