@@ -1,6 +1,7 @@
 #include "import/seed_json.h"
 
 #include <array>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -147,7 +148,11 @@ std::optional<GpuFields> read_gpu(dom::object gpu, int default_index, ImportNote
     any_field = true;
     const auto v = number_of(*element, notes);
     if (!v || (out.gputop && zero_means_unread(f.metric) && *v <= 0)) continue;
-    out.values.set(f.metric, *v * f.to_stored);
+    if (const double stored = *v * f.to_stored; std::isfinite(stored)) {
+      out.values.set(f.metric, stored);
+    } else {
+      ++notes.unreadable_values;  // MiB beyond the range of bytes
+    }
   }
   if (!any_field) {
     why = "without any GPU field (utilization, memory_used, power, temperature, ...)";
