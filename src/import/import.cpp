@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -73,11 +72,18 @@ ImportResult import_file(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) throw ImportError(fmt::format("{} is a directory", path.string()));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ImportError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
-  std::ostringstream content;
-  content << in.rdbuf();
+  // Read in one piece: seed files of long runs reach hundreds of MB, and a
+  // stream copy would hold them twice.
+  std::string content;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec) content.reserve(static_cast<std::size_t>(size));
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    content.append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw ImportError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
   try {
-    return import_text(content.str(), path.stem().string());
+    return import_text(content, path.stem().string());
   } catch (const ImportError& e) {
     throw ImportError(fmt::format("{}: {}", path.string(), e.what()));
   }

@@ -40,7 +40,8 @@ std::vector<std::string> ImportNotes::warnings() const {
   }
   out.insert(out.end(), warnings_.begin(), warnings_.end());
   if (clean.non_finite) {
-    out.push_back(fmt::format("{} NaN or Infinity: taken as absent", counted(clean.non_finite, "value was", "values were")));
+    out.push_back(
+        fmt::format("{} NaN or Infinity: taken as absent", counted(clean.non_finite, "value was", "values were")));
   }
   if (clean.invalid_utf8) {
     out.push_back(fmt::format("{} not UTF-8 and became U+FFFD", counted(clean.invalid_utf8, "byte was", "bytes were")));
@@ -50,7 +51,8 @@ std::vector<std::string> ImportNotes::warnings() const {
                               counted(numeric_strings, "number was", "numbers were")));
   }
   if (unreadable_values) {
-    out.push_back(fmt::format("{} not a number: taken as absent", counted(unreadable_values, "value was", "values were")));
+    out.push_back(
+        fmt::format("{} not a number: taken as absent", counted(unreadable_values, "value was", "values were")));
   }
   if (!not_kept_.empty()) {
     std::string list;

@@ -40,10 +40,13 @@ bool starts_with_at(std::string_view text, std::size_t pos, std::string_view wor
 // Outside strings these words are never valid JSON, so replacing them
 // cannot change the meaning of a valid text.
 std::size_t non_finite_word_at(std::string_view text, std::size_t pos) {
-  for (std::string_view word : {"NaN", "Infinity", "-Infinity"}) {
-    if (starts_with_at(text, pos, word)) return word.size();
+  using namespace std::string_view_literals;
+  switch (text[pos]) {
+    case 'N': return starts_with_at(text, pos, "NaN"sv) ? 3 : 0;
+    case 'I': return starts_with_at(text, pos, "Infinity"sv) ? 8 : 0;
+    case '-': return starts_with_at(text, pos, "-Infinity"sv) ? 9 : 0;
+    default: return 0;
   }
-  return 0;
 }
 
 }  // namespace

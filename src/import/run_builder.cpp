@@ -65,7 +65,9 @@ std::size_t RunBuilder::add_time(std::int64_t wall_ns, std::optional<double> ela
 void RunBuilder::add_device_sample(std::size_t time, int gpu_index, const DeviceValues& values) {
   DeviceColumns& d = devices_[gpu_index];
   d.time.push_back(time);
-  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) d.values[m].push_back(values.value_or_nan(static_cast<DeviceMetric>(m)));
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    d.values[m].push_back(values.value_or_nan(static_cast<DeviceMetric>(m)));
+  }
 }
 
 void RunBuilder::describe_device(int gpu_index, std::string_view name, std::string_view vendor) {
@@ -77,7 +79,9 @@ void RunBuilder::describe_device(int gpu_index, std::string_view name, std::stri
 void RunBuilder::add_host_sample(std::size_t time, const HostValues& values, const std::vector<double>& core_percent) {
   const std::size_t row = host_.time.size();
   host_.time.push_back(time);
-  for (std::size_t m = 0; m < kHostMetricCount; ++m) host_.values[m].push_back(values.value_or_nan(static_cast<HostMetric>(m)));
+  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
+    host_.values[m].push_back(values.value_or_nan(static_cast<HostMetric>(m)));
+  }
   if (core_percent.size() > host_.core_percent.size()) {
     host_.core_percent.resize(core_percent.size(), std::vector<double>(row, kNaN));
   }

@@ -278,8 +278,9 @@ void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes) 
 
   const auto start_ns = csv_start_ns(rows);
   for (const CsvRow& r : rows) {
-    const std::int64_t wall =
-        start_ns ? std::min<std::int64_t>(*start_ns + std::llround(*r.elapsed_s * 1e9), kMaxImportWallNs) : r.timestamp_ns;
+    const std::int64_t wall = start_ns ? std::min<std::int64_t>(*start_ns + std::llround(*r.elapsed_s * 1e9),
+                                                                kMaxImportWallNs)
+                                       : r.timestamp_ns;
     builder.add_device_sample(builder.add_time(wall, r.elapsed_s), r.gpu_index, r.values);
     builder.describe_device(r.gpu_index, r.gpu_name, vendor_from("", r.gpu_name));
   }

@@ -166,7 +166,9 @@ std::optional<GpuFields> read_gpu(dom::object gpu, int default_index, ImportNote
     return v && *v > 0 ? v : std::nullopt;  // gputop.py's 0: not read
   };
   if (temperatures) read_named(*temperatures, kTemperatureSensors, "temperature", out.values, notes, positive);
-  if (const auto clocks = object_field(gpu, "clocks")) read_named(*clocks, kClocks, "clock", out.values, notes, positive);
+  if (const auto clocks = object_field(gpu, "clocks")) {
+    read_named(*clocks, kClocks, "clock", out.values, notes, positive);
+  }
   if (const auto states = object_field(gpu, "clock_states")) {
     std::array<NamedSource, 2> maxima = kClocks;
     maxima[0].metric = DeviceMetric::SmClockMaxMhz;
