@@ -1,4 +1,4 @@
-// gpuwatch's own row exports, `export --format jsonl|csv`: every metric in
+// gpuwatch's own row formats, `export|sample --format jsonl|csv`: every metric in
 // its stored unit under its catalogue name (core/metrics.h), so values come
 // back as they were stored.
 //   jsonl: one object per line, "type" "device" (gpu_index, gpu_name,

@@ -127,6 +127,18 @@ class Import(GpuwatchTestCase):
                         self.assertAlmostEqual(g_back["metrics"][metric]["max"], g_orig["metrics"][metric]["max"],
                                                delta=0.05 * 2**20 if metric == "mem_used_bytes" else 0.05)
 
+    def test_live_samples_import(self):
+        for fmt, rows in (("jsonl", 3 * 2 + 1), ("csv", 3 * 2)):
+            with self.subTest(fmt):
+                path = os.path.join(self.tmp, "live." + fmt)
+                r = self.run_gw("sample", "--count", "3", "--interval", "0.1", "--format", fmt)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(path, "w") as f:
+                    f.write(r.stdout)
+                _, got_fmt, read, dropped, _ = self.import_file(path)
+                self.assertEqual((got_fmt, dropped), (fmt, 0))
+                self.assertGreaterEqual(read, rows)
+
     def test_bad_files_are_errors(self):
         cases = {
             "empty.json": (b"", "the file is empty"),
