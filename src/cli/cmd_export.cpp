@@ -24,7 +24,7 @@ void add_export(CLI::App& app, int& exit_code) {
     int gpu = -1;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'")->required();
+  cmd->add_option("RUN", flags->run, kRunHelp)->required();
   cmd->add_option("--format", flags->format, "json, multi-json, jsonl or csv")
       ->required()
       ->check(CLI::IsMember({"json", "multi-json", "jsonl", "csv"}));

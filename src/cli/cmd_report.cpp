@@ -20,7 +20,7 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string group;
   };
   auto flags = std::make_shared<Flags>();
-  cmd->add_option("RUN", flags->run, "Run id, unique id prefix, run name, or 'last'");
+  cmd->add_option("RUN", flags->run, kRunHelp);
   cmd->add_option("--format", flags->format, "text, json or markdown")
       ->check(CLI::IsMember({"text", "json", "markdown"}))
       ->capture_default_str();

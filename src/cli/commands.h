@@ -13,5 +13,6 @@ void add_runs(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
+void add_import(CLI::App& app, int& exit_code);
 
 }  // namespace gpuwatch::cli

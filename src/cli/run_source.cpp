@@ -1,23 +1,65 @@
 #include "cli/run_source.h"
 
+#include <cstdio>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "cli/options.h"
 #include "store/device_columns.h"
 
 namespace gpuwatch::cli {
 
+namespace {
+
+bool looks_like_a_path(const std::string& ref) {
+  const std::string ext = std::filesystem::path(ref).extension().string();
+  return ref.find('/') != std::string::npos || ext == ".json" || ext == ".jsonl" || ext == ".csv";
+}
+
+struct StoredRun {
+  std::unique_ptr<Store> store;
+  RunInfo run;
+};
+
+// The store's run that RUN names, with a better message when RUN looked like
+// a file that is not there.
+StoredRun resolve_stored(const std::string& run_ref, const std::string& store_flag) {
+  try {
+    auto store = Store::open(store_path(store_flag), true);
+    RunInfo run = store->resolve(run_ref);
+    return {std::move(store), std::move(run)};
+  } catch (const StoreError& e) {
+    if (!looks_like_a_path(run_ref)) throw;
+    throw StoreError(fmt::format("no file {} (and no stored run of that name: {})", run_ref, e.what()));
+  }
+}
+
+bool is_file(const std::string& run_ref) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(run_ref, ec);
+}
+
+}  // namespace
+
+void print_import_warnings(const std::string& file, const ImportResult& result) {
+  for (const std::string& w : result.warnings) fmt::print(stderr, "gpuwatch: warning: {}: {}\n", file, w);
+}
+
 RunData load_run(const std::string& run_ref, const std::string& store_flag) {
-  auto store = Store::open(store_path(store_flag), true);
-  return store->load(store->resolve(run_ref));
+  if (is_file(run_ref)) {
+    ImportResult result = import_file(run_ref);
+    print_import_warnings(run_ref, result);
+    return std::move(result.data);
+  }
+  StoredRun stored = resolve_stored(run_ref, store_flag);
+  return stored.store->load(stored.run);
 }
 
 RunReport report_run(const std::string& run_ref, const std::string& store_flag) {
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(run_ref, ec)) return build_report(load_run(run_ref, store_flag));
-  auto store = Store::open(store_path(store_flag), true);
-  const RunInfo run = store->resolve(run_ref);
-  return build_report(load_run_base(*store, run), StoredColumns(*store, run));
+  if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
+  StoredRun stored = resolve_stored(run_ref, store_flag);
+  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(*stored.store, stored.run));
 }
 
 }  // namespace gpuwatch::cli

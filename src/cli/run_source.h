@@ -6,16 +6,25 @@
 #include <string>
 
 #include "analysis/run_report.h"
+#include "import/import.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
 
 // store_flag: the --store value ("" = default store). Throws StoreError (or
 // an import error) with a message fit for the user.
+// Help text for a RUN argument.
+inline constexpr const char* kRunHelp = "Run id, unique id prefix, run name, 'last', or a file to import";
+
+// When run_ref names a regular file, it is imported in memory (not stored)
+// and its warnings are printed on stderr.
 RunData load_run(const std::string& run_ref, const std::string& store_flag);
 
 // The report of RUN. A stored run is read one GPU and a few metrics at a
 // time, so that a 35-hour recording does not have to fit in memory.
 RunReport report_run(const std::string& run_ref, const std::string& store_flag);
+
+// "gpuwatch: warning: FILE: ..." on stderr for each of the import's warnings.
+void print_import_warnings(const std::string& file, const ImportResult& result);
 
 }  // namespace gpuwatch::cli

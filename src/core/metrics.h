@@ -118,6 +118,16 @@ inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }
 constexpr const MetricInfo& info(HostMetric m) { return kHostMetrics[static_cast<std::size_t>(m)]; }
 
+// Position of the metric called `name` in a metric table, or -1: how stored
+// column lists and imported files are mapped by name, not by enum position.
+template <typename Table>
+constexpr int metric_index_by_name(const Table& table, std::string_view name) {
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 // A fixed set of optional values with explicit validity, as nvtop keeps them:
 // a metric that was not read is absent, never zero.
 template <typename Metric, std::size_t N>

@@ -4,39 +4,9 @@
 
 #include <fmt/format.h>
 
+#include "core/utf8.h"
+
 namespace gpuwatch {
-
-namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one
-// (overlong forms, surrogates and code points above U+10FFFF included).
-std::size_t utf8_length(std::string_view s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = b(0);
-  std::size_t n = 0;
-  unsigned lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (b(1) < lo || b(1) > hi) return 0;
-  for (std::size_t k = 2; k < n; ++k) {
-    if (b(k) < 0x80 || b(k) > 0xBF) return 0;
-  }
-  return n;
-}
-
-}  // namespace
 
 // Process names and argv are bytes, not text (comm is cut at 15 bytes, maybe
 // inside a character): invalid UTF-8 becomes U+FFFD so the JSON stays valid.
@@ -47,11 +17,11 @@ std::string json_quote(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
-      if (const std::size_t n = utf8_length(s, i)) {
+      if (const std::size_t n = utf8_sequence_length(s, i)) {
         out.append(s.substr(i, n));
         i += n - 1;
       } else {
-        out += "\xEF\xBF\xBD";
+        out += kReplacementCharacter;
       }
       continue;
     }

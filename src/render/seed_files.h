@@ -24,8 +24,4 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit);
 // ("jsonl" or "csv"); jsonl also carries host rows.
 void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit);
 
-// One stored row back as a sample.
-DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
-HostSample host_sample_at(const HostSeries& series, std::size_t i);
-
 }  // namespace gpuwatch

@@ -94,6 +94,10 @@ struct LoadOptions {
   bool host = true;            // host samples, processes and events
 };
 
+// One row of a series back as a sample (store/series.cpp).
+DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
+HostSample host_sample_at(const HostSeries& series, std::size_t i);
+
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -140,6 +144,13 @@ class Store {
   // status still Recording is stored as Finished). Destroying the Store
   // with a run still open flushes it and marks it interrupted.
   void finish_run(const RunInfo& run);
+
+  // Writes a whole finished run that was not recorded here (an imported
+  // file): the run row, its devices, samples as chunks, processes and
+  // events, in one transaction, so a failure leaves nothing behind. Fills in
+  // data.run's id (new unless it names an unused one), row_id and version
+  // when empty; a status of Recording is stored as Finished. Returns the id.
+  std::string import_run(RunData& data);
 
   // --- reading ---
   // Runs that claim to be recording but whose recorder is gone are reported

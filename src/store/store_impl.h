@@ -85,9 +85,15 @@ struct Store::Impl {
   sql::Stmt& cached(std::optional<sql::Stmt>& slot, std::string_view sql_text);
 
   // store_write.cpp; callers hold db_mutex.
+  // Inserts the run row (all of `run`, with a new id when it has none; the
+  // version of this gpuwatch when it names none) and its devices. The caller
+  // holds a write transaction.
+  void insert_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
   void flush_locked();
   void write_pending(const Pending& p, std::int64_t run_row);
   void requeue(Pending&& failed);
+  // store_import.cpp: a whole run's rows, to be written by write_pending.
+  static Pending pending_from(const RunData& data);
   void close_run_locked(const RunInfo* finished);
   // store_compact.cpp: merges a finished run's small chunks into large ones.
   void compact_run_locked(std::int64_t run_row);

@@ -66,14 +66,6 @@ std::vector<std::string_view> split_commas(std::string_view s) {
   return out;
 }
 
-template <typename Table>
-int index_by_name(const Table& table, std::string_view name) {
-  for (std::size_t i = 0; i < table.size(); ++i) {
-    if (table[i].name == name) return static_cast<int>(i);
-  }
-  return -1;
-}
-
 // For each metric of `table`, the chunk column holding it (-1: none), given
 // the column names recorded with the run. An empty list means this build's
 // own order.
@@ -82,7 +74,7 @@ std::vector<int> column_sources(const Table& table, std::string_view recorded) {
   std::vector<int> source(table.size(), -1);
   const auto names = recorded.empty() ? split_commas(metric_names(table)) : split_commas(recorded);
   for (std::size_t j = 0; j < names.size(); ++j) {
-    const int m = index_by_name(table, names[j]);
+    const int m = metric_index_by_name(table, names[j]);
     if (m >= 0) source[static_cast<std::size_t>(m)] = static_cast<int>(j);
   }
   return source;
@@ -90,12 +82,12 @@ std::vector<int> column_sources(const Table& table, std::string_view recorded) {
 
 void parse_device_lists(DeviceInfo& d, std::string_view supported, std::string_view statics) {
   for (auto name : split_commas(supported)) {
-    if (int m = index_by_name(kDeviceMetrics, name); m >= 0) d.supported.push_back(static_cast<DeviceMetric>(m));
+    if (int m = metric_index_by_name(kDeviceMetrics, name); m >= 0) d.supported.push_back(static_cast<DeviceMetric>(m));
   }
   for (auto item : split_commas(statics)) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) continue;
-    const int m = index_by_name(kDeviceMetrics, item.substr(0, eq));
+    const int m = metric_index_by_name(kDeviceMetrics, item.substr(0, eq));
     double v = 0;
     const auto num = item.substr(eq + 1);
     const auto res = std::from_chars(num.data(), num.data() + num.size(), v);
@@ -199,8 +191,8 @@ RunInfo Store::resolve(const std::string& ref) {
     }
   }
   throw StoreError(fmt::format(
-      "no run matches '{}' (expected a run id, a unique prefix of one, a run name, or 'last'; "
-      "`gpuwatch runs` lists them)",
+      "no run matches '{}' (expected a run id, a unique prefix of one, a run name, 'last', or a file "
+      "to import; `gpuwatch runs` lists the stored runs)",
       ref));
 }
 

@@ -87,7 +87,6 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
   std::lock_guard lock(impl_->db_mutex);
   impl_->require_writable();
   if (impl_->active_row) throw StoreError("a run is already being recorded through this store");
-  sqlite3* db = impl_->db.get();
 
   const Timestamp t = now();
   if (run.start_wall_ns == 0 && run.start_mono_ns == 0) {
@@ -97,7 +96,6 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
   if (run.host.empty()) run.host = impl_->here.host;
   if (run.recorder_pid == 0) run.recorder_pid = getpid();
   if (run.recorder_boot_id.empty()) run.recorder_boot_id = impl_->here.boot_id;
-  if (run.version.empty()) run.version = GPUWATCH_VERSION;
   if (run.cwd.empty()) {
     std::error_code ec;
     run.cwd = std::filesystem::current_path(ec).string();
@@ -105,8 +103,21 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
   run.status = RunStatus::Recording;
   run.heartbeat_wall_ns = t.wall_ns;
 
-  sql::Transaction txn(db, sql::Transaction::Kind::Write);
-  sql::Stmt taken(db, "SELECT 1 FROM runs WHERE public_id = ?");
+  sql::Transaction txn(impl_->db.get(), sql::Transaction::Kind::Write);
+  impl_->insert_run(run, devices);
+  txn.commit();
+
+  impl_->active_row = run.row_id;
+  std::lock_guard buf(impl_->buf_mutex);
+  impl_->pending = {};
+  impl_->accepting = true;
+  return run.id;
+}
+
+void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& devices) {
+  sqlite3* raw = db.get();
+  if (run.version.empty()) run.version = GPUWATCH_VERSION;
+  sql::Stmt taken(raw, "SELECT 1 FROM runs WHERE public_id = ?");
   if (!run.id.empty()) {
     if (!is_run_id(run.id)) throw StoreError(fmt::format("'{}' is not a run id (12 lowercase hex characters)", run.id));
     if (taken.bind(1, run.id).step()) throw StoreError(fmt::format("run id {} is already in the store", run.id));
@@ -117,22 +128,27 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
     } while (taken.bind(1, run.id).step());
   }
 
-  sql::Stmt ins(db, R"sql(
+  sql::Stmt ins(raw, R"sql(
     INSERT INTO runs (public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, interval_s,
                       version, status, recorder_pid, recorder_boot_id, attached_pid, heartbeat_wall_ns,
-                      host_columns)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 'recording', ?10, ?11, ?12, ?13, ?14))sql");
+                      host_columns, end_wall_ns, exit_code, exit_signal, end_reason, jitter_ticks,
+                      jitter_missed_deadlines, jitter_mean_late_ns, jitter_p99_late_ns, jitter_max_late_ns)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+            ?22, ?23, ?24))sql");
   const std::string command = encode_argv_json(run.command);
   const std::string host_columns = metric_names(kHostMetrics);
   std::optional<std::int64_t> attached;
   if (run.attached_pid) attached = *run.attached_pid;
+  const JitterStats& j = run.jitter;
   ins.bind(1, run.id).bind(2, run.name).bind(3, command).bind(4, run.cwd).bind(5, run.host);
   ins.bind(6, run.start_wall_ns).bind(7, run.start_mono_ns).bind(8, run.interval_s).bind(9, run.version);
-  ins.bind(10, run.recorder_pid).bind(11, run.recorder_boot_id).bind(12, attached);
-  ins.bind(13, run.heartbeat_wall_ns).bind(14, host_columns).run();
-  run.row_id = sqlite3_last_insert_rowid(db);
+  ins.bind(10, to_db(run.status)).bind(11, run.recorder_pid).bind(12, run.recorder_boot_id).bind(13, attached);
+  ins.bind(14, run.heartbeat_wall_ns).bind(15, host_columns).bind(16, run.end_wall_ns).bind(17, run.exit_code);
+  ins.bind(18, run.exit_signal).bind(19, run.end_reason).bind(20, j.ticks).bind(21, j.missed_deadlines);
+  ins.bind(22, j.mean_late_ns).bind(23, j.p99_late_ns).bind(24, j.max_late_ns).run();
+  run.row_id = sqlite3_last_insert_rowid(raw);
 
-  sql::Stmt dev(db, R"sql(
+  sql::Stmt dev(raw, R"sql(
     INSERT INTO devices (run_id, idx, backend, vendor, name, uuid, pci_bus_id, driver_version,
                          supported_metrics, static_values, chunk_columns)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql");
@@ -145,13 +161,6 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
     dev.bind(6, d.uuid).bind(7, d.pci_bus_id).bind(8, d.driver_version).bind(9, supported);
     dev.bind(10, statics).bind(11, chunk_columns).run();
   }
-  txn.commit();
-
-  impl_->active_row = run.row_id;
-  std::lock_guard buf(impl_->buf_mutex);
-  impl_->pending = {};
-  impl_->accepting = true;
-  return run.id;
 }
 
 void Store::append(const DeviceSample& sample) {

@@ -1,0 +1,43 @@
+// UTF-8 validation shared by the JSON writer (names and argv are bytes, not
+// text) and the importers (files cut or damaged mid-character).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace gpuwatch {
+
+// Length of the valid UTF-8 sequence that starts at s[i] (1 for ASCII), or 0
+// if there is none: overlong forms, surrogates, code points above U+10FFFF
+// and sequences cut by the end of `s` are all invalid.
+constexpr std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k) {
+    if (b(k) < 0x80 || b(k) > 0xBF) return 0;
+  }
+  return n;
+}
+
+// U+FFFD, what an invalid byte becomes.
+inline constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
+
+}  // namespace gpuwatch

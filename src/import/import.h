@@ -1,0 +1,40 @@
+// `gpuwatch import FILE` and RUN given as a file: every file format gpuwatch
+// reads, detected from the content, turned into a run as the store holds
+// them. Formats (see docs/import.md):
+//   json, gputop-json              one-GPU sample arrays (seed_json.h)
+//   multi-json, gputop-multi-json  multi-GPU tick arrays (seed_json.h)
+//   jsonl, csv                     gpuwatch's row exports (sample_rows.h)
+// Truncated files give every complete sample; the rest is counted as dropped.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/store.h"
+
+namespace gpuwatch {
+
+struct ImportResult {
+  RunData data;
+  std::string format;
+  std::size_t samples_read = 0;     // records kept: one-GPU samples, multi-GPU ticks, rows
+  std::size_t samples_dropped = 0;  // records started but unusable (cut off, not JSON, no timestamp, ...)
+  std::vector<std::string> warnings;
+};
+
+// A file gpuwatch cannot read, or one without a single usable sample.
+class ImportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The run is named after the file's stem. Throws ImportError.
+ImportResult import_file(const std::filesystem::path& path);
+// The same over bytes already in memory; `run_name` names the run.
+ImportResult import_text(std::string_view text, const std::string& run_name);
+
+}  // namespace gpuwatch

@@ -1,0 +1,44 @@
+// What an importer noticed on the way: how many samples it kept and dropped
+// (and why), and values it had to interpret. Becomes an ImportResult's
+// counts and warnings.
+#pragma once
+
+#include <cstddef>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "import/json_elements.h"
+
+namespace gpuwatch {
+
+class ImportNotes {
+ public:
+  void read(std::size_t n = 1) { read_ += n; }
+  // `reason` completes "N samples dropped: ..." (e.g. "not valid JSON").
+  void drop(std::string_view reason, std::size_t n = 1);
+  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  // A field the file has and gpuwatch has no metric for.
+  void not_kept(std::string field) { not_kept_.insert(std::move(field)); }
+
+  [[nodiscard]] std::size_t samples_read() const { return read_; }
+  [[nodiscard]] std::size_t samples_dropped() const;
+  // One sentence per kind of problem, dropped samples first.
+  [[nodiscard]] std::vector<std::string> warnings() const;
+  // "3 not valid JSON, 1 cut off by the end of the file"
+  [[nodiscard]] std::string drop_reasons() const;
+
+  CleanCounts clean;                  // NaN/Infinity and invalid UTF-8 met in JSON text
+  std::size_t numeric_strings = 0;    // numbers written as strings ("85.0"), read as numbers
+  std::size_t unreadable_values = 0;  // values that are no number (a word, a list): absent
+
+ private:
+  std::size_t read_ = 0;
+  std::vector<std::pair<std::string, std::size_t>> drops_;  // in the order first met
+  std::vector<std::string> warnings_;
+  std::set<std::string> not_kept_;
+};
+
+}  // namespace gpuwatch

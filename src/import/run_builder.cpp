@@ -1,0 +1,219 @@
+#include "import/run_builder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace gpuwatch {
+
+namespace {
+
+// ~31 years: beyond it a time is damage, not a run. Keeping monotonic times
+// below it keeps every difference of times within int64.
+constexpr double kMaxElapsedS = 1e9;
+constexpr std::int64_t kMaxMonoNs = 1'000'000'000'000'000'000;
+
+std::int64_t median(std::vector<std::int64_t> v) {
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// Both in [0, kMaxMonoNs].
+std::int64_t capped_add(std::int64_t a, std::int64_t b) { return a > kMaxMonoNs - b ? kMaxMonoNs : a + b; }
+
+// Rows by time, file order among equal times (files are nearly always in order).
+std::vector<std::size_t> rows_by_time(const std::vector<std::size_t>& time, const std::vector<std::int64_t>& mono) {
+  std::vector<std::size_t> order(time.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mono[time[a]] < mono[time[b]]; });
+  return order;
+}
+
+std::vector<double> reordered(const std::vector<double>& column, const std::vector<std::size_t>& order) {
+  std::vector<double> out;
+  out.reserve(order.size());
+  for (const std::size_t r : order) out.push_back(r < column.size() ? column[r] : kNaN);
+  return out;
+}
+
+bool has_value(const std::vector<double>& column) {
+  return std::any_of(column.begin(), column.end(), [](double v) { return !std::isnan(v); });
+}
+
+// Median gap between distinct consecutive times, in seconds.
+std::optional<double> median_interval_s(const std::vector<std::int64_t>& mono) {
+  std::vector<std::int64_t> gaps;
+  for (std::size_t i = 1; i < mono.size(); ++i) {
+    if (mono[i] > mono[i - 1]) gaps.push_back(mono[i] - mono[i - 1]);
+  }
+  if (gaps.empty()) return std::nullopt;
+  return std::round(static_cast<double>(median(std::move(gaps))) / 1e3) / 1e6;  // to the microsecond
+}
+
+}  // namespace
+
+std::size_t RunBuilder::add_time(std::int64_t wall_ns, std::optional<double> elapsed_s) {
+  if (elapsed_s && !(std::isfinite(*elapsed_s) && *elapsed_s >= 0 && *elapsed_s < kMaxElapsedS)) elapsed_s.reset();
+  times_.push_back({wall_ns, elapsed_s});
+  return times_.size() - 1;
+}
+
+void RunBuilder::add_device_sample(std::size_t time, int gpu_index, const DeviceValues& values) {
+  DeviceColumns& d = devices_[gpu_index];
+  d.time.push_back(time);
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    d.values[m].push_back(values.value_or_nan(static_cast<DeviceMetric>(m)));
+  }
+}
+
+void RunBuilder::describe_device(int gpu_index, std::string_view name, std::string_view vendor) {
+  DeviceColumns& d = devices_[gpu_index];
+  if (d.name.empty()) d.name = name;
+  if (d.vendor.empty()) d.vendor = vendor;
+}
+
+void RunBuilder::add_host_sample(std::size_t time, const HostValues& values, const std::vector<double>& core_percent) {
+  const std::size_t row = host_.time.size();
+  host_.time.push_back(time);
+  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
+    host_.values[m].push_back(values.value_or_nan(static_cast<HostMetric>(m)));
+  }
+  if (core_percent.size() > host_.core_percent.size()) {
+    host_.core_percent.resize(core_percent.size(), std::vector<double>(row, kNaN));
+  }
+  for (std::size_t c = 0; c < host_.core_percent.size(); ++c) {
+    host_.core_percent[c].push_back(c < core_percent.size() ? core_percent[c] : kNaN);
+  }
+}
+
+void RunBuilder::add_event(std::size_t time, std::optional<int> device_index, std::string kind, std::string message) {
+  events_.push_back({time, device_index, std::move(kind), std::move(message)});
+}
+
+void RunBuilder::absent_when_always_zero(DeviceMetric metric) { zero_means_absent_.push_back(metric); }
+
+std::size_t RunBuilder::device_sample_count() const {
+  std::size_t n = 0;
+  for (const auto& [index, d] : devices_) n += d.time.size();
+  return n;
+}
+
+std::vector<std::int64_t> RunBuilder::monotonic_times(ImportNotes& notes) const {
+  std::vector<std::int64_t> mono(times_.size(), 0);
+  const auto has_elapsed = [](const TimePoint& t) { return t.elapsed_s.has_value(); };
+  if (!times_.empty() && std::all_of(times_.begin(), times_.end(), has_elapsed)) {
+    for (std::size_t i = 0; i < times_.size(); ++i) mono[i] = std::llround(*times_[i].elapsed_s * 1e9);
+    return mono;
+  }
+  if (std::any_of(times_.begin(), times_.end(), has_elapsed)) {
+    notes.warn("some samples have no elapsed seconds, so all times come from the timestamps");
+  }
+  // Importers keep wall times within years 1970..2200, so differences fit.
+  std::vector<std::int64_t> gaps;
+  for (std::size_t i = 1; i < times_.size(); ++i) {
+    if (times_[i].wall_ns > times_[i - 1].wall_ns) gaps.push_back(times_[i].wall_ns - times_[i - 1].wall_ns);
+  }
+  const std::int64_t step = gaps.empty() ? 0 : median(std::move(gaps));
+  std::size_t backwards = 0;
+  for (std::size_t i = 1; i < times_.size(); ++i) {
+    std::int64_t gap = times_[i].wall_ns - times_[i - 1].wall_ns;
+    if (gap < 0) {
+      ++backwards;
+      gap = step;
+    }
+    mono[i] = capped_add(mono[i - 1], std::min(gap, kMaxMonoNs));
+  }
+  if (backwards) {
+    notes.warn(fmt::format("timestamps went backwards {} time{} (a clock or daylight-saving change?); each such "
+                           "step counts as one median interval ({} s)",
+                           backwards, backwards == 1 ? "" : "s", static_cast<double>(step) / 1e9));
+  }
+  return mono;
+}
+
+RunData RunBuilder::build(const std::string& name, ImportNotes& notes) const {
+  const std::vector<std::int64_t> mono = monotonic_times(notes);
+  RunData data;
+  RunInfo& run = data.run;
+  run.name = name;
+  run.status = RunStatus::Finished;
+  run.end_reason = "imported";
+  run.start_mono_ns = 0;
+  if (!times_.empty()) {
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(times_.size());
+    for (std::size_t i = 0; i < times_.size(); ++i) offsets.push_back(times_[i].wall_ns - mono[i]);
+    // The median: robust to a clock step in the middle of a file.
+    run.start_wall_ns = median(std::move(offsets));
+    run.end_wall_ns = run.start_wall_ns + *std::max_element(mono.begin(), mono.end());
+  }
+
+  for (const auto& [index, cols] : devices_) {
+    DeviceSeries s;
+    s.info.index = index;
+    s.info.backend = "import";
+    s.info.name = cols.name;
+    s.info.vendor = cols.vendor;
+    const std::vector<std::size_t> order = rows_by_time(cols.time, mono);
+    for (const std::size_t r : order) {
+      s.mono_ns.push_back(mono[cols.time[r]]);
+      s.wall_ns.push_back(times_[cols.time[r]].wall_ns);
+    }
+    s.values.resize(kDeviceMetricCount);
+    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+      const auto metric = static_cast<DeviceMetric>(m);
+      std::vector<double> column = reordered(cols.values[m], order);
+      const bool never_read =
+          std::find(zero_means_absent_.begin(), zero_means_absent_.end(), metric) != zero_means_absent_.end() &&
+          std::all_of(column.begin(), column.end(), [](double v) { return std::isnan(v) || v == 0; });
+      if (never_read) std::fill(column.begin(), column.end(), kNaN);
+      if (has_value(column)) {
+        s.info.supported.push_back(metric);
+        if (info(metric).cadence == Cadence::Static || metric == DeviceMetric::MemTotalBytes) {
+          const auto last = std::find_if(column.rbegin(), column.rend(), [](double v) { return !std::isnan(v); });
+          s.info.static_values.set(metric, *last);
+        }
+      }
+      s.values[m] = std::move(column);
+    }
+    data.devices.push_back(std::move(s));
+  }
+
+  if (!host_.time.empty()) {
+    const std::vector<std::size_t> order = rows_by_time(host_.time, mono);
+    HostSeries& h = data.host;
+    for (const std::size_t r : order) {
+      h.mono_ns.push_back(mono[host_.time[r]]);
+      h.wall_ns.push_back(times_[host_.time[r]].wall_ns);
+    }
+    for (const auto& column : host_.values) h.values.push_back(reordered(column, order));
+    for (const auto& column : host_.core_percent) h.core_percent.push_back(reordered(column, order));
+  } else {
+    data.host.values.resize(kHostMetricCount);
+  }
+
+  std::vector<std::size_t> event_order(events_.size());
+  std::iota(event_order.begin(), event_order.end(), std::size_t{0});
+  std::stable_sort(event_order.begin(), event_order.end(), [&](std::size_t a, std::size_t b) {
+    return mono[events_[a].time] < mono[events_[b].time];
+  });
+  for (const std::size_t e : event_order) {
+    const PendingEvent& p = events_[e];
+    data.events.push_back(Event{{mono[p.time], times_[p.time].wall_ns}, p.device_index, p.kind, p.message});
+  }
+
+  std::optional<double> interval;
+  for (const DeviceSeries& s : data.devices) {
+    if ((interval = median_interval_s(s.mono_ns))) break;
+  }
+  if (!interval) interval = median_interval_s(data.host.mono_ns);
+  // One sample says nothing of the period; 1 s is what gputop.py used.
+  run.interval_s = interval.value_or(1.0);
+  return data;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,80 @@
+// Collects the samples an importer reads, in file order, and turns them into
+// a RunData that looks like a stored run. The importers only say what each
+// record holds; times, columns and the run's facts are decided here, once.
+//
+// Times: every record of a file refers to one time point (a multi-GPU tick
+// is one point for all its GPUs). A point has the wall time the file wrote
+// and, where the file has it, the seconds since the run started. Monotonic
+// time comes from those seconds when every point has them (they survive
+// daylight-saving jumps of local timestamps); otherwise from the differences
+// of wall times in file order, where a step backwards counts as one median
+// interval. The run starts at monotonic 0.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/metrics.h"
+#include "import/import_notes.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+class RunBuilder {
+ public:
+  // A new time point; elapsed_s outside [0, 1e9) or not finite is ignored.
+  std::size_t add_time(std::int64_t wall_ns, std::optional<double> elapsed_s);
+  void add_device_sample(std::size_t time, int gpu_index, const DeviceValues& values);
+  // The first non-empty name and vendor of a GPU win.
+  void describe_device(int gpu_index, std::string_view name, std::string_view vendor);
+  void add_host_sample(std::size_t time, const HostValues& values, const std::vector<double>& core_percent);
+  void add_event(std::size_t time, std::optional<int> device_index, std::string kind, std::string message);
+  // For metrics that a file writes as 0 when it could not read them
+  // (gputop.py's fan speed): all zeros on a GPU means never read.
+  void absent_when_always_zero(DeviceMetric metric);
+
+  [[nodiscard]] std::size_t device_sample_count() const;
+  [[nodiscard]] std::size_t host_sample_count() const { return host_.time.size(); }
+
+  // The run: status finished, end reason "imported", named `name`.
+  [[nodiscard]] RunData build(const std::string& name, ImportNotes& notes) const;
+
+ private:
+  struct TimePoint {
+    std::int64_t wall_ns;
+    std::optional<double> elapsed_s;
+  };
+  // Columns as they arrive, with the time point of each row.
+  struct DeviceColumns {
+    std::string name;
+    std::string vendor;
+    std::vector<std::size_t> time;
+    std::vector<std::vector<double>> values = std::vector<std::vector<double>>(kDeviceMetricCount);
+  };
+  struct HostColumns {
+    std::vector<std::size_t> time;
+    std::vector<std::vector<double>> values = std::vector<std::vector<double>>(kHostMetricCount);
+    std::vector<std::vector<double>> core_percent;  // [core][row]
+  };
+  struct PendingEvent {
+    std::size_t time;
+    std::optional<int> device_index;
+    std::string kind;
+    std::string message;
+  };
+
+  [[nodiscard]] std::vector<std::int64_t> monotonic_times(ImportNotes& notes) const;
+
+  std::vector<TimePoint> times_;
+  std::map<int, DeviceColumns> devices_;
+  HostColumns host_;
+  std::vector<PendingEvent> events_;
+  std::vector<DeviceMetric> zero_means_absent_;
+};
+
+}  // namespace gpuwatch

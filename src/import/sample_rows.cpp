@@ -1,0 +1,290 @@
+#include "import/sample_rows.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "import/iso_time.h"
+#include "import/json_elements.h"
+#include "import/json_values.h"
+#include "import/names.h"
+
+namespace gpuwatch {
+
+namespace {
+
+namespace dom = simdjson::dom;
+
+constexpr std::string_view kCutOff = "cut off by the end of the file";
+constexpr std::string_view kNoTimestamp = "without a readable timestamp";
+constexpr std::string_view kBadIndex = "with a gpu_index that is not an index from 0 to 1023";
+
+// Lines of `text`, each with whether its newline was there.
+struct Line {
+  std::string_view text;
+  bool terminated;
+};
+std::vector<Line> split_lines(std::string_view text) {
+  std::vector<Line> lines;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    const bool terminated = nl != std::string_view::npos;
+    std::string_view line = text.substr(pos, terminated ? nl - pos : std::string_view::npos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back({line, terminated});
+    pos = terminated ? nl + 1 : text.size();
+  }
+  return lines;
+}
+
+bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+// The wall time of a JSON lines record: exact wall_ns, else its timestamp.
+std::optional<std::int64_t> record_wall_ns(dom::object record) {
+  std::int64_t wall = 0;
+  if (record.at_key("wall_ns").get(wall) == simdjson::SUCCESS && wall >= 0 && wall <= kMaxImportWallNs) return wall;
+  return parse_iso_time_ns(string_field(record, "timestamp"));
+}
+
+// Reads every field of `record` named in `table` into `values`; fields
+// that are neither metrics nor `known` are noted as not kept.
+template <typename Metric, typename Table, typename Values>
+void read_metrics(dom::object record, const Table& table, std::initializer_list<std::string_view> known,
+                  Values& values, ImportNotes& notes) {
+  for (auto [key, value] : record) {
+    const int m = metric_index_by_name(table, key);
+    if (m < 0) {
+      if (std::find(known.begin(), known.end(), key) == known.end()) notes.not_kept(std::string(key));
+      continue;
+    }
+    if (const auto v = number_of(value, notes)) values.set(static_cast<Metric>(m), *v);
+  }
+}
+
+// One JSON lines record; false (with the reason) when it is unusable.
+bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& notes, std::string_view& why) {
+  const auto wall_ns = record_wall_ns(record);
+  if (!wall_ns) {
+    why = kNoTimestamp;
+    return false;
+  }
+  const auto elapsed_s = number_field(record, "elapsed_s", notes);
+  const std::string_view type = string_field(record, "type");
+  if (type == "host") {
+    HostValues values;
+    read_metrics<HostMetric>(record, kHostMetrics, {"type", "timestamp", "wall_ns", "elapsed_s", "core_percent"},
+                             values, notes);
+    std::vector<double> cores;
+    dom::array list;
+    if (record.at_key("core_percent").get(list) == simdjson::SUCCESS) {
+      for (dom::element core : list) cores.push_back(number_of(core, notes).value_or(kNaN));
+    }
+    builder.add_host_sample(builder.add_time(*wall_ns, elapsed_s), values, cores);
+    return true;
+  }
+  const auto index_field = field(record, "gpu_index");
+  if (type != "device" && !(type.empty() && index_field)) {
+    why = "of neither type device nor host";
+    return false;
+  }
+  const auto index = index_field ? gpu_index_of(*index_field, notes) : std::nullopt;
+  if (!index) {
+    why = kBadIndex;
+    return false;
+  }
+  DeviceValues values;
+  read_metrics<DeviceMetric>(record, kDeviceMetrics,
+                             {"type", "timestamp", "wall_ns", "elapsed_s", "gpu_index", "gpu_name", "gpu_type"},
+                             values, notes);
+  builder.add_device_sample(builder.add_time(*wall_ns, elapsed_s), *index, values);
+  const std::string_view name = string_field(record, "gpu_name");
+  builder.describe_device(*index, name, vendor_from(string_field(record, "gpu_type"), name));
+  return true;
+}
+
+// Fields of one CSV record starting at text[pos] (RFC 4180 quoting, as the
+// exporter writes names with commas or quotes). Advances `pos` past it.
+struct CsvRecord {
+  std::vector<std::string> fields;
+  bool terminated = false;  // ended with a newline
+  bool well_formed = true;  // no stray quote
+};
+CsvRecord next_csv_record(std::string_view text, std::size_t& pos) {
+  CsvRecord rec;
+  std::string current;
+  bool quoted = false;
+  bool was_quoted = false;
+  for (; pos < text.size(); ++pos) {
+    const char c = text[pos];
+    if (quoted) {
+      if (c != '"') {
+        current.push_back(c);
+      } else if (pos + 1 < text.size() && text[pos + 1] == '"') {
+        current.push_back('"');
+        ++pos;
+      } else {
+        quoted = false;
+      }
+    } else if (c == ',') {
+      rec.fields.push_back(std::move(current));
+      current.clear();
+      was_quoted = false;
+    } else if (c == '\n') {
+      ++pos;
+      rec.terminated = true;
+      break;
+    } else if (c == '"' && current.empty() && !was_quoted) {
+      quoted = was_quoted = true;
+    } else if (c != '\r') {
+      if (was_quoted) rec.well_formed = false;
+      current.push_back(c);
+    }
+  }
+  if (quoted) rec.well_formed = false;
+  rec.fields.push_back(std::move(current));
+  return rec;
+}
+
+std::optional<double> csv_number(const std::string& s, ImportNotes& notes) {
+  if (s.empty()) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) {
+    ++notes.unreadable_values;
+    return std::nullopt;
+  }
+  if (!std::isfinite(v)) {
+    ++notes.clean.non_finite;
+    return std::nullopt;
+  }
+  return v;
+}
+
+// A CSV row, read; times settled once every row is known.
+struct CsvRow {
+  std::int64_t timestamp_ns;
+  std::optional<double> elapsed_s;
+  int gpu_index;
+  std::string gpu_name;
+  DeviceValues values;
+};
+
+// The exporter's timestamps are cut to the millisecond while elapsed_s keeps
+// nanoseconds; every row bounds the run's start from below (start + elapsed
+// >= its timestamp), so the tightest bound gives wall times to well under a
+// millisecond. nullopt when some row has no usable elapsed_s.
+std::optional<std::int64_t> csv_start_ns(const std::vector<CsvRow>& rows) {
+  std::optional<std::int64_t> start;
+  for (const CsvRow& r : rows) {
+    if (!r.elapsed_s || !(*r.elapsed_s >= 0 && *r.elapsed_s < 1e9)) return std::nullopt;
+    const std::int64_t bound = r.timestamp_ns - std::llround(*r.elapsed_s * 1e9);
+    if (!start || bound > *start) start = bound;
+  }
+  if (start && *start < 0) return std::nullopt;
+  return start;
+}
+
+}  // namespace
+
+void import_jsonl(std::string_view text, RunBuilder& builder, ImportNotes& notes) {
+  ElementParser parser;
+  for (const Line& line : split_lines(text)) {
+    if (blank(line.text)) continue;
+    const auto parsed = parser.parse(line.text, notes);
+    if (!parsed) {
+      notes.drop(line.terminated ? "not valid JSON" : kCutOff);
+      continue;
+    }
+    dom::object record;
+    if (parsed->get(record) != simdjson::SUCCESS) {
+      notes.drop("not JSON objects");
+      continue;
+    }
+    std::string_view why;
+    if (read_json_record(record, builder, notes, why)) {
+      notes.read();
+    } else {
+      notes.drop(why);
+    }
+  }
+}
+
+void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes) {
+  std::size_t pos = skip_bom_and_space(text);
+  const CsvRecord header = next_csv_record(text, pos);
+  std::optional<std::size_t> timestamp, elapsed, index, name;
+  std::vector<std::pair<std::size_t, DeviceMetric>> metrics;
+  for (std::size_t c = 0; c < header.fields.size(); ++c) {
+    const std::string& h = header.fields[c];
+    if (h == "timestamp") {
+      timestamp = c;
+    } else if (h == "elapsed_s") {
+      elapsed = c;
+    } else if (h == "gpu_index") {
+      index = c;
+    } else if (h == "gpu_name") {
+      name = c;
+    } else if (const int m = metric_index_by_name(kDeviceMetrics, h); m >= 0) {
+      metrics.emplace_back(c, static_cast<DeviceMetric>(m));
+    } else {
+      notes.not_kept(fmt::format("column {}", h));
+    }
+  }
+
+  if (!timestamp || !index) {
+    notes.warn("the CSV header names no timestamp or no gpu_index column");
+    return;
+  }
+
+  std::vector<CsvRow> rows;
+  while (pos < text.size()) {
+    const CsvRecord rec = next_csv_record(text, pos);
+    const auto& f = rec.fields;
+    if (f.size() == 1 && blank(f[0])) continue;
+    if (!rec.terminated) {
+      notes.drop(kCutOff);
+      continue;
+    }
+    if (!rec.well_formed || f.size() != header.fields.size()) {
+      notes.drop("not rows that match the header");
+      continue;
+    }
+    const auto wall_ns = parse_iso_time_ns(f[*timestamp]);
+    if (!wall_ns) {
+      notes.drop(kNoTimestamp);
+      continue;
+    }
+    int gpu = -1;
+    const std::string& g = f[*index];
+    const auto [end, ec] = std::from_chars(g.data(), g.data() + g.size(), gpu);
+    if (ec != std::errc() || end != g.data() + g.size() || gpu < 0 || gpu > kMaxGpuIndex) {
+      notes.drop(kBadIndex);
+      continue;
+    }
+    CsvRow row{*wall_ns, elapsed ? csv_number(f[*elapsed], notes) : std::nullopt, gpu,
+               name ? valid_utf8(f[*name], notes.clean.invalid_utf8) : std::string(), {}};
+    for (const auto& [column, metric] : metrics) {
+      if (const auto v = csv_number(f[column], notes)) row.values.set(metric, *v);
+    }
+    rows.push_back(std::move(row));
+    notes.read();
+  }
+
+  const auto start_ns = csv_start_ns(rows);
+  for (const CsvRow& r : rows) {
+    const std::int64_t wall = start_ns ? std::min<std::int64_t>(*start_ns + std::llround(*r.elapsed_s * 1e9),
+                                                                kMaxImportWallNs)
+                                       : r.timestamp_ns;
+    builder.add_device_sample(builder.add_time(wall, r.elapsed_s), r.gpu_index, r.values);
+    builder.describe_device(r.gpu_index, r.gpu_name, vendor_from("", r.gpu_name));
+  }
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,24 @@
+// The JSON arrays of the seed tools and of `gpuwatch export`:
+//   - one-GPU samples: gpuwatch's `--format json` and the training wrapper
+//     (scalar `temperature`, `elapsed_seconds`, `training_metadata`), the
+//     legacy seed format, and gputop.py's own file (a `temperatures` dict of
+//     sensors, `clocks`, `clock_states`, `fan_speed`, `power_limit`);
+//   - multi-GPU ticks ({timestamp, multi_gpu_data: [...], aggregate_stats}):
+//     gputop.py's `_multi_gpu.json` and gpuwatch's `--format multi-json`.
+// Each element is judged on its own shape, so a file mixing both still reads.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "import/import_notes.h"
+#include "import/run_builder.h"
+
+namespace gpuwatch {
+
+// Reads the array in `text` into `builder`. Returns the format's name:
+// "json", "multi-json", or with gputop.py's fields "gputop-json",
+// "gputop-multi-json".
+std::string import_seed_json(std::string_view text, RunBuilder& builder, ImportNotes& notes);
+
+}  // namespace gpuwatch

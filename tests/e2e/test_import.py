@@ -1,0 +1,177 @@
+"""import, and RUN given as a file: every fixture format, truncated files, bad files."""
+import json
+import os
+import re
+
+from harness import FIXTURES, GpuwatchTestCase, QUICK
+
+IMPORT_FIXTURES = os.path.join(FIXTURES, "import")
+LINE = re.compile(r"^imported ([0-9a-f]{12}) \(([a-z-]+)\): (\d+) samples read, (\d+) dropped$")
+
+# file -> (format, samples read, samples dropped, GPUs)
+EXPECTED = {
+    "seed_wrapper_w7900.json": ("json", 5, 0, 1),
+    "legacy_a10g.json": ("json", 4, 0, 1),
+    "gputop_w7900.json": ("gputop-json", 4, 0, 1),
+    "gputop_a10g.json": ("gputop-json", 3, 0, 1),
+    "gputop_a10g_multi_gpu.json": ("gputop-multi-json", 3, 0, 4),
+    "gpuwatch_h100.json": ("json", 10, 0, 2),
+    "gpuwatch_h100_multi_gpu.json": ("multi-json", 5, 0, 2),
+    "gpuwatch_h100.jsonl": ("jsonl", 12, 0, 2),
+    "gpuwatch_h100.csv": ("csv", 10, 0, 2),
+    "gputop_w7900_cut_mid_string.json": ("gputop-json", 3, 1, 1),
+    "gputop_w7900_cut_mid_number.json": ("gputop-json", 3, 1, 1),
+    "seed_wrapper_missing_bracket.json": ("json", 5, 0, 1),
+    "seed_wrapper_trailing_garbage.json": ("json", 5, 0, 1),
+    "gputop_a10g_multi_gpu_cut.json": ("gputop-multi-json", 2, 1, 4),
+    "gpuwatch_h100_cut.jsonl": ("jsonl", 11, 1, 2),
+    "gpuwatch_h100_cut.csv": ("csv", 9, 1, 2),
+    "gputop_python_quirks.json": ("gputop-json", 3, 3, 1),
+}
+
+
+def fixture(name):
+    return os.path.join(IMPORT_FIXTURES, name)
+
+
+class Import(GpuwatchTestCase):
+    def env(self, *args, **kwargs):
+        env = super().env(*args, **kwargs)
+        env["TZ"] = "UTC0"  # the seed files' timestamps are local times
+        return env
+
+    def import_file(self, path, *args):
+        r = self.run_gw("import", path, *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        m = LINE.match(r.stdout.strip())
+        self.assertIsNotNone(m, r.stdout)
+        return m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), r.stderr
+
+    def test_every_fixture_imports_and_reports(self):
+        self.assertEqual(sorted(EXPECTED), sorted(f for f in os.listdir(IMPORT_FIXTURES) if f != "README.md"))
+        for name, (fmt, read, dropped, gpus) in EXPECTED.items():
+            with self.subTest(name):
+                run_id, got_fmt, got_read, got_dropped, stderr = self.import_file(fixture(name))
+                self.assertEqual((got_fmt, got_read, got_dropped), (fmt, read, dropped))
+                if dropped:
+                    self.assertIn(f"warning: {fixture(name)}: {dropped} sample", stderr)
+                else:
+                    self.assertNotIn("dropped", stderr)
+                rep = self.report(run_id)
+                self.assertEqual(rep["run"]["id"], run_id)
+                self.assertEqual(rep["run"]["status"], "finished")
+                self.assertEqual(rep["run"]["end_reason"], "imported")
+                self.assertEqual(rep["run"]["name"], os.path.splitext(name)[0])
+                self.assertEqual(len(rep["devices"]), gpus)
+                self.assertIn("gpu_util_percent", rep["devices"][0]["metrics"])
+                text = self.run_gw("report", run_id)
+                self.assertEqual(text.returncode, 0, text.stderr)
+                self.assertIn("[finished] imported", text.stdout)
+        self.assertEqual(len(self.runs()), len(EXPECTED))
+
+    def test_export_of_an_imported_run(self):
+        run_id = self.import_file(fixture("gputop_a10g_multi_gpu.json"), "--name", "a10g x4")[0]
+        self.assertEqual(self.runs()[-1]["name"], "a10g x4")
+        r = self.run_gw("export", "a10g x4", "--format", "multi-json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ticks = json.loads(r.stdout)
+        self.assertEqual(len(ticks), 3)
+        self.assertEqual(ticks[0]["timestamp"], "2025-09-02T14:05:09.300112")
+        self.assertEqual(ticks[1]["elapsed_seconds"], 1.11)
+        self.assertEqual([g["gpu_index"] for g in ticks[0]["multi_gpu_data"]], [0, 1, 2, 3])
+        gpu2 = ticks[0]["multi_gpu_data"][2]
+        self.assertEqual((gpu2["memory_used"], gpu2["temperature"], gpu2["power"]), (12825.3, 61, 204.1))
+        self.assertEqual(ticks[0]["aggregate_stats"]["gpu_count"], 4)
+        r = self.run_gw("export", run_id, "--format", "csv")
+        self.assertEqual(len(r.stdout.splitlines()), 1 + 12)
+        self.assertIn("power_limit_watts", r.stdout.splitlines()[0])
+
+    def test_training_metadata_becomes_an_annotation(self):
+        run_id = self.import_file(fixture("seed_wrapper_w7900.json"))[0]
+        events = self.report(run_id)["events"]
+        self.assertEqual(len(events), 1)
+        self.assertEqual(events[0]["kind"], "annotation")
+        self.assertEqual(json.loads(events[0]["message"])["lr"], "1e-3")
+
+    def test_run_as_a_file_is_read_without_storing(self):
+        r = self.run_gw("report", fixture("gputop_w7900_cut_mid_string.json"), "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("1 sample dropped: 1 cut off by the end of the file", r.stderr)
+        rep = json.loads(r.stdout)
+        self.assertEqual(rep["devices"][0]["samples"], 3)
+        self.assertEqual(rep["devices"][0]["vendor"], "AMD")
+        self.assertAlmostEqual(rep["devices"][0]["metrics"]["temp_mem_celsius"]["max"], 70)
+        self.assertFalse(os.path.exists(self.store))
+        r = self.run_gw("export", fixture("gpuwatch_h100.csv"), "--format", "jsonl")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual(len(rows), 10)
+        self.assertEqual(rows[2]["energy_joules"], 100002.302)
+        self.assertFalse(os.path.exists(self.store))
+
+    def test_a_recorded_run_survives_export_and_import(self):
+        scenario = QUICK + ";gpu0.util=50;gpu1.util=90;gpu*.mem_used_mib=2000"
+        r = self.run_gw("record", "--interval", "0.05", "--name", "orig", "--no-summary", "--", "sleep", "0.6",
+                        scenario=scenario)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        orig = self.report("orig")
+        for fmt in ("json", "multi-json", "jsonl", "csv"):
+            with self.subTest(fmt):
+                path = os.path.join(self.tmp, "orig." + fmt)
+                r = self.run_gw("export", "orig", "--format", fmt, "-o", path)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                back = self.report(path)
+                for g_orig, g_back in zip(orig["devices"], back["devices"], strict=True):
+                    self.assertEqual(g_back["samples"], g_orig["samples"])
+                    for metric in ("gpu_util_percent", "mem_used_bytes", "power_watts"):
+                        self.assertAlmostEqual(g_back["metrics"][metric]["max"], g_orig["metrics"][metric]["max"],
+                                               delta=0.05 * 2**20 if metric == "mem_used_bytes" else 0.05)
+
+    def test_live_samples_import(self):
+        for fmt, rows in (("jsonl", 3 * 2 + 1), ("csv", 3 * 2)):
+            with self.subTest(fmt):
+                path = os.path.join(self.tmp, "live." + fmt)
+                r = self.run_gw("sample", "--count", "3", "--interval", "0.1", "--format", fmt)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                with open(path, "w") as f:
+                    f.write(r.stdout)
+                _, got_fmt, read, dropped, _ = self.import_file(path)
+                self.assertEqual((got_fmt, dropped), (fmt, 0))
+                self.assertGreaterEqual(read, rows)
+
+    def test_bad_files_are_errors(self):
+        cases = {
+            "empty.json": (b"", "the file is empty"),
+            "notes.txt": (b"GPU looked fine today.\n", "not a format gpuwatch imports"),
+            "binary.json": (bytes(range(256)) * 4, "not a format gpuwatch imports"),
+            "empty_array.json": (b"[]\n", "no sample in this json file"),
+            "cut_at_once.json": (b'[\n  {\n    "timestamp": "2025-08-29T04:35:11.6', "no usable sample"),
+            "not_samples.json": (b'[{"a": 1}, [2], "three"]', "no usable sample in this json file (3 dropped"),
+        }
+        for name, (content, message) in cases.items():
+            path = os.path.join(self.tmp, name)
+            with open(path, "wb") as f:
+                f.write(content)
+            for command in (["import", path], ["report", path]):
+                with self.subTest(name=name, command=command[0]):
+                    r = self.run_gw(*command)
+                    self.assertEqual(r.returncode, 1, r.stdout)
+                    self.assertIn(f"gpuwatch: error: {path}: {message}", r.stderr)
+                    self.assertEqual(r.stdout, "")
+        self.assertFalse(os.path.exists(self.store))
+
+    def test_missing_file_or_run(self):
+        r = self.run_gw("import", os.path.join(self.tmp, "nope.json"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("cannot read", r.stderr)
+        self.import_file(fixture("legacy_a10g.json"))
+        r = self.run_gw("report", os.path.join(self.tmp, "nope.json"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no file", r.stderr)
+        r = self.run_gw("report", "nope")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("or a file to import", r.stderr)
+        self.assertEqual(self.run_gw("import").returncode, 2)
+        r = self.run_gw("import", "--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("--name", r.stdout)
