@@ -13,14 +13,51 @@ struct Weighted {
   double weight;
 };
 
-std::int64_t median_gap(const std::vector<std::int64_t>& times) {
-  if (times.size() < 2) return 0;
+// Calls visit(i, weight_ns) for every sample with a value, in order, with
+// the weights summarize() uses: half the gap to each neighbour with a value,
+// each half capped at max_half_gap_ns (0: 1.5 x the median gap).
+template <typename Visit>
+void visit_weights(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                   std::int64_t max_half_gap_ns, Visit&& visit) {
+  const std::size_t n = std::min(time_ns.size(), values.size());
   std::vector<std::int64_t> gaps;
-  gaps.reserve(times.size() - 1);
-  for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
-  auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-  std::nth_element(gaps.begin(), mid, gaps.end());
-  return *mid;
+  std::size_t first = n;
+  for (std::size_t i = 0, prev = n; i < n; ++i) {
+    if (std::isnan(values[i])) continue;
+    if (prev < n) gaps.push_back(time_ns[i] - time_ns[prev]);
+    if (first == n) first = i;
+    prev = i;
+  }
+  if (first == n) return;
+  if (gaps.empty()) {
+    visit(first, 1.0);
+    return;
+  }
+  std::int64_t cap = max_half_gap_ns;
+  if (cap <= 0) {
+    auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
+    std::nth_element(gaps.begin(), mid, gaps.end());
+    cap = *mid * 3 / 2;
+  }
+  const auto half = [&](std::int64_t gap) {
+    return static_cast<double>(std::min(gap / 2, std::max<std::int64_t>(cap, 1)));
+  };
+  // Each sample's weight is known once its next neighbour is.
+  std::size_t before = n;
+  std::size_t current = first;
+  const auto finish = [&](std::size_t after) {
+    double w = 0;
+    if (before < n) w += half(time_ns[current] - time_ns[before]);
+    if (after < n) w += half(time_ns[after] - time_ns[current]);
+    visit(current, w > 0 ? w : 1.0);  // identical timestamps still count
+  };
+  for (std::size_t i = first + 1; i < n; ++i) {
+    if (std::isnan(values[i])) continue;
+    finish(i);
+    before = current;
+    current = i;
+  }
+  finish(n);
 }
 
 double quantile(const std::vector<Weighted>& sorted, double total, double q) {
@@ -35,30 +72,45 @@ double quantile(const std::vector<Weighted>& sorted, double total, double q) {
 
 }  // namespace
 
+std::vector<double> time_weights(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                                 std::int64_t max_half_gap_ns) {
+  std::vector<double> weights(std::min(time_ns.size(), values.size()), 0.0);
+  visit_weights(time_ns, values, max_half_gap_ns, [&](std::size_t i, double w) { weights[i] = w; });
+  return weights;
+}
+
+std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                               std::int64_t max_half_gap_ns) {
+  Moments m;
+  double total = 0;
+  double spread = 0;  // weighted sum of squared deviations, updated as in West (1979)
+  visit_weights(time_ns, values, max_half_gap_ns, [&](std::size_t i, double w) {
+    const double x = values[i];
+    if (m.count++ == 0) {
+      m.min = m.max = x;
+    } else {
+      m.min = std::min(m.min, x);
+      m.max = std::max(m.max, x);
+    }
+    total += w;
+    const double delta = x - m.mean;
+    m.mean += delta * w / total;
+    spread += w * delta * (x - m.mean);
+  });
+  if (m.count == 0) return std::nullopt;
+  m.std = std::sqrt(std::max(0.0, spread / total));
+  m.span_s = m.count == 1 ? 0 : total / 1e9;
+  return m;
+}
+
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
-  std::vector<std::int64_t> times;
+  const std::vector<double> weights = time_weights(time_ns, values, max_half_gap_ns);
   std::vector<Weighted> points;
-  const std::size_t n = std::min(time_ns.size(), values.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    if (std::isnan(values[i])) continue;
-    times.push_back(time_ns[i]);
-    points.push_back({values[i], 0});
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    if (!std::isnan(values[i])) points.push_back({values[i], weights[i]});
   }
   if (points.empty()) return std::nullopt;
-
-  if (points.size() == 1) {
-    points[0].weight = 1;
-  } else {
-    const std::int64_t cap = max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(times) * 3 / 2;
-    auto half = [&](std::int64_t gap) { return static_cast<double>(std::min(gap / 2, std::max<std::int64_t>(cap, 1))); };
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      double w = 0;
-      if (i > 0) w += half(times[i] - times[i - 1]);
-      if (i + 1 < points.size()) w += half(times[i + 1] - times[i]);
-      points[i].weight = w > 0 ? w : 1;  // identical timestamps still count
-    }
-  }
 
   Summary s;
   s.count = points.size();

@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace gpuwatch {
 
@@ -26,6 +27,26 @@ struct Summary {
 // means: cap at 1.5 x the median gap. Returns nullopt when no value exists.
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns,
                                  std::span<const double> values,
+                                 std::int64_t max_half_gap_ns = 0);
+
+// summarize() without its percentiles, in one pass and without sorting: for
+// callers that need only these over millions of samples (plots). The same
+// weights, so the same numbers up to rounding.
+struct Moments {
+  std::size_t count = 0;
+  double span_s = 0;
+  double mean = 0;
+  double std = 0;
+  double min = 0;
+  double max = 0;
+};
+std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                               std::int64_t max_half_gap_ns = 0);
+
+// Each sample's weight in summarize(), in ns: half the gap to each neighbour
+// with a value, capped the same way; 0 for absent (NaN) values. A lone value
+// weighs 1. Lets other time-weighted views (histograms) agree with summarize().
+std::vector<double> time_weights(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns = 0);
 
 // Coefficient of variation of per-GPU values, in percent, with the seeds'
