@@ -12,5 +12,6 @@ void add_record(CLI::App& app, int& exit_code);
 void add_runs(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
+void add_plot(CLI::App& app, int& exit_code);
 
 }  // namespace gpuwatch::cli
