@@ -70,6 +70,7 @@ std::vector<Frame> layout_frames(Canvas& canvas, std::span<const Rect> cells, st
     Frame& f = frames[i];
     f.cell = cells[i];
     f.title = t.title;
+    f.shorter_titles = t.shorter_titles;
     f.y_title = t.y_title;
     f.y_title_short = t.y_title_short;
     f.x_labels = t.x_labels;
@@ -81,7 +82,7 @@ std::vector<Frame> layout_frames(Canvas& canvas, std::span<const Rect> cells, st
     f.area.y = top;
     f.area.h = std::max(kMinArea, f.cell.bottom() - bottom_room - top);
     if (t.band_h > 0) f.band = {0, top - tick_h / 2 - t.band_h, 0, t.band_h};
-    const int intervals = std::clamp(static_cast<int>(f.area.h / (tick_h * 2.2)), 1, 10);
+    const int intervals = std::clamp(static_cast<int>(f.area.h / (tick_h * 1.8)), 1, 10);
     f.y = t.y_lo <= t.y_hi ? value_scale(t.y_lo, t.y_hi, intervals, t.y_from_zero) : value_scale(0, 1, intervals, true);
     while (t.y_tick_max && !f.y.ticks.empty() && f.y.ticks.back() > *t.y_tick_max + 1e-9) {
       f.y.ticks.pop_back();
@@ -117,8 +118,14 @@ std::vector<Frame> layout_frames(Canvas& canvas, std::span<const Rect> cells, st
 void draw_frame(Canvas& canvas, const Frame& f) {
   const double tick_h = canvas.line_height(fonts::kTick);
   if (!f.title.empty()) {
-    canvas.text(canvas.fit(f.title, f.cell.right() - f.area.x, fonts::kPanelTitle), f.area.x, f.cell.y, HAlign::Left,
-                VAlign::Top, fonts::kPanelTitle, colors::kText);
+    const double room = f.cell.right() - f.area.x;
+    std::string_view title = f.title;
+    for (const std::string& shorter : f.shorter_titles) {
+      if (canvas.text_width(title, fonts::kPanelTitle) <= room) break;
+      title = shorter;
+    }
+    canvas.text(canvas.fit(title, room, fonts::kPanelTitle), f.area.x, f.cell.y, HAlign::Left, VAlign::Top,
+                fonts::kPanelTitle, colors::kText);
   }
   // Grid under everything.
   for (double t : f.y.ticks) {

@@ -19,6 +19,7 @@ struct Frame {
   Scale x;
   Scale y;
   std::string title;
+  std::vector<std::string> shorter_titles;  // tried in order when the title does not fit
   std::string x_title;
   std::string y_title;
   std::string y_title_short;  // when y_title is longer than the area is high
@@ -34,6 +35,7 @@ struct Frame {
 // What a panel shows besides its data.
 struct PanelText {
   std::string title;
+  std::vector<std::string> shorter_titles;  // e.g. without the statistics, for narrow panels
   std::string y_title;
   std::string y_title_short;  // e.g. just the unit, for small panels
   double y_lo = 0;  // data range, in the units shown; lo > hi: no data

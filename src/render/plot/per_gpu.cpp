@@ -46,8 +46,9 @@ PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions&
     PanelText t;
     t.title = device_label(d.info);
     if (summaries.back()) {
-      t.title += fmt::format(" \u00b7 mean {}, max {}", format_value(summaries.back()->mean, unit),
-                             format_value(summaries.back()->max, unit));
+      const std::string mean = fmt::format(" \u00b7 mean {}", format_value(summaries.back()->mean, unit));
+      t.shorter_titles = {t.title + mean, t.title};
+      t.title += fmt::format("{}, max {}", mean, format_value(summaries.back()->max, unit));
     }
     t.y_title = axis_title(metric_title(metric), scale.unit.symbol);
     t.y_title_short = scale.unit.symbol;
