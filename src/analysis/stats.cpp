@@ -89,6 +89,49 @@ std::vector<double> time_weights_ns(std::span<const std::int64_t> times, std::in
   return weights;
 }
 
+std::vector<double> time_weights(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                                 std::int64_t max_half_gap_ns) {
+  const std::size_t n = std::min(time_ns.size(), values.size());
+  std::vector<std::int64_t> present;
+  present.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isnan(values[i])) present.push_back(time_ns[i]);
+  }
+  const std::vector<double> dense = time_weights_ns(present, max_half_gap_ns);
+  std::vector<double> weights(n, 0.0);
+  for (std::size_t i = 0, k = 0; i < n; ++i) {
+    if (!std::isnan(values[i])) weights[i] = dense[k++];
+  }
+  return weights;
+}
+
+std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                               std::int64_t max_half_gap_ns) {
+  const std::vector<double> weights = time_weights(time_ns, values, max_half_gap_ns);
+  Moments m;
+  double total = 0;
+  double spread = 0;  // weighted sum of squared deviations, updated as in West (1979)
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const double x = values[i];
+    if (std::isnan(x)) continue;
+    const double w = weights[i];
+    if (m.count++ == 0) {
+      m.min = m.max = x;
+    } else {
+      m.min = std::min(m.min, x);
+      m.max = std::max(m.max, x);
+    }
+    total += w;
+    const double delta = x - m.mean;
+    m.mean += delta * w / total;
+    spread += w * delta * (x - m.mean);
+  }
+  if (m.count == 0) return std::nullopt;
+  m.std = std::sqrt(std::max(0.0, spread / total));
+  m.span_s = m.count == 1 ? 0 : total / 1e9;
+  return m;
+}
+
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                  std::int64_t max_half_gap_ns) {
   return summarize(TimeAxis(time_ns, max_half_gap_ns), values);

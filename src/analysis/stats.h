@@ -64,6 +64,26 @@ std::vector<double> time_weights_ns(std::span<const std::int64_t> time_ns, std::
 // Unweighted sample variance (n − 1 in the denominator); 0 for fewer than 2.
 double sample_variance(std::span<const double> values);
 
+// summarize() without its percentiles, in one pass and without sorting: for
+// callers that need only these over millions of samples (plots). The same
+// weights, so the same numbers up to rounding.
+struct Moments {
+  std::size_t count = 0;
+  double span_s = 0;
+  double mean = 0;
+  double std = 0;
+  double min = 0;
+  double max = 0;
+};
+std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                               std::int64_t max_half_gap_ns = 0);
+
+// Each sample's weight in summarize(), in ns: half the gap to each neighbour
+// with a value, capped the same way; 0 for absent (NaN) values. A lone value
+// weighs 1. Lets other time-weighted views (histograms) agree with summarize().
+std::vector<double> time_weights(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                                 std::int64_t max_half_gap_ns = 0);
+
 // Coefficient of variation of per-GPU values, in percent, with the seeds'
 // quality bands: < 5 excellent, 5-10 good, 10-20 fair, >= 20 poor.
 enum class BalanceBand { Excellent, Good, Fair, Poor };

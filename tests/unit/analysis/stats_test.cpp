@@ -115,6 +115,38 @@ TEST(Balance, CoefficientOfVariationOfPerGpuMeans) {
   EXPECT_EQ(b->straggler, 3u);
 }
 
+TEST(Moments, AgreeWithSummarizeWithoutSorting) {
+  // Irregular times, absent values, a long pause and a large offset (bytes):
+  // the one-pass moments must give summarize()'s numbers.
+  std::vector<std::int64_t> t;
+  std::vector<double> v;
+  std::int64_t now = 0;
+  for (int i = 0; i < 5000; ++i) {
+    now += (i % 7 == 0 ? 3 : 1) * kSec / 10 + (i == 2500 ? 600 * kSec : 0);
+    t.push_back(now);
+    v.push_back(i % 11 == 0 ? kNaN : 4e10 + 1e6 * std::sin(i * 0.01) + (i % 13) * 1e5);
+  }
+  const auto s = summarize(t, v);
+  const auto m = moments(t, v);
+  ASSERT_TRUE(s && m);
+  EXPECT_EQ(m->count, s->count);
+  EXPECT_NEAR(m->mean, s->mean, 1e-12 * s->mean);
+  EXPECT_NEAR(m->std, s->std, 1e-6 * s->std);
+  EXPECT_DOUBLE_EQ(m->min, s->min);
+  EXPECT_DOUBLE_EQ(m->max, s->max);
+  EXPECT_DOUBLE_EQ(m->span_s, s->span_s);
+  // The weights themselves: absent values weigh nothing.
+  const auto w = time_weights(t, v);
+  EXPECT_EQ(w[0], 0);  // i = 0 is absent
+  EXPECT_GT(w[1], 0);
+
+  const std::vector<std::int64_t> one_t{5};
+  const std::vector<double> one_v{42};
+  EXPECT_DOUBLE_EQ(moments(one_t, one_v)->mean, 42);
+  EXPECT_DOUBLE_EQ(moments(one_t, one_v)->span_s, 0);
+  EXPECT_FALSE(moments(one_t, std::vector<double>{kNaN}));
+}
+
 TEST(Balance, TwoGpusHaveNoStraggler) {
   // Both are 20 from their mean of 70: naming either would be arbitrary.
   std::vector<double> util{50, 90};

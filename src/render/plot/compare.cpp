@@ -1,0 +1,187 @@
+// compare: runs side by side. Each run is one line (the mean over its GPUs)
+// on an axis of time since its own start, and one bar (its time-weighted
+// mean, whiskers from its lowest to its highest GPU).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/aggregate.h"
+#include "analysis/stats.h"
+#include "render/plot/kinds.h"
+#include "render/plot/labels.h"
+#include "render/plot/marks.h"
+#include "render/plot/page.h"
+#include "render/plot/style.h"
+
+namespace gpuwatch::plot::detail {
+
+namespace {
+
+constexpr DeviceMetric kDefaultMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
+                                            DeviceMetric::PowerWatts};
+
+// How long a value stays current for the mean across GPUs: a few of the
+// metric's read periods (slow metrics are read once a second, costly ones
+// every 10 s; see core/metrics.h).
+std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
+  const double interval = std::max(run.interval_s, 0.001);
+  double period = interval;
+  switch (info(metric).cadence) {
+    case Cadence::Fast: break;
+    case Cadence::Slow: period = std::max(interval, 1.0); break;
+    case Cadence::Costly: period = std::max(interval, 10.0); break;
+    case Cadence::Static: period = 1e9; break;
+  }
+  return static_cast<std::int64_t>(3 * period * 1e9);
+}
+
+// The run's mean over its GPUs, as a line on the frame.
+std::vector<LinePoint> mean_line(const RunData& run, DeviceMetric metric, std::int64_t origin, const Frame& frame,
+                                 LineBuilder& builder) {
+  std::vector<TimedColumn> columns;
+  for (const DeviceSeries& d : run.devices) {
+    const auto column = metric_column(d, metric);
+    if (!column.empty()) columns.push_back({d.wall_ns, column});
+  }
+  std::vector<std::int64_t> time_ns;
+  std::vector<double> values;
+  const auto tolerance = static_cast<std::int64_t>(std::max(run.run.interval_s, 0.001) * 0.5e9);
+  mean_across(columns, tolerance, max_age_ns(run.run, metric), time_ns, values);
+  std::vector<double> t;
+  elapsed_seconds(time_ns, origin, t);
+  return builder.build(t, values, pixel_columns(frame));
+}
+
+struct RunMean {
+  std::optional<double> mean;  // of the per-GPU means, stored units
+  double lowest = 0;
+  double highest = 0;
+};
+
+RunMean run_mean(const RunData& run, DeviceMetric metric) {
+  std::vector<double> means;
+  for (const DeviceSeries& d : run.devices) {
+    if (const auto s = moments(d.mono_ns, metric_column(d, metric))) means.push_back(s->mean);
+  }
+  if (means.empty()) return {};
+  double sum = 0;
+  for (double m : means) sum += m;
+  const auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+  return {sum / static_cast<double>(means.size()), *lo, *hi};
+}
+
+}  // namespace
+
+PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options) {
+  std::vector<DeviceMetric> metrics(std::begin(kDefaultMetrics), std::end(kDefaultMetrics));
+  if (options.metric) metrics = {*options.metric};
+
+  std::vector<std::int64_t> origins;
+  std::vector<Marker> markers;
+  std::vector<LegendEntry> legend;
+  XAxisSpec time_axis;
+  XAxisSpec run_axis{XAxisSpec::Kind::Categories, 0, 1, false, {}, "Run"};
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    origins.push_back(time_origin_ns(runs[r]));
+    time_axis.hi = std::max(time_axis.hi, elapsed_end_s(runs[r], origins.back()));
+    const auto run_markers = event_markers(runs[r], origins.back(), series_color(r));
+    markers.insert(markers.end(), run_markers.begin(), run_markers.end());
+    const std::string id = runs[r].run.id.empty() ? "" : fmt::format(" ({})", runs[r].run.id);
+    const std::string name = runs[r].run.name.empty() ? runs[r].run.id : runs[r].run.name + id;
+    legend.push_back({fmt::format("#{} {}, {} GPU{}", r + 1, name, runs[r].devices.size(),
+                                  runs[r].devices.size() == 1 ? "" : "s"),
+                      series_color(r), Swatch::Line, series_dash(r)});
+    run_axis.categories.push_back(fmt::format("#{}", r + 1));
+  }
+  std::stable_sort(markers.begin(), markers.end(), [](const Marker& a, const Marker& b) { return a.t < b.t; });
+  if (!markers.empty()) legend.push_back({"event (run's colour)", colors::kEvent, Swatch::Marker, kDotted});
+
+  std::string title = runs.size() == 2 ? fmt::format("Compare runs \u2014 {} vs {}", run_label(runs[0].run),
+                                                     run_label(runs[1].run))
+                                       : fmt::format("Compare {} runs", runs.size());
+  const Page page = draw_page(canvas, title_or(options, title),
+                              "time since each run's start \u00b7 lines: mean over the run's GPUs \u00b7 bars: "
+                              "time-weighted mean, whiskers: lowest and highest GPU",
+                              legend);
+  constexpr double kWeights[] = {3, 1};
+  const std::vector<Rect> cells = grid_cells(page.body, {metrics.size(), 2}, kWeights);
+  std::vector<Rect> line_cells;
+  std::vector<Rect> bar_cells;
+  std::vector<PanelText> line_texts;
+  std::vector<PanelText> bar_texts;
+  std::vector<MetricScale> scales;
+  std::vector<std::vector<Bar>> bars;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const DeviceMetric m = metrics[i];
+    scales.push_back(metric_scale(runs, m, std::nullopt));
+    const MetricScale& s = scales.back();
+    line_cells.push_back(cells[2 * i]);
+    bar_cells.push_back(cells[2 * i + 1]);
+    PanelText lt;
+    lt.title = std::string(metric_title(m));
+    lt.y_title = axis_title(metric_title(m), s.unit.symbol);
+    lt.y_title_short = s.unit.symbol;
+    lt.y_lo = s.range.empty() ? 1 : s.lo();
+    lt.y_hi = s.range.empty() ? 0 : s.hi();
+    lt.y_from_zero = from_zero(m);
+    lt.show_x_title = i + 1 == metrics.size();
+    if (i == 0 && !markers.empty()) lt.band_h = marker_band_height(canvas, markers.size() <= 3 ? 1 : 2);
+    line_texts.push_back(lt);
+
+    std::vector<Bar> run_bars;
+    double top = 0;
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const RunMean mean = run_mean(runs[r], m);
+      Bar b;
+      b.color = series_color(r);
+      if (mean.mean) {
+        b.value = *mean.mean / s.unit.divisor;
+        b.whisker_lo = mean.lowest / s.unit.divisor;
+        b.whisker_hi = mean.highest / s.unit.divisor;
+        b.label = format_number(b.value, b.value >= 100 ? 0 : 1);
+        top = std::max(top, *b.whisker_hi);
+      } else {
+        b.label = "n/a";
+      }
+      run_bars.push_back(std::move(b));
+    }
+    bars.push_back(std::move(run_bars));
+    PanelText bt;
+    bt.title = "Run mean";
+    bt.y_title = lt.y_title;
+    bt.y_title_short = lt.y_title_short;
+    bt.y_hi = std::max(top * 1.15, 1e-9);
+    bt.show_x_title = lt.show_x_title;
+    if (i == 0) bt.band_h = lt.band_h;  // rows line up with the time panels
+    bar_texts.push_back(std::move(bt));
+  }
+  const std::vector<Frame> line_frames = layout_frames(canvas, line_cells, line_texts, time_axis);
+  const std::vector<Frame> bar_frames = layout_frames(canvas, bar_cells, bar_texts, run_axis);
+
+  PlotGeometry geometry;
+  geometry.legend = page.legend;
+  LineBuilder builder;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    const Frame& f = line_frames[i];
+    draw_frame(canvas, f);
+    draw_frame(canvas, bar_frames[i]);
+    geometry.panels.push_back(panel_geometry(f, scales[i].unit.divisor));
+    geometry.panels.push_back(panel_geometry(bar_frames[i], scales[i].unit.divisor));
+    if (scales[i].range.empty()) {
+      const std::string note = fmt::format("no data: no run has {}", info(metrics[i]).name);
+      draw_note(canvas, f, note);
+      draw_note(canvas, bar_frames[i], "no data");
+      continue;
+    }
+    draw_markers(canvas, f, markers);
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      draw_line(canvas, f, mean_line(runs[r], metrics[i], origins[r], f, builder), scales[i].unit.divisor,
+                series_color(r), series_dash(r));
+    }
+    draw_bars(canvas, bar_frames[i], bars[i]);
+  }
+  if (!line_frames.empty()) draw_marker_labels(canvas, line_frames[0], markers);
+  return geometry;
+}
+
+}  // namespace gpuwatch::plot::detail

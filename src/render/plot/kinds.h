@@ -1,0 +1,53 @@
+// The five kinds of picture, and what they share. Internal to render/plot.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "render/plot/plot.h"
+#include "render/plot/scale.h"
+#include "render/plot/series.h"
+
+namespace gpuwatch::plot::detail {
+
+PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions& options);
+PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions& options);
+PlotGeometry draw_balance(Canvas& canvas, const RunData& run, const PlotOptions& options);
+PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options);
+PlotGeometry draw_histogram(Canvas& canvas, const RunData& run, const PlotOptions& options);
+
+// "GPU 0", "GPU 1", ... in their colours.
+std::vector<LegendEntry> gpu_entries(const RunData& run, Swatch swatch);
+std::string title_or(const PlotOptions& options, std::string fallback);
+
+// Percent, bytes and watts are read against zero; temperatures and clocks
+// against their own range.
+bool from_zero(DeviceMetric metric);
+
+// The line a metric is read against: memory capacity, power limit, maximum
+// clock. Its value is the largest any GPU of the run reports.
+struct Reference {
+  DeviceMetric metric;
+  std::string_view name;  // "capacity", "power limit", "max clock"
+  double value = 0;       // stored units
+};
+std::optional<Reference> reference_for(const RunData& run, DeviceMetric metric);
+
+// A metric's values over every GPU of the run, and the unit to show them in.
+struct MetricScale {
+  ValueRange range;  // stored units, the reference included
+  DisplayUnit unit;
+  [[nodiscard]] double lo() const { return range.lo / unit.divisor; }
+  [[nodiscard]] double hi() const { return range.hi / unit.divisor; }
+};
+MetricScale metric_scale(std::span<const RunData> runs, DeviceMetric metric, std::optional<double> reference);
+
+// "79.6 GiB": a stored value in a unit chosen for it.
+std::string format_value(double stored, std::string_view stored_unit);
+
+PanelGeometry panel_geometry(const Frame& frame, double divisor);
+
+}  // namespace gpuwatch::plot::detail

@@ -1,0 +1,90 @@
+#include "render/plot/labels.h"
+
+#include <ctime>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "render/units.h"
+
+namespace gpuwatch::plot {
+
+std::string_view metric_title(DeviceMetric m) {
+  switch (m) {
+    case DeviceMetric::GpuUtilPercent: return "GPU utilization";
+    case DeviceMetric::MemUtilPercent: return "Memory activity";
+    case DeviceMetric::MemUsedBytes: return "Memory used";
+    case DeviceMetric::MemTotalBytes: return "Memory total";
+    case DeviceMetric::MemReservedBytes: return "Memory reserved";
+    case DeviceMetric::PowerWatts: return "Power";
+    case DeviceMetric::PowerLimitWatts: return "Power limit";
+    case DeviceMetric::EnergyJoules: return "Energy counter";
+    case DeviceMetric::TempGpuCelsius: return "GPU temperature";
+    case DeviceMetric::TempMemCelsius: return "Memory temperature";
+    case DeviceMetric::SmClockMhz: return "SM clock";
+    case DeviceMetric::MemClockMhz: return "Memory clock";
+    case DeviceMetric::SmClockMaxMhz: return "Max SM clock";
+    case DeviceMetric::MemClockMaxMhz: return "Max memory clock";
+    case DeviceMetric::FanPercent: return "Fan speed";
+    case DeviceMetric::PerfState: return "Performance state";
+    case DeviceMetric::ClockEventReasons: return "Clock event reasons";
+    case DeviceMetric::PcieLinkGen: return "PCIe link generation";
+    case DeviceMetric::PcieLinkWidth: return "PCIe link width";
+    case DeviceMetric::PcieLinkGenMax: return "Max PCIe link generation";
+    case DeviceMetric::PcieLinkWidthMax: return "Max PCIe link width";
+    case DeviceMetric::PcieTxBytesPerSec: return "PCIe transmit";
+    case DeviceMetric::PcieRxBytesPerSec: return "PCIe receive";
+    case DeviceMetric::SlowReadAgeSeconds: return "Age of slow reads";
+    case DeviceMetric::kCount: break;
+  }
+  return "?";
+}
+
+std::string axis_title(std::string_view title, std::string_view unit) {
+  if (unit.empty()) return std::string(title);
+  return fmt::format("{} ({})", title, unit);
+}
+
+std::string device_label(const DeviceInfo& info) { return fmt::format("GPU {}", info.index); }
+
+std::string run_label(const RunInfo& run) { return run.name.empty() ? run.id : run.name; }
+
+std::string local_start_time(std::int64_t wall_ns) {
+  const auto secs = static_cast<std::time_t>(wall_ns / 1'000'000'000);
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  char buf[64];
+  if (std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S %Z", &tm) == 0) return iso_local(wall_ns);
+  return buf;
+}
+
+std::string run_subtitle(const RunData& data) {
+  const RunInfo& run = data.run;
+  std::string s = run.id.empty() ? std::string("run") : fmt::format("run {}", run.id);
+  if (!run.name.empty()) s += fmt::format(" ({})", run.name);
+  std::int64_t start = run.start_wall_ns;
+  std::int64_t end = run.end_wall_ns.value_or(start);
+  for (const DeviceSeries& d : data.devices) {
+    if (d.wall_ns.empty()) continue;
+    if (start == 0 || d.wall_ns.front() < start) start = d.wall_ns.front();
+    end = std::max(end, d.wall_ns.back());
+  }
+  if (start != 0) s += fmt::format(" \u00b7 started {}", local_start_time(start));
+  if (end > start) s += fmt::format(" \u00b7 {}", human_duration(static_cast<double>(end - start) / 1e9));
+  // "8 × NVIDIA H100 80GB HBM3", or each model with its count.
+  std::map<std::string, int> models;
+  for (const DeviceSeries& d : data.devices) ++models[d.info.name.empty() ? std::string("GPU") : d.info.name];
+  for (const auto& [name, count] : models) s += fmt::format(" \u00b7 {} \u00d7 {}", count, name);
+  return s;
+}
+
+std::string event_label(const Event& e) {
+  std::string label = e.message.empty() ? e.kind : e.message;
+  if (e.device_index) {
+    const std::string gpu = fmt::format("GPU {}", *e.device_index);
+    if (label.find(gpu) == std::string::npos) label = gpu + ": " + label;
+  }
+  return label;
+}
+
+}  // namespace gpuwatch::plot

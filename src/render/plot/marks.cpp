@@ -1,0 +1,169 @@
+#include "render/plot/marks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+#include "render/plot/labels.h"
+#include "render/plot/series.h"
+#include "render/plot/style.h"
+
+namespace gpuwatch::plot {
+
+namespace {
+constexpr double kLabelMaxWidth = 240;
+constexpr double kLabelPad = 6;  // kept free between labels in a row
+constexpr double kBarFill = 0.7;  // share of a category's width
+constexpr double kBarMaxWidth = 110;
+}  // namespace
+
+void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> points, double divisor, Rgb color,
+               std::span<const double> dash) {
+  cairo_t* cr = canvas.cr();
+  cairo_save(cr);
+  const Rect& a = frame.area;
+  cairo_rectangle(cr, a.x - 1, a.y - 1, a.w + 2, a.h + 2);
+  cairo_clip(cr);
+  cairo_new_path(cr);
+  std::vector<std::pair<double, double>> dots;
+  std::size_t run = 0;
+  double last_x = 0;
+  double last_y = 0;
+  for (const LinePoint& p : points) {
+    if (std::isnan(p.v)) {
+      if (run == 1) dots.emplace_back(last_x, last_y);
+      run = 0;
+      continue;
+    }
+    last_x = frame.px(p.t);
+    last_y = frame.py(p.v / divisor);
+    if (run++ == 0) {
+      cairo_move_to(cr, last_x, last_y);
+    } else {
+      cairo_line_to(cr, last_x, last_y);
+    }
+  }
+  if (run == 1) dots.emplace_back(last_x, last_y);
+  cairo_set_source_rgb(cr, color.r, color.g, color.b);
+  cairo_set_line_width(cr, kLineWidth);
+  cairo_set_dash(cr, dash.data(), static_cast<int>(dash.size()), 0);
+  cairo_stroke(cr);
+  cairo_set_dash(cr, nullptr, 0, 0);
+  for (const auto& [x, y] : dots) {
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, x, y, kLineWidth * 1.2, 0, 2 * std::numbers::pi);
+  }
+  cairo_fill(cr);
+  cairo_restore(cr);
+}
+
+std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color) {
+  std::vector<Marker> markers;
+  for (const Event& e : data.events) {
+    Marker m;
+    m.t = seconds_between(origin_ns, e.time.wall_ns);
+    m.label = event_label(e);
+    m.color = colors::kEvent;
+    m.device_index = e.device_index;
+    if (color) {
+      m.color = *color;
+    } else if (e.device_index) {
+      for (std::size_t i = 0; i < data.devices.size(); ++i) {
+        if (data.devices[i].info.index == *e.device_index) m.color = series_color(i);
+      }
+    }
+    markers.push_back(std::move(m));
+  }
+  std::stable_sort(markers.begin(), markers.end(), [](const Marker& a, const Marker& b) { return a.t < b.t; });
+  return markers;
+}
+
+void draw_markers(Canvas& canvas, const Frame& frame, std::span<const Marker> markers) {
+  const Rect& a = frame.area;
+  double last_x = -1;
+  const Rgb* last_color = nullptr;
+  for (const Marker& m : markers) {
+    const double x = std::floor(frame.px(m.t)) + 0.5;
+    if (x < a.x || x > a.right()) continue;
+    // Markers on one pixel column in one colour are one line.
+    if (last_color && x == last_x && last_color->r == m.color.r && last_color->g == m.color.g &&
+        last_color->b == m.color.b) {
+      continue;
+    }
+    canvas.line(x, a.y, x, a.bottom(), m.color, 1, kDotted);
+    last_x = x;
+    last_color = &m.color;
+  }
+}
+
+double marker_band_height(Canvas& canvas, std::size_t rows) {
+  return static_cast<double>(rows) * (canvas.line_height(fonts::kNote) + 2);
+}
+
+std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<const Marker> markers) {
+  const Rect& band = frame.band;
+  const double row_h = canvas.line_height(fonts::kNote) + 2;
+  const auto rows = static_cast<std::size_t>(band.h / row_h);
+  if (rows == 0) return 0;
+  std::vector<std::vector<std::pair<double, double>>> taken(rows);
+  std::size_t placed = 0;
+  for (const Marker& m : markers) {
+    const double x = std::floor(frame.px(m.t)) + 0.5;
+    if (x < band.x || x > band.right()) continue;
+    const std::string text = canvas.fit(m.label, std::min(kLabelMaxWidth, band.w - 4), fonts::kNote);
+    if (text.empty()) continue;
+    const double w = canvas.text_width(text, fonts::kNote);
+    // Right of the marker, or left of it near the right edge.
+    double left = x + 3;
+    if (left + w > band.right()) left = x - 3 - w;
+    if (left < band.x) continue;
+    const double from = std::min(left, x - 1) - kLabelPad / 2;
+    const double to = std::max(left + w, x + 1) + kLabelPad / 2;
+    for (std::size_t r = 0; r < rows; ++r) {
+      auto& row = taken[r];
+      const bool free = std::none_of(row.begin(), row.end(),
+                                     [&](const auto& span) { return from < span.second && span.first < to; });
+      if (!free) continue;
+      row.emplace_back(from, to);
+      const double top = band.bottom() - static_cast<double>(r + 1) * row_h;
+      canvas.line(x, top + 1, x, top + row_h - 1, m.color, 1.5);
+      canvas.text(text, left, top + 1, HAlign::Left, VAlign::Top, fonts::kNote, colors::kText);
+      ++placed;
+      break;
+    }
+  }
+  return placed;
+}
+
+void draw_bars(Canvas& canvas, const Frame& frame, std::span<const Bar> bars) {
+  const double slot = frame.area.w / std::max(1.0, frame.x.hi - frame.x.lo);
+  const double bar_w = std::min(slot * kBarFill, kBarMaxWidth);
+  const double text_h = canvas.line_height(fonts::kNote);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const Bar& b = bars[i];
+    const double cx = frame.px(static_cast<double>(i));
+    const double base = frame.py(std::max(frame.y.lo, 0.0));
+    const double top = frame.py(b.value);
+    canvas.fill({cx - bar_w / 2, std::min(base, top), bar_w, std::abs(base - top)}, b.color, 0.85);
+    double label_bottom = top;
+    if (b.whisker_lo && b.whisker_hi) {
+      const double y0 = frame.py(*b.whisker_lo);
+      const double y1 = frame.py(*b.whisker_hi);
+      const double cap = std::min(bar_w / 4, 8.0);
+      canvas.line(cx, y0, cx, y1, colors::kAxis, 1.2);
+      canvas.line(cx - cap, y0, cx + cap, y0, colors::kAxis, 1.2);
+      canvas.line(cx - cap, y1, cx + cap, y1, colors::kAxis, 1.2);
+      label_bottom = std::min(label_bottom, std::min(y0, y1));
+    }
+    if (b.label.empty()) continue;
+    // Above the bar when there is room in the slot and under the frame's top.
+    const double w = canvas.text_width(b.label, fonts::kNote);
+    if (w > slot - 4 || label_bottom - 2 - text_h < frame.area.y) continue;
+    // On white, so that a reference line behind it does not cross the digits.
+    canvas.fill({cx - w / 2 - 1, label_bottom - 2 - text_h, w + 2, text_h}, rgb_hex(0xffffff), 0.85);
+    canvas.text(b.label, cx, label_bottom - 2, HAlign::Center, VAlign::Bottom, fonts::kNote, colors::kText);
+  }
+}
+
+}  // namespace gpuwatch::plot

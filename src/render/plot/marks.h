@@ -1,0 +1,48 @@
+// What is drawn inside a plot area: data lines, event markers (with their
+// labels in the band above the area), bars.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/downsample.h"
+#include "render/plot/frame.h"
+#include "store/store.h"
+
+namespace gpuwatch::plot {
+
+// Points in stored units (divided by `divisor` for the frame's scale); NaN
+// points break the line; a point alone between gaps is drawn as a dot.
+void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> points, double divisor, Rgb color,
+               std::span<const double> dash = {});
+
+struct Marker {
+  double t = 0;  // seconds, the frame's x
+  Rgb color;
+  std::string label;
+  std::optional<int> device_index;  // the GPU the event concerns, if one
+};
+// The run's events as markers: a GPU's event in that GPU's colour (by its
+// position in the run), others grey, or all in `color` when given.
+std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color = {});
+// Thin vertical lines across the plot area.
+void draw_markers(Canvas& canvas, const Frame& frame, std::span<const Marker> markers);
+// Room for `rows` rows of labels.
+double marker_band_height(Canvas& canvas, std::size_t rows);
+// Labels in the frame's band, nearest row first; a label that finds no free
+// place in any row is left out (its marker stays). Returns how many were placed.
+std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<const Marker> markers);
+
+struct Bar {
+  double value = 0;  // in the frame's units
+  std::optional<double> whisker_lo;
+  std::optional<double> whisker_hi;
+  Rgb color;
+  std::string label;  // above the bar, when it fits
+};
+// One bar per category (x = 0, 1, ...).
+void draw_bars(Canvas& canvas, const Frame& frame, std::span<const Bar> bars);
+
+}  // namespace gpuwatch::plot

@@ -1,0 +1,140 @@
+#include "render/plot/plot.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+#include "render/plot/kinds.h"
+
+namespace gpuwatch::plot {
+
+namespace {
+
+struct KindInfo {
+  PlotKind kind;
+  std::string_view name;
+  PlotSize size;
+};
+constexpr std::array<KindInfo, 5> kKinds{{
+    {PlotKind::Timeline, "timeline", {1600, 1400}},
+    {PlotKind::PerGpu, "per-gpu", {1600, 900}},
+    {PlotKind::Balance, "balance", {1600, 720}},
+    {PlotKind::Compare, "compare", {1600, 1100}},
+    {PlotKind::Histogram, "histogram", {1400, 800}},
+}};
+
+const KindInfo& kind_info(PlotKind kind) {
+  for (const KindInfo& k : kKinds) {
+    if (k.kind == kind) return k;
+  }
+  return kKinds[0];
+}
+
+bool takes_metric(PlotKind kind) {
+  return kind == PlotKind::PerGpu || kind == PlotKind::Histogram || kind == PlotKind::Compare;
+}
+
+bool has_samples(const RunData& run) {
+  for (const DeviceSeries& d : run.devices) {
+    if (!d.wall_ns.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(PlotKind kind) { return kind_info(kind).name; }
+
+std::optional<PlotKind> plot_kind_by_name(std::string_view name) {
+  for (const KindInfo& k : kKinds) {
+    if (k.name == name) return k.kind;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> plot_kind_names() {
+  std::vector<std::string> names;
+  for (const KindInfo& k : kKinds) names.emplace_back(k.name);
+  return names;
+}
+
+PlotSize default_size(PlotKind kind) { return kind_info(kind).size; }
+
+PlotSize plot_size(const PlotOptions& options) {
+  const PlotSize d = default_size(options.kind);
+  return {options.width_px > 0 ? options.width_px : d.width_px,
+          options.height_px > 0 ? options.height_px : d.height_px};
+}
+
+bool plottable(DeviceMetric metric) {
+  return metric != DeviceMetric::ClockEventReasons && metric != DeviceMetric::SlowReadAgeSeconds &&
+         metric != DeviceMetric::kCount;
+}
+
+std::optional<DeviceMetric> plottable_metric_by_name(std::string_view name) {
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto m = static_cast<DeviceMetric>(i);
+    if (plottable(m) && info(m).name == name) return m;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> plottable_metric_names() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto m = static_cast<DeviceMetric>(i);
+    if (plottable(m)) names.emplace_back(info(m).name);
+  }
+  return names;
+}
+
+void check_plot_request(std::size_t run_count, const PlotOptions& options) {
+  const std::string_view kind = to_string(options.kind);
+  if (options.kind == PlotKind::Compare) {
+    if (run_count < 2) throw PlotError(fmt::format("compare needs two or more runs, got {}", run_count));
+  } else if (run_count != 1) {
+    throw PlotError(fmt::format("{} takes exactly one run, got {} (compare takes several)", kind, run_count));
+  }
+  if (options.metric) {
+    if (!takes_metric(options.kind)) {
+      throw PlotError(
+          fmt::format("{} takes no metric: it draws a fixed set (per-gpu, histogram and compare take one)", kind));
+    }
+    if (!plottable(*options.metric)) {
+      throw PlotError(fmt::format("metric {} cannot be plotted", info(*options.metric).name));
+    }
+  }
+  const PlotSize size = plot_size(options);
+  for (const int side : {size.width_px, size.height_px}) {
+    if (side < kMinSidePx || side > kMaxSidePx) {
+      throw PlotError(fmt::format("picture size {}x{} is out of range: each side must be {} to {} pixels",
+                                  size.width_px, size.height_px, kMinSidePx, kMaxSidePx));
+    }
+  }
+}
+
+PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options) {
+  check_plot_request(runs.size(), options);
+  for (const RunData& run : runs) {
+    if (!has_samples(run)) {
+      throw PlotError(fmt::format("run {} has no GPU samples to plot", run.run.id.empty() ? "(unnamed)" : run.run.id));
+    }
+  }
+  switch (options.kind) {
+    case PlotKind::Timeline: return detail::draw_timeline(canvas, runs[0], options);
+    case PlotKind::PerGpu: return detail::draw_per_gpu(canvas, runs[0], options);
+    case PlotKind::Balance: return detail::draw_balance(canvas, runs[0], options);
+    case PlotKind::Compare: return detail::draw_compare(canvas, runs, options);
+    case PlotKind::Histogram: return detail::draw_histogram(canvas, runs[0], options);
+  }
+  throw PlotError("unknown plot kind");
+}
+
+void write_plot(std::span<const RunData> runs, const PlotOptions& options, const std::filesystem::path& out) {
+  file_format(out);  // a bad name fails before any drawing
+  check_plot_request(runs.size(), options);
+  const PlotSize size = plot_size(options);
+  write_canvas_file(out, size.width_px, size.height_px, [&](Canvas& canvas) { render_plot(canvas, runs, options); });
+}
+
+}  // namespace gpuwatch::plot

@@ -1,0 +1,108 @@
+// timeline: what every GPU did over the run, one panel per metric stacked on
+// one elapsed-time axis, so that an event lines up across all of them.
+#include <fmt/format.h>
+
+#include "render/plot/kinds.h"
+#include "render/plot/labels.h"
+#include "render/plot/marks.h"
+#include "render/plot/page.h"
+#include "render/plot/style.h"
+
+namespace gpuwatch::plot::detail {
+
+namespace {
+
+constexpr DeviceMetric kTimelineMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
+                                             DeviceMetric::PowerWatts, DeviceMetric::TempGpuCelsius,
+                                             DeviceMetric::SmClockMhz};
+
+// Below this a panel is too flat to read: the panels go into two columns.
+constexpr double kMinStackedPanelHeight = 170;
+
+struct Panel {
+  DeviceMetric metric;
+  std::optional<Reference> reference;
+  MetricScale scale;
+};
+
+}  // namespace
+
+PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions& options) {
+  std::vector<Panel> panels;
+  for (DeviceMetric m : kTimelineMetrics) {
+    Panel p{m, reference_for(run, m), {}};
+    p.scale = metric_scale({&run, 1}, m, p.reference ? std::optional(p.reference->value) : std::nullopt);
+    panels.push_back(p);
+  }
+  const std::int64_t origin = time_origin_ns(run);
+  const std::vector<Marker> markers = event_markers(run, origin);
+
+  std::vector<LegendEntry> legend = gpu_entries(run, Swatch::Line);
+  bool any_reference = false;
+  for (const Panel& p : panels) any_reference = any_reference || (p.reference && !p.scale.range.empty());
+  if (any_reference) legend.push_back({"capacity / limit / max", colors::kReference, Swatch::Line, kDashed});
+  if (!markers.empty()) legend.push_back({"event", colors::kEvent, Swatch::Marker, kDotted});
+
+  const Page page = draw_page(canvas, title_or(options, fmt::format("GPU timeline \u2014 {}", run_label(run.run))),
+                              run_subtitle(run), legend);
+  // Stacked on one column when each panel keeps a readable height, else in
+  // two columns.
+  const std::size_t band_rows = markers.empty() ? 0 : markers.size() <= 3 || page.body.h < 700 ? 1 : 2;
+  const double band_h = marker_band_height(canvas, band_rows);
+  const bool stacked = (page.body.h - band_h) / static_cast<double>(panels.size()) >= kMinStackedPanelHeight;
+  const GridShape shape = stacked ? GridShape{panels.size(), 1} : GridShape{(panels.size() + 1) / 2, 2};
+  const std::vector<Rect> cells = grid_cells(page.body, shape);
+  std::vector<PanelText> texts;
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    const Panel& p = panels[i];
+    PanelText t;
+    t.title = std::string(metric_title(p.metric));
+    if (p.reference && !p.scale.range.empty()) {
+      t.title += fmt::format("  \u00b7  dashed: {} {}", p.reference->name,
+                             format_value(p.reference->value, info(p.reference->metric).unit));
+    }
+    t.y_title = axis_title(metric_title(p.metric), p.scale.unit.symbol);
+    t.y_title_short = p.scale.unit.symbol;
+    t.y_lo = p.scale.lo();
+    t.y_hi = p.scale.hi();
+    t.y_from_zero = from_zero(p.metric);
+    t.show_x_title = i + shape.cols >= panels.size();  // the lowest of its column
+    if (i < shape.cols) t.band_h = band_h;             // the top row
+
+    texts.push_back(std::move(t));
+  }
+  XAxisSpec x;
+  x.hi = elapsed_end_s(run, origin);
+  const std::vector<Frame> frames = layout_frames(canvas, cells, texts, x);
+
+  PlotGeometry geometry;
+  geometry.legend = page.legend;
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    draw_frame(canvas, frames[i]);
+    if (panels[i].scale.range.empty()) {
+      draw_note(canvas, frames[i], fmt::format("no data: no GPU reported {}", info(panels[i].metric).name));
+    } else if (panels[i].reference) {
+      draw_reference_line(canvas, frames[i], panels[i].reference->value / panels[i].scale.unit.divisor);
+    }
+    draw_markers(canvas, frames[i], markers);
+    geometry.panels.push_back(panel_geometry(frames[i], panels[i].scale.unit.divisor));
+  }
+  for (std::size_t i = 0; i < shape.cols && i < frames.size(); ++i) draw_marker_labels(canvas, frames[i], markers);
+
+  // Device by device: its time axis is converted once for all its metrics.
+  LineBuilder builder;
+  std::vector<double> t;
+  for (std::size_t d = 0; d < run.devices.size(); ++d) {
+    const DeviceSeries& device = run.devices[d];
+    elapsed_seconds(device.wall_ns, origin, t);
+    for (std::size_t i = 0; i < panels.size(); ++i) {
+      const std::span<const double> column = metric_column(device, panels[i].metric);
+      if (column.empty()) continue;
+      const auto points = builder.build(t, column, pixel_columns(frames[i]));
+      draw_line(canvas, frames[i], points, panels[i].scale.unit.divisor, series_color(d), series_dash(d));
+    }
+  }
+  return geometry;
+}
+
+}  // namespace gpuwatch::plot::detail
