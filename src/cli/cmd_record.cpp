@@ -1,7 +1,10 @@
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_source.h"
 #include "record/child_process.h"
 #include "record/recorder.h"
 
@@ -20,6 +23,8 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string output_dir;
     int pid = 0;
     bool no_summary = false;
+    bool generate_graphs = false;
+    std::string compare_with;
   };
   auto flags = std::make_shared<Flags>();
   RecordOptions& o = flags->options;
@@ -34,6 +39,10 @@ void add_record(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--output-dir", flags->output_dir,
                   "Also write the seed files gpu_stats_<name>_<time>.json, _multi_gpu.json, _summary.txt here");
+  cmd->add_flag("--generate-graphs", flags->generate_graphs,
+                "With --output-dir: also write a timeline picture, gpu_stats_<name>_<time>_plot.png");
+  cmd->add_option("--compare-with", flags->compare_with,
+                  "At the end, compare this run with RUN (a stored run or a file), RUN as the baseline");
   cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one")->check(CLI::PositiveNumber);
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
   add_store_option(*cmd, flags->store);
@@ -46,6 +55,17 @@ void add_record(CLI::App& app, int& exit_code) {
       options.attach_pid = flags->pid;
     }
     if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
+    if (flags->generate_graphs && !options.output_dir) {
+      throw CLI::ValidationError("--generate-graphs", "needs --output-dir: the picture goes beside the seed files");
+    }
+    options.generate_graphs = flags->generate_graphs;
+    if (!flags->compare_with.empty()) {
+      try {
+        options.compare_with = load_run(flags->compare_with, flags->store);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("--compare-with {}: {}", flags->compare_with, e.what()));
+      }
+    }
     options.store_path = store_path(flags->store);
     options.summary = !flags->no_summary;
     try {

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -14,11 +15,14 @@
 
 #include <fmt/format.h>
 
+#include "analysis/compare.h"
 #include "analysis/run_report.h"
 #include "backends/procfs/host.h"
 #include "core/atomic_file.h"
 #include "record/child_process.h"
 #include "record/recording_sink.h"
+#include "render/compare.h"
+#include "render/plot/plot.h"
 #include "render/report.h"
 #include "render/seed_files.h"
 #include "store/device_columns.h"
@@ -66,7 +70,8 @@ std::vector<DeviceInfo> selected(const BackendSet& set, const std::vector<int>& 
   return out;
 }
 
-void write_output_dir(const std::filesystem::path& dir, const RunData& data, const std::string& summary_text) {
+void write_output_dir(const std::filesystem::path& dir, const RunData& data, const std::string& summary_text,
+                      bool graphs) {
   std::filesystem::create_directories(dir);
   const std::string stem = seed_file_stem(data.run.name, data.run.start_wall_ns);
   std::optional<int> first_gpu;
@@ -78,8 +83,13 @@ void write_output_dir(const std::filesystem::path& dir, const RunData& data, con
                           [&](const WriteChunk& w) { write_seed_multi_json(data, w); });
   }
   write_file_atomically(dir / (stem + "_summary.txt"), [&](const WriteChunk& w) { w(summary_text); });
-  std::fputs(fmt::format("gpuwatch: wrote {}/{}{{.json{},_summary.txt}}\n", dir.string(), stem,
-                         data.devices.size() > 1 ? ",_multi_gpu.json" : "")
+  if (graphs) {
+    plot::PlotOptions timeline;
+    timeline.kind = plot::PlotKind::Timeline;
+    plot::write_plot(std::span<const RunData>(&data, 1), timeline, dir / (stem + "_plot.png"));
+  }
+  std::fputs(fmt::format("gpuwatch: wrote {}/{}{{.json{},_summary.txt{}}}\n", dir.string(), stem,
+                         data.devices.size() > 1 ? ",_multi_gpu.json" : "", graphs ? ",_plot.png" : "")
                  .c_str(),
              stderr);
 }
@@ -274,12 +284,19 @@ int run_record(const RecordOptions& o) {
     run.jitter = sampler.jitter();
     run.status = RunStatus::Finished;
     store->finish_run(run);
-    if (o.summary || o.output_dir) {
+    if (o.summary || o.output_dir || o.compare_with) {
       const RunInfo stored = store->resolve(run.id);
       const std::string text =
           render_report_text(build_report(load_run_base(*store, stored), StoredColumns(*store, stored)));
       if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
-      if (o.output_dir) write_output_dir(*o.output_dir, store->load(stored), text);
+      if (o.output_dir || o.compare_with) {
+        const RunData data = store->load(stored);
+        if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
+        if (o.compare_with) {
+          const std::array<RunData, 2> pair{*o.compare_with, data};
+          std::fprintf(stderr, "\n%s", render_compare_text(compare_runs(pair, CompareOptions{})).c_str());
+        }
+      }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());

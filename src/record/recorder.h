@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "store/store.h"
+
 namespace gpuwatch {
 
 struct RecordOptions {
@@ -22,6 +24,10 @@ struct RecordOptions {
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
   bool summary = true;                // print the report at the end
+  bool generate_graphs = false;       // <stem>_plot.png beside the seed files (needs output_dir)
+  // A run to compare with at the end (it is the baseline, A; this run is B),
+  // loaded before the command starts so that a bad reference fails early.
+  std::optional<RunData> compare_with;
 };
 
 // Returns the process exit status for gpuwatch: the command's exit code, or

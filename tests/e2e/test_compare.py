@@ -175,3 +175,35 @@ class Group(GpuwatchTestCase):
         r = self.run_gw("compare", *ids)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Summary of 5 runs given on the command line", r.stdout)
+
+
+class RecordCompareWithAndGraphs(GpuwatchTestCase):
+    """record --compare-with prints the comparison; --generate-graphs writes the picture."""
+
+    def test_compare_with_a_stored_run_prints_the_comparison_at_the_end(self):
+        record(self, "adamw", ADAMW)
+        out_dir = os.path.join(self.tmp, "out")
+        r = self.run_gw("record", "--interval", "0.05", "--name", "adamwprune", "--no-summary",
+                        "--compare-with", "adamw", "--output-dir", out_dir, "--generate-graphs",
+                        "--", "sleep", "2", scenario=ADAMWPRUNE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("B relative to A", r.stderr)
+        self.assertIn("B (adamwprune) uses 7.5 % less GPU memory", r.stderr)
+        plots = [f for f in os.listdir(out_dir) if f.endswith("_plot.png")]
+        self.assertEqual(len(plots), 1, os.listdir(out_dir))
+        with open(os.path.join(out_dir, plots[0]), "rb") as f:
+            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("_plot.png", r.stderr)
+
+    def test_unknown_baseline_fails_before_the_command_runs(self):
+        marker = os.path.join(self.tmp, "ran")
+        r = self.run_gw("record", "--no-summary", "--compare-with", "no-such-run", "--", "touch", marker,
+                        scenario=QUICK)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no-such-run", r.stderr)
+        self.assertFalse(os.path.exists(marker))
+
+    def test_graphs_need_an_output_dir(self):
+        r = self.run_gw("record", "--generate-graphs", "--", "true", scenario=QUICK)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--output-dir", r.stderr)
