@@ -1,7 +1,11 @@
 #include "analysis/run_report.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 namespace gpuwatch {
 
@@ -86,25 +90,31 @@ void add_detectors(DeviceReport& report, const DeviceSeries& series) {
                                 static_int(DeviceMetric::PcieLinkWidthMax)});
 }
 
-struct Segmented {
-  std::vector<Segment> segments;
-  std::vector<SegmentStats> phases;
+// One device's share of the report. Devices are independent, so they are
+// worked on in parallel and merged in device order afterwards.
+struct DeviceResult {
+  DeviceReport report;
+  std::vector<SegmentStats> phases;  // this device's statistics only
   std::vector<SegmentStats> epochs;
+  std::int64_t last_mono_ns = 0;
 };
 
-DeviceReport device_report(const DeviceSeries& facts, const DeviceColumns& columns, Segmented& segmented,
-                           std::int64_t& end_mono_ns) {
-  DeviceReport report;
+DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
+                           std::span<const Segment> segments) {
+  DeviceResult result;
+  DeviceReport& report = result.report;
   report.info = facts.info;
   report.lost_at_wall_ns = facts.lost_at_wall_ns;
   {
     const DeviceSeries first = columns.load(facts.info.index, kDetectorMetrics);
     report.samples = first.mono_ns.size();
-    if (!first.mono_ns.empty()) end_mono_ns = std::max(end_mono_ns, first.mono_ns.back());
+    if (!first.mono_ns.empty()) result.last_mono_ns = first.mono_ns.back();
     add_summaries(report, first, kDetectorMetrics);
     add_detectors(report, first);
-    add_segment_device(segmented.phases, segmented.segments, first);
-    add_segment_device(segmented.epochs, segmented.segments, first);
+    result.phases = segment_rows(segments, SegmentKind::Phase);
+    result.epochs = segment_rows(segments, SegmentKind::Epoch);
+    add_segment_device(result.phases, segments, first);
+    add_segment_device(result.epochs, segments, first);
   }
   std::vector<DeviceMetric> rest;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
@@ -118,7 +128,36 @@ DeviceReport device_report(const DeviceSeries& facts, const DeviceColumns& colum
   // Catalogue order, whatever order the passes read them in.
   std::sort(report.metrics.begin(), report.metrics.end(),
             [](const MetricSummary& a, const MetricSummary& b) { return a.metric < b.metric; });
-  return report;
+  return result;
+}
+
+// Two devices at a time: a device's columns at full resolution take ~130 MB
+// for 35 hours at 10 Hz, so two keep the report under 500 MB, and CI has two
+// cores.
+constexpr std::size_t kDeviceWorkers = 2;
+
+std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, const DeviceColumns& columns,
+                                         std::span<const Segment> segments) {
+  std::vector<DeviceResult> results(devices.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  const auto work = [&] {
+    for (std::size_t i = next++; i < devices.size(); i = next++) {
+      try {
+        results[i] = device_report(devices[i], columns, segments);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < std::min(kDeviceWorkers, devices.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& h : helpers) h.join();
+  if (failure) std::rethrow_exception(failure);
+  return results;
 }
 
 std::optional<BalanceReport> balance_of(const std::vector<DeviceReport>& devices, DeviceMetric metric) {
@@ -161,14 +200,20 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
   if (base.run.end_wall_ns) {
     end_mono_ns = std::max(end_mono_ns, base.run.start_mono_ns + (*base.run.end_wall_ns - base.run.start_wall_ns));
   }
-  Segmented segmented;
-  segmented.segments = segments_from_events(base.events, end_mono_ns);
-  segmented.phases = segment_rows(segmented.segments, SegmentKind::Phase);
-  segmented.epochs = segment_rows(segmented.segments, SegmentKind::Epoch);
+  const std::vector<Segment> segments = segments_from_events(base.events, end_mono_ns);
+  report.phases = segment_rows(segments, SegmentKind::Phase);
+  report.epochs = segment_rows(segments, SegmentKind::Epoch);
 
   std::int64_t last_sample_mono_ns = base.run.start_mono_ns;
-  for (const DeviceSeries& facts : base.devices) {
-    report.devices.push_back(device_report(facts, columns, segmented, last_sample_mono_ns));
+  for (DeviceResult& r : device_reports(base.devices, columns, segments)) {
+    last_sample_mono_ns = std::max(last_sample_mono_ns, r.last_mono_ns);
+    report.devices.push_back(std::move(r.report));
+    for (std::size_t k = 0; k < report.phases.size(); ++k) {
+      report.phases[k].devices.push_back(std::move(r.phases[k].devices.front()));
+    }
+    for (std::size_t k = 0; k < report.epochs.size(); ++k) {
+      report.epochs[k].devices.push_back(std::move(r.epochs[k].devices.front()));
+    }
   }
   if (!base.host.mono_ns.empty()) last_sample_mono_ns = std::max(last_sample_mono_ns, base.host.mono_ns.back());
   // By the wall clock, start to end, or to the last sample of a run that never ended.
@@ -186,8 +231,6 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
     if (!summarizable(metric)) continue;
     if (auto b = balance_of(report.devices, metric)) report.balance.push_back(std::move(*b));
   }
-  report.phases = std::move(segmented.phases);
-  report.epochs = std::move(segmented.epochs);
   for (const DeviceReport& d : report.devices) {
     if (auto j = d.energy.best()) report.total_energy_joules = report.total_energy_joules.value_or(0) + *j;
   }

@@ -1,5 +1,7 @@
 #include "cli/run_source.h"
 
+#include <malloc.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -35,6 +37,19 @@ StoredRun resolve_stored(const std::string& run_ref, const std::string& store_fl
   }
 }
 
+// Reading a long run allocates and frees columns of ~10 MB one after the
+// other. By default glibc hands each back to the kernel and the next one is
+// faulted in again, page by page: a quarter of `report`'s time over 35 hours
+// of 8 GPUs. Freed memory is kept for reuse instead; the peak is unchanged.
+void keep_freed_memory() {
+  static const bool once = [] {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    return true;
+  }();
+  (void)once;
+}
+
 bool is_file(const std::string& run_ref) {
   std::error_code ec;
   return std::filesystem::is_regular_file(run_ref, ec);
@@ -47,6 +62,7 @@ void print_import_warnings(const std::string& file, const ImportResult& result) 
 }
 
 RunData load_run(const std::string& run_ref, const std::string& store_flag) {
+  keep_freed_memory();
   if (is_file(run_ref)) {
     ImportResult result = import_file(run_ref);
     print_import_warnings(run_ref, result);
@@ -57,9 +73,10 @@ RunData load_run(const std::string& run_ref, const std::string& store_flag) {
 }
 
 RunReport report_run(const std::string& run_ref, const std::string& store_flag) {
+  keep_freed_memory();
   if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
   StoredRun stored = resolve_stored(run_ref, store_flag);
-  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(*stored.store, stored.run));
+  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(store_path(store_flag), stored.run));
 }
 
 }  // namespace gpuwatch::cli

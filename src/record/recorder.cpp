@@ -287,7 +287,7 @@ int run_record(const RecordOptions& o) {
     if (o.summary || o.output_dir || o.compare_with) {
       const RunInfo stored = store->resolve(run.id);
       const std::string text =
-          render_report_text(build_report(load_run_base(*store, stored), StoredColumns(*store, stored)));
+          render_report_text(build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored)));
       if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
       if (o.output_dir || o.compare_with) {
         const RunData data = store->load(stored);

@@ -100,11 +100,30 @@ bool fail(std::string* error, const char* why) {
   return false;
 }
 
-// `col` null: validate and skip the column.
-bool decode_column(Reader& r, std::size_t n, ChunkColumn* col, std::string* error) {
+// Where decode_column puts values: start(n) once, then set(i, value) for
+// each present row; rows it does not set stay absent.
+struct OptionalSink {
+  ChunkColumn& col;
+  void start(std::size_t n) { col.assign(n, std::nullopt); }
+  void set(std::size_t i, std::int64_t v) { col[i] = v; }
+};
+struct DoubleSink {  // appends, as stored units (value / scale), NaN where absent
+  std::vector<double>& out;
+  double scale;
+  std::size_t base = 0;
+  void start(std::size_t n) {
+    base = out.size();
+    out.resize(base + n, std::numeric_limits<double>::quiet_NaN());
+  }
+  void set(std::size_t i, std::int64_t v) { out[base + i] = static_cast<double>(v) / scale; }
+};
+
+// `sink` null: validate and skip the column.
+template <typename Sink>
+bool decode_column(Reader& r, std::size_t n, Sink* sink, std::string* error) {
   std::uint8_t tag = 0;
   if (!r.byte(tag)) return fail(error, "truncated column tag");
-  if (col) col->assign(n, std::nullopt);
+  if (sink) sink->start(n);
   if (tag == 0) return true;
   std::span<const std::uint8_t> bitmap;
   if (tag == 2) {
@@ -122,10 +141,26 @@ bool decode_column(Reader& r, std::size_t n, ChunkColumn* col, std::string* erro
     if (tag == 2 && !((bitmap[i / 8] >> (i % 8)) & 1)) continue;
     std::uint64_t z = 0;
     if (!r.varint(z)) return fail(error, "truncated column values");
-    if (!col) continue;
+    if (!sink) continue;
     prev = wrap_add(prev, unzigzag(z));
-    (*col)[i] = prev;
+    sink->set(i, prev);
   }
+  return true;
+}
+
+// Format byte and row/column counts, checked against the limits and the
+// blob's length before anything is allocated for them.
+bool read_header(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* error) {
+  std::uint8_t format = 0;
+  if (!r.byte(format)) return fail(error, "empty chunk");
+  if (format != kChunkFormat) return fail(error, "unknown chunk format");
+  if (!r.varint(n) || !r.varint(k)) return fail(error, "truncated chunk header");
+  if (n > kChunkMaxRows || k > kChunkMaxColumns || n * k > kChunkMaxCells) {
+    return fail(error, "chunk header exceeds limits");
+  }
+  // Each row costs at least two bytes of timestamps and each column one tag
+  // byte: reject impossible headers before allocating for them.
+  if (r.remaining() < 2 * n + k) return fail(error, "chunk shorter than its header says");
   return true;
 }
 
@@ -183,37 +218,69 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk) {
   return out;
 }
 
-std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error,
-                                  const std::vector<bool>* wanted) {
-  auto bad = [error](const char* why) -> std::optional<Chunk> {
-    fail(error, why);
-    return std::nullopt;
-  };
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error) {
   Reader r(blob);
-  std::uint8_t format = 0;
-  if (!r.byte(format)) return bad("empty chunk");
-  if (format != kChunkFormat) return bad("unknown chunk format");
   std::uint64_t n = 0;
   std::uint64_t k = 0;
-  if (!r.varint(n) || !r.varint(k)) return bad("truncated chunk header");
-  if (n > kChunkMaxRows || k > kChunkMaxColumns || n * k > kChunkMaxCells) {
-    return bad("chunk header exceeds limits");
-  }
-  // Each row costs at least two bytes of timestamps and each column one tag
-  // byte: reject impossible headers before allocating for them.
-  if (r.remaining() < 2 * n + k) return bad("chunk shorter than its header says");
-
+  if (!read_header(r, n, k, error)) return std::nullopt;
   Chunk c;
   if (!decode_times(r, n, c.mono_ns) || !decode_times(r, n, c.wall_ns)) {
-    return bad("truncated timestamps");
+    fail(error, "truncated timestamps");
+    return std::nullopt;
   }
   c.columns.resize(k);
-  for (std::size_t j = 0; j < k; ++j) {
-    const bool keep = wanted == nullptr || (j < wanted->size() && (*wanted)[j]);
-    if (!decode_column(r, n, keep ? &c.columns[j] : nullptr, error)) return std::nullopt;
+  for (auto& col : c.columns) {
+    OptionalSink sink{col};
+    if (!decode_column(r, n, &sink, error)) return std::nullopt;
   }
-  if (r.remaining() != 0) return bad("trailing bytes after the last column");
+  if (r.remaining() != 0) {
+    fail(error, "trailing bytes after the last column");
+    return std::nullopt;
+  }
   return c;
+}
+
+std::optional<std::size_t> decode_chunk_append(std::span<const std::uint8_t> blob,
+                                               std::span<const ColumnTarget> targets, std::vector<std::int64_t>& mono_ns,
+                                               std::vector<std::int64_t>& wall_ns, std::string* error) {
+  Reader r(blob);
+  std::uint64_t n = 0;
+  std::uint64_t k = 0;
+  if (!read_header(r, n, k, error)) return std::nullopt;
+  const std::size_t mono_before = mono_ns.size();
+  const std::size_t wall_before = wall_ns.size();
+  std::vector<std::size_t> column_before;
+  for (const ColumnTarget& t : targets) column_before.push_back(t.out ? t.out->size() : 0);
+  // On any error the outputs go back to how they were: no half chunk.
+  const auto undo = [&] {
+    mono_ns.resize(mono_before);
+    wall_ns.resize(wall_before);
+    for (std::size_t j = 0; j < targets.size(); ++j) {
+      if (targets[j].out) targets[j].out->resize(column_before[j]);
+    }
+    return std::nullopt;
+  };
+  std::vector<std::int64_t> times;
+  for (std::vector<std::int64_t>* clock : {&mono_ns, &wall_ns}) {
+    if (!decode_times(r, n, times)) {
+      fail(error, "truncated timestamps");
+      return undo();
+    }
+    clock->insert(clock->end(), times.begin(), times.end());
+  }
+  for (std::size_t j = 0; j < k; ++j) {
+    if (j < targets.size() && targets[j].out) {
+      DoubleSink sink{*targets[j].out, targets[j].scale};
+      if (!decode_column(r, n, &sink, error)) return undo();
+    } else if (!decode_column<DoubleSink>(r, n, nullptr, error)) {
+      return undo();
+    }
+  }
+  if (r.remaining() != 0) {
+    fail(error, "trailing bytes after the last column");
+    return undo();
+  }
+  return static_cast<std::size_t>(n);
 }
 
 std::optional<std::int64_t> to_fixed(double value, double scale) {

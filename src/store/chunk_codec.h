@@ -53,11 +53,22 @@ std::vector<std::uint8_t> encode_chunk(const Chunk& chunk);
 // Total function over arbitrary bytes: returns nullopt (and, when `error` is
 // given, a reason) for anything that is not a well-formed chunk. Never reads
 // outside `blob`, never allocates more than the limits above allow.
-// `wanted`, when given, selects value columns by position: the others are
-// checked and skipped, and left empty in the result (reading a few metrics
-// of a long run then costs little more than reading its timestamps).
-std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error = nullptr,
-                                  const std::vector<bool>* wanted = nullptr);
+std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::string* error = nullptr);
+
+// Where decode_chunk_append puts one chunk column: appended to `out` as
+// value / scale (the stored unit), NaN where absent; `out` null skips it.
+struct ColumnTarget {
+  std::vector<double>* out = nullptr;
+  double scale = 1;
+};
+
+// The reader's fast path for long runs: appends the chunk's rows straight to
+// time and value columns, without building a Chunk. `targets` is indexed by
+// chunk column; columns past its end are skipped. Returns the row count, or
+// nullopt (with a reason in `error`) leaving every output as it was.
+std::optional<std::size_t> decode_chunk_append(std::span<const std::uint8_t> blob,
+                                               std::span<const ColumnTarget> targets, std::vector<std::int64_t>& mono_ns,
+                                               std::vector<std::int64_t>& wall_ns, std::string* error = nullptr);
 
 // The largest row count per chunk that keeps `columns` within the limits.
 std::size_t max_chunk_rows(std::size_t columns);

@@ -25,7 +25,7 @@ DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metric
   options.device = index;
   options.metrics = std::vector<DeviceMetric>(metrics.begin(), metrics.end());
   options.host = false;
-  RunData data = store_.load(run_, options);
+  RunData data = Store::open(store_path_, true)->load(run_, options);
   if (data.devices.empty()) {
     DeviceSeries none;
     none.info.index = index;

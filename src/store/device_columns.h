@@ -3,6 +3,7 @@
 // what it needs device by device, so the run never sits in memory whole.
 #pragma once
 
+#include <filesystem>
 #include <span>
 
 #include "store/store.h"
@@ -27,14 +28,17 @@ class RunDataColumns final : public DeviceColumns {
   const RunData& data_;
 };
 
-// Columns read from the store on demand.
+// Columns read from the store on demand. Each load opens its own read-only
+// connection, so several devices can be read at once from several threads
+// (one connection serialises its users).
 class StoredColumns final : public DeviceColumns {
  public:
-  StoredColumns(Store& store, RunInfo run) : store_(store), run_(std::move(run)) {}
+  StoredColumns(std::filesystem::path store_path, RunInfo run)
+      : store_path_(std::move(store_path)), run_(std::move(run)) {}
   [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override;
 
  private:
-  Store& store_;
+  std::filesystem::path store_path_;
   RunInfo run_;
 };
 

@@ -118,6 +118,39 @@ void append_columns(const Chunk& c, const std::vector<int>& source, const auto& 
   }
 }
 
+// Decodes the chunk in columns col..col+3 of `q` (first and last mono time,
+// row count, blob) straight onto the end of `s`, for the metrics `source`
+// maps; a chunk that does not decode or disagrees with its row is left out
+// and reported through `corrupt`.
+template <typename Corrupt>
+void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std::vector<int>& source,
+                         const Corrupt& corrupt) {
+  std::vector<ColumnTarget> targets;
+  for (std::size_t m = 0; m < source.size(); ++m) {
+    if (source[m] < 0) continue;
+    const auto j = static_cast<std::size_t>(source[m]);
+    if (targets.size() <= j) targets.resize(j + 1);
+    targets[j] = {&s.values[m], kDeviceMetrics[m].scale};
+  }
+  const std::size_t before = s.mono_ns.size();
+  const std::int64_t first = q.int64(col);
+  std::string why;
+  const auto rows = decode_chunk_append(q.blob(col + 3), targets, s.mono_ns, s.wall_ns, &why);
+  if (rows && *rows > 0 && static_cast<std::int64_t>(*rows) == q.int64(col + 2) && s.mono_ns[before] == first &&
+      s.mono_ns.back() == q.int64(col + 1)) {
+    return;
+  }
+  if (rows) {  // decoded, but not what its row says: take it back out
+    s.mono_ns.resize(before);
+    s.wall_ns.resize(before);
+    for (const ColumnTarget& t : targets) {
+      if (t.out) t.out->resize(before);
+    }
+    why = "chunk disagrees with its row's count or time range";
+  }
+  corrupt(first, s.info.index, why);
+}
+
 }  // namespace
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
@@ -218,7 +251,6 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
 
   std::map<int, std::size_t> device_pos;
   std::vector<std::vector<int>> device_sources;
-  std::vector<std::vector<bool>> device_wanted;  // chunk columns to decode, per device
   auto add_device = [&](DeviceInfo info, std::string_view columns, std::optional<std::int64_t> lost) {
     if (options.device && info.index != *options.device) return;
     device_pos[info.index] = data.devices.size();
@@ -228,19 +260,12 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     s.lost_at_wall_ns = lost;
     data.devices.push_back(std::move(s));
     std::vector<int> sources = column_sources(kDeviceMetrics, columns);
-    std::vector<bool> wanted;
     for (std::size_t m = 0; m < sources.size(); ++m) {
       const bool asked = !options.metrics || std::find(options.metrics->begin(), options.metrics->end(),
                                                        static_cast<DeviceMetric>(m)) != options.metrics->end();
-      if (!asked) {
-        sources[m] = kNotAsked;
-      } else if (sources[m] >= 0) {
-        wanted.resize(std::max(wanted.size(), static_cast<std::size_t>(sources[m]) + 1), false);
-        wanted[static_cast<std::size_t>(sources[m])] = true;
-      }
+      if (!asked) sources[m] = kNotAsked;
     }
     device_sources.push_back(std::move(sources));
-    device_wanted.push_back(std::move(wanted));
   };
 
   sql::Stmt dev(raw, R"sql(
@@ -267,11 +292,10 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
                                 fmt::format("samples from this point were unreadable and skipped: {}", why)});
   };
   // Returns the chunk when the blob decodes and agrees with its row.
-  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device,
-                    const std::vector<bool>* wanted) -> std::optional<Chunk> {
+  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device) -> std::optional<Chunk> {
     const std::int64_t first = q.int64(col);
     std::string why;
-    auto c = decode_chunk(q.blob(col + 3), &why, wanted);
+    auto c = decode_chunk(q.blob(col + 3), &why);
     if (c && (static_cast<std::int64_t>(c->rows()) != q.int64(col + 2) || c->rows() == 0 ||
               c->mono_ns.front() != first || c->mono_ns.back() != q.int64(col + 1))) {
       c.reset();
@@ -314,10 +338,14 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
       add_device(std::move(d), "", std::nullopt);
     }
     const std::size_t pos = device_pos[idx];
-    auto c = decode(chunks, 1, idx, &device_wanted[pos]);
-    if (!c) continue;
     DeviceSeries& s = data.devices[pos];
-    append_columns(*c, device_sources[pos], kDeviceMetrics, s.mono_ns, s.wall_ns, s.values);
+    append_device_chunk(chunks, 1, s, device_sources[pos], corrupt);
+  }
+  for (std::size_t pos = 0; pos < data.devices.size(); ++pos) {
+    DeviceSeries& s = data.devices[pos];
+    for (std::size_t m = 0; m < s.values.size(); ++m) {
+      if (device_sources[pos][m] == -1) s.values[m].resize(s.mono_ns.size(), std::nan(""));  // asked, never recorded
+    }
   }
   std::sort(data.devices.begin(), data.devices.end(),
             [](const DeviceSeries& a, const DeviceSeries& b) { return a.info.index < b.info.index; });
@@ -341,7 +369,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     WHERE run_id = ? ORDER BY first_mono_ns, id)sql");
   hchunks.bind(1, run.row_id);
   while (hchunks.step()) {
-    auto c = decode(hchunks, 0, std::nullopt, nullptr);
+    auto c = decode(hchunks, 0, std::nullopt);
     if (!c) continue;
     const std::size_t before = h.mono_ns.size();
     append_columns(*c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);
