@@ -1,6 +1,7 @@
 #include "analysis/stats.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -36,36 +37,52 @@ std::vector<double> weights_ns(std::span<const std::int64_t> time_ns, std::int64
   return weights;
 }
 
-// The smallest value whose cumulative weight (in value order) reaches
-// `want`: the same answer as sorting and scanning, found by quickselect in
-// expected linear time, because a long run has millions of samples per metric.
-double weighted_select(std::span<Weighted> points, double want) {
-  while (points.size() > 32) {
-    const double a = points.front().value;
-    const double b = points[points.size() / 2].value;
-    const double c = points.back().value;
-    const double pivot = std::max(std::min(a, b), std::min(std::max(a, b), c));
-    auto less_end = std::partition(points.begin(), points.end(), [pivot](const Weighted& w) { return w.value < pivot; });
-    auto equal_end = std::partition(less_end, points.end(), [pivot](const Weighted& w) { return w.value == pivot; });
-    double below = 0;
-    for (auto it = points.begin(); it != less_end; ++it) below += it->weight;
-    if (want <= below && less_end != points.begin()) {
-      points = points.first(static_cast<std::size_t>(less_end - points.begin()));
-      continue;
+// For each of `wants` (ascending), the smallest value whose cumulative weight
+// in value order reaches it: the answers of sorting and scanning, found by a
+// quickselect that partitions once for all quantiles while they agree, in
+// expected linear time (a long run has millions of samples per metric).
+void weighted_select(std::span<Weighted> points, std::span<const double> wants, std::span<double> out) {
+  if (wants.empty()) return;
+  if (points.size() <= 32) {
+    std::sort(points.begin(), points.end(), [](const Weighted& x, const Weighted& y) { return x.value < y.value; });
+    double seen = 0;
+    std::size_t k = 0;
+    for (const Weighted& w : points) {
+      seen += w.weight;
+      while (k < wants.size() && seen >= wants[k]) out[k++] = w.value;
     }
-    double at = 0;
-    for (auto it = less_end; it != equal_end; ++it) at += it->weight;
-    if (want <= below + at || equal_end == points.end()) return pivot;
-    want -= below + at;
-    points = points.subspan(static_cast<std::size_t>(equal_end - points.begin()));
+    for (; k < wants.size(); ++k) out[k] = points.back().value;
+    return;
   }
-  std::sort(points.begin(), points.end(), [](const Weighted& x, const Weighted& y) { return x.value < y.value; });
-  double seen = 0;
-  for (const Weighted& w : points) {
-    seen += w.weight;
-    if (seen >= want) return w.value;
+  const double a = points.front().value;
+  const double b = points[points.size() / 2].value;
+  const double c = points.back().value;
+  const double pivot = std::max(std::min(a, b), std::min(std::max(a, b), c));
+  // One pass, three parts: [0, lt) below the pivot, [lt, gt) equal, [gt, n) above.
+  std::size_t lt = 0;
+  std::size_t i = 0;
+  std::size_t gt = points.size();
+  double below = 0;
+  double at = 0;
+  while (i < gt) {
+    const double v = points[i].value;
+    if (v < pivot) {
+      below += points[i].weight;
+      std::swap(points[lt++], points[i++]);
+    } else if (v > pivot) {
+      std::swap(points[i], points[--gt]);
+    } else {
+      at += points[i++].weight;
+    }
   }
-  return points.back().value;
+  std::size_t k = 0;
+  while (k < wants.size() && lt > 0 && wants[k] <= below) ++k;
+  weighted_select(points.first(lt), wants.first(k), out.first(k));
+  while (k < wants.size() && (wants[k] <= below + at || gt == points.size())) out[k++] = pivot;
+  if (k == wants.size()) return;
+  std::vector<double> rest(wants.begin() + static_cast<std::ptrdiff_t>(k), wants.end());
+  for (double& w : rest) w -= below + at;
+  weighted_select(points.subspan(gt), rest, out.subspan(k));
 }
 
 }  // namespace
@@ -187,8 +204,11 @@ std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> v
   s.std = std::sqrt(var / total);
   s.span_s = points.size() == 1 ? 0 : total / 1e9;
 
-  s.p50 = weighted_select(points, 0.50 * total);
-  s.p95 = weighted_select(points, 0.95 * total);
+  const std::array<double, 2> wants{0.50 * total, 0.95 * total};
+  std::array<double, 2> quantiles{};
+  weighted_select(points, wants, quantiles);
+  s.p50 = quantiles[0];
+  s.p95 = quantiles[1];
   return s;
 }
 

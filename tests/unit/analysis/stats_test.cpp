@@ -2,7 +2,9 @@
 
 #include "core/metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -169,6 +171,49 @@ TEST(SampleVariance, DividesByNMinusOne) {
   EXPECT_DOUBLE_EQ(sample_variance(std::vector<double>{1, 2, 3, 4}), 5.0 / 3.0);
   EXPECT_EQ(sample_variance(std::vector<double>{7}), 0);
   EXPECT_EQ(sample_variance(std::vector<double>{}), 0);
+}
+
+TEST(Summarize, PercentilesAgreeWithSortingAndScanning) {
+  // Irregular times and many repeated values (like fixed-point driver
+  // readings), so the quickselect meets ties at every level; the expected
+  // answers come from sorting (value, weight) pairs and scanning.
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t n = 1 + next() % 3000;
+    std::vector<std::int64_t> t;
+    std::vector<double> v;
+    std::int64_t now = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      now += 1 + static_cast<std::int64_t>(next() % 5) * kSec / 10;
+      t.push_back(now);
+      v.push_back(trial % 2 ? static_cast<double>(next() % 7) : static_cast<double>(next() % 100000) / 7.0);
+    }
+    const auto s = summarize(t, v);
+    ASSERT_TRUE(s);
+    std::vector<double> w = time_weights_ns(t);
+    std::vector<std::pair<double, double>> pairs;
+    double total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double weight = n == 1 ? 1 : w[i];
+      pairs.emplace_back(v[i], weight);
+      total += weight;
+    }
+    std::sort(pairs.begin(), pairs.end());
+    const auto brute = [&](double q) {
+      double seen = 0;
+      for (const auto& [value, weight] : pairs) {
+        seen += weight;
+        if (seen >= q * total) return value;
+      }
+      return pairs.back().first;
+    };
+    EXPECT_EQ(s->p50, brute(0.50)) << "trial " << trial << " n " << n;
+    EXPECT_EQ(s->p95, brute(0.95)) << "trial " << trial << " n " << n;
+  }
 }
 
 }  // namespace
