@@ -1,5 +1,6 @@
 #include "render/json_writer.h"
 #include "render/report.h"
+#include "render/report_json_parts.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -9,19 +10,6 @@ namespace {
 std::optional<std::string> iso_or_none(std::optional<std::int64_t> wall_ns) {
   if (!wall_ns) return std::nullopt;
   return iso_utc_ms(*wall_ns);
-}
-
-void write_summary(JsonWriter& w, const Summary& s) {
-  w.begin_object();
-  w.field("count", static_cast<std::uint64_t>(s.count));
-  w.field("span_s", s.span_s);
-  w.field("mean", s.mean);
-  w.field("std", s.std);
-  w.field("min", s.min);
-  w.field("max", s.max);
-  w.field("p50", s.p50);
-  w.field("p95", s.p95);
-  w.end_object();
 }
 
 void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
@@ -52,7 +40,7 @@ void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
   w.end_object();
 }
 
-void write_device(JsonWriter& w, const DeviceReport& d) {
+void write_device(JsonWriter& w, const DeviceReport& d, const RunInfo& run) {
   w.begin_object();
   w.field("index", d.info.index);
   w.field("name", d.info.name);
@@ -75,10 +63,24 @@ void write_device(JsonWriter& w, const DeviceReport& d) {
   w.field("integrated_joules", d.energy.integrated_joules);
   w.field("integrated_counter_span_joules", d.energy.integrated_counter_span_joules);
   w.end_object();
+  write_detectors(w, d, run);
   w.end_object();
 }
 
 }  // namespace
+
+void write_summary(JsonWriter& w, const Summary& s) {
+  w.begin_object();
+  w.field("count", static_cast<std::uint64_t>(s.count));
+  w.field("span_s", s.span_s);
+  w.field("mean", s.mean);
+  w.field("std", s.std);
+  w.field("min", s.min);
+  w.field("max", s.max);
+  w.field("p50", s.p50);
+  w.field("p95", s.p95);
+  w.end_object();
+}
 
 std::string render_report_json(const RunReport& r) {
   std::string out;
@@ -87,7 +89,7 @@ std::string render_report_json(const RunReport& r) {
   w.field("schema_version", kReportSchemaVersion);
   write_run(w, r.run, r.wall_duration_s);
   w.key("devices").begin_array();
-  for (const DeviceReport& d : r.devices) write_device(w, d);
+  for (const DeviceReport& d : r.devices) write_device(w, d, r.run);
   w.end_array();
   w.key("load_balance").begin_array();
   for (const BalanceReport& b : r.balance) {
@@ -103,6 +105,8 @@ std::string render_report_json(const RunReport& r) {
     w.end_object();
   }
   w.end_array();
+  write_segments(w, "phases", r.phases);
+  write_segments(w, "epochs", r.epochs);
   w.field("total_energy_joules", r.total_energy_joules);
   w.key("host").begin_object();
   for (const HostMetricSummary& h : r.host) {

@@ -6,7 +6,7 @@ import re
 
 from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase
 
-COMMANDS = ["devices", "sample", "record", "runs", "report", "export"]
+COMMANDS = ["devices", "sample", "record", "runs", "report", "compare", "plot", "export", "import"]
 
 
 class Basics(GpuwatchTestCase):
