@@ -53,7 +53,9 @@ std::optional<IdleGapReport> find_idle_gaps(std::span<const std::int64_t> time_n
   IdleGapReport r;
   for (std::size_t i = 0; i < first_busy; ++i) r.leading_idle_s += weight[i];
   for (std::size_t i = last_busy + 1; i < p.value.size(); ++i) r.trailing_idle_s += weight[i];
-  r.busy_span_s = static_cast<double>(p.time_ns[last_busy] - p.time_ns[first_busy]) / 1e9;
+  r.first_busy_ns = p.time_ns[first_busy];
+  r.last_busy_ns = p.time_ns[last_busy];
+  r.busy_span_s = static_cast<double>(r.last_busy_ns - r.first_busy_ns) / 1e9;
 
   std::vector<IdleGap> gaps;
   for (std::size_t i = first_busy; i <= last_busy; ++i) {

@@ -27,6 +27,8 @@ struct IdleGapReport {
   double total_s = 0;
   double longest_s = 0;
   double busy_span_s = 0;         // first to last busy sample
+  std::int64_t first_busy_ns = 0;  // on the series' clock
+  std::int64_t last_busy_ns = 0;
   double leading_idle_s = 0;
   double trailing_idle_s = 0;
   std::optional<double> typical_period_s;  // median start-to-start of gaps

@@ -57,6 +57,31 @@ void add_summaries(DeviceReport& report, const DeviceSeries& series, std::span<c
   }
 }
 
+// Where memory is judged: while the GPU works, from the moment the job has
+// taken its working memory. The climb while it loads its model (from nothing
+// to its level in a few seconds) and the fall when its process exits are
+// neither a leak nor a drop. "Taken" = at least half the median level of the
+// busy span; a real leak, growing all along, still spans most of the run.
+std::pair<std::span<const std::int64_t>, std::span<const double>> working_span(
+    std::span<const std::int64_t> time_ns, std::span<const double> memory, const std::optional<IdleGapReport>& gaps) {
+  if (!gaps || memory.empty()) return {time_ns, memory};
+  const auto begin = static_cast<std::size_t>(std::lower_bound(time_ns.begin(), time_ns.end(), gaps->first_busy_ns) -
+                                              time_ns.begin());
+  const auto end = static_cast<std::size_t>(std::upper_bound(time_ns.begin(), time_ns.end(), gaps->last_busy_ns) -
+                                            time_ns.begin());
+  std::vector<double> levels;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (!std::isnan(memory[i])) levels.push_back(memory[i]);
+  }
+  if (levels.empty()) return {time_ns.subspan(begin, end - begin), memory.subspan(begin, end - begin)};
+  const auto mid = levels.begin() + static_cast<std::ptrdiff_t>(levels.size() / 2);
+  std::nth_element(levels.begin(), mid, levels.end());
+  const double taken = *mid / 2;
+  std::size_t first = begin;
+  while (first < end && (std::isnan(memory[first]) || memory[first] < taken)) ++first;
+  return {time_ns.subspan(first, end - first), memory.subspan(first, end - first)};
+}
+
 // Detectors, energy and phase statistics: everything that needs the
 // first-pass columns side by side.
 void add_detectors(DeviceReport& report, const DeviceSeries& series) {
@@ -80,7 +105,8 @@ void add_detectors(DeviceReport& report, const DeviceSeries& series) {
     ThrottleReport t = throttle_time(series.mono_ns, reasons);
     if (t.sampled_s > 0) report.throttle = std::move(t);
   }
-  report.memory = memory_trend(series.mono_ns, column(DeviceMetric::MemUsedBytes), total_memory(series));
+  const auto [memory_time, memory] = working_span(series.mono_ns, column(DeviceMetric::MemUsedBytes), report.idle_gaps);
+  report.memory = memory_trend(memory_time, memory, total_memory(series));
   const auto static_int = [&](DeviceMetric m) -> std::optional<int> {
     if (auto v = series.info.static_values.get(m)) return static_cast<int>(*v);
     return std::nullopt;

@@ -1,0 +1,74 @@
+#include "analysis/run_report.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::int64_t kSec = 1'000'000'000;
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// One GPU sampled every 0.1 s for `seconds`, utilization and memory from the
+// given functions of elapsed seconds.
+template <typename Util, typename Memory>
+RunData one_gpu(double seconds, Util util, Memory memory) {
+  RunData data;
+  data.run.start_mono_ns = 0;
+  data.run.start_wall_ns = 1'700'000'000 * kSec;
+  DeviceSeries s;
+  s.info.index = 0;
+  s.info.static_values.set(DeviceMetric::MemTotalBytes, 80 * kGiB);
+  s.values.assign(kDeviceMetricCount, {});
+  const auto n = static_cast<std::size_t>(seconds * 10);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double t = static_cast<double>(i) / 10;
+    s.mono_ns.push_back(static_cast<std::int64_t>(i) * kSec / 10);
+    s.wall_ns.push_back(data.run.start_wall_ns + s.mono_ns.back());
+    for (auto& column : s.values) column.push_back(kNaN);
+    s.values[static_cast<std::size_t>(DeviceMetric::GpuUtilPercent)].back() = util(t);
+    s.values[static_cast<std::size_t>(DeviceMetric::MemUsedBytes)].back() = memory(t);
+  }
+  data.devices.push_back(std::move(s));
+  return data;
+}
+
+TEST(RunReport, LoadingAModelIsNotALeakAndExitingIsNotADrop) {
+  // Like a real job: a stray busy reading at the first tick (the driver's
+  // window still held the previous job), 4 s with no memory while Python
+  // starts, 12 GiB taken, 60 s of work, then everything freed at exit.
+  const RunData data = one_gpu(
+      70, [](double t) { return t < 0.05 || (t > 5 && t < 65) ? 99.0 : 0.0; },
+      [](double t) { return t < 4 || t > 66 ? 0.0 : 12 * kGiB; });
+  const RunReport r = build_report(data);
+  ASSERT_EQ(r.devices.size(), 1u);
+  ASSERT_TRUE(r.devices[0].memory);
+  EXPECT_FALSE(r.devices[0].memory->leak_suspected);
+  EXPECT_NEAR(r.devices[0].memory->growth_bytes, 0, 1);
+  EXPECT_TRUE(r.devices[0].memory->drops.empty());
+}
+
+TEST(RunReport, ASteadyLeakFromTheStartIsStillFound) {
+  // 2 GiB at the start, +8 GiB over the run: half the median level is
+  // reached at once, so almost the whole run is judged.
+  const RunData data = one_gpu(
+      100, [](double) { return 90.0; }, [](double t) { return 2 * kGiB + t / 100 * 8 * kGiB; });
+  const RunReport r = build_report(data);
+  ASSERT_TRUE(r.devices[0].memory);
+  EXPECT_TRUE(r.devices[0].memory->leak_suspected);
+  EXPECT_NEAR(r.devices[0].memory->slope_bytes_per_hour, 8 * kGiB * 36, 8 * kGiB * 36 * 1e-6);
+}
+
+TEST(RunReport, ASuddenDropWhileWorkingIsReported) {
+  const RunData data = one_gpu(
+      60, [](double) { return 90.0; }, [](double t) { return t < 30 ? 13 * kGiB : 9 * kGiB; });
+  const RunReport r = build_report(data);
+  ASSERT_TRUE(r.devices[0].memory);
+  ASSERT_EQ(r.devices[0].memory->drops.size(), 1u);
+  EXPECT_EQ(r.devices[0].memory->drops[0].from_bytes, 13 * kGiB);
+  EXPECT_EQ(r.devices[0].memory->drops[0].to_bytes, 9 * kGiB);
+}
+
+}  // namespace
+}  // namespace gpuwatch
