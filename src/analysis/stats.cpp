@@ -85,6 +85,38 @@ void weighted_select(std::span<Weighted> points, std::span<const double> wants, 
   weighted_select(points.subspan(gt), rest, out.subspan(k));
 }
 
+// The same answers as weighted_select with less work on millions of points:
+// one pass spreads the weights over buckets of the value range, which tells
+// the bucket holding each quantile; only those buckets' points are then
+// selected from. Weights are whole nanoseconds, so the bucket sums are exact
+// and the answer cannot differ from sorting and scanning.
+void bucketed_select(std::span<const Weighted> points, double min, double max, std::span<const double> wants,
+                     std::span<double> out) {
+  constexpr std::size_t kBuckets = 4096;
+  if (points.size() <= 4 * kBuckets || !(max > min)) {
+    std::vector<Weighted> copy(points.begin(), points.end());
+    weighted_select(copy, wants, out);
+    return;
+  }
+  const double per_value = static_cast<double>(kBuckets) / (max - min);
+  const auto bucket = [&](double v) {
+    return std::min(kBuckets - 1, static_cast<std::size_t>((v - min) * per_value));
+  };
+  std::vector<double> weight(kBuckets, 0.0);
+  for (const Weighted& p : points) weight[bucket(p.value)] += p.weight;
+  for (std::size_t k = 0; k < wants.size(); ++k) {
+    double before = 0;
+    std::size_t b = 0;
+    while (b + 1 < kBuckets && before + weight[b] < wants[k]) before += weight[b++];
+    std::vector<Weighted> inside;
+    for (const Weighted& p : points) {
+      if (bucket(p.value) == b) inside.push_back(p);
+    }
+    const std::array<double, 1> want{wants[k] - before};
+    weighted_select(inside, want, out.subspan(k, 1));
+  }
+}
+
 }  // namespace
 
 std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
@@ -206,7 +238,7 @@ std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> v
 
   const std::array<double, 2> wants{0.50 * total, 0.95 * total};
   std::array<double, 2> quantiles{};
-  weighted_select(points, wants, quantiles);
+  bucketed_select(points, s.min, s.max, wants, quantiles);
   s.p50 = quantiles[0];
   s.p95 = quantiles[1];
   return s;
