@@ -256,6 +256,9 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
     const auto metric = static_cast<DeviceMetric>(m);
     if (!summarizable(metric)) continue;
     if (auto b = balance_of(report.devices, metric)) report.balance.push_back(std::move(*b));
+    std::vector<const Summary*> per_gpu;
+    for (const DeviceReport& d : report.devices) per_gpu.push_back(d.find(metric));
+    if (auto pooled = pool(per_gpu); pooled && pooled->gpus >= 2) report.all_gpus.push_back({metric, *pooled});
   }
   for (const DeviceReport& d : report.devices) {
     if (auto j = d.energy.best()) report.total_energy_joules = report.total_energy_joules.value_or(0) + *j;

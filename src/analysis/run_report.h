@@ -10,6 +10,7 @@
 #include "analysis/idle_gaps.h"
 #include "analysis/memory_trend.h"
 #include "analysis/pcie_link.h"
+#include "analysis/pooled.h"
 #include "analysis/segments.h"
 #include "analysis/stats.h"
 #include "analysis/throttle.h"
@@ -49,11 +50,17 @@ struct BalanceReport {
   Balance balance;
 };
 
+struct PooledMetric {
+  DeviceMetric metric;
+  Pooled pooled;
+};
+
 struct RunReport {
   RunInfo run;
   double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
   std::vector<DeviceReport> devices;
   std::vector<HostMetricSummary> host;
+  std::vector<PooledMetric> all_gpus;  // every summarized metric, when >= 2 GPUs have it
   std::vector<BalanceReport> balance;  // every summarized metric, when >= 2 GPUs have it
   std::vector<SegmentStats> phases;    // from annotations; empty without them
   std::vector<SegmentStats> epochs;

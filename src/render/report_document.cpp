@@ -156,6 +156,28 @@ void add_device(Document& doc, const DeviceReport& d, std::int64_t start_mono_ns
   if (d.pcie_link) add_pcie(doc, *d.pcie_link);
 }
 
+// Metrics whose per-GPU values add up to something meaningful for the machine.
+bool additive(DeviceMetric m) {
+  return m == DeviceMetric::MemUsedBytes || m == DeviceMetric::PowerWatts || m == DeviceMetric::PcieTxBytesPerSec ||
+         m == DeviceMetric::PcieRxBytesPerSec;
+}
+
+void add_all_gpus(Document& doc, const RunReport& r) {
+  if (r.all_gpus.empty()) return;
+  doc.heading(fmt::format("All {} GPUs together", r.all_gpus.front().pooled.gpus));
+  TextTable t;
+  t.header = {"metric", "mean", "min", "max", "std", "sum of GPU means"};
+  for (const PooledMetric& p : r.all_gpus) {
+    const Row* row = row_of(p.metric);
+    if (!row) continue;
+    auto f = [&](double v) { return fmt::format("{:.{}f}", v / row->divisor, row->decimals); };
+    t.rows.push_back({std::string(row->label), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),
+                      additive(p.metric) ? f(p.pooled.sum_of_means) : std::string("-")});
+  }
+  doc.table(std::move(t));
+  doc.line("percentiles need every GPU's samples side by side and are given per GPU only");
+}
+
 void add_balance(Document& doc, const RunReport& r) {
   if (r.balance.empty()) return;
   doc.heading(fmt::format("Load balance across {} GPUs (coefficient of variation of per-GPU means)",
@@ -276,6 +298,7 @@ Document report_document(const RunReport& r) {
     doc.heading("GPUs");
     doc.line("No GPU was recorded.");
   }
+  add_all_gpus(doc, r);
   add_balance(doc, r);
   add_segments(doc, r.phases, "Phases (from annotations)");
   add_segments(doc, r.epochs, "Epochs (from annotations)");

@@ -91,6 +91,20 @@ std::string render_report_json(const RunReport& r) {
   w.key("devices").begin_array();
   for (const DeviceReport& d : r.devices) write_device(w, d, r.run);
   w.end_array();
+  w.key("all_gpus").begin_object();
+  for (const PooledMetric& p : r.all_gpus) {
+    w.key(info(p.metric).name).begin_object();
+    w.field("gpus", static_cast<std::uint64_t>(p.pooled.gpus));
+    w.field("count", static_cast<std::uint64_t>(p.pooled.count));
+    w.field("span_s", p.pooled.span_s);
+    w.field("mean", p.pooled.mean);
+    w.field("std", p.pooled.std);
+    w.field("min", p.pooled.min);
+    w.field("max", p.pooled.max);
+    w.field("sum_of_means", p.pooled.sum_of_means);
+    w.end_object();
+  }
+  w.end_object();
   w.key("load_balance").begin_array();
   for (const BalanceReport& b : r.balance) {
     w.begin_object();
