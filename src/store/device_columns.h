@@ -3,7 +3,11 @@
 // what it needs device by device, so the run never sits in memory whole.
 #pragma once
 
+#include <filesystem>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include "store/store.h"
 
@@ -14,6 +18,7 @@ class DeviceColumns {
   virtual ~DeviceColumns() = default;
   // Device `index`'s facts, timestamps and the columns of `metrics`; every
   // other column is left empty. An unknown index gives a series with no samples.
+  // Safe to call from several threads at once.
   [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const = 0;
 };
 
@@ -27,7 +32,8 @@ class RunDataColumns final : public DeviceColumns {
   const RunData& data_;
 };
 
-// Columns read from the store on demand.
+// Columns read from the store on demand. Loads from several threads take
+// turns on the store's one connection.
 class StoredColumns final : public DeviceColumns {
  public:
   StoredColumns(Store& store, RunInfo run) : store_(store), run_(std::move(run)) {}
@@ -38,7 +44,25 @@ class StoredColumns final : public DeviceColumns {
   RunInfo run_;
 };
 
+// Columns read from the store file on demand, each load on a read-only
+// connection of its own (opened when none is free, kept for the next load),
+// so that loads from several threads run side by side.
+class ConcurrentStoredColumns final : public DeviceColumns {
+ public:
+  ConcurrentStoredColumns(std::filesystem::path store_path, RunInfo run)
+      : store_path_(std::move(store_path)), run_(std::move(run)) {}
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override;
+
+ private:
+  std::filesystem::path store_path_;
+  RunInfo run_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::unique_ptr<Store>> idle_;
+};
+
 // The run without device samples (devices' facts only), for use with StoredColumns.
 RunData load_run_base(Store& store, const RunInfo& run);
+// The same of a run already in memory (for use with RunDataColumns).
+RunData run_base(const RunData& data);
 
 }  // namespace gpuwatch
