@@ -19,7 +19,8 @@ constexpr double kBarMaxWidth = 110;
 // cairo's rasterizer visits every edge of a path on each pixel row the path
 // spans, so a line of thousands of tall segments (a noisy metric over 35 h:
 // each pixel column from its min to its max) costs seconds as one path and
-// a fraction of that stroked in pieces of this many segments.
+// a fraction of that stroked in pieces of this many segments. Vector
+// formats only write the path: they keep it whole.
 constexpr std::size_t kSegmentsPerStroke = 32;
 }  // namespace
 
@@ -33,6 +34,8 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   cairo_new_path(cr);
   cairo_set_source_rgb(cr, color.r, color.g, color.b);
   cairo_set_line_width(cr, kLineWidth);
+  const bool raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  const std::size_t segments_per_stroke = raster ? kSegmentsPerStroke : points.size();
   // The dash pattern goes on across the pieces of a stretch, and starts
   // again after a gap.
   double drawn_length = 0;
@@ -64,7 +67,7 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
     } else {
       cairo_line_to(cr, x, y);
       piece_length += std::hypot(x - last_x, y - last_y);
-      if (++piece_segments == kSegmentsPerStroke) {
+      if (++piece_segments == segments_per_stroke) {
         stroke_piece();
         cairo_move_to(cr, x, y);
       }
