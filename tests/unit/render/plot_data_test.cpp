@@ -4,6 +4,7 @@
 #include "render/plot/plot_data.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -113,7 +114,7 @@ TEST(PlotData, NumbersComeFromEverySample) {
   }
   // What was not asked for is not there.
   EXPECT_TRUE(reduced.devices[0].metric(DeviceMetric::PowerWatts).range.empty());
-  EXPECT_FALSE(reduced.devices[0].metric(DeviceMetric::MemUsedBytes).line.t_s.size() > 0);
+  EXPECT_TRUE(reduced.devices[0].metric(DeviceMetric::MemUsedBytes).line.t_s.empty());
 }
 
 TEST(PlotData, TheMeanOverGpusKeepsItsExtremes) {
@@ -133,6 +134,46 @@ TEST(PlotData, TheMeanOverGpusKeepsItsExtremes) {
     const auto& line = reduced.mean(m);
     EXPECT_EQ(std::count_if(line.v.begin(), line.v.end(), [](double x) { return std::isnan(x); }), 0);
   }
+}
+
+// Counts the loads it passes on.
+class CountingColumns final : public DeviceColumns {
+ public:
+  explicit CountingColumns(const RunData& run) : inner_(run) {}
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override {
+    ++loads_;
+    return inner_.load(index, metrics);
+  }
+  [[nodiscard]] int loads() const { return loads_; }
+
+ private:
+  RunDataColumns inner_;
+  mutable std::atomic<int> loads_{0};
+};
+
+TEST(PlotData, GpusOnTicksOfTheirOwnAreReadTwiceForTheirMean) {
+  RunData run = noisy_run(3, 600);
+  for (auto& t : run.devices[2].wall_ns) t += 60'000'000;  // 60 ms after the others: ticks of its own
+  PlotNeeds needs;
+  needs.means = {DeviceMetric::GpuUtilPercent};
+  const CountingColumns columns(run);
+  const PlotRun reduced = reduce_run(run_base(run), columns, needs);
+  EXPECT_EQ(columns.loads(), 6);
+  std::vector<TimedColumn> all;
+  for (const DeviceSeries& d : run.devices) all.push_back({d.wall_ns, d.values[col(DeviceMetric::GpuUtilPercent)]});
+  std::vector<std::int64_t> t;
+  std::vector<double> v;
+  mean_across(all, 50'000'000, 300'000'000, t, v);
+  const Line& line = reduced.mean(DeviceMetric::GpuUtilPercent);
+  EXPECT_EQ(line.t_s.size(), t.size());  // fewer samples than buckets: every tick kept
+  EXPECT_EQ(finite_range(line.v).lo, finite_range(v).lo);
+  EXPECT_EQ(finite_range(line.v).hi, finite_range(v).hi);
+
+  // The recorder's case, every GPU on the same ticks: read once.
+  const RunData shared = noisy_run(3, 600);
+  const CountingColumns once(shared);
+  (void)reduce_run(run_base(shared), once, needs);
+  EXPECT_EQ(once.loads(), 3);
 }
 
 TEST(PlotData, ThreadsChangeNothing) {
@@ -243,7 +284,7 @@ TEST(PlotData, ReducedLinesDrawAsEverySampleDoes) {
   EXPECT_EQ(all_reduced.bottom, all_full.bottom);
 }
 
-TEST(PlotData, ASmallRunDrawsExactlyAsBefore) {
+TEST(PlotData, ASmallRunKeepsEverySampleAndTheSamePixels) {
   // Fewer samples than buckets: every sample is kept, the pixels are the same.
   SyntheticRun spec;
   spec.gpus = 2;
