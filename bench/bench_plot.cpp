@@ -1,13 +1,19 @@
 // bench_plot: time and memory of drawing each kind of plot over a long run.
 // The target: a run of 10 million device-samples (8 GPUs at 10 Hz for
 // about 35 h) must plot in under 2 s on a 2-core machine with RSS under
-// 500 MB. The run is synthetic and made in memory first (only the columns the
-// plots read), so the numbers are the drawing's alone, not the store's.
+// 500 MB.
 //
 //   bench_plot [--gpus 8] [--hours 35] [--hz 10] [--out DIR]
+//       a synthetic run made in memory first (only the columns the plots
+//       read): the reduction from memory and the drawing, not the store
+//   bench_plot --store FILE [--out DIR]
+//       the store's latest run (compare: its latest two), read GPU by GPU
+//       as `gpuwatch plot` reads it (make one with make_run_store)
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -15,6 +21,7 @@
 #include <vector>
 
 #include "render/plot/plot.h"
+#include "store/device_columns.h"
 #include "../tests/unit/render/plot_test_util.h"
 
 namespace {
@@ -43,20 +50,54 @@ double current_rss_mib() {
   return resident * 4096 / (1024 * 1024);
 }
 
-}  // namespace
+double cpu_s() {
+  rusage r{};
+  getrusage(RUSAGE_SELF, &r);
+  return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
+         static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
+}
 
-int main(int argc, char** argv) {
-  std::size_t gpus = 8;
-  double hours = 35;
-  double hz = 10;
-  std::string out = ".";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--gpus") gpus = std::stoul(argv[i + 1]);
-    if (flag == "--hours") hours = std::stod(argv[i + 1]);
-    if (flag == "--hz") hz = std::stod(argv[i + 1]);
-    if (flag == "--out") out = argv[i + 1];
+// Times `draw` (one picture) and prints a row of the table.
+template <typename Draw>
+void measure(const std::string& kind, std::size_t runs, Draw draw) {
+  const double base = current_rss_mib();
+  reset_peak_rss();
+  const double cpu0 = cpu_s();
+  const auto t0 = std::chrono::steady_clock::now();
+  draw();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("| %s | %zu | %.2f | %.2f | %.0f |\n", kind.c_str(), runs, wall, cpu_s() - cpu0, peak_rss_mib() - base);
+}
+
+gpuwatch::plot::PlotOptions options_for(const std::string& kind) {
+  gpuwatch::plot::PlotOptions options;
+  options.kind = *gpuwatch::plot::plot_kind_by_name(kind);
+  return options;
+}
+
+void bench_store(const std::string& path, const std::string& out) {
+  using namespace gpuwatch;
+  std::vector<RunInfo> runs = Store::open(path, true)->list_runs();
+  if (runs.size() > 2) runs.erase(runs.begin(), runs.end() - 2);
+  std::reverse(runs.begin(), runs.end());  // the latest first
+  std::printf("store %s: latest run %s\n", path.c_str(), runs.empty() ? "(none)" : runs.front().id.c_str());
+  std::printf("| kind | runs | wall s | CPU s | peak RSS above the start, MiB |\n|---|---|---|---|---|\n");
+  for (const std::string& name : plot::plot_kind_names()) {
+    const plot::PlotOptions options = options_for(name);
+    const std::size_t count = options.kind == plot::PlotKind::Compare ? 2 : 1;
+    if (runs.size() < count) continue;
+    measure(name, count, [&] {
+      std::vector<plot::PlotRun> read;
+      for (std::size_t r = 0; r < count; ++r) {
+        RunData base = load_run_base(*Store::open(path, true), runs[r]);
+        read.push_back(plot::read_for_plot(std::move(base), StoredColumns(path, runs[r]), options));
+      }
+      plot::write_plot(read, options, out + "/bench_" + name + ".png");
+    });
   }
+}
+
+void bench_memory(std::size_t gpus, double hours, double hz, const std::string& out) {
   using namespace gpuwatch;
   synthetic::SyntheticRun spec;
   spec.gpus = gpus;
@@ -75,24 +116,33 @@ int main(int argc, char** argv) {
               gpus, hours, hz, samples, current_rss_mib());
   std::printf("| kind | runs | wall s | CPU s | peak RSS above the data, MiB |\n|---|---|---|---|---|\n");
   for (const std::string& name : plot::plot_kind_names()) {
-    plot::PlotOptions options;
-    options.kind = *plot::plot_kind_by_name(name);
+    const plot::PlotOptions options = options_for(name);
     const std::size_t count = options.kind == plot::PlotKind::Compare ? 2 : 1;
-    const double base = current_rss_mib();
-    reset_peak_rss();
-    rusage before{};
-    getrusage(RUSAGE_SELF, &before);
-    const auto t0 = std::chrono::steady_clock::now();
-    plot::write_plot(std::span(runs).first(count), options, out + "/bench_" + name + ".png");
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    rusage after{};
-    getrusage(RUSAGE_SELF, &after);
-    const auto cpu = [](const rusage& r) {
-      return static_cast<double>(r.ru_utime.tv_sec + r.ru_stime.tv_sec) +
-             static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
-    };
-    std::printf("| %s | %zu | %.2f | %.2f | %.0f |\n", name.c_str(), count, wall, cpu(after) - cpu(before),
-                peak_rss_mib() - base);
+    measure(name, count,
+            [&] { plot::write_plot(std::span(runs).first(count), options, out + "/bench_" + name + ".png"); });
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t gpus = 8;
+  double hours = 35;
+  double hz = 10;
+  std::string out = ".";
+  std::string store;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--gpus") gpus = std::stoul(argv[i + 1]);
+    if (flag == "--hours") hours = std::stod(argv[i + 1]);
+    if (flag == "--hz") hz = std::stod(argv[i + 1]);
+    if (flag == "--out") out = argv[i + 1];
+    if (flag == "--store") store = argv[i + 1];
+  }
+  if (store.empty()) {
+    bench_memory(gpus, hours, hz, out);
+  } else {
+    bench_store(store, out);
   }
   return 0;
 }

@@ -49,6 +49,24 @@ struct ValidRange {
   std::size_t count = 0;
 };
 
+// The first and last drawable samples only, found from each end: no pass
+// over the whole series.
+ValidRange valid_ends(std::span<const double> t, std::span<const double> v, std::size_t n) {
+  ValidRange r;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!drawable(t[i], v[i])) continue;
+    r.first = static_cast<std::ptrdiff_t>(i);
+    break;
+  }
+  if (r.first == kNone) return r;
+  for (std::size_t i = n; i-- > 0;) {
+    if (!drawable(t[i], v[i])) continue;
+    r.last = static_cast<std::ptrdiff_t>(i);
+    break;
+  }
+  return r;
+}
+
 ValidRange valid_range(std::span<const double> t, std::span<const double> v, std::size_t n) {
   ValidRange r;
   for (std::size_t i = 0; i < n; ++i) {
@@ -66,7 +84,7 @@ std::vector<LinePoint> min_max_per_bucket(std::span<const double> t, std::span<c
                                           const BucketGrid& grid) {
   std::vector<LinePoint> out;
   const std::size_t n = std::min(t.size(), v.size());
-  const ValidRange range = valid_range(t, v, n);
+  const ValidRange range = valid_ends(t, v, n);
   if (range.first == kNone || grid.count == 0) return out;
 
   const double span = grid.t_end - grid.t_begin;

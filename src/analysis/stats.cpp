@@ -156,14 +156,27 @@ std::vector<double> time_weights(std::span<const std::int64_t> time_ns, std::spa
 
 std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                std::int64_t max_half_gap_ns) {
-  const std::vector<double> weights = time_weights(time_ns, values, max_half_gap_ns);
+  return moments(TimeAxis(time_ns, max_half_gap_ns), values);
+}
+
+std::optional<Moments> moments(const TimeAxis& axis, std::span<const double> values) {
+  const std::span<const std::int64_t> time_ns = axis.times();
+  const std::size_t n = std::min(time_ns.size(), values.size());
+  const std::span<const double> present = values.first(n);
+  const bool dense =
+      n == time_ns.size() && std::none_of(present.begin(), present.end(), [](double v) { return std::isnan(v); });
+  std::vector<double> sparse;
+  if (!dense) sparse = time_weights(time_ns, values, axis.max_half_gap_ns());
+  const std::vector<double>& weights = dense ? axis.dense_weights_ns() : sparse;
+  // Two passes, as summarize() adds them up: the same numbers, bit for bit,
+  // and no division per sample.
   Moments m;
   double total = 0;
-  double spread = 0;  // weighted sum of squared deviations, updated as in West (1979)
-  for (std::size_t i = 0; i < weights.size(); ++i) {
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) {
     const double x = values[i];
     if (std::isnan(x)) continue;
-    const double w = weights[i];
+    const double w = weights[i] > 0 ? weights[i] : 1;  // as time_weights(): identical timestamps still count
     if (m.count++ == 0) {
       m.min = m.max = x;
     } else {
@@ -171,12 +184,18 @@ std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<
       m.max = std::max(m.max, x);
     }
     total += w;
-    const double delta = x - m.mean;
-    m.mean += delta * w / total;
-    spread += w * delta * (x - m.mean);
+    sum += x * w;
   }
   if (m.count == 0) return std::nullopt;
-  m.std = std::sqrt(std::max(0.0, spread / total));
+  m.mean = sum / total;
+  double var = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = values[i];
+    if (std::isnan(x)) continue;
+    const double w = weights[i] > 0 ? weights[i] : 1;
+    var += w * (x - m.mean) * (x - m.mean);
+  }
+  m.std = std::sqrt(var / total);
   m.span_s = m.count == 1 ? 0 : total / 1e9;
   return m;
 }

@@ -64,9 +64,9 @@ std::vector<double> time_weights_ns(std::span<const std::int64_t> time_ns, std::
 // Unweighted sample variance (n − 1 in the denominator); 0 for fewer than 2.
 double sample_variance(std::span<const double> values);
 
-// summarize() without its percentiles, in one pass and without sorting: for
-// callers that need only these over millions of samples (plots). The same
-// weights, so the same numbers up to rounding.
+// summarize() without its percentiles, without sorting: for callers that
+// need only these over millions of samples (plots). The same weights and the
+// same sums, so the same numbers.
 struct Moments {
   std::size_t count = 0;
   double span_s = 0;
@@ -77,6 +77,8 @@ struct Moments {
 };
 std::optional<Moments> moments(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                std::int64_t max_half_gap_ns = 0);
+// The same over the axis: a column without absent values reuses its weights.
+std::optional<Moments> moments(const TimeAxis& axis, std::span<const double> values);
 
 // Each sample's weight in summarize(), in ns: half the gap to each neighbour
 // with a value, capped the same way; 0 for absent (NaN) values. A lone value

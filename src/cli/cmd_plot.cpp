@@ -64,9 +64,13 @@ void add_plot(CLI::App& app, int& exit_code) {
     } catch (const plot::PlotError& e) {
       throw CLI::ValidationError("plot", e.what());
     }
-    std::vector<RunData> runs;
+    // One run at a time, one GPU at a time: only the reduced runs are kept.
+    std::vector<plot::PlotRun> runs;
     runs.reserve(flags->runs.size());
-    for (const std::string& ref : flags->runs) runs.push_back(load_run(ref, flags->store));
+    for (const std::string& ref : flags->runs) {
+      RunColumns source = open_run_columns(ref, flags->store);
+      runs.push_back(plot::read_for_plot(std::move(source.base), *source.columns, options));
+    }
     plot::write_plot(runs, options, flags->output);
     exit_code = 0;
   });

@@ -72,6 +72,20 @@ RunData load_run(const std::string& run_ref, const std::string& store_flag) {
   return stored.store->load(stored.run);
 }
 
+RunColumns open_run_columns(const std::string& run_ref, const std::string& store_flag) {
+  RunColumns out;
+  if (is_file(run_ref)) {
+    out.imported = std::make_unique<RunData>(load_run(run_ref, store_flag));
+    out.base = run_base(*out.imported);
+    out.columns = std::make_unique<RunDataColumns>(*out.imported);
+    return out;
+  }
+  StoredRun stored = resolve_stored(run_ref, store_flag);
+  out.base = load_run_base(*stored.store, stored.run);
+  out.columns = std::make_unique<StoredColumns>(store_path(store_flag), stored.run);
+  return out;
+}
+
 RunReport report_run(const std::string& run_ref, const std::string& store_flag) {
   keep_freed_memory();
   if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));

@@ -3,10 +3,12 @@
 // name, "last") or a file that `import` understands.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "analysis/run_report.h"
 #include "import/import.h"
+#include "store/device_columns.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -23,6 +25,16 @@ RunData load_run(const std::string& run_ref, const std::string& store_flag);
 // The report of RUN. A stored run is read one GPU and a few metrics at a
 // time, so that a 35-hour recording does not have to fit in memory.
 RunReport report_run(const std::string& run_ref, const std::string& store_flag);
+
+// RUN without its device samples, and where they come from: a stored run's
+// GPUs are read on demand, one at a time (on read-only connections of their
+// own, so that several may be read at once); an imported file's are in memory.
+struct RunColumns {
+  std::unique_ptr<RunData> imported;  // the file's samples, behind `columns`
+  RunData base;
+  std::unique_ptr<DeviceColumns> columns;
+};
+RunColumns open_run_columns(const std::string& run_ref, const std::string& store_flag);
 
 // "gpuwatch: warning: FILE: ..." on stderr for each of the import's warnings.
 void print_import_warnings(const std::string& file, const ImportResult& result);

@@ -20,12 +20,14 @@ DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metri
   return out;
 }
 
-DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+namespace {
+
+DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<const DeviceMetric> metrics) {
   LoadOptions options;
   options.device = index;
   options.metrics = std::vector<DeviceMetric>(metrics.begin(), metrics.end());
   options.host = false;
-  RunData data = Store::open(store_path_, true)->load(run_, options);
+  RunData data = store.load(run, options);
   if (data.devices.empty()) {
     DeviceSeries none;
     none.info.index = index;
@@ -35,10 +37,43 @@ DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metric
   return std::move(data.devices.front());
 }
 
+}  // namespace
+
+DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+  std::unique_ptr<Store> store;
+  {
+    std::lock_guard lock(mutex_);
+    if (!idle_.empty()) {
+      store = std::move(idle_.back());
+      idle_.pop_back();
+    }
+  }
+  if (!store) store = Store::open(store_path_, true);
+  DeviceSeries series = load_device(*store, run_, index, metrics);
+  std::lock_guard lock(mutex_);
+  idle_.push_back(std::move(store));
+  return series;
+}
+
 RunData load_run_base(Store& store, const RunInfo& run) {
   LoadOptions options;
   options.device_samples = false;
   return store.load(run, options);
+}
+
+RunData run_base(const RunData& data) {
+  RunData base;
+  base.run = data.run;
+  base.processes = data.processes;
+  base.events = data.events;
+  for (const DeviceSeries& d : data.devices) {
+    DeviceSeries facts;
+    facts.info = d.info;
+    facts.values.resize(kDeviceMetricCount);
+    facts.lost_at_wall_ns = d.lost_at_wall_ns;
+    base.devices.push_back(std::move(facts));
+  }
+  return base;
 }
 
 }  // namespace gpuwatch

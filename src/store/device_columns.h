@@ -4,7 +4,10 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include "store/store.h"
 
@@ -15,6 +18,7 @@ class DeviceColumns {
   virtual ~DeviceColumns() = default;
   // Device `index`'s facts, timestamps and the columns of `metrics`; every
   // other column is left empty. An unknown index gives a series with no samples.
+  // Safe to call from several threads at once.
   [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const = 0;
 };
 
@@ -28,9 +32,10 @@ class RunDataColumns final : public DeviceColumns {
   const RunData& data_;
 };
 
-// Columns read from the store on demand. Each load opens its own read-only
-// connection, so several devices can be read at once from several threads
-// (one connection serialises its users).
+// Columns read from the store file on demand, each load on a read-only
+// connection of its own (opened when none is free, kept for the next load),
+// so that loads from several threads run side by side: one connection
+// serialises its users.
 class StoredColumns final : public DeviceColumns {
  public:
   StoredColumns(std::filesystem::path store_path, RunInfo run)
@@ -40,9 +45,13 @@ class StoredColumns final : public DeviceColumns {
  private:
   std::filesystem::path store_path_;
   RunInfo run_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::unique_ptr<Store>> idle_;
 };
 
 // The run without device samples (devices' facts only), for use with StoredColumns.
 RunData load_run_base(Store& store, const RunInfo& run);
+// The same of a run already in memory (for use with RunDataColumns).
+RunData run_base(const RunData& data);
 
 }  // namespace gpuwatch

@@ -6,7 +6,7 @@ import subprocess
 import tempfile
 import zlib
 
-from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase
+from harness import BIN, FAKE_NVML, FIXTURES, QUICK, GpuwatchTestCase
 
 KINDS = ["timeline", "per-gpu", "balance", "compare", "histogram"]
 MAGIC = {".png": b"\x89PNG\r\n\x1a\n", ".svg": b"<?xml", ".pdf": b"%PDF-"}
@@ -159,6 +159,16 @@ class Plot(GpuwatchTestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("has no GPU samples to plot", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "h.png")))
+
+    def test_a_file_plots_as_a_stored_run_does(self):
+        # RUN as a file to import: every kind, and compared with a stored run.
+        path = os.path.join(FIXTURES, "import", "gputop_a10g_multi_gpu.json")
+        for kind in KINDS:
+            runs = [path, "two"] if kind == "compare" else [path]
+            out = os.path.join(self.tmp, f"{kind}.png")
+            r = self.plot(*runs, "--kind", kind, "-o", out)
+            self.assertEqual(r.returncode, 0, f"{kind}: {r.stderr}")
+            self.assertGreater(os.path.getsize(out), 5000, kind)
 
     def test_help(self):
         r = self.plot("--help")

@@ -29,12 +29,12 @@ struct MetricBars {
   double top = 0;  // highest whisker, shown units
 };
 
-MetricBars per_gpu_means(const RunData& run, DeviceMetric metric) {
+MetricBars per_gpu_means(const PlotRun& run, DeviceMetric metric) {
   MetricBars m{metric, {}, {}, {}, 0};
   std::vector<std::optional<Moments>> summaries;
   double largest = 0;
-  for (const DeviceSeries& d : run.devices) {
-    summaries.push_back(moments(d.mono_ns, metric_column(d, metric)));
+  for (const DeviceData& d : run.devices) {
+    summaries.push_back(d.metric(metric).moments);
     if (summaries.back()) largest = std::max(largest, summaries.back()->mean + summaries.back()->std);
   }
   m.unit = display_unit(info(metric).unit, largest);
@@ -74,7 +74,16 @@ void label_band_edges(Canvas& canvas, const Frame& f) {
 
 }  // namespace
 
-PlotGeometry draw_balance(Canvas& canvas, const RunData& run, const PlotOptions& options) {
+PlotNeeds balance_needs(const PlotOptions&) {
+  PlotNeeds needs;
+  for (const DeviceMetric m : kBalanced) {
+    needs.moments.push_back(m);
+    if (const auto ref = reference_metric(m)) needs.ranges.push_back(*ref);
+  }
+  return needs;
+}
+
+PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions& options) {
   std::vector<MetricBars> metrics;
   for (DeviceMetric m : kBalanced) metrics.push_back(per_gpu_means(run, m));
 
@@ -96,12 +105,12 @@ PlotGeometry draw_balance(Canvas& canvas, const RunData& run, const PlotOptions&
   const std::string subtitle =
       run_subtitle(run) + " \u00b7 time-weighted means, whiskers \u00b1 1 std (within the values seen)";
   const Page page = draw_page(
-      canvas, title_or(options, fmt::format("GPU load balance \u2014 {}", run_label(run.run))), subtitle, legend);
+      canvas, title_or(options, fmt::format("GPU load balance \u2014 {}", run_label(run.base.run))), subtitle, legend);
   constexpr double kWeights[] = {1, 1, 0.8};
   const std::vector<Rect> cells = grid_cells(page.body, {1, 3}, kWeights);
 
   XAxisSpec gpu_axis{XAxisSpec::Kind::Categories, 0, 1, false, {}, "GPU"};
-  for (const DeviceSeries& d : run.devices) gpu_axis.categories.push_back(std::to_string(d.info.index));
+  for (const DeviceSeries& d : run.base.devices) gpu_axis.categories.push_back(std::to_string(d.info.index));
   std::vector<PanelText> texts;
   for (const MetricBars& m : metrics) {
     PanelText t;

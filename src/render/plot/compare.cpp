@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "analysis/aggregate.h"
 #include "analysis/stats.h"
 #include "render/plot/kinds.h"
 #include "render/plot/labels.h"
@@ -20,36 +19,9 @@ namespace {
 constexpr DeviceMetric kDefaultMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
                                             DeviceMetric::PowerWatts};
 
-// How long a value stays current for the mean across GPUs: a few of the
-// metric's read periods (slow metrics are read once a second, costly ones
-// every 10 s; see core/metrics.h).
-std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
-  const double interval = std::max(run.interval_s, 0.001);
-  double period = interval;
-  switch (info(metric).cadence) {
-    case Cadence::Fast: break;
-    case Cadence::Slow: period = std::max(interval, 1.0); break;
-    case Cadence::Costly: period = std::max(interval, 10.0); break;
-    case Cadence::Static: period = 1e9; break;
-  }
-  return static_cast<std::int64_t>(3 * period * 1e9);
-}
-
-// The run's mean over its GPUs, as a line on the frame.
-std::vector<LinePoint> mean_line(const RunData& run, DeviceMetric metric, std::int64_t origin, const Frame& frame,
-                                 LineBuilder& builder) {
-  std::vector<TimedColumn> columns;
-  for (const DeviceSeries& d : run.devices) {
-    const auto column = metric_column(d, metric);
-    if (!column.empty()) columns.push_back({d.wall_ns, column});
-  }
-  std::vector<std::int64_t> time_ns;
-  std::vector<double> values;
-  const auto tolerance = static_cast<std::int64_t>(std::max(run.run.interval_s, 0.001) * 0.5e9);
-  mean_across(columns, tolerance, max_age_ns(run.run, metric), time_ns, values);
-  std::vector<double> t;
-  elapsed_seconds(time_ns, origin, t);
-  return builder.build(t, values, pixel_columns(frame));
+std::vector<DeviceMetric> compared_metrics(const PlotOptions& options) {
+  if (options.metric) return {*options.metric};
+  return {std::begin(kDefaultMetrics), std::end(kDefaultMetrics)};
 }
 
 struct RunMean {
@@ -58,10 +30,10 @@ struct RunMean {
   double highest = 0;
 };
 
-RunMean run_mean(const RunData& run, DeviceMetric metric) {
+RunMean run_mean(const PlotRun& run, DeviceMetric metric) {
   std::vector<double> means;
-  for (const DeviceSeries& d : run.devices) {
-    if (const auto s = moments(d.mono_ns, metric_column(d, metric))) means.push_back(s->mean);
+  for (const DeviceData& d : run.devices) {
+    if (const auto& s = d.metric(metric).moments) means.push_back(s->mean);
   }
   if (means.empty()) return {};
   double sum = 0;
@@ -72,9 +44,16 @@ RunMean run_mean(const RunData& run, DeviceMetric metric) {
 
 }  // namespace
 
-PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options) {
-  std::vector<DeviceMetric> metrics(std::begin(kDefaultMetrics), std::end(kDefaultMetrics));
-  if (options.metric) metrics = {*options.metric};
+PlotNeeds compare_needs(const PlotOptions& options) {
+  PlotNeeds needs;
+  needs.line_buckets = line_buckets(options);
+  needs.moments = compared_metrics(options);
+  needs.means = needs.moments;
+  return needs;
+}
+
+PlotGeometry draw_compare(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options) {
+  const std::vector<DeviceMetric> metrics = compared_metrics(options);
 
   std::vector<std::int64_t> origins;
   std::vector<Marker> markers;
@@ -84,10 +63,11 @@ PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const P
   for (std::size_t r = 0; r < runs.size(); ++r) {
     origins.push_back(time_origin_ns(runs[r]));
     time_axis.hi = std::max(time_axis.hi, elapsed_end_s(runs[r], origins.back()));
-    const auto run_markers = event_markers(runs[r], origins.back(), series_color(r));
+    const RunInfo& run_info = runs[r].base.run;
+    const auto run_markers = event_markers(runs[r].base, origins.back(), series_color(r));
     markers.insert(markers.end(), run_markers.begin(), run_markers.end());
-    const std::string id = runs[r].run.id.empty() ? "" : fmt::format(" ({})", runs[r].run.id);
-    const std::string name = runs[r].run.name.empty() ? runs[r].run.id : runs[r].run.name + id;
+    const std::string id = run_info.id.empty() ? "" : fmt::format(" ({})", run_info.id);
+    const std::string name = run_info.name.empty() ? run_info.id : run_info.name + id;
     legend.push_back({fmt::format("#{} {}, {} GPU{}", r + 1, name, runs[r].devices.size(),
                                   runs[r].devices.size() == 1 ? "" : "s"),
                       series_color(r), Swatch::Line, series_dash(r)});
@@ -96,8 +76,8 @@ PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const P
   std::stable_sort(markers.begin(), markers.end(), [](const Marker& a, const Marker& b) { return a.t < b.t; });
   if (!markers.empty()) legend.push_back({"event (run's colour)", colors::kEvent, Swatch::Marker, kDotted});
 
-  std::string title = runs.size() == 2 ? fmt::format("Compare runs \u2014 {} vs {}", run_label(runs[0].run),
-                                                     run_label(runs[1].run))
+  std::string title = runs.size() == 2 ? fmt::format("Compare runs \u2014 {} vs {}", run_label(runs[0].base.run),
+                                                     run_label(runs[1].base.run))
                                        : fmt::format("Compare {} runs", runs.size());
   const Page page = draw_page(canvas, title_or(options, title),
                               "time since each run's start \u00b7 lines: mean over the run's GPUs \u00b7 bars: "
@@ -175,8 +155,9 @@ PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const P
     }
     draw_markers(canvas, f, markers);
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      draw_line(canvas, f, mean_line(runs[r], metrics[i], origins[r], f, builder), scales[i].unit.divisor,
-                series_color(r), series_dash(r));
+      const double shift_s = seconds_between(origins[r], runs[r].line_origin_ns);
+      draw_line(canvas, f, builder.points(runs[r].mean(metrics[i]), shift_s, pixel_columns(f)),
+                scales[i].unit.divisor, series_color(r), series_dash(r));
     }
     draw_bars(canvas, bar_frames[i], bars[i]);
   }

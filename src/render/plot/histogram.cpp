@@ -43,27 +43,39 @@ std::vector<LinePoint> steps(const HistogramBins& bins, const std::vector<double
   return points;
 }
 
+DeviceMetric histogram_metric(const PlotOptions& options) {
+  return options.metric.value_or(DeviceMetric::GpuUtilPercent);
+}
+
 }  // namespace
 
-PlotGeometry draw_histogram(Canvas& canvas, const RunData& run, const PlotOptions& options) {
-  const DeviceMetric metric = options.metric.value_or(DeviceMetric::GpuUtilPercent);
+PlotNeeds histogram_needs(const PlotOptions& options) {
+  PlotNeeds needs;
+  needs.histogram = histogram_metric(options);
+  return needs;
+}
+
+PlotGeometry draw_histogram(Canvas& canvas, const PlotRun& run, const PlotOptions& options) {
+  const DeviceMetric metric = histogram_metric(options);
   ValueRange range;
-  for (const DeviceSeries& d : run.devices) range.add(finite_range(metric_column(d, metric)));
+  for (const DeviceData& d : run.devices) range.add(d.metric(metric).range);
   const HistogramBins bins = range.empty() ? HistogramBins{0, 1, 1} : choose_bins(range, metric);
   const double bins_hi = bins.lo + static_cast<double>(bins.count) * bins.width;
   const DisplayUnit unit = display_unit(info(metric).unit, std::max(std::abs(bins.lo), std::abs(bins_hi)));
 
   std::vector<std::vector<double>> shares;
   double top = 0;
-  for (const DeviceSeries& d : run.devices) {
-    shares.push_back(time_share_histogram(d.mono_ns, metric_column(d, metric), bins));
+  for (const DeviceData& d : run.devices) {
+    shares.push_back(time_share_histogram(d.histogram, bins));
     for (double s : shares.back()) top = std::max(top, s * 100);
   }
 
-  const Page page = draw_page(
-      canvas, title_or(options, fmt::format("Distribution of {} \u2014 {}", metric_title(metric), run_label(run.run))),
-      run_subtitle(run) + fmt::format(" \u00b7 bins of {}", format_value(bins.width, info(metric).unit)),
-      gpu_entries(run, Swatch::Line));
+  const std::string title =
+      fmt::format("Distribution of {} \u2014 {}", metric_title(metric), run_label(run.base.run));
+  const Page page =
+      draw_page(canvas, title_or(options, title),
+                run_subtitle(run) + fmt::format(" \u00b7 bins of {}", format_value(bins.width, info(metric).unit)),
+                gpu_entries(run, Swatch::Line));
   PanelText text;
   text.title = fmt::format("{}: share of the run's time in each bin", metric_title(metric));
   text.y_title = "Share of time (%)";

@@ -9,10 +9,10 @@
 
 namespace gpuwatch::plot::detail {
 
-std::vector<LegendEntry> gpu_entries(const RunData& run, Swatch swatch) {
+std::vector<LegendEntry> gpu_entries(const PlotRun& run, Swatch swatch) {
   std::vector<LegendEntry> entries;
-  for (std::size_t i = 0; i < run.devices.size(); ++i) {
-    entries.push_back({device_label(run.devices[i].info), series_color(i), swatch,
+  for (std::size_t i = 0; i < run.base.devices.size(); ++i) {
+    entries.push_back({device_label(run.base.devices[i].info), series_color(i), swatch,
                        swatch == Swatch::Line ? series_dash(i) : std::span<const double>{}});
   }
   return entries;
@@ -27,30 +27,43 @@ bool from_zero(DeviceMetric metric) {
   return unit == "%" || unit == "B" || unit == "W" || unit == "B/s" || unit == "J";
 }
 
-std::optional<Reference> reference_for(const RunData& run, DeviceMetric metric) {
-  Reference ref{metric, "", 0};
+namespace {
+
+std::optional<Reference> reference_of(DeviceMetric metric) {
   switch (metric) {
     case DeviceMetric::MemUsedBytes:
-    case DeviceMetric::MemReservedBytes: ref = {DeviceMetric::MemTotalBytes, "capacity", 0}; break;
-    case DeviceMetric::PowerWatts: ref = {DeviceMetric::PowerLimitWatts, "power limit", 0}; break;
-    case DeviceMetric::SmClockMhz: ref = {DeviceMetric::SmClockMaxMhz, "max clock", 0}; break;
-    case DeviceMetric::MemClockMhz: ref = {DeviceMetric::MemClockMaxMhz, "max clock", 0}; break;
+    case DeviceMetric::MemReservedBytes: return Reference{DeviceMetric::MemTotalBytes, "capacity", 0};
+    case DeviceMetric::PowerWatts: return Reference{DeviceMetric::PowerLimitWatts, "power limit", 0};
+    case DeviceMetric::SmClockMhz: return Reference{DeviceMetric::SmClockMaxMhz, "max clock", 0};
+    case DeviceMetric::MemClockMhz: return Reference{DeviceMetric::MemClockMaxMhz, "max clock", 0};
     default: return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<DeviceMetric> reference_metric(DeviceMetric metric) {
+  const auto ref = reference_of(metric);
+  return ref ? std::optional(ref->metric) : std::nullopt;
+}
+
+std::optional<Reference> reference_for(const PlotRun& run, DeviceMetric metric) {
+  std::optional<Reference> ref = reference_of(metric);
+  if (!ref) return std::nullopt;
   ValueRange range;
-  for (const DeviceSeries& d : run.devices) {
-    range.add(finite_range(metric_column(d, ref.metric)));
-    if (auto v = d.info.static_values.get(ref.metric)) range.add(*v);
+  for (std::size_t i = 0; i < run.devices.size(); ++i) {
+    range.add(run.devices[i].metric(ref->metric).range);
+    if (auto v = run.base.devices[i].info.static_values.get(ref->metric)) range.add(*v);
   }
   if (range.empty() || range.hi <= 0) return std::nullopt;
-  ref.value = range.hi;
+  ref->value = range.hi;
   return ref;
 }
 
-MetricScale metric_scale(std::span<const RunData> runs, DeviceMetric metric, std::optional<double> reference) {
+MetricScale metric_scale(std::span<const PlotRun> runs, DeviceMetric metric, std::optional<double> reference) {
   MetricScale s;
-  for (const RunData& run : runs) {
-    for (const DeviceSeries& d : run.devices) s.range.add(finite_range(metric_column(d, metric)));
+  for (const PlotRun& run : runs) {
+    for (const DeviceData& d : run.devices) s.range.add(d.metric(metric).range);
   }
   if (s.range.empty()) return s;
   if (reference) s.range.add(*reference);
@@ -69,5 +82,10 @@ std::string format_value(double stored, std::string_view stored_unit) {
 }
 
 PanelGeometry panel_geometry(const Frame& frame, double divisor) { return {frame, divisor}; }
+
+std::size_t line_buckets(const PlotOptions& options) {
+  constexpr std::size_t kPerPixel = 8;
+  return kPerPixel * static_cast<std::size_t>(plot_size(options).width_px);
+}
 
 }  // namespace gpuwatch::plot::detail

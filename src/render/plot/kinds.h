@@ -8,19 +8,27 @@
 #include <vector>
 
 #include "render/plot/plot.h"
+#include "render/plot/plot_data.h"
 #include "render/plot/scale.h"
 #include "render/plot/series.h"
 
 namespace gpuwatch::plot::detail {
 
-PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions& options);
-PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions& options);
-PlotGeometry draw_balance(Canvas& canvas, const RunData& run, const PlotOptions& options);
-PlotGeometry draw_compare(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options);
-PlotGeometry draw_histogram(Canvas& canvas, const RunData& run, const PlotOptions& options);
+// What each kind reads of a run (the metrics the options ask for).
+PlotNeeds timeline_needs(const PlotOptions& options);
+PlotNeeds per_gpu_needs(const PlotOptions& options);
+PlotNeeds balance_needs(const PlotOptions& options);
+PlotNeeds compare_needs(const PlotOptions& options);
+PlotNeeds histogram_needs(const PlotOptions& options);
+
+PlotGeometry draw_timeline(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
+PlotGeometry draw_per_gpu(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
+PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
+PlotGeometry draw_compare(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options);
+PlotGeometry draw_histogram(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
 
 // "GPU 0", "GPU 1", ... in their colours.
-std::vector<LegendEntry> gpu_entries(const RunData& run, Swatch swatch);
+std::vector<LegendEntry> gpu_entries(const PlotRun& run, Swatch swatch);
 std::string title_or(const PlotOptions& options, std::string fallback);
 
 // Percent, bytes and watts are read against zero; temperatures and clocks
@@ -34,7 +42,10 @@ struct Reference {
   std::string_view name;  // "capacity", "power limit", "max clock"
   double value = 0;       // stored units
 };
-std::optional<Reference> reference_for(const RunData& run, DeviceMetric metric);
+// The metric holding the reference of `metric`, if it has one.
+std::optional<DeviceMetric> reference_metric(DeviceMetric metric);
+// Needs the range of reference_metric(metric).
+std::optional<Reference> reference_for(const PlotRun& run, DeviceMetric metric);
 
 // A metric's values over every GPU of the run, and the unit to show them in.
 struct MetricScale {
@@ -43,11 +54,16 @@ struct MetricScale {
   [[nodiscard]] double lo() const { return range.lo / unit.divisor; }
   [[nodiscard]] double hi() const { return range.hi / unit.divisor; }
 };
-MetricScale metric_scale(std::span<const RunData> runs, DeviceMetric metric, std::optional<double> reference);
+// Needs the metric's range.
+MetricScale metric_scale(std::span<const PlotRun> runs, DeviceMetric metric, std::optional<double> reference);
 
 // "79.6 GiB": a stored value in a unit chosen for it.
 std::string format_value(double stored, std::string_view stored_unit);
 
 PanelGeometry panel_geometry(const Frame& frame, double divisor);
+
+// Line buckets for a picture `options` ask for: several per pixel column
+// whatever the layout, so that the reduced line draws as the full one does.
+std::size_t line_buckets(const PlotOptions& options);
 
 }  // namespace gpuwatch::plot::detail

@@ -58,22 +58,22 @@ std::string local_start_time(std::int64_t wall_ns) {
   return buf;
 }
 
-std::string run_subtitle(const RunData& data) {
-  const RunInfo& run = data.run;
+std::string run_subtitle(const PlotRun& data) {
+  const RunInfo& run = data.base.run;
   std::string s = run.id.empty() ? std::string("run") : fmt::format("run {}", run.id);
   if (!run.name.empty()) s += fmt::format(" ({})", run.name);
   std::int64_t start = run.start_wall_ns;
   std::int64_t end = run.end_wall_ns.value_or(start);
-  for (const DeviceSeries& d : data.devices) {
-    if (d.wall_ns.empty()) continue;
-    if (start == 0 || d.wall_ns.front() < start) start = d.wall_ns.front();
-    end = std::max(end, d.wall_ns.back());
+  for (const DeviceData& d : data.devices) {
+    if (d.samples == 0) continue;
+    if (start == 0 || d.first_wall_ns < start) start = d.first_wall_ns;
+    end = std::max(end, d.last_wall_ns);
   }
   if (start != 0) s += fmt::format(" \u00b7 started {}", local_start_time(start));
   if (end > start) s += fmt::format(" \u00b7 {}", human_duration(static_cast<double>(end - start) / 1e9));
   // "8 × NVIDIA H100 80GB HBM3", or each model with its count.
   std::map<std::string, int> models;
-  for (const DeviceSeries& d : data.devices) ++models[d.info.name.empty() ? std::string("GPU") : d.info.name];
+  for (const DeviceSeries& d : data.base.devices) ++models[d.info.name.empty() ? std::string("GPU") : d.info.name];
   for (const auto& [name, count] : models) s += fmt::format(" \u00b7 {} \u00d7 {}", count, name);
   return s;
 }

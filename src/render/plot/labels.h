@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/metrics.h"
+#include "render/plot/plot_data.h"
 #include "store/store.h"
 
 namespace gpuwatch::plot {
@@ -19,7 +20,7 @@ std::string device_label(const DeviceInfo& info);
 // The run's name, or its id when it has none.
 std::string run_label(const RunInfo& run);
 // "run 3f2a9c1b0d2e (train) · started 2026-11-26 03:12:01 CET · 35h00m00s · 8 × NVIDIA H100 80GB HBM3"
-std::string run_subtitle(const RunData& data);
+std::string run_subtitle(const PlotRun& run);
 // "2026-11-26 03:12:01 CET"
 std::string local_start_time(std::int64_t wall_ns);
 // The event's message, or its kind when it has none; "GPU 3: " before it

@@ -16,6 +16,12 @@ constexpr double kLabelMaxWidth = 240;
 constexpr double kLabelPad = 6;  // kept free between labels in a row
 constexpr double kBarFill = 0.7;  // share of a category's width
 constexpr double kBarMaxWidth = 110;
+// cairo's rasterizer visits every edge of a path on each pixel row the path
+// spans, so a line of thousands of tall segments (a noisy metric over 35 h:
+// each pixel column from its min to its max) costs seconds as one path and
+// a fraction of that stroked in pieces of this many segments. Vector
+// formats only write the path: they keep it whole.
+constexpr std::size_t kSegmentsPerStroke = 32;
 }  // namespace
 
 void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> points, double divisor, Rgb color,
@@ -26,6 +32,22 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   cairo_rectangle(cr, a.x - 1, a.y - 1, a.w + 2, a.h + 2);
   cairo_clip(cr);
   cairo_new_path(cr);
+  cairo_set_source_rgb(cr, color.r, color.g, color.b);
+  cairo_set_line_width(cr, kLineWidth);
+  const bool raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  const std::size_t segments_per_stroke = raster ? kSegmentsPerStroke : points.size();
+  // The dash pattern goes on across the pieces of a stretch, and starts
+  // again after a gap.
+  double drawn_length = 0;
+  double piece_length = 0;
+  std::size_t piece_segments = 0;
+  const auto stroke_piece = [&] {
+    cairo_set_dash(cr, dash.data(), static_cast<int>(dash.size()), drawn_length);
+    cairo_stroke(cr);
+    drawn_length += piece_length;
+    piece_length = 0;
+    piece_segments = 0;
+  };
   std::vector<std::pair<double, double>> dots;
   std::size_t run = 0;
   double last_x = 0;
@@ -33,22 +55,28 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   for (const LinePoint& p : points) {
     if (std::isnan(p.v)) {
       if (run == 1) dots.emplace_back(last_x, last_y);
+      if (run > 1) stroke_piece();
+      drawn_length = 0;
       run = 0;
       continue;
     }
-    last_x = frame.px(p.t);
-    last_y = frame.py(p.v / divisor);
+    const double x = frame.px(p.t);
+    const double y = frame.py(p.v / divisor);
     if (run++ == 0) {
-      cairo_move_to(cr, last_x, last_y);
+      cairo_move_to(cr, x, y);
     } else {
-      cairo_line_to(cr, last_x, last_y);
+      cairo_line_to(cr, x, y);
+      piece_length += std::hypot(x - last_x, y - last_y);
+      if (++piece_segments == segments_per_stroke) {
+        stroke_piece();
+        cairo_move_to(cr, x, y);
+      }
     }
+    last_x = x;
+    last_y = y;
   }
   if (run == 1) dots.emplace_back(last_x, last_y);
-  cairo_set_source_rgb(cr, color.r, color.g, color.b);
-  cairo_set_line_width(cr, kLineWidth);
-  cairo_set_dash(cr, dash.data(), static_cast<int>(dash.size()), 0);
-  cairo_stroke(cr);
+  stroke_piece();
   cairo_set_dash(cr, nullptr, 0, 0);
   for (const auto& [x, y] : dots) {
     cairo_new_sub_path(cr);

@@ -11,14 +11,30 @@
 
 namespace gpuwatch::plot::detail {
 
-PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions& options) {
-  const DeviceMetric metric = options.metric.value_or(DeviceMetric::MemUsedBytes);
+namespace {
+DeviceMetric per_gpu_metric(const PlotOptions& options) {
+  return options.metric.value_or(DeviceMetric::MemUsedBytes);
+}
+}  // namespace
+
+PlotNeeds per_gpu_needs(const PlotOptions& options) {
+  const DeviceMetric metric = per_gpu_metric(options);
+  PlotNeeds needs;
+  needs.line_buckets = line_buckets(options);
+  needs.lines = {metric};
+  needs.moments = {metric};
+  if (const auto ref = reference_metric(metric)) needs.ranges.push_back(*ref);
+  return needs;
+}
+
+PlotGeometry draw_per_gpu(Canvas& canvas, const PlotRun& run, const PlotOptions& options) {
+  const DeviceMetric metric = per_gpu_metric(options);
   const std::optional<Reference> reference = reference_for(run, metric);
   const MetricScale scale =
       metric_scale({&run, 1}, metric, reference ? std::optional(reference->value) : std::nullopt);
   const std::string_view unit = info(metric).unit;
   const std::int64_t origin = time_origin_ns(run);
-  const std::vector<Marker> all_markers = event_markers(run, origin);
+  const std::vector<Marker> all_markers = event_markers(run.base, origin);
 
   std::vector<LegendEntry> legend = gpu_entries(run, Swatch::Line);
   legend.push_back({"time-weighted mean", colors::kMuted, Swatch::Line, kDashed});
@@ -31,7 +47,7 @@ PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions&
                             format_value(reference->value, info(reference->metric).unit));
   }
   const Page page = draw_page(
-      canvas, title_or(options, fmt::format("{} per GPU \u2014 {}", metric_title(metric), run_label(run.run))),
+      canvas, title_or(options, fmt::format("{} per GPU \u2014 {}", metric_title(metric), run_label(run.base.run))),
       subtitle, legend);
 
   const std::size_t n = run.devices.size();
@@ -41,10 +57,9 @@ PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions&
   std::vector<std::optional<Moments>> summaries;
   std::vector<PanelText> texts;
   for (std::size_t i = 0; i < n; ++i) {
-    const DeviceSeries& d = run.devices[i];
-    summaries.push_back(moments(d.mono_ns, metric_column(d, metric)));
+    summaries.push_back(run.devices[i].metric(metric).moments);
     PanelText t;
-    t.title = device_label(d.info);
+    t.title = device_label(run.base.devices[i].info);
     if (summaries.back()) {
       const std::string mean = fmt::format(" \u00b7 mean {}", format_value(summaries.back()->mean, unit));
       t.shorter_titles = {t.title + mean, t.title};
@@ -65,19 +80,18 @@ PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions&
   PlotGeometry geometry;
   geometry.legend = page.legend;
   LineBuilder builder;
-  std::vector<double> t;
+  const double shift_s = seconds_between(origin, run.line_origin_ns);
   for (std::size_t i = 0; i < n; ++i) {
-    const DeviceSeries& d = run.devices[i];
+    const DeviceInfo& d = run.base.devices[i].info;
     const Frame& f = frames[i];
     draw_frame(canvas, f);
     geometry.panels.push_back(panel_geometry(f, scale.unit.divisor));
     std::vector<Marker> markers;
     for (const Marker& m : all_markers) {
-      if (!m.device_index || *m.device_index == d.info.index) markers.push_back(m);
+      if (!m.device_index || *m.device_index == d.index) markers.push_back(m);
     }
-    const std::span<const double> column = metric_column(d, metric);
     if (!summaries[i]) {
-      draw_note(canvas, f, fmt::format("no data: GPU {} reported no {}", d.info.index, info(metric).name));
+      draw_note(canvas, f, fmt::format("no data: GPU {} reported no {}", d.index, info(metric).name));
       continue;
     }
     if (reference) draw_reference_line(canvas, f, reference->value / scale.unit.divisor);
@@ -85,9 +99,8 @@ PlotGeometry draw_per_gpu(Canvas& canvas, const RunData& run, const PlotOptions&
     // The mean under the data, so that it never hides them.
     const double mean_y = f.py(summaries[i]->mean / scale.unit.divisor);
     canvas.line(f.area.x, mean_y, f.area.right(), mean_y, colors::kMuted, 1.2, kDashed);
-    elapsed_seconds(d.wall_ns, origin, t);
-    draw_line(canvas, f, builder.build(t, column, pixel_columns(f)), scale.unit.divisor, series_color(i),
-              series_dash(i));
+    draw_line(canvas, f, builder.points(run.devices[i].metric(metric).line, shift_s, pixel_columns(f)),
+              scale.unit.divisor, series_color(i), series_dash(i));
   }
   return geometry;
 }

@@ -34,13 +34,6 @@ bool takes_metric(PlotKind kind) {
   return kind == PlotKind::PerGpu || kind == PlotKind::Histogram || kind == PlotKind::Compare;
 }
 
-bool has_samples(const RunData& run) {
-  for (const DeviceSeries& d : run.devices) {
-    if (!d.wall_ns.empty()) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 std::string_view to_string(PlotKind kind) { return kind_info(kind).name; }
@@ -113,11 +106,27 @@ void check_plot_request(std::size_t run_count, const PlotOptions& options) {
   }
 }
 
-PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options) {
+PlotNeeds plot_needs(const PlotOptions& options) {
+  switch (options.kind) {
+    case PlotKind::Timeline: return detail::timeline_needs(options);
+    case PlotKind::PerGpu: return detail::per_gpu_needs(options);
+    case PlotKind::Balance: return detail::balance_needs(options);
+    case PlotKind::Compare: return detail::compare_needs(options);
+    case PlotKind::Histogram: return detail::histogram_needs(options);
+  }
+  throw PlotError("unknown plot kind");
+}
+
+PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options) {
+  return reduce_run(std::move(base), columns, plot_needs(options));
+}
+
+PlotGeometry render_plot(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options) {
   check_plot_request(runs.size(), options);
-  for (const RunData& run : runs) {
-    if (!has_samples(run)) {
-      throw PlotError(fmt::format("run {} has no GPU samples to plot", run.run.id.empty() ? "(unnamed)" : run.run.id));
+  for (const PlotRun& run : runs) {
+    if (!run.has_samples()) {
+      const std::string& id = run.base.run.id;
+      throw PlotError(fmt::format("run {} has no GPU samples to plot", id.empty() ? "(unnamed)" : id));
     }
   }
   switch (options.kind) {
@@ -130,11 +139,46 @@ PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const Pl
   throw PlotError("unknown plot kind");
 }
 
-void write_plot(std::span<const RunData> runs, const PlotOptions& options, const std::filesystem::path& out) {
+void write_plot(std::span<const PlotRun> runs, const PlotOptions& options, const std::filesystem::path& out) {
   file_format(out);  // a bad name fails before any drawing
   check_plot_request(runs.size(), options);
   const PlotSize size = plot_size(options);
   write_canvas_file(out, size.width_px, size.height_px, [&](Canvas& canvas) { render_plot(canvas, runs, options); });
+}
+
+namespace {
+
+std::vector<PlotRun> read_all(std::span<const RunData> runs, const PlotOptions& options) {
+  std::vector<PlotRun> read;
+  read.reserve(runs.size());
+  for (const RunData& run : runs) read.push_back(read_for_plot(run_base(run), RunDataColumns(run), options));
+  return read;
+}
+
+}  // namespace
+
+PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options) {
+  check_plot_request(runs.size(), options);
+  return render_plot(canvas, read_all(runs, options), options);
+}
+
+void write_plot(std::span<const RunData> runs, const PlotOptions& options, const std::filesystem::path& out) {
+  file_format(out);
+  check_plot_request(runs.size(), options);
+  write_plot(read_all(runs, options), options, out);
+}
+
+void write_stored_run_plot(const std::filesystem::path& store_path, const RunInfo& run, const PlotOptions& options,
+                           const std::filesystem::path& out) {
+  file_format(out);
+  check_plot_request(1, options);
+  RunData base;
+  {
+    const auto store = Store::open(store_path, true);
+    base = load_run_base(*store, run);
+  }
+  const PlotRun read = read_for_plot(std::move(base), StoredColumns(store_path, run), options);
+  write_plot({&read, 1}, options, out);
 }
 
 }  // namespace gpuwatch::plot

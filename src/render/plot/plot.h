@@ -8,8 +8,10 @@
 //   compare    two or more runs on one elapsed-time axis, and their means
 //   histogram  how long each GPU spent at each value of one metric
 //
-// Long runs are reduced to the min and max of each pixel column before they
-// reach cairo, so drawing costs O(samples) and every peak stays visible.
+// A run is read one GPU at a time and reduced to what its picture shows
+// (plot_data.h): the min and max of a few thousand buckets per line, exact
+// means and distributions. A 35-hour run of 8 GPUs is never in memory whole,
+// and every peak stays visible.
 #pragma once
 
 #include <filesystem>
@@ -23,6 +25,8 @@
 #include "render/plot/canvas.h"
 #include "render/plot/frame.h"
 #include "render/plot/legend.h"
+#include "render/plot/plot_data.h"
+#include "store/device_columns.h"
 #include "store/store.h"
 
 namespace gpuwatch::plot {
@@ -73,12 +77,28 @@ struct PlotGeometry {
   std::vector<LegendItem> legend;
 };
 
-// Draws the picture on `canvas` (whose size it uses). Throws PlotError for
-// a bad request or runs with nothing to draw.
-PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options);
+// What the picture `options` ask for reads of each run.
+PlotNeeds plot_needs(const PlotOptions& options);
+// Reads a run for the picture: `base` is the run without device samples
+// (load_run_base, run_base), `columns` where its GPUs' samples come from.
+PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options);
 
+// Draws the picture on `canvas` (whose size it uses). Throws PlotError for
+// a bad request or runs with nothing to draw. The runs must have been read
+// for these options.
+PlotGeometry render_plot(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options);
 // Draws and writes `out`, atomically; the format follows its extension. The
-// entry point for `gpuwatch plot` and `record --generate-graphs`.
+// entry point for `gpuwatch plot`.
+void write_plot(std::span<const PlotRun> runs, const PlotOptions& options, const std::filesystem::path& out);
+
+// The same for runs in memory.
+PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options);
 void write_plot(std::span<const RunData> runs, const PlotOptions& options, const std::filesystem::path& out);
+
+// The picture of a run in the store file `store_path` (`record
+// --generate-graphs`): its GPUs are read one at a time, on read-only
+// connections of their own, so a recorder may hold the store open.
+void write_stored_run_plot(const std::filesystem::path& store_path, const RunInfo& run, const PlotOptions& options,
+                           const std::filesystem::path& out);
 
 }  // namespace gpuwatch::plot

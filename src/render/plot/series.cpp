@@ -9,24 +9,8 @@ namespace {
 constexpr double kGapIntervals = 3;  // a stretch this many usual intervals long is a gap
 }
 
-std::int64_t time_origin_ns(const RunData& data) {
-  std::int64_t origin = data.run.start_wall_ns;
-  for (const DeviceSeries& d : data.devices) {
-    if (!d.wall_ns.empty() && (origin == 0 || d.wall_ns.front() < origin)) origin = d.wall_ns.front();
-  }
-  return origin;
-}
-
 double seconds_between(std::int64_t from_ns, std::int64_t to_ns) {
   return (static_cast<double>(to_ns) - static_cast<double>(from_ns)) / 1e9;
-}
-
-double elapsed_end_s(const RunData& data, std::int64_t origin_ns) {
-  std::int64_t end = data.run.end_wall_ns.value_or(origin_ns);
-  for (const DeviceSeries& d : data.devices) {
-    if (!d.wall_ns.empty()) end = std::max(end, d.wall_ns.back());
-  }
-  return std::max(1.0, seconds_between(origin_ns, end));
 }
 
 void elapsed_seconds(std::span<const std::int64_t> wall_ns, std::int64_t origin_ns, std::vector<double>& out) {
@@ -54,7 +38,13 @@ void ValueRange::add(const ValueRange& other) {
 
 ValueRange finite_range(std::span<const double> values) {
   ValueRange r;
-  for (double v : values) r.add(v);
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (const double v : values) {
+    // False for NaN and the infinities; no branch on the usual path.
+    const bool finite = v > -kInf && v < kInf;
+    r.lo = finite && v < r.lo ? v : r.lo;
+    r.hi = finite && v > r.hi ? v : r.hi;
+  }
   return r;
 }
 
@@ -62,11 +52,25 @@ BucketGrid pixel_columns(const Frame& frame) {
   return {frame.x.lo, frame.x.hi, static_cast<std::size_t>(std::max(1.0, std::ceil(frame.area.w)))};
 }
 
-std::vector<LinePoint> LineBuilder::build(std::span<const double> t, std::span<const double> v,
-                                          const BucketGrid& grid) {
+Line LineBuilder::reduce(std::span<const double> t, std::span<const double> v, const BucketGrid& grid) {
   const double usual = median_valid_interval(t, v);
   keep_valid_marking_gaps(t, v, kGapIntervals * usual, t_, v_);
-  return min_max_per_bucket(t_, v_, grid);
+  Line line;
+  const std::vector<LinePoint> kept = min_max_per_bucket(t_, v_, grid);
+  line.t_s.reserve(kept.size());
+  line.v.reserve(kept.size());
+  for (const LinePoint& p : kept) {
+    line.t_s.push_back(p.t);
+    line.v.push_back(p.v);
+  }
+  return line;
+}
+
+std::vector<LinePoint> LineBuilder::points(const Line& line, double shift_s, const BucketGrid& grid) {
+  if (shift_s == 0) return min_max_per_bucket(line.t_s, line.v, grid);
+  t_.resize(line.t_s.size());
+  for (std::size_t i = 0; i < line.t_s.size(); ++i) t_[i] = line.t_s[i] + shift_s;
+  return min_max_per_bucket(t_, line.v, grid);
 }
 
 }  // namespace gpuwatch::plot

@@ -1,5 +1,7 @@
-// From a run's columns to what a panel draws: elapsed seconds, value ranges,
-// and lines reduced to about two points per pixel column.
+// From a GPU's columns to what a panel draws: elapsed seconds, value ranges,
+// and lines reduced in two steps, first to a few points per bucket of the
+// run's span while the full columns are in memory, then to about two points
+// per pixel column of the panel.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +15,8 @@
 
 namespace gpuwatch::plot {
 
-// Time zero of a run's pictures: its start by the wall clock (or its first
-// sample when that came earlier or the start is unknown).
-std::int64_t time_origin_ns(const RunData& data);
 // to - from in seconds, computed in doubles: no overflow whatever a file held.
 double seconds_between(std::int64_t from_ns, std::int64_t to_ns);
-// Seconds from the origin to the run's end or last sample; at least 1.
-double elapsed_end_s(const RunData& data, std::int64_t origin_ns);
 // Seconds since origin_ns for each time; reuses `out`.
 void elapsed_seconds(std::span<const std::int64_t> wall_ns, std::int64_t origin_ns, std::vector<double>& out);
 
@@ -40,13 +37,24 @@ ValueRange finite_range(std::span<const double> values);
 // One bucket per pixel column of the frame's plot area.
 BucketGrid pixel_columns(const Frame& frame);
 
-// Builds the points to draw for one series, reusing its buffers between
-// series: values missing only because a slow metric was not read on that
-// tick are dropped, stretches without a value longer than three usual
-// intervals become gaps, and each pixel column keeps its min and max.
+// A line kept at a resolution finer than any picture's: seconds and values in
+// time order, a NaN value where the line breaks.
+struct Line {
+  std::vector<double> t_s;
+  std::vector<double> v;
+};
+
+// Builds lines, reusing its buffers between series.
 class LineBuilder {
  public:
-  std::vector<LinePoint> build(std::span<const double> t, std::span<const double> v, const BucketGrid& grid);
+  // From a full-resolution series: values missing only because a slow
+  // metric was not read on that tick are dropped, stretches without a value
+  // longer than three usual intervals become gaps, and each bucket of `grid`
+  // keeps its min and max.
+  Line reduce(std::span<const double> t, std::span<const double> v, const BucketGrid& grid);
+  // The points a frame draws of a line, its times moved by shift_s: each
+  // pixel column keeps its min and max, gaps stay gaps.
+  std::vector<LinePoint> points(const Line& line, double shift_s, const BucketGrid& grid);
 
  private:
   std::vector<double> t_;

@@ -27,7 +27,17 @@ struct Panel {
 
 }  // namespace
 
-PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions& options) {
+PlotNeeds timeline_needs(const PlotOptions& options) {
+  PlotNeeds needs;
+  needs.line_buckets = line_buckets(options);
+  for (const DeviceMetric m : kTimelineMetrics) {
+    needs.lines.push_back(m);
+    if (const auto ref = reference_metric(m)) needs.ranges.push_back(*ref);
+  }
+  return needs;
+}
+
+PlotGeometry draw_timeline(Canvas& canvas, const PlotRun& run, const PlotOptions& options) {
   std::vector<Panel> panels;
   for (DeviceMetric m : kTimelineMetrics) {
     Panel p{m, reference_for(run, m), {}};
@@ -35,7 +45,7 @@ PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions
     panels.push_back(p);
   }
   const std::int64_t origin = time_origin_ns(run);
-  const std::vector<Marker> markers = event_markers(run, origin);
+  const std::vector<Marker> markers = event_markers(run.base, origin);
 
   std::vector<LegendEntry> legend = gpu_entries(run, Swatch::Line);
   bool any_reference = false;
@@ -43,7 +53,7 @@ PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions
   if (any_reference) legend.push_back({"capacity / limit / max", colors::kReference, Swatch::Line, kDashed});
   if (!markers.empty()) legend.push_back({"event", colors::kEvent, Swatch::Marker, kDotted});
 
-  const Page page = draw_page(canvas, title_or(options, fmt::format("GPU timeline \u2014 {}", run_label(run.run))),
+  const Page page = draw_page(canvas, title_or(options, fmt::format("GPU timeline \u2014 {}", run_label(run.base.run))),
                               run_subtitle(run), legend);
   // Stacked on one column when each panel keeps a readable height, else in
   // two columns.
@@ -89,16 +99,13 @@ PlotGeometry draw_timeline(Canvas& canvas, const RunData& run, const PlotOptions
   }
   for (std::size_t i = 0; i < shape.cols && i < frames.size(); ++i) draw_marker_labels(canvas, frames[i], markers);
 
-  // Device by device: its time axis is converted once for all its metrics.
   LineBuilder builder;
-  std::vector<double> t;
+  const double shift_s = seconds_between(origin, run.line_origin_ns);
   for (std::size_t d = 0; d < run.devices.size(); ++d) {
-    const DeviceSeries& device = run.devices[d];
-    elapsed_seconds(device.wall_ns, origin, t);
     for (std::size_t i = 0; i < panels.size(); ++i) {
-      const std::span<const double> column = metric_column(device, panels[i].metric);
-      if (column.empty()) continue;
-      const auto points = builder.build(t, column, pixel_columns(frames[i]));
+      const Line& line = run.devices[d].metric(panels[i].metric).line;
+      if (line.t_s.empty()) continue;
+      const auto points = builder.points(line, shift_s, pixel_columns(frames[i]));
       draw_line(canvas, frames[i], points, panels[i].scale.unit.divisor, series_color(d), series_dash(d));
     }
   }

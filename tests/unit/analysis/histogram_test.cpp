@@ -51,5 +51,23 @@ TEST(TimeShareHistogram, NothingToCountGivesZeros) {
   EXPECT_TRUE(time_share_histogram(t, std::vector<double>{1, 2}, {0, 1, 0}).empty());
 }
 
+TEST(TimeShareHistogram, WeighedFirstBinnedLaterIsTheSame) {
+  // What a plot keeps of each GPU, binned once the run's range is known.
+  std::vector<std::int64_t> t;
+  std::vector<double> v;
+  std::int64_t now = 0;
+  for (int i = 0; i < 3000; ++i) {
+    now += (i % 5 == 0 ? 3 : 1) * kSec / 10;
+    t.push_back(now);
+    v.push_back(i % 9 == 0 ? kNaN : (i * 37) % 101);
+  }
+  const WeightedValues kept = time_weighted_values(t, v);
+  EXPECT_EQ(kept.values.size(), 3000u - 334u);  // the absent ones are not kept
+  for (const HistogramBins bins : {HistogramBins{0, 5, 20}, HistogramBins{10, 7, 9}, HistogramBins{0, 1, 1}}) {
+    EXPECT_EQ(time_share_histogram(kept, bins), time_share_histogram(t, v, bins));
+  }
+  EXPECT_TRUE(time_share_histogram(WeightedValues{}, {0, 5, 20}) == std::vector<double>(20, 0.0));
+}
+
 }  // namespace
 }  // namespace gpuwatch
