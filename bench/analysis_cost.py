@@ -71,6 +71,8 @@ def main():
     p.add_argument("--plot-kinds", default="timeline,per-gpu,balance,histogram")
     p.add_argument("--pandas-hours", type=float, default=0,
                    help="also compare with pandas over the exported multi-GPU JSON of a run this long")
+    p.add_argument("--pandas-python", default="/usr/bin/python3",
+                   help="a Python with pandas (Debian's python3-pandas is for /usr/bin/python3)")
     args = p.parse_args()
 
     make_store(args, args.store, args.hours)
@@ -97,7 +99,7 @@ def main():
             script = os.path.join(tmp, "pandas_summary.py")
             with open(script, "w") as f:
                 f.write(PANDAS_SCRIPT)
-            wall, rss = best_of([sys.executable, script, exported], args.repeat)
+            wall, rss = best_of([args.pandas_python, script, exported], args.repeat)
             rows.append((f"pandas over exported multi-json, {label} ({os.path.getsize(exported) >> 20} MiB)",
                          wall, rss))
 

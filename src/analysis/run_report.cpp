@@ -58,10 +58,11 @@ void add_summaries(DeviceReport& report, const DeviceSeries& series, std::span<c
 }
 
 // Where memory is judged: while the GPU works, from the moment the job has
-// taken its working memory. The climb while it loads its model (from nothing
-// to its level in a few seconds) and the fall when its process exits are
-// neither a leak nor a drop. "Taken" = at least half the median level of the
-// busy span; a real leak, growing all along, still spans most of the run.
+// taken its working memory until it lets go of all of it. The climb while it
+// loads its model (from nothing to its level in a few seconds) and the fall
+// when its process exits are neither a leak nor a drop. "Taken" = at least
+// half the median level of the busy span; a real leak, growing all along,
+// still spans most of the run.
 std::pair<std::span<const std::int64_t>, std::span<const double>> working_span(
     std::span<const std::int64_t> time_ns, std::span<const double> memory, const std::optional<IdleGapReport>& gaps) {
   if (!gaps || memory.empty()) return {time_ns, memory};
@@ -79,7 +80,14 @@ std::pair<std::span<const std::int64_t>, std::span<const double>> working_span(
   const double taken = *mid / 2;
   std::size_t first = begin;
   while (first < end && (std::isnan(memory[first]) || memory[first] < taken)) ++first;
-  return {time_ns.subspan(first, end - first), memory.subspan(first, end - first)};
+  // NVML's utilization trails by its averaging window, so the last "busy"
+  // sample can come after the process exited and freed everything: memory
+  // near nothing (a twentieth of the working level) at the very end is the
+  // exit, not a drop while working.
+  const double gone = *mid / 20;
+  std::size_t last = end;
+  while (last > first && (std::isnan(memory[last - 1]) || memory[last - 1] < gone)) --last;
+  return {time_ns.subspan(first, last - first), memory.subspan(first, last - first)};
 }
 
 // Detectors, energy and phase statistics: everything that needs the

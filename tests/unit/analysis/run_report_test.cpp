@@ -49,6 +49,27 @@ TEST(RunReport, LoadingAModelIsNotALeakAndExitingIsNotADrop) {
   EXPECT_TRUE(r.devices[0].memory->drops.empty());
 }
 
+TEST(RunReport, AClosingBusyReadingAfterTheExitIsNotADrop) {
+  // The last tick reads "busy" (the driver's window still holds the job)
+  // although the process has exited and freed its memory.
+  const RunData data = one_gpu(
+      40, [](double t) { return t < 2 || t > 39.85 ? 0.0 : 99.0; }, [](double t) { return t > 39.75 ? 0.0 : 9 * kGiB; });
+  const RunReport r = build_report(data);
+  ASSERT_TRUE(r.devices[0].memory);
+  EXPECT_TRUE(r.devices[0].memory->drops.empty());
+}
+
+TEST(RunReport, ADropToALowLevelWhileStillWorkingIsReported) {
+  // 12 GiB for 60 % of the run, then 2 GiB while still busy: a real drop,
+  // even though the low level is under half the median.
+  const RunData data = one_gpu(
+      50, [](double) { return 90.0; }, [](double t) { return t < 30 ? 12 * kGiB : 2 * kGiB; });
+  const RunReport r = build_report(data);
+  ASSERT_TRUE(r.devices[0].memory);
+  ASSERT_EQ(r.devices[0].memory->drops.size(), 1u);
+  EXPECT_EQ(r.devices[0].memory->drops[0].to_bytes, 2 * kGiB);
+}
+
 TEST(RunReport, ASteadyLeakFromTheStartIsStillFound) {
   // 2 GiB at the start, +8 GiB over the run: half the median level is
   // reached at once, so almost the whole run is judged.
