@@ -19,6 +19,7 @@ std::int64_t tick_until(std::int64_t tick_ns, std::int64_t tolerance_ns) {
 // previous tick's reach.
 std::vector<std::int64_t> ticks_of(std::span<const std::int64_t> times, std::int64_t tolerance_ns) {
   std::vector<std::int64_t> ticks;
+  ticks.reserve(times.size());
   std::int64_t until = 0;
   for (const std::int64_t t : times) {
     if (!ticks.empty() && t <= until) continue;
@@ -62,11 +63,15 @@ bool MeanAcross::take_times(std::span<const std::int64_t> time_ns) {
   if (all_within(time_ns, times_)) return true;
   std::vector<std::int64_t> added(time_ns.begin(), time_ns.end());
   if (!std::is_sorted(added.begin(), added.end())) std::sort(added.begin(), added.end());
-  std::vector<std::int64_t> merged;
-  merged.reserve(times_.size() + added.size());
-  std::set_union(times_.begin(), times_.end(), added.begin(), added.end(), std::back_inserter(merged));
-  merged.erase(std::unique(merged.begin(), merged.end()), merged.end());
-  times_ = std::move(merged);
+  added.erase(std::unique(added.begin(), added.end()), added.end());
+  if (times_.empty()) {
+    times_ = std::move(added);
+  } else {
+    std::vector<std::int64_t> merged;
+    merged.reserve(times_.size() + added.size());
+    std::set_union(times_.begin(), times_.end(), added.begin(), added.end(), std::back_inserter(merged));
+    times_ = std::move(merged);
+  }
   std::vector<std::int64_t> ticks = ticks_of(times_, tolerance_ns_);
 
   // The old ticks must stand unchanged, side by side, in the new ones.
@@ -87,6 +92,8 @@ bool MeanAcross::take_times(std::span<const std::int64_t> time_ns) {
   const std::size_t after = ticks.size() - before - ticks_.size();
   std::vector<double> sums(before, 0.0);
   std::vector<std::uint32_t> counts(before, 0);
+  sums.reserve(ticks.size());
+  counts.reserve(ticks.size());
   sums.insert(sums.end(), sums_.begin(), sums_.end());
   counts.insert(counts.end(), counts_.begin(), counts_.end());
   for (std::size_t j = ticks.size() - after; j < ticks.size(); ++j) {
