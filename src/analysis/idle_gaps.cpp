@@ -9,22 +9,6 @@ namespace gpuwatch {
 
 namespace {
 
-struct Present {
-  std::vector<std::int64_t> time_ns;
-  std::vector<double> value;
-};
-
-Present present_values(std::span<const std::int64_t> time_ns, std::span<const double> values) {
-  Present p;
-  const std::size_t n = std::min(time_ns.size(), values.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    if (std::isnan(values[i])) continue;
-    p.time_ns.push_back(time_ns[i]);
-    p.value.push_back(values[i]);
-  }
-  return p;
-}
-
 double median(std::vector<double> v) {
   auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
@@ -41,7 +25,7 @@ constexpr double kRegularPeriodCv = 0.25;
 
 std::optional<IdleGapReport> find_idle_gaps(std::span<const std::int64_t> time_ns,
                                             std::span<const double> util_percent, const IdleGapOptions& options) {
-  const Present p = present_values(time_ns, util_percent);
+  const PresentSamples p = present_samples(time_ns, util_percent);
   const auto idle = [&](std::size_t i) { return p.value[i] < options.idle_below_percent; };
   std::size_t first_busy = 0;
   while (first_busy < p.value.size() && idle(first_busy)) ++first_busy;

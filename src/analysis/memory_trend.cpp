@@ -10,12 +10,7 @@ namespace gpuwatch {
 
 namespace {
 
-struct Points {
-  std::vector<std::int64_t> time_ns;
-  std::vector<double> value;
-};
-
-double weighted_mean(const Points& p, const std::vector<double>& w, std::size_t begin, std::size_t end) {
+double weighted_mean(const PresentSamples& p, const std::vector<double>& w, std::size_t begin, std::size_t end) {
   double sum = 0;
   double total = 0;
   for (std::size_t i = begin; i < end; ++i) {
@@ -28,7 +23,7 @@ double weighted_mean(const Points& p, const std::vector<double>& w, std::size_t 
   return sum / static_cast<double>(end - begin);
 }
 
-double slope_per_hour(const Points& p, const std::vector<double>& w) {
+double slope_per_hour(const PresentSamples& p, const std::vector<double>& w) {
   // Time relative to the first sample keeps the sums well conditioned.
   double total = 0;
   double mean_t = 0;
@@ -56,7 +51,7 @@ double slope_per_hour(const Points& p, const std::vector<double>& w) {
 // compared with the highest level of the last `drop_window_ns`. After a fall
 // the window restarts at the new level, so a fall over several samples is
 // one drop, extended while it goes on, not one drop per intermediate level.
-std::vector<MemoryDrop> find_drops(const Points& p, const MemoryTrendOptions& o) {
+std::vector<MemoryDrop> find_drops(const PresentSamples& p, const MemoryTrendOptions& o) {
   std::vector<MemoryDrop> drops;
   std::deque<std::size_t> window;  // indices, values decreasing
   std::int64_t last_fall_ns = 0;
@@ -87,12 +82,7 @@ std::vector<MemoryDrop> find_drops(const Points& p, const MemoryTrendOptions& o)
 
 std::optional<MemoryTrend> memory_trend(std::span<const std::int64_t> time_ns, std::span<const double> used_bytes,
                                         std::optional<double> total_bytes, const MemoryTrendOptions& options) {
-  Points p;
-  for (std::size_t i = 0; i < std::min(time_ns.size(), used_bytes.size()); ++i) {
-    if (std::isnan(used_bytes[i])) continue;
-    p.time_ns.push_back(time_ns[i]);
-    p.value.push_back(used_bytes[i]);
-  }
+  const PresentSamples p = present_samples(time_ns, used_bytes);
   const std::size_t n = p.value.size();
   if (n < 10) return std::nullopt;
   const std::vector<double> w = time_weights_s(p.time_ns);

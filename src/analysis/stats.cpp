@@ -119,6 +119,17 @@ void bucketed_select(std::span<const Weighted> points, double min, double max, s
 
 }  // namespace
 
+PresentSamples present_samples(std::span<const std::int64_t> time_ns, std::span<const double> values) {
+  PresentSamples p;
+  const std::size_t n = std::min(time_ns.size(), values.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(values[i])) continue;
+    p.time_ns.push_back(time_ns[i]);
+    p.value.push_back(values[i]);
+  }
+  return p;
+}
+
 std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
   std::vector<double> weights = weights_ns(time_ns, max_half_gap_ns);
   for (double& w : weights) w /= 1e9;

@@ -28,6 +28,14 @@ struct Summary {
 // statistics, so "time throttled" and "mean" agree on what a sample is worth.
 std::vector<double> time_weights_s(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns = 0);
 
+// The samples of a column that have a value (NaN is absent), with their
+// times: what detectors walk, since a gap in a column is not a sample.
+struct PresentSamples {
+  std::vector<std::int64_t> time_ns;
+  std::vector<double> value;
+};
+PresentSamples present_samples(std::span<const std::int64_t> time_ns, std::span<const double> values);
+
 // NaN values are absent and skipped. A half-gap longer than `max_half_gap_ns`
 // (the sampler was stopped, the machine suspended) is capped to it; zero
 // means: cap at 1.5 x the median gap. Returns nullopt when no value exists.

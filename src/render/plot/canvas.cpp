@@ -92,20 +92,18 @@ void Canvas::use_font(const Font& font) {
   cairo_set_font_size(cr_, font.size);
 }
 
-double Canvas::text_width(std::string_view text, const Font& font) {
+Canvas::TextMetrics Canvas::measure(const std::string& text, const Font& font) {
   use_font(font);
-  const std::string s(text);
   cairo_text_extents_t ext;
-  cairo_text_extents(cr_, s.c_str(), &ext);
-  return ext.x_advance;
-}
-
-double Canvas::line_height(const Font& font) {
-  use_font(font);
+  cairo_text_extents(cr_, text.c_str(), &ext);
   cairo_font_extents_t fe;
   cairo_font_extents(cr_, &fe);
-  return fe.ascent + fe.descent;
+  return {ext.x_advance, fe.ascent + fe.descent, fe.ascent};
 }
+
+double Canvas::text_width(std::string_view text, const Font& font) { return measure(std::string(text), font).width; }
+
+double Canvas::line_height(const Font& font) { return measure("", font).height; }
 
 std::string Canvas::fit(std::string_view text, double max_width, const Font& font) {
   if (text_width(text, font) <= max_width) return std::string(text);
@@ -123,18 +121,14 @@ std::string Canvas::fit(std::string_view text, double max_width, const Font& fon
 }
 
 Rect Canvas::text(std::string_view text, double x, double y, HAlign h, VAlign v, const Font& font, Rgb color) {
-  use_font(font);
   const std::string s(text);
-  cairo_text_extents_t ext;
-  cairo_text_extents(cr_, s.c_str(), &ext);
-  cairo_font_extents_t fe;
-  cairo_font_extents(cr_, &fe);
-  const double width = ext.x_advance;
-  const double height = fe.ascent + fe.descent;
+  const TextMetrics m = measure(s, font);
+  const double width = m.width;
+  const double height = m.height;
   const double left = h == HAlign::Left ? x : h == HAlign::Center ? x - width / 2 : x - width;
   const double top = v == VAlign::Top ? y : v == VAlign::Middle ? y - height / 2 : y - height;
   cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_move_to(cr_, left, top + fe.ascent);
+  cairo_move_to(cr_, left, top + m.ascent);
   cairo_show_text(cr_, s.c_str());
   cairo_new_path(cr_);
   const Rect box{left, top, width, height};
@@ -143,19 +137,15 @@ Rect Canvas::text(std::string_view text, double x, double y, HAlign h, VAlign v,
 }
 
 Rect Canvas::text_up(std::string_view text, double cx, double cy, const Font& font, Rgb color) {
-  use_font(font);
   const std::string s(text);
-  cairo_text_extents_t ext;
-  cairo_text_extents(cr_, s.c_str(), &ext);
-  cairo_font_extents_t fe;
-  cairo_font_extents(cr_, &fe);
-  const double length = ext.x_advance;
-  const double height = fe.ascent + fe.descent;
+  const TextMetrics m = measure(s, font);
+  const double length = m.width;
+  const double height = m.height;
   cairo_save(cr_);
   cairo_translate(cr_, cx, cy);
   cairo_rotate(cr_, -std::numbers::pi / 2);
   cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_move_to(cr_, -length / 2, -height / 2 + fe.ascent);
+  cairo_move_to(cr_, -length / 2, -height / 2 + m.ascent);
   cairo_show_text(cr_, s.c_str());
   cairo_new_path(cr_);
   cairo_restore(cr_);

@@ -105,6 +105,13 @@ class Canvas {
 
  private:
   void use_font(const Font& font);
+  // Selects the font and measures `text`: advance width, line height, ascent.
+  struct TextMetrics {
+    double width;
+    double height;
+    double ascent;
+  };
+  TextMetrics measure(const std::string& text, const Font& font);
 
   cairo_surface_t* surface_;
   cairo_t* cr_;
