@@ -29,7 +29,9 @@ void RecordingSink::on_device_sample(const DeviceSample& sample) {
 
 void RecordingSink::on_host_sample(const HostSample& sample) {
   store_.append(sample);
-  latest_host_ = sample.values;
+  // A read right after the previous one (the closing tick) has no CPU delta
+  // yet; the line keeps showing the last value known rather than "n/a".
+  latest_host_.merge_from(sample.values);
 }
 
 void RecordingSink::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
