@@ -26,7 +26,7 @@
 namespace gpuwatch {
 
 // How moments of different runs are matched. Epoch and Step use events of
-// kind "annotation" whose message carries "epoch=N" / "step=N".
+// kind "epoch" / "step" whose message is the number (docs/annotations.md).
 enum class Alignment : std::uint8_t { ElapsedTime, Epoch, Step };
 // Common: every run over the part all of them cover. Full: each run whole.
 enum class SpanMode : std::uint8_t { Common, Full };

@@ -18,21 +18,12 @@ std::string describe(const RunData& data, std::size_t index) {
                         : fmt::format("{} ({}, {})", run_label(index), r.name, r.id);
 }
 
-// The number after "key=" in an annotation's message ("epoch=3 loss=0.41").
-std::optional<double> annotation_value(std::string_view message, std::string_view key) {
-  std::size_t pos = 0;
-  while ((pos = message.find(key, pos)) != std::string_view::npos) {
-    const bool word_start = pos == 0 || message[pos - 1] == ' ' || message[pos - 1] == ',' ||
-                            message[pos - 1] == ';' || message[pos - 1] == '\t';
-    const std::size_t value_at = pos + key.size();
-    pos = value_at;
-    if (!word_start || value_at >= message.size() || message[value_at] != '=') continue;
-    double v = 0;
-    const char* begin = message.data() + value_at + 1;
-    auto [end, ec] = std::from_chars(begin, message.data() + message.size(), v);
-    if (ec == std::errc() && end != begin && std::isfinite(v)) return v;
-  }
-  return std::nullopt;
+// The count an "epoch" or "step" event carries as its whole message.
+std::optional<double> count_in(std::string_view message) {
+  double v = 0;
+  auto [end, ec] = std::from_chars(message.data(), message.data() + message.size(), v);
+  if (ec != std::errc() || end != message.data() + message.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 struct Mark {
@@ -44,8 +35,8 @@ std::vector<Mark> progress_marks(const RunData& data, std::string_view key) {
   std::vector<Mark> marks;
   const std::int64_t origin = run_origin_mono_ns(data);
   for (const Event& e : data.events) {
-    if (e.kind != "annotation") continue;
-    if (auto v = annotation_value(e.message, key)) {
+    if (e.kind != key) continue;
+    if (auto v = count_in(e.message)) {
       marks.push_back({static_cast<double>(e.time.mono_ns - origin) / 1e9, *v});
     }
   }
@@ -61,7 +52,7 @@ std::vector<ElapsedWindow> progress_windows(std::span<const RunData> runs, std::
     marks.push_back(progress_marks(runs[i], key));
     if (marks.back().empty()) {
       throw CompareError(fmt::format(
-          "cannot align by {}: run {} has no annotation with {}=N; compare by elapsed time (--align time) instead",
+          "cannot align by {}: run {} has no {} annotations; compare by elapsed time (--align time) instead",
           key, describe(runs[i], i), key));
     }
     const auto [min_it, max_it] = std::minmax_element(marks.back().begin(), marks.back().end(),

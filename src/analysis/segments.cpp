@@ -40,6 +40,9 @@ std::vector<Segment> segments_from_events(std::span<const Event> events, std::in
     if (!kind) continue;
     auto& slot = open[static_cast<std::size_t>(*kind)];
     if (slot) out[*slot].end_mono_ns = e.time.mono_ns;
+    slot.reset();
+    // An empty phase name ends the phase without starting another.
+    if (e.message.empty()) continue;
     slot = out.size();
     out.push_back({*kind, e.message, e.time.mono_ns, run_end_mono_ns});
   }

@@ -25,6 +25,7 @@ struct Segment {
 
 // Events of kind "phase" or "epoch" (the message is the label) each open a
 // segment that the next event of the same kind, or `run_end_mono_ns`, closes.
+// An event with an empty label only closes.
 std::vector<Segment> segments_from_events(std::span<const Event> events, std::int64_t run_end_mono_ns);
 
 struct SegmentDeviceStats {

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
+#include "annotate/output_pattern.h"
 #include "record/child_process.h"
 #include "record/recorder.h"
 
@@ -44,6 +45,10 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--compare-with", flags->compare_with,
                   "At the end, compare this run with RUN (a stored run or a file), RUN as the baseline");
   cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one")->check(CLI::PositiveNumber);
+  cmd->add_option("--annotate-regex", o.annotate_regex,
+                  "Take annotations from the command's output lines: named groups step, epoch, phase, mark, or any\n"
+                  "other name for a scalar, e.g. 'Epoch (?<epoch>\\d+).*loss (?<loss>[0-9.]+)'. Repeatable.")
+      ->allow_extra_args(false);  // one pattern per flag: the command after -- is not a pattern
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
   add_store_option(*cmd, flags->store);
   cmd->add_option("command", o.command, "The command to run, after --");
@@ -53,6 +58,16 @@ void add_record(CLI::App& app, int& exit_code) {
     if (flags->pid != 0) {
       if (!options.command.empty()) throw CLI::ValidationError("--pid", "give either --pid or a command, not both");
       options.attach_pid = flags->pid;
+    }
+    if (!options.annotate_regex.empty() && options.command.empty()) {
+      throw CLI::ValidationError("--annotate-regex", "needs a command to read the output of");
+    }
+    for (const std::string& re : options.annotate_regex) {
+      try {
+        OutputPattern{re};
+      } catch (const PatternError& e) {
+        throw CLI::ValidationError("--annotate-regex", fmt::format("'{}': {}", re, e.what()));
+      }
     }
     if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
     if (flags->generate_graphs && !options.output_dir) {

@@ -234,7 +234,7 @@ class SeedImporter {
     if (const auto metadata = field(object, "training_metadata"); metadata && !metadata->is_null()) {
       // Attached once per run by the wrapper; repeated copies say nothing new.
       std::string message = simdjson::minify(*metadata);
-      if (message != last_metadata_) builder_.add_event(time, std::nullopt, "annotation", message);
+      if (message != last_metadata_) builder_.add_event(time, std::nullopt, "mark", message);
       last_metadata_ = std::move(message);
     }
     notes_.read();

@@ -17,7 +17,8 @@
 namespace gpuwatch {
 
 ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
-                                 const std::vector<std::pair<std::string, std::string>>& extra_env) {
+                                 const std::vector<std::pair<std::string, std::string>>& extra_env,
+                                 ChildOutput output) {
   if (argv.empty()) throw std::runtime_error("no command given");
   // exec failure travels back through a close-on-exec pipe: an empty read
   // means exec succeeded.
@@ -26,6 +27,20 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The environment is built before fork: setenv in the child of a
+  // threaded process could wait forever for a lock another thread held.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view key = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [k, v] : extra_env) replaced = replaced || k == key;
+    if (!replaced) env_strings.emplace_back(entry);
+  }
+  for (const auto& [k, v] : extra_env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> env;
+  for (auto& e : env_strings) env.push_back(e.data());
+  env.push_back(nullptr);
   const bool take_terminal = isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
   const pid_t pid = fork();
@@ -46,8 +61,9 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (const auto& [k, v] : extra_env) setenv(k.c_str(), v.c_str(), 1);
-    execvp(args[0], args.data());
+    if (output.stdout_fd >= 0) dup2(output.stdout_fd, STDOUT_FILENO);
+    if (output.stderr_fd >= 0) dup2(output.stderr_fd, STDERR_FILENO);
+    execvpe(args[0], args.data(), env.data());
     const int err = errno;
     ssize_t ignored = write(fds[1], &err, sizeof err);
     (void)ignored;

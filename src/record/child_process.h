@@ -27,6 +27,12 @@ struct ChildOutcome {
   [[nodiscard]] int status_code() const { return signal ? 128 + *signal : exit_code.value_or(0); }
 };
 
+// Where the command's stdout and stderr go: -1 keeps gpuwatch's own.
+struct ChildOutput {
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+};
+
 class ChildProcess {
  public:
   // Forks and execs argv[0] (PATH search). Throws SpawnError with the
@@ -35,7 +41,8 @@ class ChildProcess {
   // becomes the foreground group, so that it can read the terminal (a login
   // prompt, breakpoint()) and Ctrl-C, Ctrl-\ and Ctrl-Z reach it directly.
   static ChildProcess spawn(const std::vector<std::string>& argv,
-                            const std::vector<std::pair<std::string, std::string>>& extra_env);
+                            const std::vector<std::pair<std::string, std::string>>& extra_env,
+                            ChildOutput output = {});
 
   [[nodiscard]] pid_t pid() const { return pid_; }
   // Blocks until the child exits. before_reap runs while the exited child is

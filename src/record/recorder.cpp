@@ -19,6 +19,7 @@
 #include "analysis/run_report.h"
 #include "backends/procfs/host.h"
 #include "core/atomic_file.h"
+#include "record/annotation_sources.h"
 #include "record/child_process.h"
 #include "record/recording_sink.h"
 #include "render/compare.h"
@@ -220,12 +221,17 @@ int run_record(const RecordOptions& o) {
     sampler.stop();
   });
 
+  // After the signal thread, which blocks the signals before any thread
+  // starts; after the sink, which its threads deliver into until they stop.
+  AnnotationSources annotations(sink, o.annotate_regex);
+
   const Timestamp start = now();
   run.start_wall_ns = start.wall_ns;
   run.start_mono_ns = start.mono_ns;
   std::optional<ChildProcess> child;
   if (!o.command.empty()) {
-    child = ChildProcess::spawn(o.command, {});
+    child = ChildProcess::spawn(o.command, annotations.child_environment(), annotations.child_output());
+    annotations.command_started();
     std::lock_guard lock(child_mutex);
     child_group = child->pid();
     if (pending_signal != 0) signal_process_group(child_group, pending_signal);
@@ -235,6 +241,10 @@ int run_record(const RecordOptions& o) {
       throw std::runtime_error(fmt::format("--pid {}: no such process", *o.attach_pid));
     }
     host.set_tree_root(static_cast<std::uint32_t>(*o.attach_pid));
+  }
+  if (o.command.empty() && !annotations.socket_path().empty()) {
+    std::fprintf(stderr, "gpuwatch: a process can send annotations with GPUWATCH_SOCKET=%s\n",
+                 annotations.socket_path().c_str());
   }
   try {
     store->begin_run(run, selected(backends, o.gpus));
@@ -275,6 +285,7 @@ int run_record(const RecordOptions& o) {
 
   // From here on the command has finished: whatever fails is reported, and
   // gpuwatch still exits with the command's status.
+  annotations.command_finished();
   try {
     sink.finish();
     run.end_wall_ns = now().wall_ns;

@@ -20,6 +20,7 @@ struct RecordOptions {
   double interval_s = 0.5;
   std::vector<int> gpus;              // empty: all
   bool status_line = false;
+  std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   double status_every_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;

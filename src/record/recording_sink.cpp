@@ -50,17 +50,33 @@ void RecordingSink::post_event(Event event) {
   posted_.push_back(std::move(event));
 }
 
-void RecordingSink::drain_posted() {
+void RecordingSink::post_annotation(const Annotation& annotation, Timestamp received) {
+  std::lock_guard lock(posted_mutex_);
+  ++annotations_received_;
+  annotation_throttle_.add(annotation_event(annotation, received), posted_);
+}
+
+std::size_t RecordingSink::annotations_received() const {
+  std::lock_guard lock(posted_mutex_);
+  return annotations_received_;
+}
+
+void RecordingSink::drain_posted(bool everything) {
   std::vector<Event> events;
   {
     std::lock_guard lock(posted_mutex_);
+    if (everything) {
+      annotation_throttle_.take_all(posted_);
+    } else {
+      annotation_throttle_.take_due(now().mono_ns, posted_);
+    }
     events.swap(posted_);
   }
   for (const Event& e : events) store_.add_event(e);
 }
 
-void RecordingSink::flush(Timestamp time) {
-  drain_posted();
+void RecordingSink::flush(Timestamp time, bool everything) {
+  drain_posted(everything);
   try {
     store_.flush();
     last_flush_mono_ns_ = time.mono_ns;
@@ -89,7 +105,7 @@ void RecordingSink::print_status(Timestamp time) {
 }
 
 void RecordingSink::finish() {
-  flush(now());
+  flush(now(), true);
   if (status_.enabled && status_.tty) say(status_.out, "\n");
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "annotate/annotation.h"
+#include "annotate/annotation_throttle.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
 
@@ -33,12 +35,16 @@ class RecordingSink final : public SampleSink {
 
   // Thread-safe: for events seen outside the sampling thread (signals).
   void post_event(Event event);
+  // Thread-safe: the training's annotations (socket, output scanner).
+  void post_annotation(const Annotation& annotation, Timestamp received);
+  [[nodiscard]] std::size_t annotations_received() const;
   // Writes what is buffered; call once sampling has stopped.
   void finish();
 
  private:
-  void flush(Timestamp time);
-  void drain_posted();
+  // everything: also the annotations the throttle holds back.
+  void flush(Timestamp time, bool everything = false);
+  void drain_posted(bool everything);
   void print_status(Timestamp time);
 
   Store& store_;
@@ -48,8 +54,10 @@ class RecordingSink final : public SampleSink {
   bool store_error_reported_ = false;
   std::map<int, DeviceSample> latest_;
   HostValues latest_host_;
-  std::mutex posted_mutex_;
+  mutable std::mutex posted_mutex_;
   std::vector<Event> posted_;
+  AnnotationThrottle annotation_throttle_;
+  std::size_t annotations_received_ = 0;
 };
 
 }  // namespace gpuwatch

@@ -119,7 +119,7 @@ class Compare(GpuwatchTestCase):
             (["compare", "adamw", "adamwprune", "--warmup", "-1"], 2, "--warmup"),
             (["compare", "adamw", "adamwprune", "--format", "yaml"], 2, "--format"),
             (["compare", "adamw", "adamwprune", "--warmup", "600"], 1, "warm-up"),
-            (["compare", "adamw", "adamwprune", "--align", "epoch"], 1, "epoch=N"),
+            (["compare", "adamw", "adamwprune", "--align", "epoch"], 1, "no epoch annotations"),
             (["compare", "--group", "nothing-like-this*"], 1, "nothing-like-this"),
             (["report"], 2, "RUN"),
             (["report", "adamw", "--group", "adam*"], 2, "not both"),
@@ -188,7 +188,8 @@ class RecordCompareWithAndGraphs(GpuwatchTestCase):
                         "--", "sleep", "2", scenario=ADAMWPRUNE)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("B relative to A", r.stderr)
-        self.assertIn("B (adamwprune) uses 7.5 % less GPU memory", r.stderr)
+        # 7.5 % at the steady level; the ramp at the start moves it by a tenth with timing.
+        self.assertRegex(r.stderr, r"B \(adamwprune\) uses 7\.[4-7] % less GPU memory")
         plots = [f for f in os.listdir(out_dir) if f.endswith("_plot.png")]
         self.assertEqual(len(plots), 1, os.listdir(out_dir))
         with open(os.path.join(out_dir, plots[0]), "rb") as f:

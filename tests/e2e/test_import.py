@@ -86,11 +86,11 @@ class Import(GpuwatchTestCase):
         self.assertEqual(len(r.stdout.splitlines()), 1 + 12)
         self.assertIn("power_limit_watts", r.stdout.splitlines()[0])
 
-    def test_training_metadata_becomes_an_annotation(self):
+    def test_training_metadata_becomes_a_mark(self):
         run_id = self.import_file(fixture("seed_wrapper_w7900.json"))[0]
         events = self.report(run_id)["events"]
         self.assertEqual(len(events), 1)
-        self.assertEqual(events[0]["kind"], "annotation")
+        self.assertEqual(events[0]["kind"], "mark")
         self.assertEqual(json.loads(events[0]["message"])["lr"], "1e-3")
 
     def test_run_as_a_file_is_read_without_storing(self):

@@ -89,6 +89,8 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
 std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color) {
   std::vector<Marker> markers;
   for (const Event& e : data.events) {
+    // Steps and logged scalars come every second: lines, not markers.
+    if (e.kind == "step" || e.kind == "log") continue;
     Marker m;
     m.t = seconds_between(origin_ns, e.time.wall_ns);
     m.label = event_label(e);

@@ -182,26 +182,29 @@ TEST(Compare, EpochAlignmentNeedsAnnotations) {
     compare_runs(runs, o);
     FAIL() << "expected CompareError";
   } catch (const CompareError& e) {
-    EXPECT_NE(std::string(e.what()).find("epoch=N"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no epoch annotations"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("run A"), std::string::npos) << e.what();
   }
 }
 
 TEST(Compare, EpochAlignmentUsesTheEpochsAllRunsReached) {
-  auto annotate = [](RunData& d, double at_s, const std::string& message) {
+  auto annotate = [](RunData& d, double at_s, const std::string& kind, const std::string& message) {
     Event e;
-    e.kind = "annotation";
+    e.kind = kind;
     e.message = message;
     e.time.mono_ns = kStartMono + static_cast<std::int64_t>(at_s * 1e9);
     d.events.push_back(e);
   };
   RunData a = util_run("a", constant(61, 10));  // epochs 1-3 start at 0, 20, 40 s
-  annotate(a, 0, "epoch=1 loss=2.1");
-  annotate(a, 20, "epoch=2 loss=1.5");
-  annotate(a, 40, "epoch=3 loss=1.2");
+  annotate(a, 0, "epoch", "1");
+  annotate(a, 0, "log", "loss=2.1");
+  annotate(a, 20, "epoch", "2");
+  annotate(a, 40, "epoch", "3");
   RunData b = util_run("b", constant(61, 10));  // slower: epochs 1-2 at 0, 30 s
-  annotate(b, 0, "step=0,epoch=1");
-  annotate(b, 30, "step=100,epoch=2");
+  annotate(b, 0, "step", "0");
+  annotate(b, 0, "epoch", "1");
+  annotate(b, 30, "step", "100");
+  annotate(b, 30, "epoch", "2");
   const std::vector<RunData> runs{a, b};
   CompareOptions o;
   o.alignment = Alignment::Epoch;

@@ -30,6 +30,17 @@ void expect_segment(const Segment& s, SegmentKind kind, const std::string& label
   EXPECT_EQ(s.end_mono_ns, end_s * kSec);
 }
 
+TEST(SegmentsFromEvents, AnEmptyPhaseNameOnlyEndsThePhase) {
+  // `with gpuwatch.phase("val"):` sends "val" on entry and "" on exit.
+  const std::vector<Event> events{event(10, "phase", "train"), event(20, "phase", "val"), event(25, "phase", ""),
+                                  event(30, "phase", "train")};
+  const auto s = segments_from_events(events, 50 * kSec);
+  ASSERT_EQ(s.size(), 3u);
+  expect_segment(s[0], SegmentKind::Phase, "train", 10, 20);
+  expect_segment(s[1], SegmentKind::Phase, "val", 20, 25);
+  expect_segment(s[2], SegmentKind::Phase, "train", 30, 50);
+}
+
 TEST(SegmentsFromEvents, EachEventOpensASegmentClosedByTheNextOfItsKind) {
   // Phases train@10, val@20, train@30; epochs 0@10, 1@25; a signal in between.
   // Run ends at 50 s: the last phase and the last epoch end there. Segments

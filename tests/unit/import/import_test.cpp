@@ -77,7 +77,7 @@ TEST_F(ImportFixtures, SeedWrapperFormat) {
   EXPECT_EQ(s.info.supported.size(), 5u);
   EXPECT_EQ(s.info.static_values.get(DeviceMetric::MemTotalBytes), 49152 * kMiB);
   ASSERT_EQ(d.events.size(), 1u);
-  EXPECT_EQ(d.events[0].kind, "annotation");
+  EXPECT_EQ(d.events[0].kind, "mark");
   EXPECT_EQ(d.events[0].time.mono_ns, 10'500'000'000);
   // "1e-3" stays the text it was: the message is the JSON as written.
   EXPECT_EQ(d.events[0].message, R"({"epoch":1,"batch":100,"phase":"training","optimizer":"adamw","lr":"1e-3"})");

@@ -72,7 +72,7 @@ TEST_F(StoreTest, ImportedAnnotationsAreEvents) {
   store->import_run(data);
   const RunData back = store->load(store->resolve("last"));
   ASSERT_EQ(back.events.size(), 1u);
-  EXPECT_EQ(back.events[0].kind, "annotation");
+  EXPECT_EQ(back.events[0].kind, "mark");
   EXPECT_EQ(back.events[0].message, data.events[0].message);
   EXPECT_EQ(back.events[0].time.mono_ns, 10'500'000'000);
 }

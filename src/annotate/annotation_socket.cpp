@@ -1,0 +1,128 @@
+#include "annotate/annotation_socket.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace gpuwatch {
+
+namespace {
+
+std::runtime_error system_error(std::string_view what) {
+  return std::runtime_error(fmt::format("annotation socket: {}: {}", what, std::strerror(errno)));
+}
+
+std::filesystem::path make_private_dir() {
+  std::string base = "/tmp";
+  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime && access(runtime, W_OK) == 0) {
+    base = runtime;
+  } else if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp && access(tmp, W_OK) == 0) {
+    base = tmp;
+  }
+  std::string templ = base + "/gpuwatch-XXXXXX";
+  if (mkdtemp(templ.data()) == nullptr) throw system_error(fmt::format("cannot create a directory in {}", base));
+  return templ;
+}
+
+}  // namespace
+
+AnnotationSocket::AnnotationSocket(Handler on_annotation) : on_annotation_(std::move(on_annotation)) {
+  dir_ = make_private_dir();
+  path_ = dir_ / "annotations.sock";
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  const std::string path = path_.string();
+  if (path.size() >= sizeof address.sun_path) {
+    std::filesystem::remove(dir_);
+    throw std::runtime_error(fmt::format("annotation socket: the path {} is too long for a Unix socket", path));
+  }
+  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+  socket_fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (socket_fd_ < 0 || bind(socket_fd_, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 ||
+      pipe2(stop_pipe_, O_CLOEXEC) != 0) {
+    const auto error = system_error("cannot bind " + path);
+    if (socket_fd_ >= 0) close(socket_fd_);
+    std::filesystem::remove(path_);
+    std::filesystem::remove(dir_);
+    throw error;
+  }
+  // Room for bursts (a log per step at thousands of steps a second) while
+  // the reader thread waits for its turn on a busy host.
+  const int buffer_bytes = 4 << 20;
+  setsockopt(socket_fd_, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  thread_ = std::thread([this] { read_loop(); });
+}
+
+void AnnotationSocket::stop() {
+  if (!thread_.joinable()) return;
+  const char stop = 'x';
+  if (write(stop_pipe_[1], &stop, 1) < 0) {
+    // Cannot happen with an open pipe; the thread would then never stop.
+  }
+  thread_.join();
+}
+
+AnnotationSocket::~AnnotationSocket() {
+  stop();
+  close(socket_fd_);
+  close(stop_pipe_[0]);
+  close(stop_pipe_[1]);
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+  std::filesystem::remove(dir_, ignored);
+}
+
+std::string AnnotationSocket::first_rejection() const {
+  std::lock_guard lock(rejection_mutex_);
+  return first_rejection_;
+}
+
+void AnnotationSocket::read_loop() {
+  pthread_setname_np(pthread_self(), "gw-annotate");
+  // One byte more than the largest datagram taken: a longer one shows as
+  // truncated (MSG_TRUNC gives its real size) and is rejected whole.
+  std::array<char, kMaxDatagramBytes + 1> buffer{};
+  std::string why;
+  for (;;) {
+    std::array<pollfd, 2> fds{{{socket_fd_, POLLIN, 0}, {stop_pipe_[0], POLLIN, 0}}};
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    // Drain what is queued before looking at the stop request: annotations
+    // sent just before the command exited still count.
+    for (;;) {
+      const ssize_t n = recv(socket_fd_, buffer.data(), buffer.size(), MSG_TRUNC);
+      if (n < 0) break;  // EAGAIN: the queue is empty
+      const Timestamp received = now();
+      const auto size = static_cast<std::size_t>(n);
+      const std::string_view text(buffer.data(), std::min(size, buffer.size()));
+      std::optional<Annotation> a;
+      if (size > kMaxDatagramBytes) {
+        why = fmt::format("a datagram of {} bytes (at most {})", size, kMaxDatagramBytes);
+      } else {
+        a = parse_annotation(text, why);
+      }
+      if (a) {
+        on_annotation_(*a, received);
+      } else if (rejected_.fetch_add(1) == 0) {
+        std::lock_guard lock(rejection_mutex_);
+        first_rejection_ = why;
+      }
+    }
+    if (fds[1].revents != 0) return;
+  }
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,51 @@
+// The recorder's end of GPUWATCH_SOCKET: a Unix datagram socket in a private
+// directory, read on a thread of its own. Datagrams never block the sender
+// (a full queue drops them on its side), and a sender with the recorder gone
+// gets an error it ignores: training never waits for gpuwatch.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "annotate/annotation.h"
+
+namespace gpuwatch {
+
+class AnnotationSocket {
+ public:
+  using Handler = std::function<void(const Annotation&, Timestamp received)>;
+
+  // Binds the socket under $XDG_RUNTIME_DIR (else the temporary directory)
+  // and starts reading. Throws std::runtime_error when it cannot.
+  explicit AnnotationSocket(Handler on_annotation);
+  // Reads what is queued, then stops reading. Idempotent.
+  void stop();
+  // Stops; removes the socket and its directory.
+  ~AnnotationSocket();
+  AnnotationSocket(const AnnotationSocket&) = delete;
+  AnnotationSocket& operator=(const AnnotationSocket&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+  // Datagrams that were not annotations, and why the first one was not.
+  [[nodiscard]] std::size_t rejected() const { return rejected_.load(); }
+  [[nodiscard]] std::string first_rejection() const;
+
+ private:
+  void read_loop();
+
+  Handler on_annotation_;
+  std::filesystem::path dir_;
+  std::filesystem::path path_;
+  int socket_fd_ = -1;
+  int stop_pipe_[2] = {-1, -1};
+  std::atomic<std::size_t> rejected_{0};
+  mutable std::mutex rejection_mutex_;
+  std::string first_rejection_;
+  std::thread thread_;
+};
+
+}  // namespace gpuwatch

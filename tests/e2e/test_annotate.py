@@ -1,0 +1,85 @@
+"""Annotations: what the training tells gpuwatch, over GPUWATCH_SOCKET or in its output."""
+import os
+import sys
+import textwrap
+
+from harness import GpuwatchTestCase, QUICK
+
+# A training stand-in that speaks the wire protocol with a bare socket, so
+# that these tests do not depend on the Python client (tested on its own).
+SENDER = textwrap.dedent("""
+    import json, os, socket, sys, time
+    path = os.environ["GPUWATCH_SOCKET"]
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.setblocking(False)
+    def send(kind, value, **extra):
+        s.sendto(json.dumps(dict(kind=kind, value=value, mono_ns=time.monotonic_ns(), **extra)).encode(), path)
+    send("log", {"model_params": 11689512})
+    for epoch in (1, 2):
+        send("epoch", epoch)
+        send("phase", "train")
+        for step in range(50):
+            send("step", (epoch - 1) * 50 + step + 1)
+            send("log", {"loss": 1.0 / (epoch * 50 + step)})
+            time.sleep(0.01)
+        send("phase", "val")
+        time.sleep(0.3)
+        send("phase", None)
+        time.sleep(0.2)
+    send("mark", "checkpoint saved")
+    s.sendto(b"this is not json", path)
+""")
+
+
+class SocketAnnotations(GpuwatchTestCase):
+    def test_the_child_gets_a_socket(self):
+        r = self.run_gw("record", "--no-summary", "--", "sh", "-c", 'test -S "$GPUWATCH_SOCKET"')
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_annotations_are_stored_on_the_samples_clock(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", sys.executable, "-c", SENDER,
+                        scenario=QUICK + ";gpu_count=1;gpu0.util=80")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("1 message on GPUWATCH_SOCKET was not understood (the first: not valid JSON)", r.stderr)
+        rep = self.report()
+        self.assertEqual([e["label"] for e in rep["epochs"]], ["1", "2"])
+        phases = {p["label"]: p for p in rep["phases"]}
+        self.assertEqual(set(phases), {"train", "val"})
+        self.assertEqual(phases["val"]["occurrences"], 2)
+        self.assertAlmostEqual(phases["val"]["duration_s"], 0.6, delta=0.15)
+        marks = [e for e in rep["events"] if e["kind"] == "mark"]
+        self.assertEqual([m["message"] for m in marks], ["checkpoint saved"])
+        start = rep["run"]["start_wall_ns"] if "start_wall_ns" in rep["run"] else None
+        if start is not None:
+            self.assertGreaterEqual(marks[0]["wall_ns"], start)
+
+
+class OutputAnnotations(GpuwatchTestCase):
+    SCRIPT = ("for e in 1 2 3; do echo \"Epoch $e/3 loss: 0.$e\"; echo \"err line $e\" >&2; sleep 0.3; done;"
+              " printf 'partial line without newline'")
+
+    def test_regex_reads_the_output_which_still_reaches_the_terminal(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary",
+                        "--annotate-regex", r"Epoch (?<epoch>\d+)/\d+ loss: (?<loss>[0-9.]+)",
+                        "--annotate-regex", r"^partial",
+                        "--", "sh", "-c", self.SCRIPT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "Epoch 1/3 loss: 0.1\nEpoch 2/3 loss: 0.2\nEpoch 3/3 loss: 0.3\n"
+                                   "partial line without newline")
+        self.assertIn("err line 1\nerr line 2\nerr line 3\n", r.stderr)
+        rep = self.report()
+        self.assertEqual([e["label"] for e in rep["epochs"]], ["1", "2", "3"])
+        self.assertEqual([e["message"] for e in rep["events"] if e["kind"] == "mark"],
+                         ["partial line without newline"])
+
+    def test_bad_patterns_are_usage_errors_and_nothing_runs(self):
+        marker = os.path.join(self.tmp, "ran")
+        for args in (["--annotate-regex", "(unclosed"], ["--annotate-regex", "(?<1x>a)"]):
+            r = self.run_gw("record", *args, "--", "touch", marker)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--annotate-regex", r.stderr)
+        r = self.run_gw("record", "--annotate-regex", "x", "--pid", str(os.getpid()))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("needs a command", r.stderr)
+        self.assertFalse(os.path.exists(marker))
+        self.assertEqual(self.runs(), [])
