@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -272,7 +273,9 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
     if (auto j = d.energy.best()) report.total_energy_joules = report.total_energy_joules.value_or(0) + *j;
   }
   report.processes = base.processes;
-  report.events = base.events;
+  report.training = summarize_training(base.events);
+  std::copy_if(base.events.begin(), base.events.end(), std::back_inserter(report.events),
+               [](const Event& e) { return !is_dense_annotation(e); });
   return report;
 }
 

@@ -14,6 +14,7 @@
 #include "analysis/segments.h"
 #include "analysis/stats.h"
 #include "analysis/throttle.h"
+#include "analysis/training.h"
 #include "store/device_columns.h"
 #include "store/store.h"
 
@@ -64,9 +65,10 @@ struct RunReport {
   std::vector<BalanceReport> balance;  // every summarized metric, when >= 2 GPUs have it
   std::vector<SegmentStats> phases;    // from annotations; empty without them
   std::vector<SegmentStats> epochs;
+  std::optional<TrainingSummary> training;  // from annotations
   std::optional<double> total_energy_joules;
   std::vector<ProcessRecord> processes;
-  std::vector<Event> events;
+  std::vector<Event> events;  // all but the dense annotations (steps, logs), which `training` sums up
 
   [[nodiscard]] const Summary* find_host(HostMetric m) const;
 };

@@ -7,6 +7,7 @@
 
 #include "render/document.h"
 #include "render/report.h"
+#include "render/report_training.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -213,6 +214,9 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
     return s ? fmt::format("{:.{}f}", s->mean / divisor, decimals) : std::string("-");
   };
   for (const SegmentStats& seg : segments) {
+    if (seg.devices.empty()) {  // a host-only run: the durations still say something
+      t.rows.push_back({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"});
+    }
     for (const SegmentDeviceStats& d : seg.devices) {
       t.rows.push_back({seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
                         human_duration(seg.duration_s), mean(d.util_percent, 1, 1), mean(d.mem_used_bytes, kGiB, 2),
@@ -261,12 +265,18 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     }
     doc.table(std::move(t));
   }
-  if (!r.events.empty()) {
+  // Epochs and phases have their tables above.
+  std::vector<const Event*> listed;
+  for (const Event& e : r.events) {
+    if (e.kind != "epoch" && e.kind != "phase") listed.push_back(&e);
+  }
+  if (!listed.empty()) {
     doc.heading("Events");
     TextTable t;
     t.header = {"time", "kind", "gpu", "message"};
     t.first_numeric_column = 99;  // all text
-    for (const Event& e : r.events) {
+    for (const Event* event : listed) {
+      const Event& e = *event;
       t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
                         e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message.substr(0, 60)});
     }
@@ -302,6 +312,7 @@ Document report_document(const RunReport& r) {
   add_balance(doc, r);
   add_segments(doc, r.phases, "Phases (from annotations)");
   add_segments(doc, r.epochs, "Epochs (from annotations)");
+  add_training(doc, r);
   if (r.total_energy_joules && r.devices.size() > 1) {
     doc.heading("Energy, all GPUs");
     doc.line(fmt::format("{:.1f} J ({:.4f} Wh)", *r.total_energy_joules, *r.total_energy_joules / 3600));

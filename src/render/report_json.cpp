@@ -1,6 +1,7 @@
 #include "render/json_writer.h"
 #include "render/report.h"
 #include "render/report_json_parts.h"
+#include "render/report_training.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -121,6 +122,7 @@ std::string render_report_json(const RunReport& r) {
   w.end_array();
   write_segments(w, "phases", r.phases);
   write_segments(w, "epochs", r.epochs);
+  write_training(w, r);
   w.field("total_energy_joules", r.total_energy_joules);
   w.key("host").begin_object();
   for (const HostMetricSummary& h : r.host) {

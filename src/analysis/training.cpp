@@ -1,0 +1,88 @@
+#include "analysis/training.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace gpuwatch {
+
+namespace {
+
+std::optional<double> parse_number(std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+void raise_peak(std::optional<double>& peak, double v) { peak = std::max(peak.value_or(v), v); }
+
+}  // namespace
+
+std::vector<std::pair<std::string_view, double>> parse_log_message(std::string_view message) {
+  std::vector<std::pair<std::string_view, double>> out;
+  while (!message.empty()) {
+    const std::size_t space = message.find(' ');
+    const std::string_view pair = message.substr(0, space);
+    message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
+    const std::size_t eq = pair.find('=');
+    if (eq == 0 || eq == std::string_view::npos) continue;
+    if (const auto v = parse_number(pair.substr(eq + 1))) out.emplace_back(pair.substr(0, eq), *v);
+  }
+  return out;
+}
+
+std::optional<double> latest_logged(std::span<const Event> events, std::string_view name) {
+  for (auto e = events.rbegin(); e != events.rend(); ++e) {
+    if (e->kind != "log") continue;
+    for (const auto& [n, v] : parse_log_message(e->message)) {
+      if (n == name) return v;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_dense_annotation(const Event& e) { return e.kind == "step" || e.kind == "log"; }
+
+std::optional<TrainingSummary> summarize_training(std::span<const Event> events) {
+  TrainingSummary t;
+  bool any = false;
+  for (const Event& e : events) {
+    if (e.kind == "step") {
+      if (const auto v = parse_number(e.message)) t.last_step = static_cast<std::int64_t>(*v);
+    } else if (e.kind == "epoch") {
+      ++t.epochs;
+    } else if (e.kind == "mark") {
+      ++t.marks;
+    } else if (e.kind == "log") {
+      for (const auto& [name, v] : parse_log_message(e.message)) {
+        if (name == "model_params") {
+          t.model_params = v;
+        } else if (name == "torch_allocated_bytes") {
+          raise_peak(t.torch_allocated_peak_bytes, v);
+        } else if (name == "torch_reserved_bytes") {
+          raise_peak(t.torch_reserved_peak_bytes, v);
+        } else if (name == "torch_max_allocated_bytes") {
+          raise_peak(t.torch_max_allocated_bytes, v);
+        } else {
+          auto s = std::find_if(t.scalars.begin(), t.scalars.end(), [&](const ScalarSummary& x) { return x.name == name; });
+          if (s == t.scalars.end()) {
+            t.scalars.push_back({std::string(name), 0, v, v, v, v});
+            s = t.scalars.end() - 1;
+          }
+          ++s->count;
+          s->last = v;
+          s->min = std::min(s->min, v);
+          s->max = std::max(s->max, v);
+        }
+      }
+    } else if (e.kind != "phase") {
+      continue;
+    }
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return t;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,51 @@
+// What the training said about itself (its annotations, docs/annotations.md),
+// summed up for the report: progress, logged scalars, and PyTorch's allocator
+// memory to set beside the driver's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/sample.h"
+
+namespace gpuwatch {
+
+// "loss=0.53 lr=0.001" -> {("loss", 0.53), ("lr", 0.001)}; malformed pairs are skipped.
+std::vector<std::pair<std::string_view, double>> parse_log_message(std::string_view message);
+
+// The latest value of one logged name in `events`, if any.
+std::optional<double> latest_logged(std::span<const Event> events, std::string_view name);
+
+// Events stored for every step or scalar: the report summarizes them instead of listing them.
+bool is_dense_annotation(const Event& e);
+
+struct ScalarSummary {
+  std::string name;
+  std::size_t count = 0;  // stored values (at most one a second)
+  double first = 0;
+  double last = 0;
+  double min = 0;
+  double max = 0;
+};
+
+struct TrainingSummary {
+  std::optional<std::int64_t> last_step;
+  std::size_t epochs = 0;  // epoch annotations seen
+  std::size_t marks = 0;
+  std::optional<double> model_params;
+  std::vector<ScalarSummary> scalars;  // in order of first appearance, allocator and model size apart
+  // PyTorch's caching allocator (torch_*_bytes logs), peaks over the run.
+  std::optional<double> torch_allocated_peak_bytes;
+  std::optional<double> torch_reserved_peak_bytes;
+  std::optional<double> torch_max_allocated_bytes;
+};
+
+// Nullopt when the run has no annotations at all.
+std::optional<TrainingSummary> summarize_training(std::span<const Event> events);
+
+}  // namespace gpuwatch

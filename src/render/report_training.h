@@ -1,0 +1,15 @@
+// The report's training section: progress, logged scalars, and PyTorch's
+// allocator memory beside the driver's (from the run's annotations).
+#pragma once
+
+#include "analysis/run_report.h"
+#include "render/document.h"
+#include "render/json_writer.h"
+
+namespace gpuwatch {
+
+void add_training(Document& doc, const RunReport& r);
+// "training": an object, or null without annotations.
+void write_training(JsonWriter& w, const RunReport& r);
+
+}  // namespace gpuwatch
