@@ -1,0 +1,103 @@
+"""Annotations for runs recorded by `gpuwatch record -- python train.py`.
+
+    import gpuwatch
+    gpuwatch.epoch()
+    with gpuwatch.phase("train"):
+        for batch in loader:
+            ...
+            gpuwatch.step()
+            gpuwatch.log(loss=loss.item())
+
+Outside `gpuwatch record` (GPUWATCH_SOCKET unset) every call checks its
+arguments and sends nothing. Sending never blocks and never raises. See
+docs/python.md for the API and the protocol.
+"""
+import os
+import threading
+
+from gpuwatch._client import SOCKET_ENV, Client
+
+__version__ = "0.1.0"
+__all__ = ["step", "epoch", "phase", "log", "mark", "log_torch_memory", "model", "enabled"]
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def _client():
+    """The process's client, made on first use from GPUWATCH_SOCKET."""
+    global _default
+    client = _default
+    if client is None:
+        with _default_lock:
+            if _default is None:
+                _default = Client(os.environ.get(SOCKET_ENV))
+            client = _default
+    return client
+
+
+def _reset():
+    """Closes the client; the next call reads GPUWATCH_SOCKET again (tests)."""
+    global _default
+    with _default_lock:
+        if _default is not None:
+            _default.close()
+        _default = None
+
+
+def enabled():
+    """Whether annotations are sent (the program runs under `gpuwatch record`)."""
+    return _client().enabled
+
+
+def step(n=None):
+    """Training step n; without n, the next of 1, 2, 3... (counting on from
+    the last n given). Sent at most about 4 times a second, latest value first."""
+    _client().step(n)
+
+
+def epoch(n=None):
+    """Epoch n; without n, the next of 1, 2, 3... Never held back."""
+    _client().epoch(n)
+
+
+def phase(name):
+    """Starts phase name ("train", "val", ...); None or "" ends the current one.
+    `with gpuwatch.phase("val"):` also ends it when the block is left."""
+    return _client().phase(name)
+
+
+def log(**scalars):
+    """Named numbers (loss=0.53, lr=1e-3). Non-numbers raise TypeError; NaN
+    and infinities are dropped. Each set of names is sent at most about 4
+    times a second, latest values first."""
+    _client().log(scalars)
+
+
+def mark(text):
+    """A free-form note at this moment (at most 1024 bytes are kept)."""
+    _client().mark(text)
+
+
+def log_torch_memory(device=None):
+    """Logs PyTorch's allocator counters (torch_allocated_bytes,
+    torch_reserved_bytes, torch_max_allocated_bytes) for a CUDA device
+    (default: the current one); nothing without torch or CUDA."""
+    client = _client()
+    if not client.enabled:
+        return  # before importing torch: that costs seconds
+    from gpuwatch import _torch
+
+    scalars = _torch.cuda_memory_scalars(device)
+    if scalars:
+        client.log(scalars)
+
+
+def model(params=None, module=None):
+    """Logs model_params: params, or the number of elements of
+    module.parameters() (a torch.nn.Module or anything alike)."""
+    if (params is None) == (module is None):
+        raise TypeError("gpuwatch.model: give either params or module")
+    if module is not None:
+        params = sum(p.numel() for p in module.parameters())
+    _client().log({"model_params": params})

@@ -1,0 +1,69 @@
+"""gpuwatch annotations from the Hugging Face transformers Trainer:
+
+    from gpuwatch.huggingface import GpuwatchCallback
+    trainer = Trainer(..., callbacks=[GpuwatchCallback()])
+
+Steps are state.global_step, epochs int(state.epoch) + 1 (or counted when the
+Trainer does not say), the numeric entries of every log go to gpuwatch.log,
+evaluation is the phase "val", and PyTorch's memory counters are logged at
+the end of each epoch.
+"""
+import gpuwatch
+from gpuwatch import _frameworks
+
+try:
+    from transformers import TrainerCallback as _TrainerCallback
+except ImportError:
+    raise _frameworks.missing(
+        "gpuwatch.huggingface", "transformers (pip install transformers)") from None
+
+
+class GpuwatchCallback(_TrainerCallback):
+    def __init__(self):
+        super().__init__()
+        self._training = False
+        self._evaluating = False
+
+    def on_train_begin(self, args, state, control, model=None, **kwargs):
+        self._training = True
+        if model is not None and hasattr(model, "parameters"):
+            gpuwatch.model(module=model)
+        gpuwatch.phase("train")
+
+    def on_train_end(self, args, state, control, **kwargs):
+        self._training = False
+        gpuwatch.phase(None)
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        if state.epoch is None:
+            gpuwatch.epoch()
+        else:
+            gpuwatch.epoch(int(state.epoch) + 1)
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        gpuwatch.log_torch_memory()
+
+    def on_step_end(self, args, state, control, **kwargs):
+        gpuwatch.step(state.global_step)
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if logs:
+            _frameworks.log_metrics(logs)
+
+    # The Trainer has no hook before evaluation; its first prediction step
+    # is the earliest moment the callback hears of it.
+    def on_prediction_step(self, args, state, control, **kwargs):
+        if not self._evaluating:
+            self._evaluating = True
+            gpuwatch.phase("val")
+
+    def on_evaluate(self, args, state, control, **kwargs):
+        self._end_evaluation()
+
+    def on_predict(self, args, state, control, **kwargs):
+        self._end_evaluation()
+
+    def _end_evaluation(self):
+        if self._evaluating:
+            self._evaluating = False
+            gpuwatch.phase("train" if self._training else None)

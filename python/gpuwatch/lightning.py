@@ -1,0 +1,66 @@
+"""gpuwatch annotations from PyTorch Lightning:
+
+    from gpuwatch.lightning import GpuwatchCallback
+    trainer = Trainer(callbacks=[GpuwatchCallback()])
+
+Steps are trainer.global_step, epochs trainer.current_epoch + 1 (counted from
+1 like gpuwatch.epoch()), phases train/val/test follow the loops, and at the
+end of each training epoch the scalar callback_metrics and PyTorch's memory
+counters are logged (the metrics again at the end of a test).
+"""
+import gpuwatch
+from gpuwatch import _frameworks
+
+
+def _import_lightning():
+    try:
+        import lightning.pytorch as pl
+    except ImportError:
+        try:
+            import pytorch_lightning as pl
+        except ImportError:
+            raise _frameworks.missing(
+                "gpuwatch.lightning", "PyTorch Lightning (pip install lightning)") from None
+    return pl
+
+
+_pl = _import_lightning()
+
+
+class GpuwatchCallback(_pl.Callback):
+    def __init__(self):
+        super().__init__()
+        self._training = False
+
+    def on_fit_start(self, trainer, pl_module):
+        gpuwatch.model(module=pl_module)
+
+    def on_train_epoch_start(self, trainer, pl_module):
+        self._training = True
+        gpuwatch.epoch(trainer.current_epoch + 1)
+        gpuwatch.phase("train")
+
+    def on_train_batch_end(self, trainer, pl_module, *args, **kwargs):
+        gpuwatch.step(trainer.global_step)
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        _frameworks.log_metrics(trainer.callback_metrics)
+        gpuwatch.log_torch_memory()
+
+    def on_train_end(self, trainer, pl_module):
+        self._training = False
+        gpuwatch.phase(None)
+
+    def on_validation_start(self, trainer, pl_module):
+        gpuwatch.phase("val")
+
+    def on_validation_end(self, trainer, pl_module):
+        # Validation inside fit interrupts a training epoch: go back to it.
+        gpuwatch.phase("train" if self._training else None)
+
+    def on_test_start(self, trainer, pl_module):
+        gpuwatch.phase("test")
+
+    def on_test_end(self, trainer, pl_module):
+        _frameworks.log_metrics(trainer.callback_metrics)
+        gpuwatch.phase(None)

@@ -1,0 +1,190 @@
+"""The framework callbacks, driven by fake frameworks put into sys.modules
+(neither Lightning nor transformers is needed to run these)."""
+import importlib
+import math
+import sys
+import types
+import unittest
+from unittest import mock
+
+from gpuwatch import _frameworks
+
+from tests.support import SocketTestCase
+
+
+class FakeTensor:
+    def __init__(self, *values):
+        self.values = values
+
+    def numel(self):
+        return len(self.values)
+
+    def item(self):
+        if len(self.values) != 1:
+            raise ValueError("only one element tensors can be converted")
+        return self.values[0]
+
+
+class FakeModule:
+    def parameters(self):
+        return iter([FakeTensor(*range(6)), FakeTensor(1, 2)])
+
+
+def fake_package(name, **attributes):
+    module = types.ModuleType(name)
+    module.__path__ = []
+    module.__dict__.update(attributes)
+    return module
+
+
+class Callback:
+    """What the frameworks' base classes look like to a subclass."""
+
+
+def import_fresh(module_name, fake_modules):
+    """Imports module_name with fake_modules in sys.modules; both are gone again afterwards."""
+    with mock.patch.dict(sys.modules, fake_modules):
+        sys.modules.pop(module_name, None)
+        return importlib.import_module(module_name)
+
+
+def summary(messages):
+    return [(m["kind"], m["value"]) for m in messages]
+
+
+class CallbackTestCase(SocketTestCase):
+    def setUp(self):
+        super().setUp()
+        self.use_module_client()
+        # No torch here: log_torch_memory() must be a no-op, not an ImportError.
+        patcher = mock.patch.dict(sys.modules, {"torch": None})
+        patcher.start()
+        self.addCleanup(patcher.stop)
+        self.received = []
+
+    def hook(self, call):
+        """Runs one hook a second after the previous, so throttling stays out
+        of the way, and takes what it sent off the socket's short queue."""
+        self.clock.now_ns += 1_000_000_000
+        call()
+        self.received += self.receiver.messages()
+
+
+class LightningTest(CallbackTestCase):
+    def lightning(self, fakes):
+        module = import_fresh("gpuwatch.lightning", fakes)
+        return module.GpuwatchCallback()
+
+    def test_a_fit_and_a_test(self):
+        pytorch = fake_package("lightning.pytorch", Callback=Callback)
+        callback = self.lightning({"lightning": fake_package("lightning", pytorch=pytorch),
+                                   "lightning.pytorch": pytorch})
+        self.assertIsInstance(callback, Callback)
+        trainer = types.SimpleNamespace(global_step=0, current_epoch=0, callback_metrics={})
+        module = FakeModule()
+        self.hook(lambda: callback.on_fit_start(trainer, module))
+        self.hook(lambda: callback.on_validation_start(trainer, module))  # the sanity check
+        self.hook(lambda: callback.on_validation_end(trainer, module))
+        self.hook(lambda: callback.on_train_epoch_start(trainer, module))
+        trainer.global_step = 1
+        self.hook(lambda: callback.on_train_batch_end(trainer, module, {"loss": 1}, None, 0))
+        trainer.global_step = 2
+        self.hook(lambda: callback.on_train_batch_end(trainer, module, {"loss": 1}, None, 1))
+        self.hook(lambda: callback.on_validation_start(trainer, module))
+        self.hook(lambda: callback.on_validation_end(trainer, module))
+        trainer.callback_metrics = {"val/loss": FakeTensor(0.25), "acc": 0.5, "best": True,
+                                    "hist": FakeTensor(1.0, 2.0), "nan": math.nan, "note": "x"}
+        self.hook(lambda: callback.on_train_epoch_end(trainer, module))
+        trainer.current_epoch = 1
+        self.hook(lambda: callback.on_train_epoch_start(trainer, module))
+        self.hook(lambda: callback.on_train_end(trainer, module))
+        self.hook(lambda: callback.on_test_start(trainer, module))
+        trainer.callback_metrics = {"test_loss": FakeTensor(0.5)}
+        self.hook(lambda: callback.on_test_end(trainer, module))
+        self.assertEqual(summary(self.received), [
+            ("log", {"model_params": 8}),
+            ("phase", "val"), ("phase", None),
+            ("epoch", 1), ("phase", "train"),
+            ("step", 1), ("step", 2),
+            ("phase", "val"), ("phase", "train"),
+            ("log", {"acc": 0.5, "val_loss": 0.25}),
+            ("epoch", 2), ("phase", "train"),
+            ("phase", None),
+            ("phase", "test"), ("log", {"test_loss": 0.5}), ("phase", None),
+        ])
+
+    def test_falls_back_to_pytorch_lightning(self):
+        callback = self.lightning({"lightning": None, "lightning.pytorch": None,
+                                   "pytorch_lightning": fake_package("pytorch_lightning", Callback=Callback)})
+        self.assertIsInstance(callback, Callback)
+
+    def test_says_what_is_missing(self):
+        with self.assertRaisesRegex(ImportError, "PyTorch Lightning"):
+            self.lightning({"lightning": None, "lightning.pytorch": None, "pytorch_lightning": None})
+
+
+class HuggingFaceTest(CallbackTestCase):
+    def huggingface(self, fakes):
+        module = import_fresh("gpuwatch.huggingface", fakes)
+        return module.GpuwatchCallback()
+
+    def test_a_training_with_evaluation(self):
+        callback = self.huggingface({"transformers": fake_package("transformers", TrainerCallback=Callback)})
+        self.assertIsInstance(callback, Callback)
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        args, control = object(), object()
+        self.hook(lambda: callback.on_train_begin(args, state, control, model=FakeModule()))
+        self.hook(lambda: callback.on_epoch_begin(args, state, control))
+        state.global_step = 1
+        self.hook(lambda: callback.on_step_end(args, state, control))
+        self.hook(lambda: callback.on_log(args, state, control, logs={
+            "loss": 0.5, "learning_rate": 1e-4, "epoch": 0.5, "train/runtime": 3, "note": "x", "flag": False}))
+        self.hook(lambda: callback.on_prediction_step(args, state, control))
+        self.hook(lambda: callback.on_prediction_step(args, state, control))
+        self.hook(lambda: callback.on_log(args, state, control, logs={"eval_loss": 0.75}))
+        self.hook(lambda: callback.on_evaluate(args, state, control, metrics={"eval_loss": 0.75}))
+        state.epoch = 1.0
+        self.hook(lambda: callback.on_epoch_end(args, state, control))
+        self.hook(lambda: callback.on_epoch_begin(args, state, control))
+        state.epoch = None
+        self.hook(lambda: callback.on_epoch_begin(args, state, control))
+        self.hook(lambda: callback.on_train_end(args, state, control))
+        self.hook(lambda: callback.on_prediction_step(args, state, control))
+        self.hook(lambda: callback.on_predict(args, state, control, metrics={}))
+        self.assertEqual(summary(self.received), [
+            ("log", {"model_params": 8}), ("phase", "train"),
+            ("epoch", 1),
+            ("step", 1),
+            ("log", {"epoch": 0.5, "learning_rate": 1e-4, "loss": 0.5, "train_runtime": 3.0}),
+            ("phase", "val"),
+            ("log", {"eval_loss": 0.75}),
+            ("phase", "train"),
+            ("epoch", 2),
+            ("epoch", 3),  # the Trainer did not say: counted on
+            ("phase", None),
+            ("phase", "val"), ("phase", None),
+        ])
+
+    def test_says_what_is_missing(self):
+        with self.assertRaisesRegex(ImportError, "transformers"):
+            self.huggingface({"transformers": None})
+
+
+class FrameworkMetricsTest(CallbackTestCase):
+    def test_names_are_made_protocol_safe(self):
+        self.assertEqual(_frameworks.clean_name("val/loss"), "val_loss")
+        self.assertEqual(_frameworks.clean_name("lr-AdamW"), "lr_AdamW")
+        self.assertEqual(_frameworks.clean_name("top.5"), "top.5")
+        self.assertEqual(_frameworks.clean_name("5x"), "_5x")
+        self.assertEqual(_frameworks.clean_name(""), "_")
+        self.assertEqual(len(_frameworks.clean_name("n" * 100)), 64)
+
+    def test_many_metrics_go_out_32_names_a_message(self):
+        _frameworks.log_metrics({f"m{i:02d}": i for i in range(40)})
+        sent = [m["value"] for m in self.receiver.messages()]
+        self.assertEqual([len(values) for values in sent], [32, 8])
+        self.assertEqual(sent[1]["m39"], 39.0)
+
+
+if __name__ == "__main__":
+    unittest.main()
