@@ -1,5 +1,6 @@
 // Rows of the column-oriented series, for code that works sample by sample
 // (exports, and writing a whole imported run).
+#include <algorithm>
 #include <cmath>
 
 #include "store/store.h"
@@ -24,6 +25,31 @@ HostSample host_sample_at(const HostSeries& series, std::size_t i) {
   }
   for (const auto& core : series.core_percent) s.core_percent.push_back(i < core.size() ? core[i] : kNaN);
   return s;
+}
+
+namespace {
+
+template <typename Column>
+void erase_front(Column& column, std::size_t n) {
+  column.erase(column.begin(), column.begin() + static_cast<std::ptrdiff_t>(std::min(n, column.size())));
+}
+
+// Series share the shape: times, then columns as long as the times.
+template <typename Series>
+std::size_t drop_front(Series& s, std::int64_t mono_ns) {
+  const auto n = static_cast<std::size_t>(std::lower_bound(s.mono_ns.begin(), s.mono_ns.end(), mono_ns) - s.mono_ns.begin());
+  erase_front(s.mono_ns, n);
+  erase_front(s.wall_ns, n);
+  for (auto& column : s.values) erase_front(column, n);
+  return n;
+}
+
+}  // namespace
+
+void drop_samples_before(RunData& data, std::int64_t mono_ns) {
+  for (DeviceSeries& d : data.devices) drop_front(d, mono_ns);
+  const std::size_t n = drop_front(data.host, mono_ns);
+  for (auto& core : data.host.core_percent) erase_front(core, n);
 }
 
 }  // namespace gpuwatch

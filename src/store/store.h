@@ -92,11 +92,16 @@ struct LoadOptions {
   std::optional<std::vector<DeviceMetric>> metrics;  // only these columns; the others stay empty
   bool device_samples = true;  // false: devices' facts only, no samples at all
   bool host = true;            // host samples, processes and events
+  // Only samples at or after this time (`status` reads the last minute of a
+  // long run); chunks that end before it are not read. Events are all read.
+  std::optional<std::int64_t> since_mono_ns;
 };
 
 // One row of a series back as a sample (store/series.cpp).
 DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
 HostSample host_sample_at(const HostSeries& series, std::size_t i);
+// Removes the samples before `mono_ns` from every series (events stay).
+void drop_samples_before(RunData& data, std::int64_t mono_ns);
 
 class StoreError : public std::runtime_error {
  public:

@@ -1,5 +1,6 @@
 """Annotations: what the training tells gpuwatch, over GPUWATCH_SOCKET or in its output."""
 import os
+import subprocess
 import sys
 import textwrap
 
@@ -91,3 +92,44 @@ class OutputAnnotations(GpuwatchTestCase):
         self.assertIn("needs a command", r.stderr)
         self.assertFalse(os.path.exists(marker))
         self.assertEqual(self.runs(), [])
+
+
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+
+CLIENT_SCRIPT = textwrap.dedent("""
+    import time
+    import gpuwatch
+    assert gpuwatch.enabled()
+    gpuwatch.model(params=25_600_000)
+    for e in range(3):
+        gpuwatch.epoch()
+        with gpuwatch.phase("train"):
+            for i in range(40):
+                gpuwatch.step()
+                gpuwatch.log(loss=2.0 - 0.01 * (40 * e + i))
+                time.sleep(0.005)
+        with gpuwatch.phase("val"):
+            time.sleep(0.2)
+    gpuwatch.mark("done")
+""")
+
+
+class PythonClient(GpuwatchTestCase):
+    def test_the_client_under_record(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", sys.executable, "-c", CLIENT_SCRIPT,
+                        scenario=QUICK + ";gpu_count=1", PYTHONPATH=PYTHON_DIR)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("not understood", r.stderr)
+        rep = self.report()
+        self.assertEqual([e["label"] for e in rep["epochs"]], ["1", "2", "3"])
+        self.assertEqual({p["label"]: p["occurrences"] for p in rep["phases"]}, {"train": 3, "val": 3})
+        t = rep["training"]
+        self.assertEqual((t["last_step"], t["epochs"], t["model_params"]), (120, 3, 25_600_000))
+        self.assertAlmostEqual(t["scalars"][0]["last"], 2.0 - 0.01 * 119, places=9)
+
+    def test_the_client_does_nothing_outside_record(self):
+        env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+        env.pop("GPUWATCH_SOCKET", None)
+        script = CLIENT_SCRIPT.replace("assert gpuwatch.enabled()", "assert not gpuwatch.enabled()")
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)

@@ -487,5 +487,32 @@ TEST_F(StoreTest, LoadOptionsReadOneDeviceAndSomeMetrics) {
   EXPECT_EQ(base.devices[1].info.name, all.devices[1].info.name);
 }
 
+TEST_F(StoreTest, LoadOptionsSinceReadsTheEndOfARun) {
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("tail");
+  store->begin_run(run, two_devices());
+  for (std::int64_t i = 0; i < 30; ++i) {
+    store->append(device_sample(0, i));
+    store->append(device_sample(1, i));
+    if (i % 10 == 9) store->flush();  // several chunks: the first ones are skipped whole
+  }
+  store->add_event({device_sample(0, 2).time, std::nullopt, "epoch", "1"});
+  store->finish_run(run);
+  const RunData all = store->load(run);
+  LoadOptions options;
+  options.since_mono_ns = all.devices[0].mono_ns[25];
+  const RunData tail = store->load(run, options);
+  ASSERT_EQ(tail.devices.size(), 2u);
+  for (std::size_t d = 0; d < 2; ++d) {
+    ASSERT_EQ(tail.devices[d].mono_ns.size(), 5u);
+    EXPECT_EQ(tail.devices[d].mono_ns.front(), all.devices[d].mono_ns[25]);
+    EXPECT_EQ(tail.devices[d].wall_ns.front(), all.devices[d].wall_ns[25]);
+    const auto power = static_cast<std::size_t>(DeviceMetric::PowerWatts);
+    EXPECT_EQ(tail.devices[d].values[power].front(), all.devices[d].values[power][25]);
+    EXPECT_EQ(tail.devices[d].values[power].size(), 5u);
+  }
+  EXPECT_EQ(tail.events.size(), all.events.size());  // events are all read
+}
+
 }  // namespace
 }  // namespace gpuwatch
