@@ -1,0 +1,160 @@
+#include "analysis/advisor/advisor.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/advisor/rules.h"
+#include "analysis/segments.h"
+
+namespace gpuwatch {
+
+namespace advisor_rules {
+
+std::span<const double> column(const DeviceSeries& series, DeviceMetric metric) {
+  const auto m = static_cast<std::size_t>(metric);
+  return m < series.values.size() && series.values[m].size() == series.mono_ns.size()
+             ? std::span<const double>(series.values[m])
+             : std::span<const double>();
+}
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+std::string percent(double value) {
+  // Whole numbers where that is exact enough: "49.6 %" must not read "50 %"
+  // next to a threshold of 50.
+  return std::abs(value - std::round(value)) < 0.05 ? fmt::format("{:.0f} %", value) : fmt::format("{:.1f} %", value);
+}
+std::string seconds(double value) {
+  return value >= 10 ? fmt::format("{:.0f} s", value) : fmt::format("{:.1f} s", value);
+}
+
+}  // namespace advisor_rules
+
+namespace {
+
+using advisor_rules::Context;
+using advisor_rules::DeviceView;
+using advisor_rules::ModelVerdict;
+
+std::optional<double> total_memory(const DeviceReport& d) {
+  if (auto v = d.info.static_values.get(DeviceMetric::MemTotalBytes); v && *v > 0) return *v;
+  if (const Summary* s = d.find(DeviceMetric::MemTotalBytes); s && s->max > 0) return s->max;
+  return std::nullopt;
+}
+
+// An idle card holds about 0.6 GiB of its own (an H200, no process); a
+// CUDA context adds about 0.5 GiB, a model more.
+constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;
+
+// Where the driver lists processes, the run's GPUs are those it saw them on.
+// Where it lists none (containers often hide them), a GPU the job holds
+// memory on, or that was busy once in the window: a starved loop can read
+// 0 % utilization for minutes while it holds its model on the card.
+bool in_use(const RunReport& r, const DeviceReport& d) {
+  if (d.lost_at_wall_ns) return false;
+  if (!r.processes.empty()) {
+    return std::any_of(r.processes.begin(), r.processes.end(),
+                       [&](const ProcessRecord& p) { return p.device_index == d.info.index; });
+  }
+  const Summary* util = d.find(DeviceMetric::GpuUtilPercent);
+  const Summary* memory = d.find(DeviceMetric::MemUsedBytes);
+  return (util && util->max > 0) || (memory && memory->max >= kHeldMemoryBytes);
+}
+
+// "loss=0.53 model_params=11689512": the value of `name`, if logged.
+std::optional<double> logged_value(std::string_view message, std::string_view name) {
+  while (!message.empty()) {
+    const auto space = message.find(' ');
+    const std::string_view pair = message.substr(0, space);
+    message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
+    if (pair.size() <= name.size() || pair.substr(0, name.size()) != name || pair[name.size()] != '=') continue;
+    const std::string_view text = pair.substr(name.size() + 1);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(v)) return v;
+  }
+  return std::nullopt;
+}
+
+// The flag wins; otherwise the latest model_params annotation decides.
+ModelVerdict model_verdict(const RunData& data, const AdvisorConfig& config) {
+  ModelVerdict v;
+  for (auto it = data.events.rbegin(); it != data.events.rend(); ++it) {
+    if (it->kind != "log") continue;
+    if (auto params = logged_value(it->message, "model_params"); params && *params >= 0) {
+      v.params = params;
+      break;
+    }
+  }
+  v.size = config.model_size;
+  if (v.size == ModelSize::Auto && v.params) {
+    v.size = *v.params >= config.large_model_params ? ModelSize::Large : ModelSize::Small;
+  }
+  return v;
+}
+
+std::int64_t last_sample_ns(const RunData& data) {
+  std::int64_t end = data.run.start_mono_ns;
+  for (const DeviceSeries& s : data.devices) {
+    if (!s.mono_ns.empty()) end = std::max(end, s.mono_ns.back());
+  }
+  if (!data.host.mono_ns.empty()) end = std::max(end, data.host.mono_ns.back());
+  return end;
+}
+
+std::optional<double> peak_within(const DeviceSeries& s, std::int64_t begin_ns, std::int64_t end_ns) {
+  const auto memory = advisor_rules::column(s, DeviceMetric::MemUsedBytes);
+  if (memory.empty()) return std::nullopt;
+  const auto begin = std::lower_bound(s.mono_ns.begin(), s.mono_ns.end(), begin_ns) - s.mono_ns.begin();
+  const auto end = std::lower_bound(s.mono_ns.begin(), s.mono_ns.end(), end_ns) - s.mono_ns.begin();
+  std::optional<double> peak;
+  for (auto i = begin; i < end; ++i) {
+    const double v = memory[static_cast<std::size_t>(i)];
+    if (!std::isnan(v)) peak = std::max(peak.value_or(v), v);
+  }
+  return peak;
+}
+
+int severity_rank(Severity s) { return static_cast<int>(s); }
+
+}  // namespace
+
+std::vector<EpochPeak> epoch_peaks(const RunData& data) {
+  std::vector<Segment> epochs = segments_from_events(data.events, last_sample_ns(data));
+  std::erase_if(epochs, [](const Segment& s) { return s.kind != SegmentKind::Epoch; });
+  if (!epochs.empty()) epochs.pop_back();  // still open, or cut short by the run's end
+  std::vector<EpochPeak> out;
+  for (const Segment& e : epochs) {
+    EpochPeak peak{e.label, e.start_mono_ns, e.end_mono_ns, {}};
+    for (const DeviceSeries& s : data.devices) {
+      if (auto p = peak_within(s, e.start_mono_ns, e.end_mono_ns)) peak.devices.push_back({s.info.index, *p});
+    }
+    out.push_back(std::move(peak));
+  }
+  return out;
+}
+
+std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config) {
+  Context ctx{in, config, in.run_age_s >= config.warmup_s, {}, model_verdict(in.recent_data, config),
+              std::min(config.window_s, in.run_age_s) / 2};
+  for (const DeviceReport& d : in.recent.devices) {
+    if (!in_use(in.recent, d)) continue;
+    const auto series = std::find_if(in.recent_data.devices.begin(), in.recent_data.devices.end(),
+                                     [&](const DeviceSeries& s) { return s.info.index == d.info.index; });
+    ctx.devices.push_back({&d, series == in.recent_data.devices.end() ? nullptr : &*series, total_memory(d)});
+  }
+  std::vector<Advisory> out;
+  advisor_rules::memory_rules(ctx, out);
+  advisor_rules::utilization_rules(ctx, out);
+  advisor_rules::hardware_rules(ctx, out);
+  std::stable_sort(out.begin(), out.end(), [](const Advisory& a, const Advisory& b) {
+    if (a.severity != b.severity) return severity_rank(a.severity) > severity_rank(b.severity);
+    if (a.id != b.id) return a.id < b.id;
+    return a.device_index < b.device_index;
+  });
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,50 @@
+// The advisor: rules over a sliding window of a run (seed 002's memory
+// matrix, seed 004's low-utilization causes, leaks, drops, throttling,
+// balance, PCIe). Pure: the caller loads the window, builds its report and
+// calls advise() as often as it likes; diff_advisories() says what changed.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisory.h"
+#include "analysis/advisor/config.h"
+#include "analysis/run_report.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+struct DevicePeak {
+  int device_index = 0;
+  double peak_bytes = 0;  // highest memory used during the epoch
+};
+
+// One completed epoch: from its "epoch" event to the next one.
+struct EpochPeak {
+  std::string label;  // the event's message (the epoch number)
+  std::int64_t start_mono_ns = 0;
+  std::int64_t end_mono_ns = 0;
+  std::vector<DevicePeak> devices;  // devices with a memory sample in the epoch, in device order
+};
+
+// Epochs in time order, each with every device's peak memory used. The last
+// epoch is still open (or ended with the run, maybe cut short) and is left
+// out. Meant for the whole run so far, not the window: a leak shows across
+// epochs that a one-minute window never holds together.
+std::vector<EpochPeak> epoch_peaks(const RunData& data);
+
+struct AdvisorInput {
+  const RunReport& recent;     // build_report() over the window's samples
+  const RunData& recent_data;  // those samples; its events should hold the
+                               // run's latest model_params log (sent once, at start)
+  double run_age_s = 0;        // how long the run has been going
+  std::span<const EpochPeak> epochs;  // epoch_peaks() of the whole run so far
+};
+
+// At most one advisory per (id, device), most severe first, then by id and
+// device: the order is stable from one evaluation to the next.
+std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config);
+
+}  // namespace gpuwatch

@@ -1,0 +1,50 @@
+// Inside the advisor: what every rule family sees, and the families. Each
+// family appends its advisories; advise() orders them.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+
+namespace gpuwatch::advisor_rules {
+
+struct DeviceView {
+  const DeviceReport* report = nullptr;
+  const DeviceSeries* series = nullptr;  // the window's samples; null if the caller had none
+  std::optional<double> total_bytes;     // the device's memory
+};
+
+struct ModelVerdict {
+  ModelSize size = ModelSize::Auto;  // Auto: unknown
+  std::optional<double> params;      // from the model_params annotation
+};
+
+struct Context {
+  const AdvisorInput& in;
+  const AdvisorConfig& config;
+  bool warmed_up = false;
+  // The devices the run uses (see in_use() in advisor.cpp), in device order.
+  std::vector<DeviceView> devices;
+  ModelVerdict model;
+  // Samples must cover at least this much of the window for a verdict on it.
+  double min_coverage_s = 0;
+};
+
+void memory_rules(const Context& ctx, std::vector<Advisory>& out);       // matrix, leak, growing, drop
+void utilization_rules(const Context& ctx, std::vector<Advisory>& out);  // util.*, balance.*
+void hardware_rules(const Context& ctx, std::vector<Advisory>& out);     // throttle.*, pcie.degraded
+
+inline constexpr double kMiB = 1024.0 * 1024;
+
+// One metric's column of the window's samples; empty when absent.
+std::span<const double> column(const DeviceSeries& series, DeviceMetric metric);
+
+// Text pieces shared by the families.
+std::string gib(double bytes);       // "12.3 GiB"
+std::string percent(double value);   // "38 %"
+std::string seconds(double value);   // "60 s", "1.5 s"
+
+}  // namespace gpuwatch::advisor_rules

@@ -1,0 +1,209 @@
+// Utilization rules: seed 004's low utilization with its likely cause, and
+// the balance between GPUs.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/advisor/rules.h"
+#include "analysis/idle_gaps.h"
+#include "analysis/stats.h"
+
+namespace gpuwatch::advisor_rules {
+
+namespace {
+
+std::span<const double> util_column(const DeviceSeries& s) { return column(s, DeviceMetric::GpuUtilPercent); }
+
+// Share of the window's time (percent) with utilization below `threshold`,
+// weighed as the means are.
+std::optional<double> share_below(const DeviceSeries& s, double threshold) {
+  const auto util = util_column(s);
+  if (util.empty()) return std::nullopt;
+  const std::vector<double> w = time_weights(s.mono_ns, util);
+  double below = 0;
+  double total = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (std::isnan(util[i])) continue;
+    total += w[i];
+    if (util[i] < threshold) below += w[i];
+  }
+  if (total <= 0) return std::nullopt;
+  return below / total * 100;
+}
+
+// A loop starved of input that runs each batch in a few milliseconds may
+// never read 5 % busy: the driver averages over ~1/6 s, so a 10 ms burst
+// reads at most ~6 %, and often less. Its signature is then bursts of
+// "anything at all" between readings of exactly 0, so the same detector
+// runs again with any reading above zero counting as busy.
+std::optional<IdleGapReport> bursts(const DeviceSeries& s) {
+  constexpr double kAnyWork = 0.5;  // NVML reads whole percent: below this is 0
+  return find_idle_gaps(s.mono_ns, util_column(s), {kAnyWork, 0});
+}
+
+struct InputSigns {
+  std::optional<IdleGapReport> gaps;  // the report's (busy >= 5 %), or the bursts'
+  bool from_bursts = false;
+  // No reading reached the idle line all window long. Tiny kernels back to
+  // back would read busy (utilization is the time any kernel runs), so a
+  // job that holds the GPU but leaves it idle spends its time feeding it.
+  bool idle_throughout = false;
+  std::optional<double> tree_cpu_percent;
+  std::optional<double> tree_read_bytes_per_s;
+  bool gaps_say_input = false;
+  bool cpu_says_input = false;
+  bool reads_say_input = false;
+  [[nodiscard]] bool any() const { return gaps_say_input || idle_throughout || cpu_says_input || reads_say_input; }
+};
+
+InputSigns input_signs(const Context& ctx, const DeviceView& d) {
+  const AdvisorConfig& c = ctx.config;
+  InputSigns signs;
+  const auto enough = [&](const std::optional<IdleGapReport>& g) {
+    return g && (g->count >= static_cast<std::size_t>(c.input_idle_gaps) || g->regular);
+  };
+  signs.gaps = d.report->idle_gaps;
+  signs.idle_throughout = !signs.gaps;
+  if (!enough(signs.gaps) && d.series) {
+    if (auto b = bursts(*d.series); enough(b)) {
+      signs.gaps = b;
+      signs.from_bursts = true;
+    }
+  }
+  signs.gaps_say_input = enough(signs.gaps);
+  const RunReport& r = ctx.in.recent;
+  if (const Summary* cpu = r.find_host(HostMetric::TreeCpuPercent)) {
+    signs.tree_cpu_percent = cpu->mean;
+    signs.cpu_says_input = cpu->mean >= c.input_tree_cpu_percent;
+  }
+  if (const Summary* read = r.find_host(HostMetric::TreeReadBytesPerSec)) {
+    signs.tree_read_bytes_per_s = read->mean;
+    signs.reads_say_input = read->mean >= c.input_read_mib_per_s * kMiB;
+  }
+  return signs;
+}
+
+// ", idle all along", " with 12 idle gaps, reads at 300 MiB/s", ...: what
+// follows "utilization 3 % over 60 s" in the summary.
+std::string input_reason(const InputSigns& s) {
+  std::vector<std::string> parts;
+  if (s.gaps_say_input) {
+    if (s.from_bursts) {
+      parts.push_back(fmt::format("brief bursts of work between {} idle stretches", s.gaps->count));
+    } else if (s.gaps->regular && s.gaps->typical_period_s) {
+      parts.push_back(fmt::format("{} idle gaps, one every {}", s.gaps->count, seconds(*s.gaps->typical_period_s)));
+    } else {
+      parts.push_back(fmt::format("{} idle gaps", s.gaps->count));
+    }
+  }
+  if (s.cpu_says_input) parts.push_back(fmt::format("the process tree busy at {} of a core", percent(*s.tree_cpu_percent)));
+  if (s.reads_say_input) parts.push_back(fmt::format("reads at {:.0f} MiB/s", *s.tree_read_bytes_per_s / kMiB));
+  std::string out = s.idle_throughout && !s.gaps_say_input ? ", idle all along" : "";
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? " with " : ", ") + parts[i];
+  return out;
+}
+
+void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
+  const AdvisorConfig& c = ctx.config;
+  const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
+  if (!util || !d.series || util->span_s < ctx.min_coverage_s) return;
+  const auto share = share_below(*d.series, c.util_low_percent);
+  // Sustained: low on average and low most of the time, so one long
+  // evaluation pause in a busy window is not "low".
+  if (!share || util->mean >= c.util_low_percent || *share < c.util_low_share_percent) return;
+
+  const int index = d.report->info.index;
+  std::vector<Evidence> evidence{{"util_mean_percent", util->mean, "percent"},
+                                 {"util_max_percent", util->max, "percent"},
+                                 {"util_low_share_percent", *share, "percent"},
+                                 {"window_s", util->span_s, "seconds"}};
+  const std::string level = fmt::format("utilization {} over {}", percent(util->mean), seconds(util->span_s));
+  const InputSigns signs = input_signs(ctx, d);
+  if (signs.gaps) {
+    evidence.push_back({"idle_gaps", static_cast<double>(signs.gaps->count), "count"});
+    evidence.push_back({"idle_total_s", signs.gaps->total_s, "seconds"});
+  }
+  if (signs.tree_cpu_percent) evidence.push_back({"tree_cpu_percent", *signs.tree_cpu_percent, "percent"});
+  if (signs.tree_read_bytes_per_s) {
+    evidence.push_back({"tree_read_bytes_per_second", *signs.tree_read_bytes_per_s, "bytes_per_second"});
+  }
+  const Summary* host = ctx.in.recent.find_host(HostMetric::CpuPercent);
+  if (host) evidence.push_back({"host_cpu_percent", host->mean, "percent"});
+
+  // Every core busy comes first: more loader workers cannot help then.
+  if (host && host->mean >= c.host_cpu_percent) {
+    out.push_back({"util.host_bound", Severity::Warning, index,
+                   fmt::format("{} while the host's CPUs are {} busy: host-bound", level, percent(host->mean)),
+                   std::move(evidence),
+                   "Every core is busy, so more workers will not help: cut the CPU work per sample (decode or "
+                   "augment on the GPU, cache preprocessed data) or stop other processes.",
+                   true});
+  } else if (signs.any()) {
+    out.push_back({"util.input_bound", Severity::Warning, index,
+                   fmt::format("{}{}: the GPU waits for its input", level, input_reason(signs)),
+                   std::move(evidence),
+                   "Feed it faster: more DataLoader workers (num_workers), pin_memory, a deeper prefetch, "
+                   "faster storage; then a larger batch.",
+                   true});
+  } else {
+    out.push_back({"util.low", Severity::Warning, index, level + ", cause unknown", std::move(evidence),
+                   "Try a larger batch size. If that does not help, the kernels may be too small: gpuwatch "
+                   "does not read SM-activity counters yet, so it cannot tell.",
+                   true});
+  }
+}
+
+void balance(const Context& ctx, std::vector<Advisory>& out) {
+  const AdvisorConfig& c = ctx.config;
+  std::vector<double> means;
+  std::vector<int> indices;
+  for (const DeviceView& d : ctx.devices) {
+    const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
+    if (!util || util->span_s < ctx.min_coverage_s) continue;
+    means.push_back(util->mean);
+    indices.push_back(d.report->info.index);
+  }
+  // All GPUs idle is low utilization, not imbalance: spreads of small
+  // numbers are noise.
+  if (means.size() < 2 || *std::max_element(means.begin(), means.end()) < c.util_low_percent) return;
+  const auto b = load_balance(means);
+  if (!b) return;
+  const auto [lowest, highest] = std::minmax_element(means.begin(), means.end());
+  if (b->straggler) {
+    const std::size_t s = *b->straggler;
+    double others = 0;
+    for (std::size_t i = 0; i < means.size(); ++i) others += i == s ? 0 : means[i];
+    others /= static_cast<double>(means.size() - 1);
+    if (std::abs(means[s] - others) >= c.straggler_gap_percent) {
+      out.push_back({"balance.straggler", Severity::Warning, indices[s],
+                     fmt::format("utilization {} while the other {} GPUs average {}: a straggler", percent(means[s]),
+                                 means.size() - 1, percent(others)),
+                     {{"util_mean_percent", means[s], "percent"},
+                      {"others_util_mean_percent", others, "percent"},
+                      {"cv_percent", b->cv_percent, "percent"}},
+                     "Compare its clocks, temperature, PCIe link and share of the data with the others'.", false});
+      return;
+    }
+  }
+  if (b->cv_percent < c.imbalance_cv_percent) return;
+  out.push_back({"balance.imbalance", Severity::Warning, std::nullopt,
+                 fmt::format("utilization differs across {} GPUs ({} to {}, CV {}): the load is imbalanced",
+                             means.size(), percent(*lowest), percent(*highest), percent(b->cv_percent)),
+                 {{"cv_percent", b->cv_percent, "percent"},
+                  {"util_min_percent", *lowest, "percent"},
+                  {"util_max_percent", *highest, "percent"},
+                  {"gpus", static_cast<double>(means.size()), "count"}},
+                 "Give every GPU an equal share (DistributedSampler, equal shards) and check none is throttled.",
+                 false});
+}
+
+}  // namespace
+
+void utilization_rules(const Context& ctx, std::vector<Advisory>& out) {
+  if (!ctx.warmed_up) return;
+  for (const DeviceView& d : ctx.devices) low_utilization(ctx, d, out);
+  balance(ctx, out);
+}
+
+}  // namespace gpuwatch::advisor_rules
