@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
@@ -26,6 +27,9 @@ void add_record(CLI::App& app, int& exit_code) {
     bool no_summary = false;
     bool generate_graphs = false;
     std::string compare_with;
+    AdvisorFlags advisor;
+    std::string on_underuse;
+    double underuse_after_s = 0;
   };
   auto flags = std::make_shared<Flags>();
   RecordOptions& o = flags->options;
@@ -49,6 +53,19 @@ void add_record(CLI::App& app, int& exit_code) {
                   "Take annotations from the command's output lines: named groups step, epoch, phase, mark, or any\n"
                   "other name for a scalar, e.g. 'Epoch (?<epoch>\\d+).*loss (?<loss>[0-9.]+)'. Repeatable.")
       ->allow_extra_args(false);  // one pattern per flag: the command after -- is not a pattern
+  cmd->add_flag("--advise", o.advise,
+                "Print the advisor's advisories on stderr as they change (rules over a sliding window,\n"
+                "docs/advisor.md)");
+  cmd->add_option("--check-every", o.check_every_s, "Seconds between the advisor's checks")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--on-underuse", flags->on_underuse,
+                  "kill: stop the command when an underuse advisory (low utilization, batch too small)\n"
+                  "has held for --after seconds; gpuwatch then exits 75")
+      ->check(CLI::IsMember({"kill"}));
+  cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
+      ->check(CLI::Range(1.0, 1e7));
+  add_advisor_options(*cmd, flags->advisor);
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
   add_store_option(*cmd, flags->store);
   cmd->add_option("command", o.command, "The command to run, after --");
@@ -69,6 +86,14 @@ void add_record(CLI::App& app, int& exit_code) {
         throw CLI::ValidationError("--annotate-regex", fmt::format("'{}': {}", re, e.what()));
       }
     }
+    if (!flags->on_underuse.empty()) {
+      if (flags->underuse_after_s <= 0) throw CLI::ValidationError("--on-underuse", "needs --after S");
+      if (options.command.empty()) throw CLI::ValidationError("--on-underuse", "needs a command to stop");
+      options.kill_on_underuse_after_s = flags->underuse_after_s;
+    } else if (flags->underuse_after_s > 0) {
+      throw CLI::ValidationError("--after", "goes with --on-underuse kill");
+    }
+    options.advisor = advisor_config(flags->advisor);
     if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
     if (flags->generate_graphs && !options.output_dir) {
       throw CLI::ValidationError("--generate-graphs", "needs --output-dir: the picture goes beside the seed files");

@@ -5,6 +5,8 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
+#include <stop_token>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -21,6 +23,7 @@
 #include "core/atomic_file.h"
 #include "record/annotation_sources.h"
 #include "record/child_process.h"
+#include "record/live_advisor.h"
 #include "record/recording_sink.h"
 #include "render/compare.h"
 #include "render/plot/plot.h"
@@ -225,6 +228,29 @@ int run_record(const RecordOptions& o) {
   // starts; after the sink, which its threads deliver into until they stop.
   AnnotationSources annotations(sink, o.annotate_regex);
 
+  // --on-underuse kill: SIGTERM to the command's group, SIGKILL if it is
+  // still there after a grace period (a DataLoader stuck in a worker).
+  std::string underuse_reason;
+  std::jthread underuse_killer;
+  auto stop_for_underuse = [&](const std::string& reason) {
+    std::lock_guard lock(child_mutex);
+    if (child_group <= 0) return;
+    underuse_reason = reason;
+    std::fprintf(stderr, "gpuwatch: stopping the command: it underuses its GPUs (%s)\n", reason.c_str());
+    sink.post_event({now(), std::nullopt, "underuse", "stopped by --on-underuse kill: " + reason});
+    signal_process_group(child_group, SIGTERM);
+    underuse_killer = std::jthread([&](std::stop_token stop) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock wait_lock(m);
+      cv.wait_for(wait_lock, stop, std::chrono::seconds(15), [] { return false; });
+      if (stop.stop_requested()) return;
+      std::lock_guard child_lock(child_mutex);
+      if (child_group > 0) signal_process_group(child_group, SIGKILL);
+    });
+  };
+  std::optional<LiveAdvisor> advisor;
+
   const Timestamp start = now();
   run.start_wall_ns = start.wall_ns;
   run.start_mono_ns = start.mono_ns;
@@ -245,6 +271,15 @@ int run_record(const RecordOptions& o) {
   if (o.command.empty() && !annotations.socket_path().empty()) {
     std::fprintf(stderr, "gpuwatch: a process can send annotations with GPUWATCH_SOCKET=%s\n",
                  annotations.socket_path().c_str());
+  }
+  if (o.advise || o.kill_on_underuse_after_s) {
+    LiveAdvisorOptions a;
+    a.config = o.advisor;
+    a.check_every_s = o.check_every_s;
+    a.print = o.advise;
+    a.kill_after_s = o.kill_on_underuse_after_s;
+    advisor.emplace(a, run, selected(backends, o.gpus), stop_for_underuse);
+    sink.set_advisor(&*advisor);
   }
   try {
     store->begin_run(run, selected(backends, o.gpus));
@@ -292,6 +327,7 @@ int run_record(const RecordOptions& o) {
     run.exit_code = outcome.exit_code;
     run.exit_signal = outcome.signal;
     run.end_reason = child ? (outcome.signal ? "signal" : "exited") : (o.attach_pid ? "target exited" : "stopped");
+    if (!underuse_reason.empty()) run.end_reason = "underuse";
     run.jitter = sampler.jitter();
     run.status = RunStatus::Finished;
     store->finish_run(run);
@@ -312,6 +348,7 @@ int run_record(const RecordOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());
   }
+  if (!underuse_reason.empty()) return kUnderuseExitCode;
   return child ? outcome.status_code() : 0;
 }
 

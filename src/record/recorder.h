@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/config.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -21,6 +22,10 @@ struct RecordOptions {
   std::vector<int> gpus;              // empty: all
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
+  bool advise = false;                      // print advisories as they change
+  double check_every_s = 10;
+  AdvisorConfig advisor;
+  std::optional<double> kill_on_underuse_after_s;  // --on-underuse kill --after S
   double status_every_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
@@ -31,8 +36,13 @@ struct RecordOptions {
   std::optional<RunData> compare_with;
 };
 
+// gpuwatch's exit status when --on-underuse kill stopped the command: sysexits'
+// EX_TEMPFAIL, "try again" (with a larger batch, more loader workers).
+inline constexpr int kUnderuseExitCode = 75;
+
 // Returns the process exit status for gpuwatch: the command's exit code, or
-// 128 + N if signal N killed it; 0 when attached or stopped by Ctrl-C.
+// 128 + N if signal N killed it; 0 when attached or stopped by Ctrl-C;
+// kUnderuseExitCode when --on-underuse kill stopped it.
 // Problems before the command starts throw std::runtime_error.
 int run_record(const RecordOptions& options);
 

@@ -25,6 +25,7 @@ RecordingSink::RecordingSink(Store& store, StatusLineOptions status) : store_(st
 void RecordingSink::on_device_sample(const DeviceSample& sample) {
   store_.append(sample);
   if (status_.enabled) latest_[sample.device_index] = sample;
+  if (advisor_) advisor_->on_device_sample(sample);
 }
 
 void RecordingSink::on_host_sample(const HostSample& sample) {
@@ -32,6 +33,7 @@ void RecordingSink::on_host_sample(const HostSample& sample) {
   // A read right after the previous one (the closing tick) has no CPU delta
   // yet; the line keeps showing the last value known rather than "n/a".
   latest_host_.merge_from(sample.values);
+  if (advisor_) advisor_->on_host_sample(sample);
 }
 
 void RecordingSink::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
@@ -72,7 +74,10 @@ void RecordingSink::drain_posted(bool everything) {
     }
     events.swap(posted_);
   }
-  for (const Event& e : events) store_.add_event(e);
+  for (const Event& e : events) {
+    store_.add_event(e);
+    if (advisor_) advisor_->on_event(e);
+  }
 }
 
 void RecordingSink::flush(Timestamp time, bool everything) {
@@ -92,6 +97,9 @@ void RecordingSink::on_tick(Timestamp time) {
   if (last_flush_mono_ns_ == 0) last_flush_mono_ns_ = time.mono_ns;
   if (time.mono_ns - last_flush_mono_ns_ >= kFlushEveryNs) flush(time);
   if (status_.enabled) print_status(time);
+  if (advisor_) {
+    for (Event& e : advisor_->on_tick(time)) store_.add_event(std::move(e));
+  }
 }
 
 void RecordingSink::print_status(Timestamp time) {

@@ -11,6 +11,7 @@
 
 #include "annotate/annotation.h"
 #include "annotate/annotation_throttle.h"
+#include "record/live_advisor.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
 
@@ -38,6 +39,8 @@ class RecordingSink final : public SampleSink {
   // Thread-safe: the training's annotations (socket, output scanner).
   void post_annotation(const Annotation& annotation, Timestamp received);
   [[nodiscard]] std::size_t annotations_received() const;
+  // record --advise: the advisor sees every sample and annotation. Not owned.
+  void set_advisor(LiveAdvisor* advisor) { advisor_ = advisor; }
   // Writes what is buffered; call once sampling has stopped.
   void finish();
 
@@ -58,6 +61,7 @@ class RecordingSink final : public SampleSink {
   std::vector<Event> posted_;
   AnnotationThrottle annotation_throttle_;
   std::size_t annotations_received_ = 0;
+  LiveAdvisor* advisor_ = nullptr;
 };
 
 }  // namespace gpuwatch

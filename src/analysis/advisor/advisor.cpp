@@ -1,13 +1,13 @@
 #include "analysis/advisor/advisor.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "analysis/advisor/rules.h"
 #include "analysis/segments.h"
+#include "analysis/training.h"
 
 namespace gpuwatch {
 
@@ -63,31 +63,10 @@ bool in_use(const RunReport& r, const DeviceReport& d) {
   return (util && util->max > 0) || (memory && memory->max >= kHeldMemoryBytes);
 }
 
-// "loss=0.53 model_params=11689512": the value of `name`, if logged.
-std::optional<double> logged_value(std::string_view message, std::string_view name) {
-  while (!message.empty()) {
-    const auto space = message.find(' ');
-    const std::string_view pair = message.substr(0, space);
-    message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
-    if (pair.size() <= name.size() || pair.substr(0, name.size()) != name || pair[name.size()] != '=') continue;
-    const std::string_view text = pair.substr(name.size() + 1);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(v)) return v;
-  }
-  return std::nullopt;
-}
-
 // The flag wins; otherwise the latest model_params annotation decides.
 ModelVerdict model_verdict(const RunData& data, const AdvisorConfig& config) {
   ModelVerdict v;
-  for (auto it = data.events.rbegin(); it != data.events.rend(); ++it) {
-    if (it->kind != "log") continue;
-    if (auto params = logged_value(it->message, "model_params"); params && *params >= 0) {
-      v.params = params;
-      break;
-    }
-  }
+  if (auto params = latest_logged(data.events, "model_params"); params && *params >= 0) v.params = params;
   v.size = config.model_size;
   if (v.size == ModelSize::Auto && v.params) {
     v.size = *v.params >= config.large_model_params ? ModelSize::Large : ModelSize::Small;

@@ -1,0 +1,148 @@
+#include "record/live_advisor.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analysis/run_report.h"
+#include "analysis/training.h"
+#include "render/advisories.h"
+
+namespace gpuwatch {
+
+namespace {
+
+constexpr auto kMemUsed = static_cast<std::size_t>(DeviceMetric::MemUsedBytes);
+constexpr std::int64_t kSecondNs = 1'000'000'000;
+
+DeviceSeries* series_of(RunData& data, int device_index) {
+  for (DeviceSeries& s : data.devices) {
+    if (s.info.index == device_index) return &s;
+  }
+  return nullptr;
+}
+
+std::string advisory_event_message(const AdvisoryChange& c) {
+  const Advisory& a = c.advisory;
+  const std::string gpu = a.device_index ? fmt::format(" GPU {}", *a.device_index) : std::string();
+  if (c.kind == ChangeKind::Cleared) return fmt::format("cleared {}{}", a.id, gpu);
+  return fmt::format("{} {}{}: {}", to_string(a.severity), a.id, gpu, a.summary);
+}
+
+}  // namespace
+
+LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
+                         std::function<void(const std::string& reason)> on_underuse)
+    : options_(std::move(options)), on_underuse_(std::move(on_underuse)), start_mono_ns_(run.start_mono_ns) {
+  window_.run = run;
+  history_.run = run;
+  for (const DeviceInfo& d : devices) {
+    DeviceSeries s;
+    s.info = d;
+    s.values.resize(kDeviceMetricCount);
+    window_.devices.push_back(s);
+    history_.devices.push_back(std::move(s));
+  }
+  window_.host.values.resize(kHostMetricCount);
+  last_check_mono_ns_ = start_mono_ns_;
+}
+
+void LiveAdvisor::on_device_sample(const DeviceSample& sample) {
+  DeviceSeries* s = series_of(window_, sample.device_index);
+  if (!s) return;
+  s->mono_ns.push_back(sample.time.mono_ns);
+  s->wall_ns.push_back(sample.time.wall_ns);
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    s->values[m].push_back(sample.values.value_or_nan(static_cast<DeviceMetric>(m)));
+  }
+  remember_peak(sample);
+}
+
+// The whole run's memory, one point per second holding that second's peak:
+// enough to find the peak of every epoch, and small for a 35-hour run.
+void LiveAdvisor::remember_peak(const DeviceSample& sample) {
+  const auto used = sample.values.get(DeviceMetric::MemUsedBytes);
+  DeviceSeries* h = series_of(history_, sample.device_index);
+  if (!used || !h) return;
+  if (h->values[kMemUsed].size() != h->mono_ns.size()) return;  // cannot happen: kept in step below
+  if (!h->mono_ns.empty() && sample.time.mono_ns - h->mono_ns.back() < kSecondNs) {
+    h->values[kMemUsed].back() = std::max(h->values[kMemUsed].back(), *used);
+    return;
+  }
+  h->mono_ns.push_back(sample.time.mono_ns);
+  h->wall_ns.push_back(sample.time.wall_ns);
+  h->values[kMemUsed].push_back(*used);
+}
+
+void LiveAdvisor::on_host_sample(const HostSample& sample) {
+  HostSeries& h = window_.host;
+  h.mono_ns.push_back(sample.time.mono_ns);
+  h.wall_ns.push_back(sample.time.wall_ns);
+  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
+    h.values[m].push_back(sample.values.value_or_nan(static_cast<HostMetric>(m)));
+  }
+}
+
+void LiveAdvisor::on_event(const Event& event) {
+  if (event.kind == "log" && !parse_log_message(event.message).empty()) {
+    for (const auto& [name, value] : parse_log_message(event.message)) {
+      if (name == "model_params") model_params_ = event;
+    }
+  }
+  if (event.kind == "epoch") history_.events.push_back(event);
+  window_.events.push_back(event);
+}
+
+void LiveAdvisor::trim_window(std::int64_t now_mono_ns) {
+  const auto from = now_mono_ns - static_cast<std::int64_t>(options_.config.window_s * 1e9);
+  drop_samples_before(window_, from);
+  std::erase_if(window_.events, [from](const Event& e) { return e.time.mono_ns < from; });
+}
+
+std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
+  std::vector<Event> stored;
+  if (time.mono_ns - last_check_mono_ns_ < static_cast<std::int64_t>(options_.check_every_s * 1e9)) return stored;
+  last_check_mono_ns_ = time.mono_ns;
+  trim_window(time.mono_ns);
+
+  RunData data = window_;
+  if (model_params_ && std::none_of(data.events.begin(), data.events.end(),
+                                    [&](const Event& e) { return e.time.mono_ns == model_params_->time.mono_ns; })) {
+    data.events.insert(data.events.begin(), *model_params_);
+  }
+  // Events arrive a second late (they are drained with the store's commits).
+  std::stable_sort(data.events.begin(), data.events.end(),
+                   [](const Event& a, const Event& b) { return a.time.mono_ns < b.time.mono_ns; });
+  const RunReport report = build_report(data);
+  const std::vector<EpochPeak> epochs = epoch_peaks(history_);
+  const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs};
+  std::vector<Advisory> advisories = advise(input, options_.config);
+
+  const std::vector<AdvisoryChange> changes = diff_advisories(current_, advisories);
+  current_ = std::move(advisories);
+  if (options_.print && !changes.empty()) {
+    const std::string text = advisory_changes_text(changes);
+    std::fputs(("gpuwatch advisor:\n" + text).c_str(), options_.out);
+    std::fflush(options_.out);
+  }
+  for (const AdvisoryChange& c : changes) {
+    stored.push_back(Event{time, c.advisory.device_index, "advisory", advisory_event_message(c)});
+  }
+
+  const auto underuse = std::find_if(current_.begin(), current_.end(), [](const Advisory& a) { return a.underuse; });
+  if (underuse == current_.end()) {
+    underuse_since_mono_ns_.reset();
+  } else if (!underuse_since_mono_ns_) {
+    underuse_since_mono_ns_ = time.mono_ns;
+  }
+  if (options_.kill_after_s && underuse_since_mono_ns_ && !underuse_acted_ &&
+      time.mono_ns - *underuse_since_mono_ns_ >= static_cast<std::int64_t>(*options_.kill_after_s * 1e9)) {
+    underuse_acted_ = true;
+    const std::string gpu = underuse->device_index ? fmt::format(" GPU {}", *underuse->device_index) : std::string();
+    on_underuse_(fmt::format("{}{} for {:.0f} s: {}", underuse->id, gpu,
+                             static_cast<double>(time.mono_ns - *underuse_since_mono_ns_) / 1e9, underuse->summary));
+  }
+  return stored;
+}
+
+}  // namespace gpuwatch

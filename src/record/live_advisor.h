@@ -1,0 +1,53 @@
+// `record --advise`: the advisor's rules over the last minute of the run as
+// it goes, printed when the advisories change, and `--on-underuse kill`:
+// a run that keeps wasting its GPUs is stopped.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+struct LiveAdvisorOptions {
+  AdvisorConfig config;
+  double check_every_s = 10;
+  bool print = true;                    // --advise: print changes on stderr
+  std::optional<double> kill_after_s;   // --on-underuse kill --after S
+  std::FILE* out = stderr;
+};
+
+class LiveAdvisor {
+ public:
+  // on_underuse: once, when an underuse advisory has held for kill_after_s.
+  LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
+              std::function<void(const std::string& reason)> on_underuse);
+
+  void on_device_sample(const DeviceSample& sample);
+  void on_host_sample(const HostSample& sample);
+  void on_event(const Event& event);
+  // Evaluates when a check is due. Returns the changes, to be stored as events.
+  std::vector<Event> on_tick(Timestamp time);
+
+ private:
+  void trim_window(std::int64_t now_mono_ns);
+  void remember_peak(const DeviceSample& sample);
+
+  LiveAdvisorOptions options_;
+  std::function<void(const std::string&)> on_underuse_;
+  RunData window_;   // the last window_s of samples and events
+  RunData history_;  // the whole run: per-second memory peaks and epoch events
+  std::optional<Event> model_params_;  // sent once at start; kept past the window
+  std::int64_t start_mono_ns_ = 0;
+  std::int64_t last_check_mono_ns_ = 0;
+  std::optional<std::int64_t> underuse_since_mono_ns_;
+  bool underuse_acted_ = false;
+  std::vector<Advisory> current_;
+};
+
+}  // namespace gpuwatch

@@ -1,0 +1,71 @@
+"""record --advise and --on-underuse kill against the fake driver, with short windows."""
+import os
+
+from harness import GpuwatchTestCase, QUICK
+
+# One GPU at 20 % utilization holding 2 GiB of its 79.6: seed 004's low
+# utilization (steady, so no input-bound signature) and seed 002's too-small batch.
+UNDERUSED = QUICK + ";gpu_count=1;gpu0.util=20;gpu0.mem_used_mib=2048"
+# Busy and 80 % full: nothing to say.
+HEALTHY = QUICK + ";gpu_count=1;gpu0.util=97;gpu0.mem_used_mib=65000"
+
+
+class Advise(GpuwatchTestCase):
+    def config(self):
+        path = os.path.join(self.tmp, "advisor.conf")
+        with open(path, "w") as f:
+            f.write("# short enough for a test\nwindow_s = 2\nwarmup_s = 1\n")
+        return path
+
+    def test_advisories_are_printed_when_they_change(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
+                        "--advisor-config", self.config(), "--", "sleep", "4", scenario=UNDERUSED)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.count("[warning] memory.batch_too_small GPU 0"), 1, r.stderr)  # once, not per check
+        self.assertEqual(r.stderr.count("util.low GPU 0"), 1, r.stderr)
+        self.assertIn("suggestion:", r.stderr)
+        events = [e for e in self.report()["events"] if e["kind"] == "advisory"]
+        self.assertTrue(any("memory.batch_too_small" in e["message"] for e in events), events)
+
+    def test_a_healthy_run_gets_no_advisory(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
+                        "--advisor-config", self.config(), "--", "sleep", "3", scenario=HEALTHY)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("gpuwatch advisor", r.stderr)
+
+    def test_underuse_kill_stops_the_command_with_its_own_exit_code(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--check-every", "0.5",
+                        "--advisor-config", self.config(), "--on-underuse", "kill", "--after", "1",
+                        "--", "sleep", "60", scenario=UNDERUSED, timeout=30)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        self.assertIn("stopping the command: it underuses its GPUs", r.stderr)
+        self.assertNotIn("gpuwatch advisor", r.stderr)  # --advise was not asked for
+        run = self.report()["run"]
+        self.assertEqual(run["end_reason"], "underuse")
+        self.assertEqual(run["exit_signal"], 15)
+        underuse = [e for e in self.report()["events"] if e["kind"] == "underuse"]
+        self.assertEqual(len(underuse), 1)
+        self.assertIn("stopped by --on-underuse kill", underuse[0]["message"])
+
+    def test_usage_errors(self):
+        cases = [
+            (["--on-underuse", "kill"], "needs --after"),
+            (["--after", "5"], "goes with --on-underuse"),
+            (["--on-underuse", "stop", "--after", "5"], "--on-underuse"),
+            (["--model-size", "huge"], "--model-size"),
+            (["--check-every", "0"], "--check-every"),
+        ]
+        for args, message in cases:
+            r = self.run_gw("record", *args, "--", "true")
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(message, r.stderr)
+        bad = os.path.join(self.tmp, "bad.conf")
+        with open(bad, "w") as f:
+            f.write("window_s = 60\nwarmup = 3\n")
+        r = self.run_gw("record", "--advise", "--advisor-config", bad, "--", "true")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("bad.conf: line 2", r.stderr)
+        r = self.run_gw("record", "--advise", "--advisor-config", os.path.join(self.tmp, "none.conf"), "--", "true")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("cannot read the advisor config", r.stderr)
+        self.assertEqual(self.runs(), [])
