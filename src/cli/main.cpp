@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   gpuwatch::cli::add_compare(app, exit_code);
   gpuwatch::cli::add_import(app, exit_code);
   gpuwatch::cli::add_plot(app, exit_code);
+  gpuwatch::cli::add_status(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -84,6 +85,40 @@ RunColumns open_run_columns(const std::string& run_ref, const std::string& store
   out.base = load_run_base(*stored.store, stored.run);
   out.columns = std::make_unique<StoredColumns>(store_path(store_flag), stored.run);
   return out;
+}
+
+RunReader::RunReader(const std::string& run_ref, const std::string& store_flag) {
+  if (is_file(run_ref)) {
+    imported_ = std::make_unique<RunData>(load_run(run_ref, store_flag));
+    run_ = imported_->run;
+    return;
+  }
+  StoredRun stored = resolve_stored(run_ref, store_flag);
+  store_ = std::move(stored.store);
+  run_ = std::move(stored.run);
+}
+
+RunReader::~RunReader() = default;
+
+std::int64_t RunReader::end_mono_ns() const {
+  std::int64_t end = run_.start_mono_ns;
+  if (imported_) {
+    for (const DeviceSeries& d : imported_->devices) {
+      if (!d.mono_ns.empty()) end = std::max(end, d.mono_ns.back());
+    }
+    if (!imported_->host.mono_ns.empty()) end = std::max(end, imported_->host.mono_ns.back());
+    return end;
+  }
+  const std::int64_t end_wall = run_.end_wall_ns.value_or(run_.heartbeat_wall_ns);
+  return std::max(end, run_.start_mono_ns + (end_wall - run_.start_wall_ns));
+}
+
+RunData RunReader::read(const LoadOptions& options) const {
+  if (store_) return store_->load(run_, options);
+  RunData data = *imported_;
+  if (options.since_mono_ns) drop_samples_before(data, *options.since_mono_ns);
+  if (options.until_mono_ns) drop_samples_after(data, *options.until_mono_ns);
+  return data;
 }
 
 RunReport report_run(const std::string& run_ref, const std::string& store_flag) {

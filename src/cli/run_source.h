@@ -36,6 +36,30 @@ struct RunColumns {
 };
 RunColumns open_run_columns(const std::string& run_ref, const std::string& store_flag);
 
+// RUN read one span at a time: a stored run reads only the chunks that
+// cover the span (`status` polls the last minute of a 35-hour run); a file
+// is imported once and cut in memory.
+class RunReader {
+ public:
+  RunReader(const std::string& run_ref, const std::string& store_flag);
+  ~RunReader();
+  RunReader(const RunReader&) = delete;
+  RunReader& operator=(const RunReader&) = delete;
+
+  [[nodiscard]] const RunInfo& run() const { return run_; }
+  [[nodiscard]] bool stored() const { return store_ != nullptr; }
+  // Where the data ends on the run's clock: its last sample, or for a
+  // stored run, its end or the recorder's last commit.
+  [[nodiscard]] std::int64_t end_mono_ns() const;
+  // options.since_mono_ns / until_mono_ns / metrics / host apply to files too.
+  [[nodiscard]] RunData read(const LoadOptions& options) const;
+
+ private:
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<RunData> imported_;
+  RunInfo run_;
+};
+
 // "gpuwatch: warning: FILE: ..." on stderr for each of the import's warnings.
 void print_import_warnings(const std::string& file, const ImportResult& result);
 

@@ -46,6 +46,25 @@ std::size_t drop_front(Series& s, std::int64_t mono_ns) {
 
 }  // namespace
 
+template <typename Series>
+std::size_t keep_front(Series& s, std::int64_t mono_ns) {
+  const auto n = static_cast<std::size_t>(std::upper_bound(s.mono_ns.begin(), s.mono_ns.end(), mono_ns) - s.mono_ns.begin());
+  s.mono_ns.resize(std::min(n, s.mono_ns.size()));
+  s.wall_ns.resize(s.mono_ns.size());
+  for (auto& column : s.values) {
+    if (column.size() > n) column.resize(n);
+  }
+  return n;
+}
+
+void drop_samples_after(RunData& data, std::int64_t mono_ns) {
+  for (DeviceSeries& d : data.devices) keep_front(d, mono_ns);
+  const std::size_t n = keep_front(data.host, mono_ns);
+  for (auto& core : data.host.core_percent) {
+    if (core.size() > n) core.resize(n);
+  }
+}
+
 void drop_samples_before(RunData& data, std::int64_t mono_ns) {
   for (DeviceSeries& d : data.devices) drop_front(d, mono_ns);
   const std::size_t n = drop_front(data.host, mono_ns);

@@ -95,6 +95,7 @@ struct LoadOptions {
   // Only samples at or after this time (`status` reads the last minute of a
   // long run); chunks that end before it are not read. Events are all read.
   std::optional<std::int64_t> since_mono_ns;
+  std::optional<std::int64_t> until_mono_ns;  // and before this time
 };
 
 // One row of a series back as a sample (store/series.cpp).
@@ -102,6 +103,8 @@ DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
 HostSample host_sample_at(const HostSeries& series, std::size_t i);
 // Removes the samples before `mono_ns` from every series (events stay).
 void drop_samples_before(RunData& data, std::int64_t mono_ns);
+// Removes the samples after `mono_ns`.
+void drop_samples_after(RunData& data, std::int64_t mono_ns);
 
 class StoreError : public std::runtime_error {
  public:

@@ -241,6 +241,16 @@ RunData Store::load(const RunInfo& run, const LoadOptions& options) {
   return impl_->load_locked(found.front(), options);
 }
 
+namespace {
+
+// Chunks are read whole; the rows outside the asked span go.
+void trim_to_span(RunData& data, const LoadOptions& options) {
+  if (options.since_mono_ns) drop_samples_before(data, *options.since_mono_ns);
+  if (options.until_mono_ns) drop_samples_after(data, *options.until_mono_ns);
+}
+
+}  // namespace
+
 RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options) {
   sqlite3* raw = db.get();
   // One read transaction: a consistent snapshot, while the writer goes on
@@ -308,14 +318,16 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
   const std::int64_t since = options.since_mono_ns.value_or(std::numeric_limits<std::int64_t>::min());
   sql::Stmt chunks(raw, options.device ? R"sql(
     SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
-    WHERE run_id = ?1 AND device_idx = ?2 AND last_mono_ns >= ?3 ORDER BY device_idx, first_mono_ns, id)sql"
+    WHERE run_id = ?1 AND device_idx = ?2 AND last_mono_ns >= ?3 AND first_mono_ns <= ?4 ORDER BY device_idx, first_mono_ns, id)sql"
                                        : R"sql(
     SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
-    WHERE run_id = ?1 AND last_mono_ns >= ?3 ORDER BY device_idx, first_mono_ns, id)sql");
+    WHERE run_id = ?1 AND last_mono_ns >= ?3 AND first_mono_ns <= ?4 ORDER BY device_idx, first_mono_ns, id)sql");
   chunks.bind(1, run.row_id);
   if (options.device) chunks.bind(2, std::int64_t{*options.device});
+  const std::int64_t until = options.until_mono_ns.value_or(std::numeric_limits<std::int64_t>::max());
   chunks.bind(3, since);
-  if (options.device_samples && !options.since_mono_ns) {
+  chunks.bind(4, until);
+  if (options.device_samples && !options.since_mono_ns && !options.until_mono_ns) {
     // Sized once: growing ten-million-row columns by doubling costs more
     // than decoding them.
     sql::Stmt counts(raw, "SELECT device_idx, SUM(count) FROM sample_chunks WHERE run_id = ?1 GROUP BY device_idx");
@@ -354,7 +366,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
 
   if (!options.host) {
     txn.commit();
-    if (options.since_mono_ns) drop_samples_before(data, *options.since_mono_ns);
+    trim_to_span(data, options);
     return data;
   }
   std::string host_names;
@@ -369,9 +381,10 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
   h.values.resize(kHostMetricCount);
   sql::Stmt hchunks(raw, R"sql(
     SELECT first_mono_ns, last_mono_ns, count, data FROM host_chunks
-    WHERE run_id = ?1 AND last_mono_ns >= ?2 ORDER BY first_mono_ns, id)sql");
+    WHERE run_id = ?1 AND last_mono_ns >= ?2 AND first_mono_ns <= ?3 ORDER BY first_mono_ns, id)sql");
   hchunks.bind(1, run.row_id);
   hchunks.bind(2, since);
+  hchunks.bind(3, until);
   while (hchunks.step()) {
     auto c = decode(hchunks, 0, std::nullopt);
     if (!c) continue;
@@ -415,7 +428,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
   std::stable_sort(data.events.begin(), data.events.end(),
                    [](const Event& a, const Event& b) { return a.time.mono_ns < b.time.mono_ns; });
   txn.commit();
-  if (options.since_mono_ns) drop_samples_before(data, *options.since_mono_ns);
+  trim_to_span(data, options);
   return data;
 }
 

@@ -512,6 +512,12 @@ TEST_F(StoreTest, LoadOptionsSinceReadsTheEndOfARun) {
     EXPECT_EQ(tail.devices[d].values[power].size(), 5u);
   }
   EXPECT_EQ(tail.events.size(), all.events.size());  // events are all read
+  options.since_mono_ns = all.devices[0].mono_ns[5];
+  options.until_mono_ns = all.devices[0].mono_ns[12];
+  const RunData middle = store->load(run, options);
+  ASSERT_EQ(middle.devices[1].mono_ns.size(), 8u);  // samples 5 to 12, from the first two chunks
+  EXPECT_EQ(middle.devices[1].mono_ns.back(), all.devices[1].mono_ns[12]);
+  EXPECT_EQ(middle.devices[1].values[static_cast<std::size_t>(DeviceMetric::PowerWatts)].size(), 8u);
 }
 
 }  // namespace

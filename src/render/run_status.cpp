@@ -1,0 +1,179 @@
+#include "render/run_status.h"
+
+#include <fmt/format.h>
+
+#include "render/advisories.h"
+#include "render/json_writer.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+// " (+12)" beside a value, when there is something to compare with.
+std::string change(std::optional<double> now, std::optional<double> before, double divisor, int decimals) {
+  if (!now || !before) return "";
+  const double d = (*now - *before) / divisor;
+  return fmt::format(" ({:+.{}f})", d, decimals);
+}
+
+std::optional<double> field(const std::optional<GpuWindow>& w, std::optional<double> GpuWindow::*member) {
+  return w ? (*w).*member : std::nullopt;
+}
+
+std::string gpu_line(const GpuStatus& g) {
+  const GpuWindow& n = g.now;
+  std::string line = fmt::format("  GPU {}", g.index);
+  if (n.util_percent) {
+    line += fmt::format("  util {:.0f} %{}", *n.util_percent,
+                        change(n.util_percent, field(g.before, &GpuWindow::util_percent), 1, 0));
+  }
+  if (n.mem_used_bytes) {
+    line += fmt::format("  memory {:.1f}", *n.mem_used_bytes / kGiB);
+    if (n.mem_total_bytes && *n.mem_total_bytes > 0) {
+      line += fmt::format("/{:.1f} GiB {:.0f} %", *n.mem_total_bytes / kGiB, 100 * *n.mem_used_bytes / *n.mem_total_bytes);
+    } else {
+      line += " GiB";
+    }
+    line += change(n.mem_used_bytes, field(g.before, &GpuWindow::mem_used_bytes), kGiB, 1);
+  }
+  if (n.power_watts) {
+    line += fmt::format("  power {:.0f} W{}", *n.power_watts,
+                        change(n.power_watts, field(g.before, &GpuWindow::power_watts), 1, 0));
+  }
+  if (n.temp_celsius) {
+    line += fmt::format("  {:.0f} °C{}", *n.temp_celsius,
+                        change(n.temp_celsius, field(g.before, &GpuWindow::temp_celsius), 1, 0));
+  }
+  return line;
+}
+
+void write_window(JsonWriter& w, const GpuWindow& g) {
+  w.begin_object();
+  w.field("util_percent", g.util_percent);
+  w.field("mem_used_bytes", g.mem_used_bytes);
+  w.field("mem_total_bytes", g.mem_total_bytes);
+  w.field("power_watts", g.power_watts);
+  w.field("temp_celsius", g.temp_celsius);
+  w.end_object();
+}
+
+void write_host(JsonWriter& w, const HostWindow& h) {
+  w.begin_object();
+  w.field("cpu_percent", h.cpu_percent);
+  w.field("tree_cpu_percent", h.tree_cpu_percent);
+  w.field("tree_rss_bytes", h.tree_rss_bytes);
+  w.end_object();
+}
+
+void write_progress(JsonWriter& w, const Progress& p) {
+  w.begin_object();
+  w.field("step", p.step);
+  w.field("epoch", p.epoch);
+  w.field("loss", p.loss);
+  w.end_object();
+}
+
+}  // namespace
+
+std::string render_run_status_text(const RunStatusReport& s) {
+  const RunInfo& r = s.run;
+  std::string out = fmt::format("Run {}{}  {}, {} — verdict: {}\n", r.id.empty() ? "(file)" : r.id,
+                                r.name.empty() ? "" : " (" + r.name + ")",
+                                s.live ? "recording" : std::string(to_string(r.status)), human_duration(s.age_s),
+                                s.verdict);
+  if (s.reference_end_ago_s) {
+    out += fmt::format("Last {} (in brackets: the change since {} earlier)\n", human_duration(s.window_s),
+                       human_duration(*s.reference_end_ago_s));
+  } else {
+    out += fmt::format("Last {}\n", human_duration(s.window_s));
+  }
+  for (const GpuStatus& g : s.gpus) out += gpu_line(g) + "\n";
+  if (s.gpus.empty()) out += "  no GPU was recorded\n";
+  const HostWindow& h = s.host_now;
+  if (h.cpu_percent || h.tree_cpu_percent) {
+    out += "  host";
+    if (h.cpu_percent) {
+      out += fmt::format("  CPU {:.0f} %{}", *h.cpu_percent,
+                         change(h.cpu_percent, s.host_before ? s.host_before->cpu_percent : std::nullopt, 1, 0));
+    }
+    if (h.tree_cpu_percent) out += fmt::format("  command CPU {:.0f} % of a core", *h.tree_cpu_percent);
+    if (h.tree_rss_bytes) out += fmt::format(", RSS {}", human_bytes(*h.tree_rss_bytes));
+    out += "\n";
+  }
+  const Progress& p = s.progress_now;
+  if (p.step || p.epoch || p.loss) {
+    out += "Training:";
+    if (p.step) {
+      out += fmt::format(" step {}", *p.step);
+      if (s.steps_per_second) out += fmt::format(" ({:.2f} steps/s since then)", *s.steps_per_second);
+    }
+    if (p.epoch) out += fmt::format("{} epoch {}", p.step ? "," : "", *p.epoch);
+    if (p.loss) {
+      out += fmt::format("{} loss {:.4g}", p.step || p.epoch ? "," : "", *p.loss);
+      if (s.progress_before.loss) out += fmt::format(" (was {:.4g})", *s.progress_before.loss);
+    }
+    out += "\n";
+  }
+  out += s.advisories.empty() ? "Advisories: none\n" : "Advisories:\n" + advisories_text(s.advisories);
+  return out;
+}
+
+std::string render_run_status_json(const RunStatusReport& s) {
+  std::string out;
+  JsonWriter w(out, true);
+  w.begin_object();
+  w.key("run").begin_object();
+  w.field("id", s.run.id);
+  w.field("name", s.run.name);
+  w.field("status", to_string(s.run.status));
+  w.field("end_reason", s.run.end_reason);
+  w.end_object();
+  w.field("live", s.live);
+  w.field("age_s", s.age_s);
+  w.field("verdict", s.verdict);
+  w.field("window_s", s.window_s);
+  w.field("reference_end_ago_s", s.reference_end_ago_s);
+  w.key("gpus").begin_array();
+  for (const GpuStatus& g : s.gpus) {
+    w.begin_object();
+    w.field("index", g.index);
+    w.field("name", g.name);
+    w.key("now");
+    write_window(w, g.now);
+    w.key("before");
+    if (g.before) {
+      write_window(w, *g.before);
+    } else {
+      w.null();
+    }
+    w.end_object();
+  }
+  w.end_array();
+  w.key("host").begin_object();
+  w.key("now");
+  write_host(w, s.host_now);
+  w.key("before");
+  if (s.host_before) {
+    write_host(w, *s.host_before);
+  } else {
+    w.null();
+  }
+  w.end_object();
+  w.key("training").begin_object();
+  w.key("now");
+  write_progress(w, s.progress_now);
+  w.key("before");
+  write_progress(w, s.progress_before);
+  w.field("steps_per_second", s.steps_per_second);
+  w.end_object();
+  w.key("advisories");
+  write_advisories_json(w, s.advisories);
+  w.end_object();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,13 @@
+// `gpuwatch status` as a few lines of text, or JSON for agents (docs/status.md).
+#pragma once
+
+#include <string>
+
+#include "analysis/run_status.h"
+
+namespace gpuwatch {
+
+std::string render_run_status_text(const RunStatusReport& s);
+std::string render_run_status_json(const RunStatusReport& s);
+
+}  // namespace gpuwatch
