@@ -129,8 +129,13 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
     stored.push_back(Event{time, c.advisory.device_index, "advisory", advisory_event_message(c)});
   }
 
-  const auto underuse = std::find_if(current_.begin(), current_.end(), [](const Advisory& a) { return a.underuse; });
-  if (underuse == current_.end()) {
+  // Utilization first: it is what the GPUs waste; a small batch is one cause.
+  std::vector<const Advisory*> underuse;
+  for (const Advisory& a : current_) {
+    if (a.underuse) underuse.push_back(&a);
+  }
+  std::stable_partition(underuse.begin(), underuse.end(), [](const Advisory* a) { return a->id.starts_with("util."); });
+  if (underuse.empty()) {
     underuse_since_mono_ns_.reset();
   } else if (!underuse_since_mono_ns_) {
     underuse_since_mono_ns_ = time.mono_ns;
@@ -138,9 +143,12 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   if (options_.kill_after_s && underuse_since_mono_ns_ && !underuse_acted_ &&
       time.mono_ns - *underuse_since_mono_ns_ >= static_cast<std::int64_t>(*options_.kill_after_s * 1e9)) {
     underuse_acted_ = true;
-    const std::string gpu = underuse->device_index ? fmt::format(" GPU {}", *underuse->device_index) : std::string();
-    on_underuse_(fmt::format("{}{} for {:.0f} s: {}", underuse->id, gpu,
-                             static_cast<double>(time.mono_ns - *underuse_since_mono_ns_) / 1e9, underuse->summary));
+    std::string ids;
+    for (const Advisory* a : underuse) {
+      ids += (ids.empty() ? "" : ", ") + a->id + (a->device_index ? fmt::format(" GPU {}", *a->device_index) : "");
+    }
+    on_underuse_(fmt::format("{} for {:.0f} s; {}", ids, static_cast<double>(time.mono_ns - *underuse_since_mono_ns_) / 1e9,
+                             underuse.front()->summary));
   }
   return stored;
 }

@@ -46,6 +46,9 @@ class Advise(GpuwatchTestCase):
         underuse = [e for e in self.report()["events"] if e["kind"] == "underuse"]
         self.assertEqual(len(underuse), 1)
         self.assertIn("stopped by --on-underuse kill", underuse[0]["message"])
+        # Utilization first in the reason: it is what is wasted; the small batch is one cause.
+        self.assertIn("util.low GPU 0, memory.batch_too_small GPU 0 for", underuse[0]["message"])
+        self.assertRegex(self.run_gw("runs").stdout, r"finished +stopped: underuse +sleep")
 
     def test_usage_errors(self):
         cases = [
