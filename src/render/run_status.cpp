@@ -76,6 +76,19 @@ void write_progress(JsonWriter& w, const Progress& p) {
   w.end_object();
 }
 
+// "now": {...}, "before": {...} or null.
+template <typename T, typename Write>
+void write_now_and_before(JsonWriter& w, const T& now, const std::optional<T>& before, Write write) {
+  w.key("now");
+  write(w, now);
+  w.key("before");
+  if (before) {
+    write(w, *before);
+  } else {
+    w.null();
+  }
+}
+
 }  // namespace
 
 std::string render_run_status_text(const RunStatusReport& s) {
@@ -141,32 +154,15 @@ std::string render_run_status_json(const RunStatusReport& s) {
     w.begin_object();
     w.field("index", g.index);
     w.field("name", g.name);
-    w.key("now");
-    write_window(w, g.now);
-    w.key("before");
-    if (g.before) {
-      write_window(w, *g.before);
-    } else {
-      w.null();
-    }
+    write_now_and_before(w, g.now, g.before, write_window);
     w.end_object();
   }
   w.end_array();
   w.key("host").begin_object();
-  w.key("now");
-  write_host(w, s.host_now);
-  w.key("before");
-  if (s.host_before) {
-    write_host(w, *s.host_before);
-  } else {
-    w.null();
-  }
+  write_now_and_before(w, s.host_now, s.host_before, write_host);
   w.end_object();
   w.key("training").begin_object();
-  w.key("now");
-  write_progress(w, s.progress_now);
-  w.key("before");
-  write_progress(w, s.progress_before);
+  write_now_and_before(w, s.progress_now, std::optional(s.progress_before), write_progress);
   w.field("steps_per_second", s.steps_per_second);
   w.end_object();
   w.key("advisories");
