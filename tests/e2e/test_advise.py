@@ -1,5 +1,6 @@
 """record --advise and --on-underuse kill against the fake driver, with short windows."""
 import os
+import re
 
 from harness import GpuwatchTestCase, QUICK
 
@@ -22,7 +23,8 @@ class Advise(GpuwatchTestCase):
                         "--advisor-config", self.config(), "--", "sleep", "4", scenario=UNDERUSED)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr.count("[warning] memory.batch_too_small GPU 0"), 1, r.stderr)  # once, not per check
-        self.assertEqual(r.stderr.count("util.low GPU 0"), 1, r.stderr)
+        # util.low, or util.host_bound when this machine's CPUs happen to be busy (a parallel build).
+        self.assertEqual(len(re.findall(r"util\.(low|host_bound) GPU 0", r.stderr)), 1, r.stderr)
         self.assertIn("suggestion:", r.stderr)
         events = [e for e in self.report()["events"] if e["kind"] == "advisory"]
         self.assertTrue(any("memory.batch_too_small" in e["message"] for e in events), events)
@@ -47,7 +49,7 @@ class Advise(GpuwatchTestCase):
         self.assertEqual(len(underuse), 1)
         self.assertIn("stopped by --on-underuse kill", underuse[0]["message"])
         # Utilization first in the reason: it is what is wasted; the small batch is one cause.
-        self.assertIn("util.low GPU 0, memory.batch_too_small GPU 0 for", underuse[0]["message"])
+        self.assertRegex(underuse[0]["message"], r"util\.(low|host_bound) GPU 0, memory\.batch_too_small GPU 0 for")
         self.assertRegex(self.run_gw("runs").stdout, r"finished +stopped: underuse +sleep")
 
     def test_usage_errors(self):
