@@ -39,7 +39,8 @@ class Status(GpuwatchTestCase):
         self.assertAlmostEqual(s["reference_end_ago_s"], 1, delta=0.01)
         ids = {a["id"] for a in s["advisories"]}
         self.assertIn("memory.batch_too_small", ids)
-        self.assertIn("util.low", ids)
+        # util.low, or util.host_bound when this machine's CPUs are busy (a parallel build).
+        self.assertTrue(ids & {"util.low", "util.host_bound"}, ids)
         text = self.status("small-batch").stdout
         self.assertRegex(text, r"Run [0-9a-f]{12} \(small-batch\)  finished, .* verdict: warning")
         self.assertIn("[warning] memory.batch_too_small GPU 0", text)
