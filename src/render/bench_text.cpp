@@ -76,17 +76,30 @@ std::string render_bench_comparison(const BenchFile& a, const BenchFile& b) {
   Table t;
   t.columns = {{"test", false, true, 16}, {"gpu"}, {"A", true}, {"B", true}, {"B/A", true}, {"unit"}};
   std::map<std::pair<std::string, std::optional<int>>, const BenchFileTest*> in_b;
-  for (const BenchFileTest& x : b.tests) in_b[{x.test_name, x.gpu}] = &x;
+  std::map<std::string, std::size_t> name_count;
+  for (const BenchFileTest& x : b.tests) {
+    in_b[{x.test_name, x.gpu}] = &x;
+    ++name_count[x.test_name];
+  }
+  // Seed 003's files name no GPU: a test that ran once matches by name alone.
+  auto find_in_b = [&](const BenchFileTest& x) -> const BenchFileTest* {
+    if (const auto it = in_b.find({x.test_name, x.gpu}); it != in_b.end()) return it->second;
+    if (name_count[x.test_name] != 1) return nullptr;
+    for (const BenchFileTest& y : b.tests) {
+      if (y.test_name == x.test_name && (!x.gpu || !y.gpu)) return &y;
+    }
+    return nullptr;
+  };
   std::size_t matched = 0;
   auto value = [](const BenchFileTest& x) -> std::optional<double> {
     if (!x.success) return std::nullopt;
     return x.value ? x.value : x.latency_us;
   };
   for (const BenchFileTest& x : a.tests) {
-    const auto it = in_b.find({x.test_name, x.gpu});
-    if (it == in_b.end()) continue;
+    const BenchFileTest* match = find_in_b(x);
+    if (!match) continue;
     ++matched;
-    const BenchFileTest& y = *it->second;
+    const BenchFileTest& y = *match;
     const auto va = value(x);
     const auto vb = value(y);
     const std::string unit = x.value ? x.unit : (x.latency_us ? "µs (lower is better)" : "");
