@@ -9,6 +9,7 @@ packages=(
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libgtest-dev libgmock-dev libbenchmark-dev
   clang                      # fuzz targets (libFuzzer)
+  libtorch-dev               # gpuwatch bench's libtorch worker (CPU build; ~120 MB download, ~500 MB installed)
   python3
 )
 sudo_cmd=()

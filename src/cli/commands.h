@@ -6,6 +6,7 @@
 
 namespace gpuwatch::cli {
 
+void add_bench(CLI::App& app, int& exit_code);
 void add_devices(CLI::App& app, int& exit_code);
 void add_sample(CLI::App& app, int& exit_code);
 void add_record(CLI::App& app, int& exit_code);

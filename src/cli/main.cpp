@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   gpuwatch::cli::add_import(app, exit_code);
   gpuwatch::cli::add_plot(app, exit_code);
   gpuwatch::cli::add_status(app, exit_code);
+  gpuwatch::cli::add_bench(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

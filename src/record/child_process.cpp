@@ -41,7 +41,8 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   std::vector<char*> env;
   for (auto& e : env_strings) env.push_back(e.data());
   env.push_back(nullptr);
-  const bool take_terminal = isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  const bool take_terminal =
+      output.may_take_terminal && isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
 
   const pid_t pid = fork();
   if (pid < 0) {

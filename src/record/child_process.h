@@ -27,10 +27,12 @@ struct ChildOutcome {
   [[nodiscard]] int status_code() const { return signal ? 128 + *signal : exit_code.value_or(0); }
 };
 
-// Where the command's stdout and stderr go: -1 keeps gpuwatch's own.
+// Where the command's stdout and stderr go (-1 keeps gpuwatch's own), and
+// whether it may take the terminal (see spawn).
 struct ChildOutput {
   int stdout_fd = -1;
   int stderr_fd = -1;
+  bool may_take_terminal = true;  // false for helpers that run side by side (bench workers)
 };
 
 class ChildProcess {

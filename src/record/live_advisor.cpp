@@ -48,13 +48,7 @@ LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const s
 }
 
 void LiveAdvisor::on_device_sample(const DeviceSample& sample) {
-  DeviceSeries* s = series_of(window_, sample.device_index);
-  if (!s) return;
-  s->mono_ns.push_back(sample.time.mono_ns);
-  s->wall_ns.push_back(sample.time.wall_ns);
-  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
-    s->values[m].push_back(sample.values.value_or_nan(static_cast<DeviceMetric>(m)));
-  }
+  append_sample(window_, sample);
   remember_peak(sample);
 }
 
@@ -74,14 +68,7 @@ void LiveAdvisor::remember_peak(const DeviceSample& sample) {
   h->values[kMemUsed].push_back(*used);
 }
 
-void LiveAdvisor::on_host_sample(const HostSample& sample) {
-  HostSeries& h = window_.host;
-  h.mono_ns.push_back(sample.time.mono_ns);
-  h.wall_ns.push_back(sample.time.wall_ns);
-  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
-    h.values[m].push_back(sample.values.value_or_nan(static_cast<HostMetric>(m)));
-  }
-}
+void LiveAdvisor::on_host_sample(const HostSample& sample) { append_sample(window_, sample); }
 
 void LiveAdvisor::on_event(const Event& event) {
   if (event.kind == "log" && !parse_log_message(event.message).empty()) {

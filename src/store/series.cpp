@@ -57,6 +57,29 @@ std::size_t keep_front(Series& s, std::int64_t mono_ns) {
   return n;
 }
 
+void append_sample(RunData& data, const DeviceSample& sample) {
+  for (DeviceSeries& s : data.devices) {
+    if (s.info.index != sample.device_index) continue;
+    s.values.resize(kDeviceMetricCount);
+    s.mono_ns.push_back(sample.time.mono_ns);
+    s.wall_ns.push_back(sample.time.wall_ns);
+    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+      s.values[m].push_back(sample.values.value_or_nan(static_cast<DeviceMetric>(m)));
+    }
+    return;
+  }
+}
+
+void append_sample(RunData& data, const HostSample& sample) {
+  HostSeries& h = data.host;
+  h.values.resize(kHostMetricCount);
+  h.mono_ns.push_back(sample.time.mono_ns);
+  h.wall_ns.push_back(sample.time.wall_ns);
+  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
+    h.values[m].push_back(sample.values.value_or_nan(static_cast<HostMetric>(m)));
+  }
+}
+
 void drop_samples_after(RunData& data, std::int64_t mono_ns) {
   for (DeviceSeries& d : data.devices) keep_front(d, mono_ns);
   const std::size_t n = keep_front(data.host, mono_ns);

@@ -101,6 +101,11 @@ struct LoadOptions {
 // One row of a series back as a sample (store/series.cpp).
 DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
 HostSample host_sample_at(const HostSeries& series, std::size_t i);
+// Appends a sample as a row of its series: the device series with the
+// sample's index (a sample of a device `data` does not list is dropped), or
+// the host series. Series must have their full set of columns.
+void append_sample(RunData& data, const DeviceSample& sample);
+void append_sample(RunData& data, const HostSample& sample);
 // Removes the samples before `mono_ns` from every series (events stay).
 void drop_samples_before(RunData& data, std::int64_t mono_ns);
 // Removes the samples after `mono_ns`.
