@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev clang >/dev/null 2>&1; then
+if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev clang >/dev/null 2>&1; then
   scripts/install-deps.sh
 fi
 
