@@ -71,7 +71,7 @@ void LiveAdvisor::remember_peak(const DeviceSample& sample) {
 void LiveAdvisor::on_host_sample(const HostSample& sample) { append_sample(window_, sample); }
 
 void LiveAdvisor::on_event(const Event& event) {
-  if (event.kind == "log" && !parse_log_message(event.message).empty()) {
+  if (event.kind == "log") {
     for (const auto& [name, value] : parse_log_message(event.message)) {
       if (name == "model_params") model_params_ = event;
     }
