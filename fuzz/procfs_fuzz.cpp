@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "backends/procfs/host.h"
+#include "backends/procfs/process_identity.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -25,5 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (pid->comm.size() >= size) __builtin_trap();
   }
   (void)gpuwatch::parse_io_read_bytes(text);
+  if (const auto state = gpuwatch::parse_pid_state(text); state && (*state < 'A' || *state > 'z')) __builtin_trap();
+  if (const auto pid = gpuwatch::parse_pid(text)) {
+    if (*pid == 0 || *pid > 0x7fffffffU || text.size() > 10) __builtin_trap();
+  }
   return 0;
 }

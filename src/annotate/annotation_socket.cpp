@@ -15,6 +15,9 @@
 
 #include <fmt/format.h>
 
+#include "annotate/socket_dir.h"
+#include "backends/backend.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -30,21 +33,27 @@ std::filesystem::path make_private_dir() {
   } else if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp && access(tmp, W_OK) == 0) {
     base = tmp;
   }
-  std::string templ = base + "/gpuwatch-XXXXXX";
-  if (mkdtemp(templ.data()) == nullptr) throw system_error(fmt::format("cannot create a directory in {}", base));
-  return templ;
+  const std::filesystem::path procfs_root = SystemPaths::from_environment().procfs_root;
+  const SocketDirOwner me = SocketDirOwner::current(procfs_root);
+  // What SIGKILLed recorders left behind, provably dead ones only.
+  remove_stale_socket_dirs(base, me, procfs_root);
+  try {
+    return create_socket_dir(base, me);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("annotation socket: {}", e.what()));
+  }
 }
 
 }  // namespace
 
 AnnotationSocket::AnnotationSocket(Handler on_annotation) : on_annotation_(std::move(on_annotation)) {
   dir_ = make_private_dir();
-  path_ = dir_ / "annotations.sock";
+  path_ = dir_ / kSocketFileName;
   sockaddr_un address{};
   address.sun_family = AF_UNIX;
   const std::string path = path_.string();
   if (path.size() >= sizeof address.sun_path) {
-    std::filesystem::remove(dir_);
+    remove_socket_dir(dir_);
     throw std::runtime_error(fmt::format("annotation socket: the path {} is too long for a Unix socket", path));
   }
   std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
@@ -53,8 +62,7 @@ AnnotationSocket::AnnotationSocket(Handler on_annotation) : on_annotation_(std::
       pipe2(stop_pipe_, O_CLOEXEC) != 0) {
     const auto error = system_error("cannot bind " + path);
     if (socket_fd_ >= 0) close(socket_fd_);
-    std::filesystem::remove(path_);
-    std::filesystem::remove(dir_);
+    remove_socket_dir(dir_);
     throw error;
   }
   // Room for bursts (a log per step at thousands of steps a second) while
@@ -78,9 +86,7 @@ AnnotationSocket::~AnnotationSocket() {
   close(socket_fd_);
   close(stop_pipe_[0]);
   close(stop_pipe_[1]);
-  std::error_code ignored;
-  std::filesystem::remove(path_, ignored);
-  std::filesystem::remove(dir_, ignored);
+  remove_socket_dir(dir_);
 }
 
 std::string AnnotationSocket::first_rejection() const {

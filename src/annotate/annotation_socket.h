@@ -19,8 +19,10 @@ class AnnotationSocket {
  public:
   using Handler = std::function<void(const Annotation&, Timestamp received)>;
 
-  // Binds the socket under $XDG_RUNTIME_DIR (else the temporary directory)
-  // and starts reading. Throws std::runtime_error when it cannot.
+  // Binds the socket in a private directory under $XDG_RUNTIME_DIR (else the
+  // temporary directory; see socket_dir.h), after removing the directories
+  // that dead recorders left there, and starts reading. Throws
+  // std::runtime_error when it cannot.
   explicit AnnotationSocket(Handler on_annotation);
   // Reads what is queued, then stops reading. Idempotent.
   void stop();

@@ -7,6 +7,7 @@
 #include "cli/options.h"
 #include "cli/run_source.h"
 #include "annotate/output_pattern.h"
+#include "backends/procfs/process_identity.h"
 #include "record/child_process.h"
 #include "record/recorder.h"
 
@@ -23,7 +24,7 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string gpus;
     std::string store;
     std::string output_dir;
-    int pid = 0;
+    std::string pid;
     bool no_summary = false;
     bool generate_graphs = false;
     std::string compare_with;
@@ -48,7 +49,7 @@ void add_record(CLI::App& app, int& exit_code) {
                 "With --output-dir: also write a timeline picture, gpu_stats_<name>_<time>_plot.png");
   cmd->add_option("--compare-with", flags->compare_with,
                   "At the end, compare this run with RUN (a stored run or a file), RUN as the baseline");
-  cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one")->check(CLI::PositiveNumber);
+  cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one");
   cmd->add_option("--annotate-regex", o.annotate_regex,
                   "Take annotations from the command's output lines: named groups step, epoch, phase, mark, or any\n"
                   "other name for a scalar, e.g. 'Epoch (?<epoch>\\d+).*loss (?<loss>[0-9.]+)'. Repeatable.")
@@ -72,9 +73,15 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->callback([flags, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
-    if (flags->pid != 0) {
+    if (!flags->pid.empty()) {
+      const auto pid = parse_pid(flags->pid);
+      if (!pid) {
+        // Shown as typed but cut short: the message stays one line whatever was passed.
+        const std::string shown = flags->pid.size() > 24 ? flags->pid.substr(0, 24) + "..." : flags->pid;
+        throw CLI::ValidationError("--pid", fmt::format("'{}' is not a process id (a positive whole number)", shown));
+      }
       if (!options.command.empty()) throw CLI::ValidationError("--pid", "give either --pid or a command, not both");
-      options.attach_pid = flags->pid;
+      options.attach_pid = static_cast<pid_t>(*pid);
     }
     if (!options.annotate_regex.empty() && options.command.empty()) {
       throw CLI::ValidationError("--annotate-regex", "needs a command to read the output of");

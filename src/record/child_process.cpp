@@ -118,21 +118,28 @@ ChildOutcome ChildProcess::wait(const std::function<void()>& before_reap) const 
   return outcome;
 }
 
-bool wait_for_foreign_exit(pid_t pid, const bool& stop_flag) {
-  if (kill(pid, 0) != 0 && errno == ESRCH) return false;
+ForeignWait wait_for_foreign_exit(pid_t pid, const bool& stop_flag) {
+  if (kill(pid, 0) != 0 && errno == ESRCH) return ForeignWait::NoSuchProcess;
   const auto pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  ForeignWait result = ForeignWait::Stopped;
   while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
     if (pidfd >= 0) {
       pollfd p{pidfd, POLLIN, 0};
-      if (poll(&p, 1, 200) > 0) break;
+      if (poll(&p, 1, 200) > 0) {
+        result = ForeignWait::Exited;
+        break;
+      }
     } else {
       // Kernels before 5.3 have no pidfd: poll for the pid instead.
-      if (kill(pid, 0) != 0 && errno == ESRCH) break;
+      if (kill(pid, 0) != 0 && errno == ESRCH) {
+        result = ForeignWait::Exited;
+        break;
+      }
       usleep(200'000);
     }
   }
   if (pidfd >= 0) close(pidfd);
-  return true;
+  return result;
 }
 
 }  // namespace gpuwatch

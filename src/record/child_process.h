@@ -62,8 +62,13 @@ class ChildProcess {
 // process alone if the group is gone). Async-signal-safe.
 void signal_process_group(pid_t leader, int signal);
 
-// Blocks until the process `pid` (not our child) exits. Returns false if it
-// does not exist.
-bool wait_for_foreign_exit(pid_t pid, const bool& stop_flag);
+enum class ForeignWait {
+  NoSuchProcess,  // it was not there to begin with
+  Exited,         // it exited while we watched
+  Stopped,        // stop_flag was set first: it may well still run
+};
+// Blocks until the process `pid` (not our child) exits or stop_flag is set
+// (checked at least every 200 ms).
+ForeignWait wait_for_foreign_exit(pid_t pid, const bool& stop_flag);
 
 }  // namespace gpuwatch

@@ -12,7 +12,6 @@
 #include <mutex>
 #include <csignal>
 #include <ctime>
-#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -34,13 +33,6 @@
 namespace gpuwatch {
 
 namespace {
-
-std::string read_first_line(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
-}
 
 std::string hostname() {
   char buf[256] = {};
@@ -143,6 +135,24 @@ class SignalThread {
   std::_Exit(128 + sig);
 }
 
+std::string end_reason(bool wrapped_command, const ChildOutcome& outcome, bool attached, ForeignWait target) {
+  if (wrapped_command) return outcome.signal ? "signal" : "exited";
+  // Ctrl-C on record --pid stops the recording; the target runs on.
+  if (attached && target != ForeignWait::Stopped) return "target exited";
+  return "stopped";
+}
+
+// The stored row with the end this process knows but could not store.
+RunInfo with_outcome(RunInfo stored, const RunInfo& ended) {
+  stored.status = ended.status;
+  stored.end_wall_ns = ended.end_wall_ns;
+  stored.exit_code = ended.exit_code;
+  stored.exit_signal = ended.exit_signal;
+  stored.end_reason = ended.end_reason;
+  stored.jitter = ended.jitter;
+  return stored;
+}
+
 }  // namespace
 
 std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
@@ -176,8 +186,8 @@ int run_record(const RecordOptions& o) {
   run.host = hostname();
   run.interval_s = o.interval_s;
   run.version = GPUWATCH_VERSION;
-  run.recorder_pid = getpid();
-  run.recorder_boot_id = read_first_line("/proc/sys/kernel/random/boot_id");
+  // The recorder's pid, start time and boot id are the store's to fill in,
+  // read under GPUWATCH_PROCFS_ROOT like every other procfs read.
   run.attached_pid = o.attach_pid ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*o.attach_pid))
                                   : std::nullopt;
 
@@ -293,6 +303,7 @@ int run_record(const RecordOptions& o) {
   }
 
   ChildOutcome outcome;
+  ForeignWait target = ForeignWait::Stopped;
   bool stop_watching = false;
   std::thread watcher([&] {
     pthread_setname_np(pthread_self(), "gw-watch");
@@ -302,7 +313,7 @@ int run_record(const RecordOptions& o) {
         child_group = 0;
       });
     } else if (o.attach_pid) {
-      wait_for_foreign_exit(*o.attach_pid, stop_watching);
+      target = wait_for_foreign_exit(*o.attach_pid, stop_watching);
     } else {
       return;  // until a signal stops the sampler
     }
@@ -321,23 +332,38 @@ int run_record(const RecordOptions& o) {
   // From here on the command has finished: whatever fails is reported, and
   // gpuwatch still exits with the command's status.
   annotations.command_finished();
+  run.end_wall_ns = now().wall_ns;
+  run.exit_code = outcome.exit_code;
+  run.exit_signal = outcome.signal;
+  run.end_reason = end_reason(child.has_value(), outcome, o.attach_pid.has_value(), target);
+  if (!underuse_reason.empty()) run.end_reason = "underuse";
+  run.jitter = sampler.jitter();
+  run.status = RunStatus::Finished;
+  bool end_stored = false;
   try {
     sink.finish();
-    run.end_wall_ns = now().wall_ns;
-    run.exit_code = outcome.exit_code;
-    run.exit_signal = outcome.signal;
-    run.end_reason = child ? (outcome.signal ? "signal" : "exited") : (o.attach_pid ? "target exited" : "stopped");
-    if (!underuse_reason.empty()) run.end_reason = "underuse";
-    run.jitter = sampler.jitter();
-    run.status = RunStatus::Finished;
     store->finish_run(run);
+    end_stored = true;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpuwatch: the end of the run could not be stored: %s\n", e.what());
+  }
+  if (const StoreBacklog b = store->backlog(); b.dropped_samples + b.dropped_events > 0) {
+    std::fprintf(stderr,
+                 "gpuwatch: %llu samples and %llu events could not be saved (the run store could not be "
+                 "written); the report covers what was\n",
+                 static_cast<unsigned long long>(b.dropped_samples), static_cast<unsigned long long>(b.dropped_events));
+  }
+  try {
     if (o.summary || o.output_dir || o.compare_with) {
-      const RunInfo stored = store->resolve(run.id);
+      RunInfo stored = store->resolve(run.id);
+      // What the store could not take, this process still knows.
+      if (!end_stored) stored = with_outcome(std::move(stored), run);
       const std::string text =
           render_report_text(build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored)));
       if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
       if (o.output_dir || o.compare_with) {
-        const RunData data = store->load(stored);
+        RunData data = store->load(stored);
+        data.run = stored;
         if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
         if (o.compare_with) {
           const std::array<RunData, 2> pair{*o.compare_with, data};

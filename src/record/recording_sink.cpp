@@ -82,13 +82,28 @@ void RecordingSink::drain_posted(bool everything) {
 
 void RecordingSink::flush(Timestamp time, bool everything) {
   drain_posted(everything);
+  // Also after a failure: a full disk is retried once a second, not at every
+  // tick with the whole backlog encoded again each time.
+  last_flush_mono_ns_ = time.mono_ns;
   try {
     store_.flush();
-    last_flush_mono_ns_ = time.mono_ns;
+    if (store_error_reported_) {
+      const StoreBacklog b = store_.backlog();
+      say(stderr, fmt::format("gpuwatch: the run store is written again{}\n",
+                              b.dropped_samples + b.dropped_events == 0
+                                  ? "; nothing was lost"
+                                  : fmt::format("; {} samples and {} events were dropped meanwhile (a store_gap "
+                                                "event marks where)",
+                                                b.dropped_samples, b.dropped_events)));
+    }
     store_error_reported_ = false;
   } catch (const StoreError& e) {
     // Keep sampling: the store keeps its buffers and the next flush retries.
-    if (!store_error_reported_) say(stderr, fmt::format("gpuwatch: cannot write the run store: {}\n", e.what()));
+    if (!store_error_reported_) {
+      say(stderr, fmt::format("gpuwatch: cannot write the run store: {}; keeping up to {} MiB of samples in memory "
+                              "until it can, then dropping the oldest (the command is not disturbed)\n",
+                              e.what(), kMaxBufferedBytes >> 20));
+    }
     store_error_reported_ = true;
   }
 }

@@ -105,8 +105,17 @@ CREATE TABLE events (
 CREATE INDEX events_by_run ON events (run_id, mono_ns);
 )sql";
 
+// The recorder's start time (clock ticks since boot): with the pid and boot
+// id it tells a live recorder from a process that reused a dead one's pid.
+// NULL for runs recorded before. Readers of this build select NULL in its
+// place when the column is missing, so the step is readable by them.
+constexpr std::string_view kRecorderStartTicks = R"sql(
+ALTER TABLE runs ADD COLUMN recorder_start_ticks INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
+    Migration{2, kRecorderStartTicks, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {
@@ -116,6 +125,12 @@ bool has_table(sqlite3* db, std::string_view name) {
 }
 
 }  // namespace
+
+bool has_column(sqlite3* db, std::string_view table, std::string_view column) {
+  sql::Stmt q(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2");
+  q.bind(1, table).bind(2, column);
+  return q.step();
+}
 
 std::span<const Migration> schema_migrations() { return kMigrations; }
 

@@ -31,6 +31,9 @@ int current_schema_version();
 // file holds tables but is not a gpuwatch store.
 int read_schema_version(sqlite3* db);
 
+// Whether `table` has a column named `column`.
+bool has_column(sqlite3* db, std::string_view table, std::string_view column);
+
 // Brings the database up to the last of `steps` inside one write
 // transaction, re-reading the version under the lock so that two writers
 // opening at once do not both migrate. Returns the resulting version.

@@ -6,17 +6,29 @@
 
 namespace gpuwatch::sql {
 
+namespace {
+
+bool is_busy(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+}  // namespace
+
 void fail(sqlite3* db, std::string_view what) {
-  throw StoreError(fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory"));
+  std::string message = fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory");
+  if (db && is_busy(sqlite3_extended_errcode(db))) throw BusyError(std::move(message));
+  throw StoreError(std::move(message));
 }
 
 void exec(sqlite3* db, std::string_view sql) {
   const std::string text(sql);
   char* err = nullptr;
-  if (sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : sqlite3_errmsg(db);
+  if (const int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
+    std::string msg = fmt::format("SQL failed ({}): {}", text.substr(0, 60), err ? err : sqlite3_errmsg(db));
     sqlite3_free(err);
-    throw StoreError(fmt::format("SQL failed ({}): {}", text.substr(0, 60), msg));
+    if (is_busy(rc)) throw BusyError(std::move(msg));
+    throw StoreError(std::move(msg));
   }
 }
 

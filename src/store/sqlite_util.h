@@ -12,14 +12,25 @@
 
 #include <sqlite3.h>
 
+#include "store/store.h"
+
 namespace gpuwatch::sql {
+
+// SQLite said SQLITE_BUSY or SQLITE_LOCKED: another connection holds a lock
+// it could not wait for (some waits bypass the busy timeout, e.g. while a
+// new file is set up for WAL). Worth trying again.
+class BusyError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
 
 struct DbCloser {
   void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
 };
 using Db = std::unique_ptr<sqlite3, DbCloser>;
 
-// Throws StoreError with `what` and the connection's last error message.
+// Throws StoreError with `what` and the connection's last error message
+// (BusyError when that error is SQLITE_BUSY or SQLITE_LOCKED).
 [[noreturn]] void fail(sqlite3* db, std::string_view what);
 
 // Runs one or more statements without results (DDL, pragmas, BEGIN/COMMIT).

@@ -5,12 +5,13 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
+#include <random>
 #include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "backends/backend.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
 
@@ -53,8 +54,9 @@ HostIdentity HostIdentity::current() {
   HostIdentity id;
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) == 0) id.host = name;
-  std::ifstream in("/proc/sys/kernel/random/boot_id");
-  std::getline(in, id.boot_id);
+  id.procfs_root = SystemPaths::from_environment().procfs_root;
+  id.boot_id = read_boot_id(id.procfs_root);
+  id.self = current_process(id.procfs_root);
   return id;
 }
 
@@ -64,9 +66,9 @@ bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t n
   }
   // After a reboot the pid may belong to anything.
   if (!run.recorder_boot_id.empty() && !here.boot_id.empty() && run.recorder_boot_id != here.boot_id) return false;
-  if (run.recorder_pid <= 0) return false;
-  std::error_code ec;
-  return std::filesystem::exists(fmt::format("/proc/{}", run.recorder_pid), ec);
+  if (run.recorder_pid <= 0 || run.recorder_pid > kMaxPid) return false;
+  return process_alive(here.procfs_root,
+                       {static_cast<std::uint32_t>(run.recorder_pid), run.recorder_start_ticks});
 }
 
 namespace {
@@ -171,7 +173,30 @@ sql::Db open_for_write(const std::filesystem::path& path) {
   return db;
 }
 
+// How long a writer keeps retrying an open that SQLite answered with BUSY
+// without waiting (two recorders creating the same new store at once).
+constexpr auto kOpenRetryFor = std::chrono::seconds(20);
+
 }  // namespace
+
+void Store::open_and_migrate(Impl& impl, std::span<const Migration> migrations) {
+  const auto deadline = std::chrono::steady_clock::now() + kOpenRetryFor;
+  std::minstd_rand jitter(static_cast<std::uint32_t>(getpid()));
+  for (int attempt = 1;; ++attempt) {
+    try {
+      impl.db = open_for_write(impl.path);
+      impl.version = migrate(impl.db.get(), migrations, impl.path.string());
+      return;
+    } catch (const sql::BusyError&) {
+      // Setting up WAL on a new file and recovering a WAL take locks that
+      // SQLite does not wait for: another writer is mid-way, and done soon.
+      impl.db.reset();
+      if (std::chrono::steady_clock::now() >= deadline) throw;
+      const int ms = std::min(attempt, 10) * 5 + static_cast<int>(jitter() % 20);
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+  }
+}
 
 std::unique_ptr<Store> Store::open(const std::filesystem::path& path, bool read_only) {
   return open(path, read_only, schema_migrations());
@@ -188,9 +213,13 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& path, bool read_
       impl->db = open_read_only(path);
       impl->version = read_schema_version(impl->db.get());
       check_readable(impl->version, migrations, where);
+      impl->runs_have_start_ticks = has_column(impl->db.get(), "runs", "recorder_start_ticks");
     } else {
-      impl->db = open_for_write(path);
-      impl->version = migrate(impl->db.get(), migrations, where);
+      open_and_migrate(*impl, migrations);
+      impl->runs_have_start_ticks = has_column(impl->db.get(), "runs", "recorder_start_ticks");
+      // A writer stores what it finds: runs whose recorder died are saved as
+      // interrupted now rather than recomputed by every reader forever.
+      if (impl->runs_have_start_ticks) (void)impl->query_runs("WHERE status = 'recording'");
     }
   } catch (const StoreError& e) {
     const std::string what = e.what();

@@ -43,6 +43,9 @@ struct RunInfo {
   RunStatus status = RunStatus::Recording;
   std::int64_t recorder_pid = 0;
   std::string recorder_boot_id;     // with the pid, tells whether the recorder still lives
+  // The recorder's start time (clock ticks since boot, /proc/PID/stat field
+  // 22): tells the recorder from a process that got its pid after it died.
+  std::optional<std::uint64_t> recorder_start_ticks;
   std::optional<std::uint32_t> attached_pid;  // record --pid
   std::string end_reason;           // "exited", "signal", "interrupted", "stopped"
   JitterStats jitter;
@@ -116,6 +119,17 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What a recording store holds in memory because the file could not take it
+// (disk full), and what it dropped to stay within kMaxBufferedBytes.
+struct StoreBacklog {
+  std::size_t buffered_bytes = 0;        // samples and events not yet written
+  std::uint64_t dropped_samples = 0;     // oldest samples given up, this run
+  std::uint64_t dropped_events = 0;      // oldest events given up, this run
+};
+
+// The most a recording keeps in memory while the store cannot be written.
+inline constexpr std::size_t kMaxBufferedBytes = std::size_t{16} << 20;
+
 // Default path: $GPUWATCH_STORE, else $XDG_DATA_HOME/gpuwatch/runs.db, else
 // ~/.local/share/gpuwatch/runs.db.
 std::filesystem::path default_store_path();
@@ -140,7 +154,8 @@ class Store {
   //
   // Creates the run (status recording), commits it, and returns its public
   // id. Fills in what the caller left empty: id, row_id, status, start
-  // times (now), host, recorder pid and boot id (this process), version.
+  // times (now), host, recorder pid, start time and boot id (this process),
+  // version.
   std::string begin_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
   // append, note_process, add_event and mark_lost only buffer in memory:
   // nothing reaches the file before the next flush().
@@ -153,9 +168,18 @@ class Store {
   // events and the heartbeat in one transaction. Call at least once a
   // second. On failure the buffers are kept for the next flush.
   void flush();
+  // While flushes fail (disk full), the buffers grow up to
+  // kMaxBufferedBytes; past that the oldest samples and events are dropped,
+  // counted, and written as one "store_gap" event by the next flush that
+  // succeeds. Thread-safe.
+  [[nodiscard]] StoreBacklog backlog() const;
   // Flushes, then records end, exit, jitter, end_reason and status (a
-  // status still Recording is stored as Finished). Destroying the Store
-  // with a run still open flushes it and marks it interrupted.
+  // status still Recording is stored as Finished). When the samples cannot
+  // be written they are dropped (counted in a store_gap event) so that the
+  // run's end and exit code, much smaller, still may be; throws StoreError
+  // when not even those fit. Either way the run is closed: nothing more is
+  // buffered. Destroying the Store with a run still open flushes it and
+  // marks it interrupted.
   void finish_run(const RunInfo& run);
 
   // Writes a whole finished run that was not recorded here (an imported
@@ -181,6 +205,7 @@ class Store {
  private:
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
+  static void open_and_migrate(Impl& impl, std::span<const Migration> migrations);
   std::unique_ptr<Impl> impl_;
 };
 

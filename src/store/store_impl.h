@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/procfs/process_identity.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
 
@@ -31,10 +32,13 @@ std::string metric_names(const Table& table) {
   return out;
 }
 
-// Identity of this machine, to tell whether a recorder process still lives.
+// Identity of this machine and process, to tell whether a recorder process
+// still lives.
 struct HostIdentity {
   std::string host;     // gethostname()
-  std::string boot_id;  // /proc/sys/kernel/random/boot_id
+  std::string boot_id;  // <procfs>/sys/kernel/random/boot_id
+  std::filesystem::path procfs_root = "/proc";  // GPUWATCH_PROCFS_ROOT
+  ProcessIdentity self;                          // this process
 
   static HostIdentity current();
 };
@@ -43,9 +47,10 @@ struct HostIdentity {
 // fresh for its run to count as recording.
 inline constexpr std::int64_t kRemoteHeartbeatTimeoutNs = 10'000'000'000;
 
-// Whether the recorder of `run` may still be writing it: same host and boot
-// and /proc/<pid> exists; on another host, a heartbeat younger than the
-// timeout.
+// Whether the recorder of `run` may still be writing it: same host and boot,
+// and its pid is still the process that started at the stored start time
+// (a SIGKILLed recorder's pid may have been reused); on another host, a
+// heartbeat younger than the timeout.
 bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t now_wall_ns);
 
 struct Store::Impl {
@@ -53,6 +58,9 @@ struct Store::Impl {
   sql::Db db;
   bool read_only = false;
   int version = 0;
+  // False for a store of schema 1 opened read-only: its runs have no
+  // recorder_start_ticks column yet.
+  bool runs_have_start_ticks = true;
   HostIdentity here = HostIdentity::current();
 
   // Serialises use of the connection and its cached statements.
@@ -69,9 +77,22 @@ struct Store::Impl {
     std::vector<Event> events;
     std::vector<std::pair<int, std::int64_t>> lost;  // device, wall ns
   };
-  std::mutex buf_mutex;
+  mutable std::mutex buf_mutex;
   bool accepting = false;  // a run is open; guarded by buf_mutex
   Pending pending;         // guarded by buf_mutex
+
+  // What was dropped from `pending` since the last commit that succeeded,
+  // to be stored as one store_gap event (store_backlog.cpp).
+  struct Gap {
+    std::uint64_t samples = 0;
+    std::uint64_t events = 0;
+    Timestamp first{};  // of the oldest sample dropped
+    Timestamp last{};   // of the newest sample dropped
+    std::string why;    // the write error that caused it
+    [[nodiscard]] bool empty() const { return samples == 0 && events == 0; }
+  };
+  Gap gap;                           // guarded by buf_mutex
+  StoreBacklog backlog_totals;       // dropped this run; guarded by buf_mutex
 
   // Statements of the once-a-second path, prepared on first use.
   std::optional<sql::Stmt> insert_sample_chunk;
@@ -91,10 +112,21 @@ struct Store::Impl {
   void insert_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
   void flush_locked();
   void write_pending(const Pending& p, std::int64_t run_row);
-  void requeue(Pending&& failed);
+  void requeue(Pending&& failed, std::string_view why);
+  // store_backlog.cpp. Callers hold buf_mutex.
+  // Drops the oldest of `pending` beyond `limit_bytes`, counting it in gap.
+  void trim_pending(std::size_t limit_bytes, std::string_view why);
+  // Callers hold db_mutex and a write transaction; buf_mutex is taken here.
+  // Writes the gap as a store_gap event; returns what it wrote, so that the
+  // caller can forget it once the transaction commits.
+  Gap write_gap(std::int64_t run_row);
+  void forget_gap(const Gap& written);
   // store_import.cpp: a whole run's rows, to be written by write_pending.
   static Pending pending_from(const RunData& data);
+  // Flushes what fits and stores the run's end (interrupted when `finished`
+  // is null); the run is closed even when that throws.
   void close_run_locked(const RunInfo* finished);
+  void update_end(std::int64_t run_row, const RunInfo* finished, std::int64_t wall);
   // store_compact.cpp: merges a finished run's small chunks into large ones.
   void compact_run_locked(std::int64_t run_row);
 

@@ -16,8 +16,10 @@ constexpr std::string_view kRunColumns = R"sql(
   SELECT id, public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, end_wall_ns, exit_code,
          exit_signal, interval_s, version, status, recorder_pid, recorder_boot_id, attached_pid,
          end_reason, heartbeat_wall_ns, jitter_ticks, jitter_missed_deadlines, jitter_mean_late_ns,
-         jitter_p99_late_ns, jitter_max_late_ns
-  FROM runs )sql";
+         jitter_p99_late_ns, jitter_max_late_ns, )sql";
+// Schema 1 has no such column; a reader of an old store selects NULL instead.
+constexpr std::string_view kStartTicksColumn = "recorder_start_ticks FROM runs ";
+constexpr std::string_view kNoStartTicksColumn = "NULL FROM runs ";
 
 std::optional<int> opt_int(const sql::Stmt& q, int c) {
   if (q.is_null(c)) return std::nullopt;
@@ -52,6 +54,7 @@ RunInfo run_from_row(const sql::Stmt& q) {
   r.jitter.mean_late_ns = q.real(21);
   r.jitter.p99_late_ns = q.real(22);
   r.jitter.max_late_ns = q.real(23);
+  if (const auto ticks = q.opt_int64(24); ticks && *ticks >= 0) r.recorder_start_ticks = static_cast<std::uint64_t>(*ticks);
   return r;
 }
 
@@ -154,7 +157,9 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
 }  // namespace
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
-  sql::Stmt q(db.get(), std::string(kRunColumns) + std::string(tail));
+  sql::Stmt q(db.get(), std::string(kRunColumns) +
+                            std::string(runs_have_start_ticks ? kStartTicksColumn : kNoStartTicksColumn) +
+                            std::string(tail));
   if (bind) bind(q);
   std::vector<RunInfo> out;
   while (q.step()) out.push_back(run_from_row(q));

@@ -1,6 +1,4 @@
 // Recording: the run row, buffered samples, and the once-a-second commit.
-#include <unistd.h>
-
 #include <algorithm>
 #include <limits>
 #include <random>
@@ -94,7 +92,10 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
     run.start_mono_ns = t.mono_ns;
   }
   if (run.host.empty()) run.host = impl_->here.host;
-  if (run.recorder_pid == 0) run.recorder_pid = getpid();
+  if (run.recorder_pid == 0) run.recorder_pid = impl_->here.self.pid;
+  if (run.recorder_pid == impl_->here.self.pid && !run.recorder_start_ticks) {
+    run.recorder_start_ticks = impl_->here.self.start_ticks;
+  }
   if (run.recorder_boot_id.empty()) run.recorder_boot_id = impl_->here.boot_id;
   if (run.cwd.empty()) {
     std::error_code ec;
@@ -132,9 +133,10 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
     INSERT INTO runs (public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, interval_s,
                       version, status, recorder_pid, recorder_boot_id, attached_pid, heartbeat_wall_ns,
                       host_columns, end_wall_ns, exit_code, exit_signal, end_reason, jitter_ticks,
-                      jitter_missed_deadlines, jitter_mean_late_ns, jitter_p99_late_ns, jitter_max_late_ns)
+                      jitter_missed_deadlines, jitter_mean_late_ns, jitter_p99_late_ns, jitter_max_late_ns,
+                      recorder_start_ticks)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-            ?22, ?23, ?24))sql");
+            ?22, ?23, ?24, ?25))sql");
   const std::string command = encode_argv_json(run.command);
   const std::string host_columns = metric_names(kHostMetrics);
   std::optional<std::int64_t> attached;
@@ -145,7 +147,9 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
   ins.bind(10, to_db(run.status)).bind(11, run.recorder_pid).bind(12, run.recorder_boot_id).bind(13, attached);
   ins.bind(14, run.heartbeat_wall_ns).bind(15, host_columns).bind(16, run.end_wall_ns).bind(17, run.exit_code);
   ins.bind(18, run.exit_signal).bind(19, run.end_reason).bind(20, j.ticks).bind(21, j.missed_deadlines);
-  ins.bind(22, j.mean_late_ns).bind(23, j.p99_late_ns).bind(24, j.max_late_ns).run();
+  std::optional<std::int64_t> start_ticks;
+  if (run.recorder_start_ticks) start_ticks = clamp_to_int64(*run.recorder_start_ticks);
+  ins.bind(22, j.mean_late_ns).bind(23, j.p99_late_ns).bind(24, j.max_late_ns).bind(25, start_ticks).run();
   run.row_id = sqlite3_last_insert_rowid(raw);
 
   sql::Stmt dev(raw, R"sql(
@@ -217,6 +221,7 @@ void Store::Impl::flush_locked() {
   try {
     sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
     write_pending(batch, *active_row);
+    const Gap gap_written = write_gap(*active_row);
     // The recorder is authoritative about its own run: a reader that took a
     // long stall for death and marked it interrupted is overruled here.
     cached(update_heartbeat, R"sql(
@@ -225,8 +230,9 @@ void Store::Impl::flush_locked() {
     update_heartbeat->reset();
     update_heartbeat->bind(1, now().wall_ns).bind(2, *active_row).run();
     txn.commit();
-  } catch (...) {
-    requeue(std::move(batch));
+    forget_gap(gap_written);
+  } catch (const std::exception& e) {
+    requeue(std::move(batch), e.what());
     throw;
   }
 }
@@ -329,7 +335,7 @@ void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
   }
 }
 
-void Store::Impl::requeue(Pending&& failed) {
+void Store::Impl::requeue(Pending&& failed, std::string_view why) {
   // `failed` is older than anything appended since; keep time order.
   std::lock_guard lock(buf_mutex);
   for (auto& [device, samples] : pending.devices) {
@@ -345,24 +351,54 @@ void Store::Impl::requeue(Pending&& failed) {
   failed.events.insert(failed.events.end(), pending.events.begin(), pending.events.end());
   failed.lost.insert(failed.lost.end(), pending.lost.begin(), pending.lost.end());
   pending = std::move(failed);
+  trim_pending(kMaxBufferedBytes, why);
 }
 
 void Store::Impl::close_run_locked(const RunInfo* finished) {
-  flush_locked();
+  try {
+    flush_locked();
+  } catch (const StoreError& e) {
+    // The samples do not fit (disk full). Give them up, counted, so that the
+    // run's end and exit code, a few bytes, may still.
+    std::lock_guard lock(buf_mutex);
+    trim_pending(0, e.what());
+  }
   {
     std::lock_guard lock(buf_mutex);
     accepting = false;
     pending = {};
   }
+  const std::int64_t run_row = *active_row;
+  active_row.reset();
   const std::int64_t wall = now().wall_ns;
+  auto write_end = [&](bool with_gap) {
+    sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
+    const Gap gap_written = with_gap ? write_gap(run_row) : Gap{};
+    update_end(run_row, finished, wall);
+    txn.commit();
+    forget_gap(gap_written);
+  };
+  try {
+    write_end(true);
+  } catch (const StoreError&) {
+    write_end(false);  // the end alone is smaller still; if even it fails, say so
+  }
+  if (!finished) return;
+  try {
+    compact_run_locked(run_row);
+  } catch (const StoreError&) {
+    // Compaction only speeds up reading: the small chunks are still valid.
+  }
+}
+
+void Store::Impl::update_end(std::int64_t run_row, const RunInfo* finished, std::int64_t wall) {
   sqlite3* raw = db.get();
   if (!finished) {
     sql::Stmt st(raw, R"sql(
       UPDATE runs SET status = 'interrupted', end_reason = 'interrupted', end_wall_ns = ?2,
                       heartbeat_wall_ns = ?2
       WHERE id = ?1)sql");
-    st.bind(1, *active_row).bind(2, wall).run();
-    active_row.reset();
+    st.bind(1, run_row).bind(2, wall).run();
     return;
   }
   const RunStatus status = finished->status == RunStatus::Recording ? RunStatus::Finished : finished->status;
@@ -372,17 +408,10 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
                     jitter_mean_late_ns = ?10, jitter_p99_late_ns = ?11, jitter_max_late_ns = ?12
     WHERE id = ?1)sql");
   const JitterStats& j = finished->jitter;
-  st.bind(1, *active_row).bind(2, finished->end_wall_ns.value_or(wall)).bind(3, finished->exit_code);
+  st.bind(1, run_row).bind(2, finished->end_wall_ns.value_or(wall)).bind(3, finished->exit_code);
   st.bind(4, finished->exit_signal).bind(5, to_db(status)).bind(6, finished->end_reason).bind(7, wall);
   st.bind(8, j.ticks).bind(9, j.missed_deadlines).bind(10, j.mean_late_ns).bind(11, j.p99_late_ns);
   st.bind(12, j.max_late_ns).run();
-  const std::int64_t run_row = *active_row;
-  active_row.reset();
-  try {
-    compact_run_locked(run_row);
-  } catch (const StoreError&) {
-    // Compaction only speeds up reading: the small chunks are still valid.
-  }
 }
 
 }  // namespace gpuwatch

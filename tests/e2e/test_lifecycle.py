@@ -1,0 +1,242 @@
+"""A run's life at its edges: a dead recorder whose pid was reused, Ctrl-C on
+record --pid, recorders that create the store together, a full disk, socket
+directories left by killed recorders, and --pid values that are not pids."""
+import glob
+import os
+import re
+import resource
+import signal
+import sqlite3
+import subprocess
+import threading
+import time
+
+from harness import GpuwatchTestCase, QUICK
+
+
+def pid_from(path, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+            if text:
+                return int(text)
+        except FileNotFoundError:
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"no pid in {path}")
+
+
+def kill_quietly(pid, sig=signal.SIGKILL):
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+class StderrLines:
+    """Collects a process's stderr lines as they come, on a thread."""
+
+    def __init__(self, stream):
+        self.lines = []
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream):
+        for line in stream:
+            with self.lock:
+                self.lines.append(line)
+
+    def text(self):
+        with self.lock:
+            return "".join(self.lines)
+
+
+class DeadRecorder(GpuwatchTestCase):
+    def test_a_reused_pid_does_not_keep_a_killed_run_recording(self):
+        started = os.path.join(self.tmp, "child.pid")
+        p = self.start_gw("record", "--interval", "0.05", "--name", "victim", "--no-summary", "--",
+                          "sh", "-c", f"echo $$ > {started}; exec sleep 30")
+        child = pid_from(started)
+        self.wait_for(lambda: self.runs() and self.runs()[0]["status"] == "recording", what="run row")
+        time.sleep(1.2)  # a commit or two
+        p.kill()
+        p.communicate()
+        kill_quietly(child)
+        # The recorder's pid now names a live process that is not the recorder.
+        other = subprocess.Popen(["sleep", "30"])
+        self.addCleanup(other.wait)
+        self.addCleanup(other.kill)
+        with sqlite3.connect(self.store) as db:
+            db.execute("UPDATE runs SET recorder_pid = ?", (other.pid,))
+        db.close()
+
+        self.assertEqual(self.runs()[0]["status"], "interrupted")
+        r = self.run_gw("status", "victim", "--format", "json")
+        self.assertIn('"status": "interrupted"', r.stdout.replace('":"', '": "'))
+        with sqlite3.connect(self.store) as db:
+            self.assertEqual(db.execute("SELECT status FROM runs").fetchone()[0], "recording")  # readers only read
+        db.close()
+        # The next writer stores it.
+        r = self.run_gw("record", "--no-summary", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with sqlite3.connect(self.store) as db:
+            self.assertEqual(db.execute("SELECT status FROM runs WHERE name = 'victim'").fetchone()[0],
+                             "interrupted")
+        db.close()
+
+
+class AttachedCtrlC(GpuwatchTestCase):
+    def test_ctrl_c_stops_the_recording_and_the_target_runs_on(self):
+        target = subprocess.Popen(["sleep", "30"])
+        self.addCleanup(target.wait)
+        self.addCleanup(target.kill)
+        p = self.start_gw("record", "--interval", "0.05", "--pid", str(target.pid), "--name", "attached",
+                          "--no-summary")
+        self.wait_for(lambda: self.runs() and self.runs()[0]["status"] == "recording", what="run row")
+        time.sleep(0.5)
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIsNone(target.poll(), "the target must keep running")
+        rep = self.report("attached")
+        self.assertEqual(rep["run"]["status"], "finished")
+        self.assertEqual(rep["run"]["end_reason"], "stopped")
+
+
+class BadPid(GpuwatchTestCase):
+    def test_values_that_are_not_pids_get_one_short_line(self):
+        for value in ["0", "-1", "abc", "1.5", "99999999999999999999999999", ""]:
+            r = self.run_gw("record", f"--pid={value}")
+            self.assertEqual(r.returncode, 2, (value, r.stderr))
+            self.assertIn("--pid", r.stderr)
+            self.assertIn("not a process id", r.stderr)
+            self.assertLess(len(r.stderr), 200, r.stderr)
+            self.assertIsNone(re.search(r"\d{30}", r.stderr), r.stderr)
+        r = self.run_gw("record", "--pid", "-1")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertLess(len(r.stderr), 200, r.stderr)
+        self.assertFalse(os.path.exists(self.store))
+
+
+class ConcurrentCreation(GpuwatchTestCase):
+    def test_two_recorders_creating_the_store_together_both_run_and_store(self):
+        for round_ in range(20):
+            self.store = os.path.join(self.tmp, f"race{round_}.db")
+            markers = [os.path.join(self.tmp, f"ran{round_}-{k}") for k in range(2)]
+            procs = [self.start_gw("record", "--interval", "0.05", "--no-summary", "--name", f"r{k}", "--",
+                                   "touch", markers[k]) for k in range(2)]
+            for k, p in enumerate(procs):
+                out, err = p.communicate(timeout=60)
+                self.assertEqual(p.returncode, 0, f"round {round_}, recorder {k}: {err}")
+                self.assertTrue(os.path.exists(markers[k]), f"round {round_}: command {k} never ran")
+            runs = self.runs()
+            self.assertEqual(sorted(r["name"] for r in runs), ["r0", "r1"], f"round {round_}")
+            self.assertTrue(all(r["status"] == "finished" for r in runs), runs)
+
+
+# A store on a "full disk": RLIMIT_FSIZE stops gpuwatch's files from growing
+# past a size; SIGXFSZ is ignored so that writes fail (EFBIG) as on a full disk.
+FULL_AT_BYTES = 64 * 1024
+
+
+def full_disk():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT_BYTES, resource.RLIM_INFINITY))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+class DiskFull(GpuwatchTestCase):
+    def setUp(self):
+        super().setUp()
+        # The store exists already (as it usually does): only the run's own
+        # writes meet the full disk.
+        r = self.run_gw("record", "--no-summary", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreater(os.path.getsize(self.store), FULL_AT_BYTES)
+
+    def start_full(self, *command):
+        env = self.env(QUICK + ";gpu_count=4")
+        p = subprocess.Popen([os.environ.get("GPUWATCH_BIN", "gpuwatch"), "record", "--interval", "0.01",
+                              "--name", "full", "--", *command], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=full_disk)
+        return p, StderrLines(p.stderr)
+
+    def test_space_coming_back_loses_nothing_and_keeps_the_end(self):
+        go = os.path.join(self.tmp, "go")
+        p, err = self.start_full("sh", "-c", f"echo working; while [ ! -e {go} ]; do sleep 0.05; done; exit 5")
+        self.wait_for(lambda: "cannot write the run store" in err.text(), timeout=30, what="the disk to fill")
+        time.sleep(1.5)  # a few failed flushes, the buffer growing
+        resource.prlimit(p.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        self.wait_for(lambda: "run store is written again" in err.text(), timeout=10, what="a flush to succeed")
+        open(go, "w").close()
+        out = p.stdout.read()
+        p.wait(timeout=30)
+        err.thread.join(timeout=10)
+        self.assertEqual(p.returncode, 5, err.text())
+        self.assertEqual(out, "working\n")  # the command's own output, untouched
+        self.assertIn("nothing was lost", err.text())
+        self.assertIn("Run ", err.text())  # the report
+        rep = self.report("full")
+        self.assertEqual(rep["run"]["status"], "finished")
+        self.assertEqual(rep["run"]["exit_code"], 5)
+        # No hole: ~100 samples a second for every GPU, all of them kept.
+        duration = rep["run"]["wall_duration_s"]
+        self.assertGreater(rep["devices"][0]["samples"], 50 * duration, rep["devices"][0])
+
+    def test_full_to_the_end_the_command_is_undisturbed_and_the_report_printed(self):
+        p, err = self.start_full("sh", "-c", "sleep 3; echo done; exit 7")
+        out = p.stdout.read()
+        p.wait(timeout=60)
+        err.thread.join(timeout=10)
+        text = err.text()
+        self.assertEqual(p.returncode, 7, text)
+        self.assertEqual(out, "done\n")
+        self.assertIn("cannot write the run store", text)
+        self.assertIn("could not be saved", text)
+        self.assertIn("Run ", text)  # a report, from what was stored
+        self.assertIn("exit code 7", text.lower().replace("exited with", "exit code"), text)
+        run = [r for r in self.runs() if r["name"] == "full"][0]
+        if "the end of the run could not be stored" in text:
+            self.assertEqual(run["status"], "interrupted")
+        else:
+            rep = self.report("full")
+            self.assertEqual(rep["run"]["status"], "finished")
+            self.assertEqual(rep["run"]["exit_code"], 7)
+            self.assertTrue(any(e["kind"] == "store_gap" for e in rep["events"]), rep["events"])
+
+
+class StaleSocketDirs(GpuwatchTestCase):
+    def test_the_next_recorder_removes_a_killed_recorders_directory_only(self):
+        tmpdir = os.path.join(self.tmp, "t")
+        os.mkdir(tmpdir)
+        env = dict(TMPDIR=tmpdir, XDG_RUNTIME_DIR="")
+        dirs = lambda: set(glob.glob(os.path.join(tmpdir, "gpuwatch-*")))
+
+        started = os.path.join(self.tmp, "killed.pid")
+        killed = self.start_gw("record", "--no-summary", "--", "sh", "-c", f"echo $$ > {started}; exec sleep 30",
+                               **env)
+        child = pid_from(started)
+        self.wait_for(lambda: len(dirs()) == 1, what="the socket directory")
+        leftover = dirs()
+        killed.kill()
+        killed.communicate()
+        kill_quietly(child)
+        self.assertEqual(dirs(), leftover)  # SIGKILL leaves it behind
+
+        started = os.path.join(self.tmp, "live.pid")
+        live = self.start_gw("record", "--no-summary", "--", "sh", "-c", f"echo $$ > {started}; exec sleep 30",
+                             **env)
+        live_child = pid_from(started)
+        self.wait_for(lambda: len(dirs()) == 2, what="the live recorder's directory")
+        live_dir = dirs() - leftover
+        self.assertEqual(live_dir & leftover, set())
+
+        r = self.run_gw("record", "--no-summary", "--", "true", **env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(dirs(), live_dir)  # the dead one's is gone, the live one's kept
+
+        kill_quietly(live_child, signal.SIGTERM)
+        live.communicate(timeout=20)
+        self.assertEqual(dirs(), set())
