@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace gpuwatch {
 namespace {
@@ -78,12 +79,13 @@ TEST(SocketDirOwnerText, RoundTripsAndRejectsAnythingElse) {
   EXPECT_EQ(unknown->boot_id, "");
   EXPECT_EQ(unknown->process.start_ticks, std::nullopt);
 
-  for (const std::string& bad : {std::string(), text.substr(0, text.size() - 1), text + "x\n",
+  const std::vector<std::string> bad_texts{std::string(), text.substr(0, text.size() - 1), text + "x\n",
                                  "gpuwatch socket directory\nhost a\nboot b\npid 0\nstart 1\n",
                                  "gpuwatch socket directory\nhost a b\nboot b\npid 1\nstart 1\n",
                                  "gpuwatch socket directory\nhost a\nboot b\npid 1\nstart 1x\n",
                                  "gpuwatch socket directory\nhost a\nboot b\npid 1\nstart 99999999999999999999\n",
-                                 "gpuwatch socket directory\nboot b\nhost a\npid 1\nstart 1\n"}) {
+                                 "gpuwatch socket directory\nboot b\nhost a\npid 1\nstart 1\n"};
+  for (const std::string& bad : bad_texts) {
     EXPECT_EQ(parse_socket_dir_owner(bad), std::nullopt) << bad;
   }
 }

@@ -190,7 +190,9 @@ TEST_F(StoreLifecycle, AFullDiskBoundsTheBufferAndCountsTheGap) {
     FileSizeLimit full(file_size(path_.string() + "-wal") + kRoomForTheEnd);
     for (std::int64_t i = 1; i <= appended; ++i) {
       store->append(device_sample(0, i));
-      if (i % 20000 == 0) EXPECT_THROW(store->flush(), StoreError);
+      if (i % 20000 == 0) {
+        EXPECT_THROW(store->flush(), StoreError);
+      }
     }
     EXPECT_THROW(store->flush(), StoreError);
     b = store->backlog();
