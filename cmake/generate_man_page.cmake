@@ -25,7 +25,9 @@ endfunction()
 # The names in the "Subcommands:" block of a help text (CLI11 indents each
 # name by two spaces; wrapped descriptions are indented further).
 function(subcommands_of help out_var)
-  string(REPLACE "\n" ";" lines "${help}")
+  # Only names are wanted: the descriptions' semicolons must not split lines.
+  string(REPLACE ";" "," lines "${help}")
+  string(REPLACE "\n" ";" lines "${lines}")
   set(names "")
   set(inside OFF)
   foreach(line IN LISTS lines)
