@@ -57,4 +57,6 @@ if(GPUWATCH_TESTS)
             ${GPUWATCH_MAN} "${gpuwatch_workers}")
   # 77: the shell that a check needs (zsh) is not installed here.
   set_tests_properties(install_tree PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  # The README's first command installs only the build and run group.
+  add_test(NAME install_deps_groups COMMAND ${PROJECT_SOURCE_DIR}/tests/install/check_deps_groups.sh)
 endif()

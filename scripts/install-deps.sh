@@ -8,6 +8,8 @@
 #   scripts/install-deps.sh --all         all of the above (.ci/run)
 #   scripts/install-deps.sh --if-missing --all
 #                                         only run apt-get when a package of those groups is missing
+#   scripts/install-deps.sh --print --tests
+#                                         list the packages instead of installing them
 # Uses apt-get, through sudo when not root.
 set -euo pipefail
 
@@ -38,15 +40,16 @@ bench_packages=(
 # releases ship it inside clang's packages and have no such name.
 tests_optional_packages=(libclang-rt-dev)
 
-usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
-want_tests=0 want_bench=0 if_missing=0
+want_tests=0 want_bench=0 if_missing=0 print=0
 for arg in "$@"; do
   case $arg in
     --tests) want_tests=1 ;;
     --bench) want_bench=1 ;;
     --all) want_tests=1 want_bench=1 ;;
     --if-missing) if_missing=1 ;;
+    --print) print=1 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "install-deps: unknown argument '$arg'" >&2; usage >&2; exit 2 ;;
   esac
@@ -60,6 +63,10 @@ if [ "$want_tests" = 1 ]; then
 fi
 if [ "$want_bench" = 1 ]; then packages+=("${bench_packages[@]}"); fi
 
+if [ "$print" = 1 ]; then
+  printf '%s\n' "${packages[@]}" "${optional[@]}"
+  exit 0
+fi
 if [ "$if_missing" = 1 ] && dpkg -s "${packages[@]}" >/dev/null 2>&1; then
   exit 0
 fi
