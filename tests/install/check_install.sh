@@ -14,7 +14,8 @@ prefix=$(mktemp -d "${TMPDIR:-/tmp}/gpuwatch-install-XXXXXX")
 trap 'rm -rf "$prefix"' EXIT
 fail() { echo "install_tree: FAILED: $*" >&2; exit 1; }
 
-install_log=$(env -u DESTDIR PATH=/usr/bin:/bin cmake --install "$build" --prefix "$prefix" 2>&1) ||
+cmake_bin=$(command -v cmake)
+install_log=$(env -u DESTDIR PATH=/usr/bin:/bin "$cmake_bin" --install "$build" --prefix "$prefix" 2>&1) ||
   fail "cmake --install: $install_log"
 # Not on PATH: the install says how to get it there.
 grep -qF "$prefix/bin is not on PATH" <<<"$install_log" || fail "no PATH hint in: $install_log"
