@@ -157,7 +157,10 @@ void add_gpus(Document& doc, const RunReport& r) {
   std::optional<double> power;
   const DeviceReport* fullest = nullptr;
   for (const DeviceReport& d : r.devices) {
-    if (auto u = mean_of(d, DeviceMetric::GpuUtilPercent)) util_sum += *u, ++util_n;
+    if (auto u = mean_of(d, DeviceMetric::GpuUtilPercent)) {
+      util_sum += *u;
+      ++util_n;
+    }
     if (auto p = mean_of(d, DeviceMetric::PowerWatts)) power = power.value_or(0) + *p;
     const Summary* used = d.find(DeviceMetric::MemUsedBytes);
     if (used && (!fullest || used->max > fullest->find(DeviceMetric::MemUsedBytes)->max)) fullest = &d;
@@ -175,7 +178,7 @@ void add_gpus(Document& doc, const RunReport& r) {
   std::stable_sort(least.begin(), least.end(), [](const DeviceReport* a, const DeviceReport* b) {
     return mean_of(*a, DeviceMetric::GpuUtilPercent).value_or(-1) < mean_of(*b, DeviceMetric::GpuUtilPercent).value_or(-1);
   });
-  least.resize(kSummaryLeastUsedRows);
+  least.resize(std::min(least.size(), kSummaryLeastUsedRows));
   for (const DeviceReport* d : least) t.rows.push_back(gpu_row(*d));
   doc.table(std::move(t));
   doc.line(fmt::format("  (the {} least used of {} GPUs; the full report has each)", least.size(), r.devices.size()));

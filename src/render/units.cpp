@@ -81,8 +81,8 @@ std::string human_count(double count) {
   constexpr Scale kScales[] = {{1e9, " B"}, {1e6, " M"}, {1e3, " k"}};
   const double magnitude = std::abs(count);
   for (const Scale& s : kScales) {
-    // 999,950 rounds to "1000.0 k": that is "1.0 M".
-    if (magnitude >= s.factor * 0.99995) {
+    // Three digits at most: 999,600 would be "1000 k", so it is "1.0 M".
+    if (magnitude >= s.factor * 0.9995) {
       const double scaled = count / s.factor;
       const int decimals = std::abs(scaled) >= 99.95 ? 0 : 1;
       return fixed(scaled, decimals) + std::string(s.suffix);

@@ -193,12 +193,13 @@ TEST(DocumentText, LongLinesFoldAtSpacesNeverInsideAWord) {
   d.heading("Run");
   d.line(words);
   const auto lines = lines_of(d.to_text());
-  ASSERT_GE(lines.size(), 5u);  // "", "Run", then the folded line
+  ASSERT_GE(lines.size(), 4u);  // "Run", then the folded line
+  EXPECT_EQ(lines[0], "Run");
   std::string joined;
-  for (std::size_t i = 2; i < lines.size(); ++i) {
+  for (std::size_t i = 1; i < lines.size(); ++i) {
     EXPECT_LE(display_width(lines[i]), 100u) << lines[i];
     // First line indented by the section, the others hang further in.
-    EXPECT_EQ(lines[i].rfind(i == 2 ? "  word" : "      word", 0), 0u) << lines[i];
+    EXPECT_EQ(lines[i].rfind(i == 1 ? "  word" : "      word", 0), 0u) << lines[i];
     EXPECT_NE(lines[i].back(), ' ');
     const std::size_t text = lines[i].find_first_not_of(' ');
     joined += (joined.empty() ? "" : " ") + lines[i].substr(text);

@@ -48,7 +48,7 @@ TEST(ReportSummary, AHealthyRunInAFewLines) {
             "Run 0123456789ab  train  exit 0 after 12m34s\n"
             "verdict: healthy\n"
             "  GPU name                  util % mean             memory peak power W mean\n"
-            "  0   NVIDIA H100 80GB HBM3          78 61.2 of 80.0 GiB (77 %)          412\n"
+            "  0   NVIDIA H100 80GB HBM3          78 60.0 of 80.0 GiB (75 %)          412\n"
             "energy: 512.3 kJ (142.3 Wh)\n"
             "full report: gpuwatch report 0123456789ab\n");
 }
