@@ -59,8 +59,11 @@ std::string Document::to_text() const {
         in_section = b.kind == Kind::Heading;
         break;
       case Kind::Line: {
+        // Only a line too wide is folded: folding joins words with one space,
+        // and "key   value" lines keep their alignment.
         const std::string indent = in_section ? "  " : "";
-        out += folded(b.text, indent, indent + std::string(kHangingIndent));
+        out += columns(indent + b.text) <= kTextWidth ? indent + b.text + '\n'
+                                                      : folded(b.text, indent, indent + std::string(kHangingIndent));
         break;
       }
       case Kind::Table: {

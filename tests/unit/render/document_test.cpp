@@ -225,7 +225,7 @@ TEST(DocumentText, ALongLastTextCellFoldsUnderItsColumn) {
   EXPECT_EQ(lines[1].find("part10"), column);
   std::string joined = lines[1].substr(column);
   std::size_t i = 2;
-  for (; i < lines.size() && lines[i].rfind("12:", 0) != 0; ++i) {
+  for (; i < lines.size() && !lines[i].starts_with("  12:"); ++i) {
     EXPECT_LE(display_width(lines[i]), 100u);
     EXPECT_EQ(lines[i].find_first_not_of(' '), column) << lines[i];
     joined += " " + lines[i].substr(column);
