@@ -23,6 +23,7 @@
 #include "core/atomic_file.h"
 #include "record/annotation_sources.h"
 #include "record/child_process.h"
+#include "record/end_summary.h"
 #include "record/live_advisor.h"
 #include "record/recording_sink.h"
 #include "render/compare.h"
@@ -333,9 +334,12 @@ int run_record(const RecordOptions& o) {
     store->finish_run(run);
     if (o.summary || o.output_dir || o.compare_with) {
       const RunInfo stored = store->resolve(run.id);
-      const std::string text =
-          render_report_text(build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored)));
-      if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
+      const RunReport report = build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored));
+      const std::string text = render_report_text(report);
+      if (o.summary) {
+        const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
+        std::fprintf(stderr, "\n%s", shown.c_str());
+      }
       if (o.output_dir || o.compare_with) {
         const RunData data = store->load(stored);
         if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
