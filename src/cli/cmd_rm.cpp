@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include "cli/cmd_rm.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/status_checks.h"
 #include "cli/time_flag.h"
 #include "render/runs.h"
 #include "store/run_filter.h"
+#include "store/store_delete.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -18,10 +20,13 @@ namespace {
 std::string label(const RunInfo& r) { return r.name.empty() ? r.id : fmt::format("{} ({})", r.id, r.name); }
 
 // Deletes `runs` (or, with dry_run, says what would go) and reports it.
-void delete_and_report(Store& store, const std::vector<RunInfo>& runs, bool force, bool dry_run, bool vacuum) {
+void delete_and_report(const std::filesystem::path& path, const std::vector<RunInfo>& runs, bool force, bool dry_run,
+                       bool vacuum) {
   const std::string verb = dry_run ? "would delete" : "deleted";
   if (!dry_run) {
-    store.delete_runs(runs, force);
+    std::vector<std::string> ids;
+    for (const RunInfo& r : runs) ids.push_back(r.id);
+    delete_runs(path, ids, force);
     for (const RunInfo& r : runs) forget_check(r.id);
   }
   for (const RunInfo& r : runs) {
@@ -29,7 +34,7 @@ void delete_and_report(Store& store, const std::vector<RunInfo>& runs, bool forc
     fmt::print("{} {}{}\n", verb, label(r), refused ? " (still recording: refused without --force)" : "");
   }
   fmt::print("{} {} run{}\n", verb, runs.size(), runs.size() == 1 ? "" : "s");
-  if (vacuum && !dry_run && !runs.empty()) store.vacuum();
+  if (vacuum && !dry_run && !runs.empty()) vacuum_store(path);
 }
 
 }  // namespace
@@ -52,7 +57,7 @@ void add_rm(CLI::App& app, int& exit_code) {
   cmd->callback([flags, &exit_code] {
     const auto path = store_path(flags->store);
     if (!std::filesystem::exists(path)) throw StoreError(fmt::format("no run store at {}", path.string()));
-    auto store = Store::open(path, flags->dry_run);
+    auto store = Store::open(path, true);
     // Every reference is resolved before anything is deleted: one bad
     // reference deletes nothing.
     std::vector<RunInfo> runs;
@@ -61,7 +66,8 @@ void add_rm(CLI::App& app, int& exit_code) {
       const bool seen = std::any_of(runs.begin(), runs.end(), [&r](const RunInfo& x) { return x.id == r.id; });
       if (!seen) runs.push_back(std::move(r));
     }
-    delete_and_report(*store, runs, flags->force, flags->dry_run, flags->vacuum);
+    store.reset();
+    delete_and_report(path, runs, flags->force, flags->dry_run, flags->vacuum);
     exit_code = 0;
   });
 }
@@ -90,12 +96,13 @@ void add_prune(CLI::App& app, int& exit_code) {
       fmt::print("No run store at {}: nothing to prune.\n", path.string());
       return;
     }
-    auto store = Store::open(path, flags->dry_run);
+    auto store = Store::open(path, true);
     RunFilter filter;
     filter.name = flags->name;
     const std::int64_t cutoff = now().wall_ns - *parse_duration_ns(flags->older_than);
     const std::vector<RunInfo> runs = runs_to_prune(filter_runs(store->list_runs(), filter), cutoff);
-    delete_and_report(*store, runs, false, flags->dry_run, flags->vacuum);
+    store.reset();
+    delete_and_report(path, runs, false, flags->dry_run, flags->vacuum);
   });
 }
 

@@ -11,8 +11,6 @@ void add_devices(CLI::App& app, int& exit_code);
 void add_sample(CLI::App& app, int& exit_code);
 void add_record(CLI::App& app, int& exit_code);
 void add_runs(CLI::App& app, int& exit_code);
-void add_rm(CLI::App& app, int& exit_code);     // cmd_rm.cpp
-void add_prune(CLI::App& app, int& exit_code);  // cmd_rm.cpp
 void add_report(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);

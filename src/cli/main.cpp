@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/cmd_rm.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "render/error_json.h"

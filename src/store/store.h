@@ -165,17 +165,6 @@ class Store {
   // when empty; a status of Recording is stored as Finished. Returns the id.
   std::string import_run(RunData& data);
 
-  // --- deleting (store_delete.cpp) ---
-  // Deletes the runs (found by id) with everything stored for them, all or
-  // none in one transaction; runs no longer stored are skipped. A run still
-  // being recorded is refused with a StoreError unless `force` (its
-  // recorder's later writes then fail). Returns how many were deleted. The
-  // file keeps its size: SQLite reuses the pages; vacuum() returns them.
-  std::size_t delete_runs(const std::vector<RunInfo>& runs, bool force);
-  // Rewrites the file without its free pages. Fails while another process
-  // writes the store.
-  void vacuum();
-
   // --- reading ---
   // Runs that claim to be recording but whose recorder is gone are reported
   // as Interrupted (and stored so when the store is writable).

@@ -1,6 +1,6 @@
 #include <unistd.h>
 
-#include "store/run_filter.h"
+#include "store/store_delete.h"
 #include "store_test_util.h"
 
 namespace gpuwatch::store_test {
@@ -39,7 +39,7 @@ TEST_F(StoreDeleteTest, DeletesARunWithEverythingStoredForIt) {
   for (const char* table : {"devices", "sample_chunks", "host_chunks", "processes", "events"}) {
     EXPECT_NE(raw.text(std::string("SELECT COUNT(*) FROM ") + table), "0") << table;
   }
-  EXPECT_EQ(store->delete_runs({store->resolve(gone)}, false), 1u);
+  EXPECT_EQ(delete_runs(path_, {gone}, false), 1u);
   const auto runs = store->list_runs();
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].id, kept);
@@ -49,8 +49,8 @@ TEST_F(StoreDeleteTest, DeletesARunWithEverythingStoredForIt) {
     EXPECT_NE(raw.text(std::string("SELECT COUNT(*) FROM ") + table), "0") << table;
   }
   EXPECT_EQ(store->load(runs[0]).devices.at(0).mono_ns.size(), 5u);  // the other run is whole
-  EXPECT_EQ(store->delete_runs({RunInfo{.id = gone}}, false), 0u);  // already gone: nothing, no error
-  store->vacuum();
+  EXPECT_EQ(delete_runs(path_, {gone}, false), 0u);  // already gone: nothing, no error
+  vacuum_store(path_);
   EXPECT_EQ(store->list_runs().size(), 1u);
 }
 
@@ -61,20 +61,29 @@ TEST_F(StoreDeleteTest, RefusesALiveRunUnlessForced) {
   writer->flush();
   auto other = Store::open(path_, false);
   const std::string done = finished_run(*other, "done");
-  const RunInfo live_seen = other->resolve(live.id);
-  ASSERT_EQ(live_seen.status, RunStatus::Recording);
-  // All or nothing: the finished run listed with it stays too.
-  EXPECT_THROW(other->delete_runs({other->resolve(done), live_seen}, false), StoreError);
+  ASSERT_EQ(other->resolve(live.id).status, RunStatus::Recording);
+  // All or nothing: the finished run named with it stays too.
+  try {
+    delete_runs(path_, {done, live.id}, false);
+    ADD_FAILURE() << "a live run was deleted";
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("still being recorded"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(other->list_runs().size(), 2u);
-  EXPECT_THROW(writer->delete_runs({live_seen}, true), StoreError);  // never the run this Store records
-  EXPECT_EQ(other->delete_runs({live_seen}, true), 1u);
+  EXPECT_EQ(delete_runs(path_, {live.id}, true), 1u);
   EXPECT_EQ(other->list_runs().size(), 1u);
 }
 
-TEST_F(StoreDeleteTest, ReadOnlyStoreRefuses) {
-  { auto store = Store::open(path_, false); finished_run(*store, "a"); }
-  auto reader = Store::open(path_, true);
-  EXPECT_THROW(reader->delete_runs(reader->list_runs(), false), StoreError);
+TEST_F(StoreDeleteTest, DeadRecordersRunIsNotLive) {
+  {
+    auto writer = Store::open(path_, false);
+    RunInfo run = new_run("crashed");
+    run.recorder_pid = 0x7ffffff0;  // no such process
+    writer->begin_run(run, two_devices());
+    writer->flush();
+    EXPECT_EQ(delete_runs(path_, {run.id}, false), 1u);
+  }
+  EXPECT_THROW(delete_runs(dir_ / "missing.db", {"abc"}, false), StoreError);
 }
 
 }  // namespace
