@@ -46,6 +46,15 @@ TEST(ParseTimeBound, DurationsAgoOrDates) {
   EXPECT_EQ(parse_time_bound_ns("2026-13-01", kNow), std::nullopt);
 }
 
+RunFilter by(std::string name, std::optional<std::int64_t> since = std::nullopt,
+             std::optional<std::size_t> limit = std::nullopt) {
+  RunFilter f;
+  f.name = std::move(name);
+  f.since_wall_ns = since;
+  f.limit = limit;
+  return f;
+}
+
 TEST(FilterRuns, ByNameGlobSinceAndLimit) {
   const std::vector<RunInfo> runs{run("bert-base", 100 * kS), run("train", 200 * kS), run("bert-large", 300 * kS),
                                   run("bert-*", 400 * kS)};
@@ -55,14 +64,14 @@ TEST(FilterRuns, ByNameGlobSinceAndLimit) {
     return out;
   };
   EXPECT_EQ(names(filter_runs(runs, {})), (std::vector<std::string>{"bert-base", "train", "bert-large", "bert-*"}));
-  EXPECT_EQ(names(filter_runs(runs, {.name = "train"})), std::vector<std::string>{"train"});
-  EXPECT_EQ(names(filter_runs(runs, {.name = "bert-*"})),
+  EXPECT_EQ(names(filter_runs(runs, by("train"))), std::vector<std::string>{"train"});
+  EXPECT_EQ(names(filter_runs(runs, by("bert-*"))),
             (std::vector<std::string>{"bert-base", "bert-large", "bert-*"}));
-  EXPECT_EQ(names(filter_runs(runs, {.since_wall_ns = 200 * kS})),
+  EXPECT_EQ(names(filter_runs(runs, by("", 200 * kS))),
             (std::vector<std::string>{"train", "bert-large", "bert-*"}));
-  EXPECT_EQ(names(filter_runs(runs, {.name = "bert-*", .limit = 2})),
+  EXPECT_EQ(names(filter_runs(runs, by("bert-*", std::nullopt, 2))),
             (std::vector<std::string>{"bert-large", "bert-*"}));  // the newest two, oldest first
-  EXPECT_EQ(names(filter_runs(runs, {.limit = 10})).size(), 4u);
+  EXPECT_EQ(names(filter_runs(runs, by("", std::nullopt, 10))).size(), 4u);
 }
 
 TEST(RunsToPrune, OldAndNeverLive) {
