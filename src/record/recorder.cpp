@@ -30,6 +30,7 @@
 #include "render/plot/plot.h"
 #include "render/report.h"
 #include "render/seed_files.h"
+#include "record/run_name.h"
 #include "store/device_columns.h"
 
 namespace gpuwatch {
@@ -51,7 +52,7 @@ std::string hostname() {
 
 std::string default_name(const RecordOptions& o) {
   if (!o.name.empty()) return o.name;
-  if (!o.command.empty()) return std::filesystem::path(o.command.front()).filename().string();
+  if (!o.command.empty()) return default_run_name(o.command);
   if (o.attach_pid) return fmt::format("pid-{}", *o.attach_pid);
   return "record";
 }
@@ -147,8 +148,7 @@ class SignalThread {
 }  // namespace
 
 std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
-  std::string safe;
-  for (char c : run_name) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_');
+  const std::string safe = file_name_part(run_name);
   const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
   std::tm tm{};
   localtime_r(&t, &tm);

@@ -5,16 +5,14 @@
 
 #include "render/table.h"
 
+#include "core/text_width.h"
+
 namespace gpuwatch {
 
 namespace {
 
-// Display width: UTF-8 continuation bytes take no column ("°C" is 2 wide).
-std::size_t columns(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
+// Columns, not bytes or code points: GPU and run names may be CJK or emoji.
+std::size_t columns(const std::string& s) { return display_width(s); }
 
 void pad(std::string& out, const std::string& cell, std::size_t width, bool right) {
   const std::string fill(width - std::min(width, columns(cell)), ' ');
