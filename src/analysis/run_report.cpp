@@ -134,22 +134,38 @@ struct DeviceResult {
   std::int64_t last_mono_ns = 0;
 };
 
+// Every summarizable metric's statistics from the device's rollups.
+void add_rollup_summaries(DeviceReport& report, const DeviceRollups& rollups) {
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    const auto metric = static_cast<DeviceMetric>(m);
+    if (!summarizable(metric)) continue;
+    if (auto s = summarize(rollups.of(metric))) report.metrics.push_back({metric, *s});
+  }
+}
+
 DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
                            std::span<const Segment> segments) {
   DeviceResult result;
   DeviceReport& report = result.report;
   report.info = facts.info;
   report.lost_at_wall_ns = facts.lost_at_wall_ns;
+  // With rollups, the statistics come from them, and the samples are read
+  // only for what needs them in order: the detectors, energy and phases.
+  const std::optional<DeviceRollups> rollups = columns.rollups(facts.info.index);
   {
     const DeviceSeries first = columns.load(facts.info.index, kDetectorMetrics);
     report.samples = first.mono_ns.size();
     if (!first.mono_ns.empty()) result.last_mono_ns = first.mono_ns.back();
-    add_summaries(report, first, kDetectorMetrics);
+    if (!rollups) add_summaries(report, first, kDetectorMetrics);
     add_detectors(report, first);
     result.phases = segment_rows(segments, SegmentKind::Phase);
     result.epochs = segment_rows(segments, SegmentKind::Epoch);
     add_segment_device(result.phases, segments, first);
     add_segment_device(result.epochs, segments, first);
+  }
+  if (rollups) {
+    add_rollup_summaries(report, *rollups);
+    return result;
   }
   std::vector<DeviceMetric> rest;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/time_weights.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -14,27 +16,9 @@ struct Weighted {
   double weight;
 };
 
-std::int64_t median_gap(std::span<const std::int64_t> times) {
-  if (times.size() < 2) return 0;
-  std::vector<std::int64_t> gaps;
-  gaps.reserve(times.size() - 1);
-  for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
-  auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-  std::nth_element(gaps.begin(), mid, gaps.end());
-  return *mid;
-}
-
 // Integer nanoseconds until the end, so that regular sampling gives exact weights.
 std::vector<double> weights_ns(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
-  std::vector<double> weights(time_ns.size(), 0.0);
-  if (time_ns.size() < 2) return weights;
-  const std::int64_t cap = std::max<std::int64_t>(max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(time_ns) * 3 / 2, 1);
-  for (std::size_t i = 1; i < time_ns.size(); ++i) {
-    const auto half = static_cast<double>(std::min((time_ns[i] - time_ns[i - 1]) / 2, cap));
-    weights[i - 1] += half;
-    weights[i] += half;
-  }
-  return weights;
+  return half_gap_weights_ns(time_ns, max_half_gap_ns);
 }
 
 // For each of `wants` (ascending), the smallest value whose cumulative weight
@@ -271,6 +255,33 @@ std::optional<Summary> summarize(const TimeAxis& axis, std::span<const double> v
   bucketed_select(points, s.min, s.max, wants, quantiles);
   s.p50 = quantiles[0];
   s.p95 = quantiles[1];
+  return s;
+}
+
+std::optional<Summary> summarize(std::span<const ColumnRollup> minutes) {
+  const ColumnRollup all = merge_rollups(minutes);
+  if (all.count == 0 || all.histogram.empty()) return std::nullopt;
+  Summary s;
+  s.count = all.count;
+  s.mean = all.mean;
+  s.std = std::sqrt(std::max(0.0, all.m2 / all.weight_ns));
+  s.min = all.min;
+  s.max = all.max;
+  s.span_s = all.count == 1 ? 0 : all.weight_ns / 1e9;
+  // As weighted_select: the smallest value whose cumulative weight reaches
+  // each share of the total. A bucket's representative may lie outside the
+  // values seen; the true quantile does not.
+  const std::array<double, 2> wants{0.50 * all.weight_ns, 0.95 * all.weight_ns};
+  std::array<double, 2> quantiles{all.histogram.back().value, all.histogram.back().value};
+  double seen = 0;
+  std::size_t k = 0;
+  for (const RollupBin& b : all.histogram) {
+    seen += b.weight_ns;
+    while (k < wants.size() && seen >= wants[k]) quantiles[k++] = b.value;
+    if (k == wants.size()) break;
+  }
+  s.p50 = std::clamp(quantiles[0], s.min, s.max);
+  s.p95 = std::clamp(quantiles[1], s.min, s.max);
   return s;
 }
 

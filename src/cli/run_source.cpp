@@ -51,6 +51,19 @@ void keep_freed_memory() {
   (void)once;
 }
 
+// A finished run recorded before rollups existed, or interrupted, has none:
+// the first report builds them (once; it costs about a report's time read from
+// the chunks), so that later ones are fast. A store that cannot be written
+// (read-only file, another writer holding it) is read from its chunks.
+void ensure_rollups(const StoredRun& stored, const std::string& store_flag) {
+  if (stored.run.status == RunStatus::Recording || stored.store->has_rollups(stored.run)) return;
+  try {
+    Store::open(store_path(store_flag), false)->build_rollups(stored.run);
+  } catch (const StoreError&) {
+    // Rollups only make reading faster; the chunks are the data.
+  }
+}
+
 bool is_file(const std::string& run_ref) {
   std::error_code ec;
   return std::filesystem::is_regular_file(run_ref, ec);
@@ -125,6 +138,7 @@ RunReport report_run(const std::string& run_ref, const std::string& store_flag) 
   keep_freed_memory();
   if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
   StoredRun stored = resolve_stored(run_ref, store_flag);
+  ensure_rollups(stored, store_flag);
   return build_report(load_run_base(*stored.store, stored.run), StoredColumns(store_path(store_flag), stored.run));
 }
 

@@ -39,7 +39,8 @@ DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<
 
 }  // namespace
 
-DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+template <typename Fn>
+auto StoredColumns::with_store(Fn fn) const {
   std::unique_ptr<Store> store;
   {
     std::lock_guard lock(mutex_);
@@ -49,10 +50,18 @@ DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metric
     }
   }
   if (!store) store = Store::open(store_path_, true);
-  DeviceSeries series = load_device(*store, run_, index, metrics);
+  auto result = fn(*store);
   std::lock_guard lock(mutex_);
   idle_.push_back(std::move(store));
-  return series;
+  return result;
+}
+
+DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+  return with_store([&](Store& store) { return load_device(store, run_, index, metrics); });
+}
+
+std::optional<DeviceRollups> StoredColumns::rollups(int index) const {
+  return with_store([&](Store& store) { return store.load_rollups(run_, index); });
 }
 
 RunData load_run_base(Store& store, const RunInfo& run) {

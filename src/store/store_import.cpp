@@ -33,6 +33,7 @@ std::string Store::import_run(RunData& data) {
   impl_->insert_run(run, devices);
   impl_->write_pending(samples, run.row_id);
   txn.commit();
+  impl_->rollup_closed_run_locked(run.row_id);
   return run.id;
 }
 

@@ -383,6 +383,7 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
   } catch (const StoreError&) {
     // Compaction only speeds up reading: the small chunks are still valid.
   }
+  rollup_closed_run_locked(run_row);
 }
 
 }  // namespace gpuwatch
