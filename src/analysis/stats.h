@@ -9,8 +9,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/rollup.h"
-
 namespace gpuwatch {
 
 struct Summary {
@@ -44,12 +42,6 @@ PresentSamples present_samples(std::span<const std::int64_t> time_ns, std::span<
 std::optional<Summary> summarize(std::span<const std::int64_t> time_ns,
                                  std::span<const double> values,
                                  std::int64_t max_half_gap_ns = 0);
-
-// The same statistics from a column's per-minute rollups (core/rollup.h),
-// whose weights are summarize()'s: count, span, min and max equal, mean and
-// std equal to rounding (relative 1e-12), p50 and p95 equal when the rollups
-// hold exact values, else within kRollupRelativeError (0.25 %) of them.
-std::optional<Summary> summarize(std::span<const ColumnRollup> minutes);
 
 // One time axis shared by several columns (a device's metrics): the weights
 // of samples where every column has a value are computed once, not once per

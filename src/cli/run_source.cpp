@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "cli/options.h"
+#include "analysis/rollup_stats.h"
 #include "store/device_columns.h"
+#include "store/rollups.h"
 
 namespace gpuwatch::cli {
 
@@ -56,9 +58,10 @@ void keep_freed_memory() {
 // the chunks), so that later ones are fast. A store that cannot be written
 // (read-only file, another writer holding it) is read from its chunks.
 void ensure_rollups(const StoredRun& stored, const std::string& store_flag) {
-  if (stored.run.status == RunStatus::Recording || stored.store->has_rollups(stored.run)) return;
+  const auto path = store_path(store_flag);
+  if (stored.run.status == RunStatus::Recording || has_rollups(path, stored.run)) return;
   try {
-    Store::open(store_path(store_flag), false)->build_rollups(stored.run);
+    build_rollups(path, stored.run);
   } catch (const StoreError&) {
     // Rollups only make reading faster; the chunks are the data.
   }
@@ -139,7 +142,9 @@ RunReport report_run(const std::string& run_ref, const std::string& store_flag) 
   if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
   StoredRun stored = resolve_stored(run_ref, store_flag);
   ensure_rollups(stored, store_flag);
-  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(store_path(store_flag), stored.run));
+  const auto path = store_path(store_flag);
+  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(path, stored.run),
+                      StoredRollups(path, stored.run));
 }
 
 }  // namespace gpuwatch::cli

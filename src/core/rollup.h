@@ -14,8 +14,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
+
+#include "core/metrics.h"
 
 namespace gpuwatch {
 
@@ -47,6 +50,28 @@ struct ColumnRollup {
   std::vector<RollupBin> histogram;  // ascending value
 
   bool operator==(const ColumnRollup&) const = default;
+};
+
+// A device's rollups, by metric: part of the run model handed to analysis.
+struct DeviceRollups {
+  int device_index = 0;
+  // [metric][k]: the minutes with a value, ascending; empty for a metric
+  // without values. kDeviceMetricCount lists.
+  std::vector<std::vector<ColumnRollup>> metrics;
+
+  [[nodiscard]] std::span<const ColumnRollup> of(DeviceMetric m) const {
+    const auto i = static_cast<std::size_t>(m);
+    return i < metrics.size() ? std::span<const ColumnRollup>(metrics[i]) : std::span<const ColumnRollup>();
+  }
+};
+
+// Where a report finds a device's rollups (the store's, read on demand).
+class RollupSource {
+ public:
+  virtual ~RollupSource() = default;
+  // nullopt: none for this device; its samples are then the source. Safe to
+  // call from several threads at once.
+  [[nodiscard]] virtual std::optional<DeviceRollups> rollups(int device_index) const = 0;
 };
 
 // The bucket of `value`: an integer key ordered as the values are (0 for

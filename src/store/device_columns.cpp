@@ -39,8 +39,7 @@ DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<
 
 }  // namespace
 
-template <typename Fn>
-auto StoredColumns::with_store(Fn fn) const {
+DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
   std::unique_ptr<Store> store;
   {
     std::lock_guard lock(mutex_);
@@ -50,18 +49,10 @@ auto StoredColumns::with_store(Fn fn) const {
     }
   }
   if (!store) store = Store::open(store_path_, true);
-  auto result = fn(*store);
+  DeviceSeries series = load_device(*store, run_, index, metrics);
   std::lock_guard lock(mutex_);
   idle_.push_back(std::move(store));
-  return result;
-}
-
-DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
-  return with_store([&](Store& store) { return load_device(store, run_, index, metrics); });
-}
-
-std::optional<DeviceRollups> StoredColumns::rollups(int index) const {
-  return with_store([&](Store& store) { return store.load_rollups(run_, index); });
+  return series;
 }
 
 RunData load_run_base(Store& store, const RunInfo& run) {

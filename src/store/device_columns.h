@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -21,9 +20,6 @@ class DeviceColumns {
   // other column is left empty. An unknown index gives a series with no samples.
   // Safe to call from several threads at once.
   [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const = 0;
-  // Device `index`'s per-minute rollups, when the source has them: then
-  // statistics come from them and only detectors read the samples.
-  [[nodiscard]] virtual std::optional<DeviceRollups> rollups(int /*index*/) const { return std::nullopt; }
 };
 
 // Columns copied from a RunData already in memory (small runs, imported files).
@@ -45,13 +41,8 @@ class StoredColumns final : public DeviceColumns {
   StoredColumns(std::filesystem::path store_path, RunInfo run)
       : store_path_(std::move(store_path)), run_(std::move(run)) {}
   [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override;
-  [[nodiscard]] std::optional<DeviceRollups> rollups(int index) const override;
 
  private:
-  // A read-only connection from the pool (or a new one), handed back by the deleter.
-  template <typename Fn>
-  auto with_store(Fn fn) const;
-
   std::filesystem::path store_path_;
   RunInfo run_;
   mutable std::mutex mutex_;

@@ -17,7 +17,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/rollup.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
@@ -84,20 +83,6 @@ struct RunData {
   HostSeries host;
   std::vector<ProcessRecord> processes;
   std::vector<Event> events;
-};
-
-// A device's per-minute rollups (core/rollup.h): what statistics over long
-// spans are computed from instead of the samples.
-struct DeviceRollups {
-  int device_index = 0;
-  // [metric][k]: the minutes with a value, ascending; empty for a metric
-  // without values. kDeviceMetricCount lists.
-  std::vector<std::vector<ColumnRollup>> metrics;
-
-  [[nodiscard]] std::span<const ColumnRollup> of(DeviceMetric m) const {
-    const auto i = static_cast<std::size_t>(m);
-    return i < metrics.size() ? std::span<const ColumnRollup>(metrics[i]) : std::span<const ColumnRollup>();
-  }
 };
 
 // What Store::load reads. The defaults read everything; a report over a
@@ -189,16 +174,6 @@ class Store {
   // (latest run of that name), a unique id prefix. Throws StoreError when
   // nothing or several runs match.
   [[nodiscard]] RunInfo resolve(const std::string& run_ref);
-  // Per-minute rollups of a finished run (store/rollups.cpp). finish_run and
-  // import_run write them; build_rollups writes them for a run that has none
-  // (recorded before rollups existed, or interrupted). Returns whether the
-  // run has them now: false for a run still recording.
-  bool build_rollups(const RunInfo& run);
-  [[nodiscard]] bool has_rollups(const RunInfo& run);
-  // Device `index`'s rollups; nullopt when the run has none or they do not
-  // decode (then its chunks are the source).
-  [[nodiscard]] std::optional<DeviceRollups> load_rollups(const RunInfo& run, int index);
-
   // The run's samples as columns. Chunks that fail to decode are skipped
   // and reported as events of kind "store_corrupt_chunk".
   [[nodiscard]] RunData load(const RunInfo& run, const LoadOptions& options = {});

@@ -98,16 +98,6 @@ struct Store::Impl {
   // store_compact.cpp: merges a finished run's small chunks into large ones.
   void compact_run_locked(std::int64_t run_row);
 
-  // store/rollups.cpp; callers hold db_mutex. Builds and writes the run's
-  // rollups unless it has them; false for a run still recording.
-  bool build_rollups_locked(const RunInfo& run);
-  std::optional<DeviceRollups> load_rollups_locked(const RunInfo& run, int index);
-  bool has_rollups_locked(std::int64_t run_row);
-  // After a run is finished or imported: its rollups, if they can be made.
-  // A failure costs only speed (readers fall back to the chunks), so it is
-  // swallowed.
-  void rollup_closed_run_locked(std::int64_t run_row);
-
   // store_read.cpp; callers hold db_mutex.
   // SELECT ... FROM runs <tail>; `bind` fills the tail's parameters.
   std::vector<RunInfo> query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind = {});

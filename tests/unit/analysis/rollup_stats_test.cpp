@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/rollup_stats.h"
 #include "analysis/stats.h"
 #include "core/metrics.h"
 #include "core/rollup.h"

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/rollup_stats.h"
 #include "analysis/run_report.h"
 #include "store/device_columns.h"
 #include "store/rollup_codec.h"
+#include "store/rollups.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store_test_util.h"
@@ -66,9 +68,9 @@ class RollupStoreTest : public StoreTest {
   }
 
   RunReport report_from_rollups(Store& store, const RunInfo& run) {
-    const StoredColumns columns(path_, run);
-    EXPECT_TRUE(columns.rollups(0).has_value());
-    return build_report(load_run_base(store, run), columns);
+    const StoredRollups rollups(path_, run);
+    EXPECT_TRUE(rollups.rollups(0).has_value());
+    return build_report(load_run_base(store, run), StoredColumns(path_, run), rollups);
   }
 };
 
@@ -110,8 +112,8 @@ void expect_same_report(const RunReport& raw, const RunReport& rolled) {
 TEST_F(RollupStoreTest, AFinishedRunHasRollupsAndItsReportMatchesTheChunks) {
   auto store = Store::open(path_, false);
   const RunInfo run = record(*store, 6.5);
-  EXPECT_TRUE(store->has_rollups(run));
-  const auto r = store->load_rollups(run, 1);
+  EXPECT_TRUE(has_rollups(path_, run));
+  const auto r = StoredRollups(path_, run).rollups(1);
   ASSERT_TRUE(r);
   // 3900 ticks of 100-106 ms and a 20 s stall: 422 s, minutes 0 to 7.
   EXPECT_EQ(r->of(DeviceMetric::GpuUtilPercent).size(), 8u);
@@ -135,16 +137,15 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
     // A reader of this build reads the old file as it is, from its chunks.
     auto reader = Store::open(path_, true);
     const RunInfo run = reader->resolve("rolled");
-    EXPECT_FALSE(reader->has_rollups(run));
-    EXPECT_FALSE(reader->load_rollups(run, 0));
-    EXPECT_FALSE(StoredColumns(path_, run).rollups(0));
+    EXPECT_FALSE(has_rollups(path_, run));
+    EXPECT_FALSE(StoredRollups(path_, run).rollups(0));
   }
+  const RunInfo run = Store::open(path_, true)->resolve("rolled");
+  EXPECT_TRUE(build_rollups(path_, run));  // migrates the store, then builds
+  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(current_schema_version()));
+  EXPECT_TRUE(has_rollups(path_, run));
+  EXPECT_TRUE(build_rollups(path_, run));  // again: nothing to do
   auto store = Store::open(path_, false);
-  const RunInfo run = store->resolve("rolled");
-  EXPECT_FALSE(store->has_rollups(run));
-  EXPECT_TRUE(store->build_rollups(run));
-  EXPECT_TRUE(store->has_rollups(run));
-  EXPECT_TRUE(store->build_rollups(run));  // again: nothing to do
   expect_same_report(build_report(store->load(run)), report_from_rollups(*store, run));
 }
 
@@ -152,16 +153,16 @@ TEST_F(RollupStoreTest, ARecordingRunHasNoneAndADamagedBlobFallsBackToTheChunks)
   auto store = Store::open(path_, false);
   RunInfo live = new_run("live");
   store->begin_run(live, two_devices());
-  EXPECT_FALSE(store->build_rollups(store->resolve("live")));
+  EXPECT_FALSE(build_rollups(path_, store->resolve("live")));
   store->finish_run(live);
 
   const RunInfo run = record(*store, 1.5);
   RawDb raw(path_);
   ASSERT_TRUE(raw.exec("UPDATE rollups SET data = x'01ff' WHERE device_idx = 1"));
-  EXPECT_TRUE(store->load_rollups(run, 0));
-  EXPECT_FALSE(store->load_rollups(run, 1));
-  const StoredColumns columns(path_, run);
-  const RunReport mixed = build_report(load_run_base(*store, run), columns);
+  const StoredRollups rollups(path_, run);
+  EXPECT_TRUE(rollups.rollups(0));
+  EXPECT_FALSE(rollups.rollups(1));
+  const RunReport mixed = build_report(load_run_base(*store, run), StoredColumns(path_, run), rollups);
   expect_same_report(build_report(store->load(run)), mixed);
 }
 
