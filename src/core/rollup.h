@@ -36,6 +36,8 @@ inline constexpr double kRollupRelativeError = (kRollupBucketRatio - 1) / (kRoll
 struct RollupBin {
   double value = 0;      // the value itself (exact), or its bucket's representative
   double weight_ns = 0;  // summed time weight of the samples with that value
+
+  bool operator==(const RollupBin&) const = default;
 };
 
 struct ColumnRollup {
