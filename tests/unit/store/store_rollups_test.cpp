@@ -116,9 +116,12 @@ TEST_F(RollupStoreTest, AFinishedRunHasRollupsAndItsReportMatchesTheChunks) {
   const auto r = StoredRollups(path_, run).rollups(1);
   ASSERT_TRUE(r);
   // 3900 ticks of 100-106 ms and a 20 s stall: 422 s, minutes 0 to 7.
-  EXPECT_EQ(r->of(DeviceMetric::GpuUtilPercent).size(), 8u);
-  EXPECT_TRUE(r->of(DeviceMetric::GpuUtilPercent).front().exact);
-  EXPECT_FALSE(r->of(DeviceMetric::PowerWatts).front().exact);
+  const std::vector<ColumnRollup>& util = r->metrics[static_cast<std::size_t>(DeviceMetric::GpuUtilPercent)];
+  const std::vector<ColumnRollup>& power = r->metrics[static_cast<std::size_t>(DeviceMetric::PowerWatts)];
+  ASSERT_EQ(util.size(), 8u);
+  ASSERT_FALSE(power.empty());
+  EXPECT_TRUE(util[0].exact);
+  EXPECT_FALSE(power[0].exact);
   EXPECT_TRUE(r->of(DeviceMetric::FanPercent).empty());
 
   const RunReport raw = build_report(store->load(run));  // from the chunks, in memory
@@ -126,12 +129,14 @@ TEST_F(RollupStoreTest, AFinishedRunHasRollupsAndItsReportMatchesTheChunks) {
 }
 
 TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
-  // A store written by a build without the rollup step.
+  // A store written by a build without the rollup step: the same file
+  // without its tables, at schema version 1.
   {
     auto old = Store::open(path_, false, schema_migrations().first(1));
     record(*old, 2);
   }
   RawDb raw(path_);
+  ASSERT_TRUE(raw.exec("DROP TABLE rollups; DROP TABLE rollup_runs; UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'rollups'"), "<none>");
   {
     // A reader of this build reads the old file as it is, from its chunks.
@@ -178,7 +183,8 @@ TEST(RollupCodec, RoundTripsAndRefusesDamage) {
   for (const auto& [values, scale] : {std::pair{&power, 1000.0}, std::pair{&util, 100.0}}) {
     const std::vector<ColumnRollup> minutes = rollup_column(t, *values, 0, scale);
     const std::vector<std::uint8_t> blob = encode_rollups(minutes, scale);
-    EXPECT_EQ(minutes.front().exact, scale == 100.0);
+    ASSERT_FALSE(minutes.empty());
+    EXPECT_EQ(minutes[0].exact, scale == 100.0);
     const auto back = decode_rollups(blob, scale);
     ASSERT_TRUE(back);
     EXPECT_EQ(*back, minutes);
