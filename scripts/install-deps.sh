@@ -11,6 +11,7 @@ packages=(
   clang                      # fuzz targets (libFuzzer)
   libtorch-dev               # gpuwatch bench's libtorch worker (CPU build; ~120 MB download, ~500 MB installed)
   python3
+  python3-venv python3-setuptools python3-wheel  # tests: the Python client's offline venv install (ctest python_install)
 )
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
