@@ -71,6 +71,11 @@ ImportResult import_text(std::string_view text, const std::string& run_name) {
   return import_source(in, run_name);
 }
 
+ImportResult import_text_in_chunks(std::string_view text, const std::string& run_name, std::size_t chunk_bytes) {
+  TextSource in(text, chunk_bytes);
+  return import_source(in, run_name);
+}
+
 ImportResult import_file(const std::filesystem::path& path) {
   try {
     // Read a chunk at a time: exports of long runs reach GBs.

@@ -34,7 +34,9 @@ template <typename T>
 void keep_rows(std::vector<T>& column, const std::vector<bool>& keep_row) {
   std::size_t out = 0;
   for (std::size_t r = 0; r < column.size(); ++r) {
-    if (keep_row[r]) column[out++] = std::move(column[r]);
+    if (!keep_row[r]) continue;
+    if (out != r) column[out] = std::move(column[r]);  // a string moved onto itself would be emptied
+    ++out;
   }
   column.resize(out);
 }

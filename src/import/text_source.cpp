@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -41,6 +42,9 @@ bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; 
 
 TextSource::TextSource(std::string_view text) : data_(text.data()), end_(text.size()) {}
 
+TextSource::TextSource(std::string_view text, std::size_t chunk_bytes)
+    : data_(buffer_.data()), unread_(text), chunk_bytes_(std::max<std::size_t>(chunk_bytes, 1)) {}
+
 TextSource::TextSource(const std::filesystem::path& path) {
   // stat first: opening a FIFO would wait for a writer.
   struct stat st {};
@@ -64,7 +68,7 @@ TextSource::~TextSource() {
 }
 
 bool TextSource::more() {
-  if (fd_ < 0) return false;
+  if (fd_ < 0 && unread_.empty()) return false;
   // Move what is left to the front instead of growing the buffer.
   if (begin_ > 0) {
     buffer_.erase(0, begin_);
@@ -72,7 +76,15 @@ bool TextSource::more() {
     end_ -= begin_;
     begin_ = 0;
   }
-  const std::size_t want = std::max(kChunkBytes, end_);
+  const std::size_t want = std::max(chunk_bytes_ ? chunk_bytes_ : kChunkBytes, end_);
+  if (fd_ < 0) {
+    const std::string_view piece = unread_.substr(0, want);
+    buffer_.append(piece);
+    unread_.remove_prefix(piece.size());
+    end_ += piece.size();
+    data_ = buffer_.data();
+    return true;
+  }
   buffer_.resize(end_ + want);
   std::size_t got = 0;
   while (got < want) {

@@ -15,6 +15,9 @@ class TextSource {
  public:
   // All of `text`, which must outlive the source.
   explicit TextSource(std::string_view text);
+  // `text` handed out chunk_bytes at a time, as a file would be (tests and
+  // the fuzzer check that chunk boundaries change nothing).
+  TextSource(std::string_view text, std::size_t chunk_bytes);
   // A regular file. Throws ImportError for anything else (a directory, a
   // device such as /dev/zero, a FIFO, a socket) and for a file that cannot
   // be opened.
@@ -48,6 +51,8 @@ class TextSource {
   std::size_t end_ = 0;
   std::uint64_t consumed_before_ = 0;  // bytes dropped from the buffer's front
   int fd_ = -1;
+  std::string_view unread_;  // chunked memory: what more() has not handed out
+  std::size_t chunk_bytes_ = 0;
 };
 
 }  // namespace gpuwatch

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -79,8 +81,14 @@ void expect_same_run(const ImportResult& a, const ImportResult& b) {
   for (std::size_t d = 0; d < a.data.devices.size(); ++d) {
     EXPECT_EQ(a.data.devices[d].wall_ns, b.data.devices[d].wall_ns);
     EXPECT_EQ(a.data.devices[d].info.name, b.data.devices[d].info.name);
-    const auto power = static_cast<std::size_t>(DeviceMetric::PowerWatts);
-    EXPECT_EQ(a.data.devices[d].values[power], b.data.devices[d].values[power]);
+    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+      const auto& x = a.data.devices[d].values[m];
+      const auto& y = b.data.devices[d].values[m];
+      ASSERT_EQ(x.size(), y.size());
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_TRUE(x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) << "metric " << m << " row " << i;
+      }
+    }
   }
 }
 
@@ -123,6 +131,21 @@ TEST_F(TempDir, ARecordLargerThanAChunkIsReadWhole) {
   const ImportResult r = import_file(write("wide.jsonl", text));
   EXPECT_EQ(r.samples_read, 1u);
   EXPECT_EQ(r.data.devices.at(0).info.name, name);
+}
+
+TEST_F(TempDir, EveryFixtureReadsTheSameInChunksOfAnySize) {
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUWATCH_FIXTURES) / "import")) {
+    if (entry.path().filename() == "README.md") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream content;
+    content << in.rdbuf();
+    const std::string text = content.str();
+    const ImportResult whole = import_text(text, "whole");
+    for (const std::size_t chunk : {1, 2, 7, 64, 4096}) {
+      SCOPED_TRACE(entry.path().filename().string() + " in chunks of " + std::to_string(chunk));
+      expect_same_run(whole, import_text_in_chunks(text, "chunks", chunk));
+    }
+  }
 }
 
 TEST(TextSource, MemoryIsOneWindow) {
