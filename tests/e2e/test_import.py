@@ -177,7 +177,7 @@ class Import(GpuwatchTestCase):
         path = os.path.join(self.tmp, "absurd.json")
         samples = [{"timestamp": f"2025-01-15T10:30:0{i}", "gpu_name": "NVIDIA A10G", "utilization": u,
                     "memory_used": m, "memory_total": 23028, "elapsed_seconds": e}
-                   for i, (u, m, e) in enumerate([(50, 1e308, 0), (250, 1024, 1), (60, 2048, 1e9)])]
+                   for i, (u, m, e) in enumerate([(50, 1e12, 0), (250, 1024, 1), (60, 2048, 1e9)])]
         with open(path, "w") as f:
             json.dump(samples, f)
         _, _, read, dropped, stderr = self.import_file(path)
