@@ -27,7 +27,7 @@ tests_packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev           # bench/bench_store
   clang                      # fuzz targets (libFuzzer)
-  python3-venv               # the Python client installed into a venv
+  python3-venv python3-setuptools python3-wheel  # the Python client's offline venv install (ctest python_install)
   help2man                   # the man page, which the install test checks (optional for users)
   zsh                        # the install test runs the zsh completion
 )

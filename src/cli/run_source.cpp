@@ -35,6 +35,10 @@ StoredRun resolve_stored(const std::string& run_ref, const std::string& store_fl
     RunInfo run = store->resolve(run_ref);
     return {std::move(store), std::move(run)};
   } catch (const StoreError& e) {
+    std::error_code ec;
+    // /dev/zero, a FIFO, a directory: refused with the reason (without
+    // reading or opening it), unless a stored run had that name.
+    if (std::filesystem::exists(run_ref, ec)) import_file(run_ref);
     if (!looks_like_a_path(run_ref)) throw;
     throw StoreError(fmt::format("no file {} (and no stored run of that name: {})", run_ref, e.what()));
   }
