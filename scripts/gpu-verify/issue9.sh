@@ -45,11 +45,5 @@ step "2b. the same with --rules memory.batch_too_small,util.*: stopped"
 echo "exit status: $? (want 75: stopped for underuse)"
 "$GW" runs
 
-step "3. Python client: ResNet-18 steps/s with log(loss=tensor) vs log(loss=loss.item()) vs no log"
-if [ -f scripts/gpu-verify/log_cost.py ]; then
-  for mode in none item tensor none item tensor; do
-    "$GW" record --no-summary --name "log-$mode" -- python3 scripts/gpu-verify/log_cost.py --mode "$mode" --seconds 20
-  done
-else
-  echo "scripts/gpu-verify/log_cost.py missing"
-fi
+step "3. Python client: ResNet-18 steps/s, no log / step() / log(loss=tensor) / log(loss=loss.item())"
+python3 scripts/gpu-verify/log_tensor_cost.py --seconds 10 --rounds 3
