@@ -105,6 +105,25 @@ CREATE TABLE events (
 CREATE INDEX events_by_run ON events (run_id, mono_ns);
 )sql";
 
+// Per-minute rollups of finished runs (core/rollup.h, store/rollup_codec.h):
+// one blob per device and metric holding every minute. A run is listed in
+// rollup_runs once all of its blobs are written, in the same transaction; a
+// run that is not (recording, interrupted, recorded before this step) is read
+// from its chunks. Readers that predate the step ignore both tables.
+constexpr std::string_view kSchemaRollups = R"sql(
+CREATE TABLE rollups (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  device_idx INTEGER NOT NULL,
+  metric TEXT NOT NULL,                     -- the metric's catalogue name
+  data BLOB NOT NULL,
+  PRIMARY KEY (run_id, device_idx, metric)
+);
+CREATE TABLE rollup_runs (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  format INTEGER NOT NULL                   -- kRollupFormat of the blobs
+);
+)sql";
+
 // The recorder's start time (clock ticks since boot): with the pid and boot
 // id it tells a live recorder from a process that reused a dead one's pid.
 // NULL for runs recorded before. Readers of this build select NULL in its
@@ -115,7 +134,8 @@ ALTER TABLE runs ADD COLUMN recorder_start_ticks INTEGER;
 
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
-    Migration{2, kRecorderStartTicks, true},
+    Migration{2, kSchemaRollups, true},
+    Migration{3, kRecorderStartTicks, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

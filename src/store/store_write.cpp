@@ -7,6 +7,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/command_json.h"
+#include "store/rollups.h"
 #include "store/store_impl.h"
 
 #ifndef GPUWATCH_VERSION
@@ -133,10 +134,9 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
     INSERT INTO runs (public_id, name, command, cwd, host, start_wall_ns, start_mono_ns, interval_s,
                       version, status, recorder_pid, recorder_boot_id, attached_pid, heartbeat_wall_ns,
                       host_columns, end_wall_ns, exit_code, exit_signal, end_reason, jitter_ticks,
-                      jitter_missed_deadlines, jitter_mean_late_ns, jitter_p99_late_ns, jitter_max_late_ns,
-                      recorder_start_ticks)
+                      jitter_missed_deadlines, jitter_mean_late_ns, jitter_p99_late_ns, jitter_max_late_ns)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-            ?22, ?23, ?24, ?25))sql");
+            ?22, ?23, ?24))sql");
   const std::string command = encode_argv_json(run.command);
   const std::string host_columns = metric_names(kHostMetrics);
   std::optional<std::int64_t> attached;
@@ -147,10 +147,14 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
   ins.bind(10, to_db(run.status)).bind(11, run.recorder_pid).bind(12, run.recorder_boot_id).bind(13, attached);
   ins.bind(14, run.heartbeat_wall_ns).bind(15, host_columns).bind(16, run.end_wall_ns).bind(17, run.exit_code);
   ins.bind(18, run.exit_signal).bind(19, run.end_reason).bind(20, j.ticks).bind(21, j.missed_deadlines);
-  std::optional<std::int64_t> start_ticks;
-  if (run.recorder_start_ticks) start_ticks = clamp_to_int64(*run.recorder_start_ticks);
-  ins.bind(22, j.mean_late_ns).bind(23, j.p99_late_ns).bind(24, j.max_late_ns).bind(25, start_ticks).run();
+  ins.bind(22, j.mean_late_ns).bind(23, j.p99_late_ns).bind(24, j.max_late_ns).run();
   run.row_id = sqlite3_last_insert_rowid(raw);
+  // Apart, so that a store opened with older schema steps (tests of the
+  // migrations) still takes runs.
+  if (run.recorder_start_ticks && runs_have_start_ticks) {
+    sql::Stmt ticks(raw, "UPDATE runs SET recorder_start_ticks = ?2 WHERE id = ?1");
+    ticks.bind(1, run.row_id).bind(2, clamp_to_int64(*run.recorder_start_ticks)).run();
+  }
 
   sql::Stmt dev(raw, R"sql(
     INSERT INTO devices (run_id, idx, backend, vendor, name, uuid, pci_bus_id, driver_version,
@@ -389,6 +393,7 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
   } catch (const StoreError&) {
     // Compaction only speeds up reading: the small chunks are still valid.
   }
+  build_rollups_quietly(path, run_row);
 }
 
 void Store::Impl::update_end(std::int64_t run_row, const RunInfo* finished, std::int64_t wall) {

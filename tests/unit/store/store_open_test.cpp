@@ -115,46 +115,47 @@ constexpr std::string_view kV2 = R"sql(
 
 TEST_F(StoreOpenTest, OldSchemaIsMigratedInOneTransactionOnWriteOpen) {
   {
-    auto current = Store::open(path_, false);
+    auto v1 = Store::open(path_, false);
     RunInfo run = new_run("before");
-    current->begin_run(run, {});
-    current->finish_run(run);
+    v1->begin_run(run, {});
+    v1->finish_run(run);
   }
-  // A newer build: this build's steps and one more.
+  // This build's steps, and one more that a newer build would bring.
   const int now = current_schema_version();
   const int next = now + 1;
-  auto with_next = [](std::string_view sql, bool old_readable) {
+  const auto with = [](const Migration& step) {
     std::vector<Migration> steps(schema_migrations().begin(), schema_migrations().end());
-    steps.push_back(Migration{current_schema_version() + 1, sql, old_readable});
+    steps.push_back(step);
     return steps;
   };
-  const std::vector<Migration> steps = with_next(kV2, false);
+  const std::vector<Migration> steps = with(Migration{next, kV2, false});
 
-  // A reader of the newer build cannot read this one's file when the step is required.
+  // A reader of the newer build cannot read v1 when step 2 is required.
   try {
     (void)Store::open(path_, true, steps);
     FAIL();
   } catch (const StoreError& e) {
     EXPECT_NE(std::string(e.what()).find("run any write command"), std::string::npos) << e.what();
   }
-  // A step the readers can do without: the file is read as is.
-  EXPECT_EQ(Store::open(path_, true, with_next(kV2, true))->resolve("before").name, "before");
+  // A step the readers can do without: v1 is read as is.
+  const std::vector<Migration> optional_steps = with(Migration{next, kV2, true});
+  EXPECT_EQ(Store::open(path_, true, optional_steps)->resolve("before").name, "before");
 
   // A failing step leaves the file as it was.
-  EXPECT_THROW((void)Store::open(path_, false, with_next("CREATE TABLE half (x); SELEKT nonsense;", false)),
-               StoreError);
+  const std::vector<Migration> broken = with(Migration{next, "CREATE TABLE half (x); SELEKT nonsense;", false});
+  EXPECT_THROW((void)Store::open(path_, false, broken), StoreError);
   RawDb raw(path_);
   EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(now));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'half'"), "<none>");
 
-  auto newer = Store::open(path_, false, steps);
-  EXPECT_EQ(newer->schema_version(), next);
+  auto v2 = Store::open(path_, false, steps);
+  EXPECT_EQ(v2->schema_version(), next);
   EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(next));
   EXPECT_EQ(raw.text("SELECT note FROM runs WHERE name = 'before'"), "migrated");
-  EXPECT_EQ(newer->resolve("before").status, RunStatus::Finished);
-  newer.reset();
+  EXPECT_EQ(v2->resolve("before").status, RunStatus::Finished);
+  v2.reset();
 
-  // This build does not know the newer step: the file is refused, read or write.
+  // This build does not know `next`: the newer file is refused, read or write.
   for (const bool ro : {true, false}) {
     try {
       (void)Store::open(path_, ro);
