@@ -61,7 +61,8 @@ TEST_F(StoreLifecycle, ARecorderWhosePidWasReusedIsInterruptedAndTheNextWriterSt
   // A recorder that died without a word; its pid now names this test
   // process, which started at another time.
   ASSERT_EQ(in_child([&] {
-              auto store = Store::open(path_, false);
+              // Never destroyed: a destructor would mark the run interrupted.
+              Store* store = Store::open(path_, false).release();
               RunInfo run = new_run("reused");
               run.recorder_pid = self.pid;
               run.recorder_start_ticks = *self.start_ticks + 7;
@@ -90,10 +91,12 @@ TEST_F(StoreLifecycle, AStoreWithoutStartTimesIsReadAndUpgraded) {
   // As gpuwatch wrote it before start times were stored: schema 1 only.
   { (void)Store::open(path_, false, schema_migrations().first(1)); }
   RawDb raw(path_);
-  ASSERT_TRUE(raw.exec(
-      "INSERT INTO runs (public_id, name, start_wall_ns, start_mono_ns, interval_s, status, recorder_pid, "
-      "heartbeat_wall_ns) VALUES ('0123456789ab', 'old', 1, 1, 0.5, 'recording', " +
-      std::to_string(getpid()) + ", 1)"));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  ASSERT_TRUE(raw.exec(fmt::format(
+      "INSERT INTO runs (public_id, name, host, start_wall_ns, start_mono_ns, interval_s, status, recorder_pid, "
+      "heartbeat_wall_ns) VALUES ('0123456789ab', 'old', '{}', 1, 1, 0.5, 'recording', {}, 1)",
+      host, getpid())));
   {
     auto reader = Store::open(path_, true);
     EXPECT_EQ(reader->schema_version(), 1);
