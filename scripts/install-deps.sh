@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config git
   libcli11-dev libfmt-dev libsqlite3-dev
   libsimdjson-dev            # reading JSON (import)
+  libpcre2-dev               # --annotate-regex (PCRE2)
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libgtest-dev libgmock-dev libbenchmark-dev
   clang                      # fuzz targets (libFuzzer)
