@@ -123,7 +123,7 @@ class OutputAnnotationsIssue9(GpuwatchTestCase):
     def test_a_bad_pattern_says_where(self):
         r = self.run_gw("record", "--annotate-regex", r"Epoch (?P<epoch>\d+", "--", "true")
         self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("at offset 20", r.stderr)
+        self.assertIn("at offset 19", r.stderr)
 
     def test_marks_are_capped_and_the_rest_counted(self):
         script = "import sys\nfor i in range(5000): print('checkpoint', i)\n"
