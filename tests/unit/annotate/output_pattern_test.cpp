@@ -81,11 +81,15 @@ TEST(OutputPatternPcre2, PythonSyntaxWorks) {
   EXPECT_EQ(got[0].count, 7);
 
   // Look-behind, positive and negative: the training loss, not val_loss.
-  const OutputPattern behind(R"((?<!val_)(?<=loss=)(?P<loss>[\d.]+))");
-  const auto loss = behind.match("val_loss=9.5 loss=0.25");
+  const OutputPattern not_val(R"((?<!val_)loss=(?P<loss>[\d.]+))");
+  const auto loss = not_val.match("val_loss=9.5 loss=0.25");
   ASSERT_EQ(loss.size(), 1u);
   ASSERT_EQ(loss[0].values.size(), 1u);
   EXPECT_DOUBLE_EQ(loss[0].values[0].second, 0.25);
+  const OutputPattern behind(R"((?<=lr=)(?P<lr>[\d.e-]+))");
+  const auto lr = behind.match("step 3 lr=3e-4");
+  ASSERT_EQ(lr.size(), 1u);
+  EXPECT_DOUBLE_EQ(lr[0].values.at(0).second, 3e-4);
 
   // Lazy quantifiers, \s, a backreference to a named group.
   const OutputPattern lazy(R"(step\s+(?P<step>\d+?)\b.*?(?P<q>["'])(?P<phase>\w+)(?P=q))");

@@ -75,7 +75,7 @@ TEST(ReportBounds, ManyEpochsAndMarksGiveABoundedReport) {
   const std::string text = render_report_text(r);
   EXPECT_LT(lines_of(text), 200u) << text;
   EXPECT_NE(text.find("4960 epochs 20..4979 are taken together in one row."), std::string::npos) << text;
-  EXPECT_NE(text.find("Not listed: 2960 marks (report --format json lists up to 1000 of each kind)."),
+  EXPECT_NE(text.find("Not listed: 1 gpu_lost, 2960 marks (report --format json lists up to 1000 of each kind)."),
             std::string::npos)
       << text;
   EXPECT_TRUE(has_word(text, "line 2999"));  // the last mark is shown
