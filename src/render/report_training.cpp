@@ -52,7 +52,7 @@ void add_training(Document& doc, const RunReport& r) {
                             t.marks_dropped, t.marks_dropped == 1 ? "" : "s");
   }
   if (t.model_params) {
-    progress += fmt::format("{}model {:.1f} M parameters", progress.empty() ? "" : ", ", *t.model_params / 1e6);
+    progress += fmt::format("{}model {} parameters", progress.empty() ? "" : ", ", human_count(*t.model_params));
   }
   if (!progress.empty()) doc.line(progress);
   if (!t.scalars.empty()) {
@@ -88,7 +88,7 @@ void add_events(Document& doc, const RunReport& r) {
   doc.heading("Events");
   TextTable t;
   t.header = {"time", "kind", "gpu", "message"};
-  t.first_numeric_column = 99;  // all text
+  t.first_numeric_column = 99;  // all text; a long message folds under its column
   std::map<std::string, std::size_t> omitted;
   for (const auto& [kind, n] : r.events_omitted) {
     if (kind != "epoch" && kind != "phase") omitted[kind] += n;
@@ -102,7 +102,7 @@ void add_events(Document& doc, const RunReport& r) {
       continue;
     }
     t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
-                      e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message.substr(0, 60)});
+                      e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message});
   }
   doc.table(std::move(t));
   const std::string left_out = by_kind(omitted);
