@@ -7,6 +7,7 @@
 #include <iterator>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "analysis/rollup_stats.h"
 
@@ -229,6 +230,26 @@ std::optional<BalanceReport> balance_of(const std::vector<DeviceReport>& devices
   return report;
 }
 
+// The report's events: all but the dense annotations, and of a kind with
+// more than kEventsKeptPerKind its first and last halves of that.
+void keep_events(std::span<const Event> events, RunReport& report) {
+  std::unordered_map<std::string_view, std::size_t> total;
+  for (const Event& e : events) {
+    if (!is_dense_annotation(e)) ++total[e.kind];
+  }
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (const Event& e : events) {
+    if (is_dense_annotation(e)) continue;
+    const std::size_t n = total[e.kind];
+    const std::size_t i = seen[e.kind]++;
+    if (n <= kEventsKeptPerKind || i < kEventsKeptPerKind / 2 || i >= n - kEventsKeptPerKind / 2) {
+      report.events.push_back(e);
+    } else {
+      ++report.events_omitted[e.kind];
+    }
+  }
+}
+
 }  // namespace
 
 const Summary* DeviceReport::find(DeviceMetric m) const {
@@ -293,8 +314,7 @@ RunReport build(const RunData& base, const DeviceColumns& columns, const RollupS
   }
   report.processes = base.processes;
   report.training = summarize_training(base.events);
-  std::copy_if(base.events.begin(), base.events.end(), std::back_inserter(report.events),
-               [](const Event& e) { return !is_dense_annotation(e); });
+  keep_events(base.events, report);
   return report;
 }
 

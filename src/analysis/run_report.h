@@ -2,6 +2,7 @@
 // Renderers (text, JSON, summary.txt) turn this into output; they compute nothing.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +57,8 @@ struct PooledMetric {
   Pooled pooled;
 };
 
+inline constexpr std::size_t kEventsKeptPerKind = 1000;
+
 struct RunReport {
   RunInfo run;
   double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
@@ -68,7 +71,11 @@ struct RunReport {
   std::optional<TrainingSummary> training;  // from annotations
   std::optional<double> total_energy_joules;
   std::vector<ProcessRecord> processes;
-  std::vector<Event> events;  // all but the dense annotations (steps, logs), which `training` sums up
+  // All but the dense annotations (steps, logs), which `training` sums up;
+  // of each kind the first and last kEventsKeptPerKind / 2, so 200,000 marks
+  // or epochs do not crowd out a lost GPU. What was left out, per kind:
+  std::vector<Event> events;
+  std::map<std::string, std::size_t> events_omitted;
 
   [[nodiscard]] const Summary* find_host(HostMetric m) const;
 };

@@ -52,8 +52,9 @@ void add_record(CLI::App& app, int& exit_code) {
                   "At the end, compare this run with RUN (a stored run or a file), RUN as the baseline");
   cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one");
   cmd->add_option("--annotate-regex", o.annotate_regex,
-                  "Take annotations from the command's output lines: named groups step, epoch, phase, mark, or any\n"
-                  "other name for a scalar, e.g. 'Epoch (?<epoch>\\d+).*loss (?<loss>[0-9.]+)'. Repeatable.")
+                  "Take annotations from the command's output lines (PCRE2: Python re syntax): named groups step,\n"
+                  "epoch, phase, mark, or any other name for a scalar, e.g.\n"
+                  "'(?i)Epoch (?P<epoch>\\d+).*loss (?P<loss>[0-9.]+)'. Repeatable.")
       ->allow_extra_args(false);  // one pattern per flag: the command after -- is not a pattern
   cmd->add_flag("--advise", o.advise,
                 "Print the advisor's advisories on stderr as they change (rules over a sliding window,\n"

@@ -217,7 +217,9 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
   const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
     return s ? fixed(s->mean / divisor, decimals) : std::string("-");
   };
+  const SegmentStats* merged = nullptr;
   for (const SegmentStats& seg : segments) {
+    if (seg.merged_labels > 0) merged = &seg;
     if (seg.devices.empty()) {  // a host-only run: the durations still say something
       t.rows.push_back({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"});
     }
@@ -228,6 +230,10 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
     }
   }
   doc.table(std::move(t));
+  if (merged) {
+    doc.line(fmt::format("{} {} {} are taken together in one row.", merged->merged_labels,
+                         merged->kind == SegmentKind::Phase ? "phases" : "epochs", merged->label));
+  }
 }
 
 void add_host(Document& doc, const RunReport& r) {
@@ -269,23 +275,7 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     }
     doc.table(std::move(t));
   }
-  // Epochs and phases have their tables above.
-  std::vector<const Event*> listed;
-  for (const Event& e : r.events) {
-    if (e.kind != "epoch" && e.kind != "phase") listed.push_back(&e);
-  }
-  if (!listed.empty()) {
-    doc.heading("Events");
-    TextTable t;
-    t.header = {"time", "kind", "gpu", "message"};
-    t.first_numeric_column = 99;  // all text; a long message folds under its column
-    for (const Event* event : listed) {
-      const Event& e = *event;
-      t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
-                        e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message});
-    }
-    doc.table(std::move(t));
-  }
+  add_events(doc, r);
 }
 
 Document report_document(const RunReport& r) {

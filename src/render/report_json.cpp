@@ -152,6 +152,9 @@ std::string render_report_json(const RunReport& r) {
     w.end_object();
   }
   w.end_array();
+  w.key("events_omitted").begin_object();
+  for (const auto& [kind, n] : r.events_omitted) w.field(kind, static_cast<std::uint64_t>(n));
+  w.end_object();
   w.end_object();
   out.push_back('\n');
   return out;
