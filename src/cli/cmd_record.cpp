@@ -29,6 +29,7 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string compare_with;
     AdvisorFlags advisor;
     std::string on_underuse;
+    std::string underuse_rules;
     double underuse_after_s = 0;
   };
   auto flags = std::make_shared<Flags>();
@@ -60,9 +61,13 @@ void add_record(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   cmd->add_option("--on-underuse", flags->on_underuse,
-                  "kill: stop the command when an underuse advisory (low utilization, batch too small)\n"
-                  "has held for --after seconds; gpuwatch then exits 75")
+                  "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
+                  "util.host_bound) on one of the job's GPUs has held for --after seconds; gpuwatch then\n"
+                  "exits 75. Memory alone (memory.batch_too_small) acts only when --rules names it")
       ->check(CLI::IsMember({"kill"}));
+  cmd->add_option("--rules", flags->underuse_rules,
+                  "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
+                  "memory.batch_too_small,util.* (default: util.*)");
   cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
       ->check(CLI::Range(1.0, 1e7));
   add_advisor_options(*cmd, flags->advisor);
@@ -90,8 +95,17 @@ void add_record(CLI::App& app, int& exit_code) {
       if (flags->underuse_after_s <= 0) throw CLI::ValidationError("--on-underuse", "needs --after S");
       if (options.command.empty()) throw CLI::ValidationError("--on-underuse", "needs a command to stop");
       options.kill_on_underuse_after_s = flags->underuse_after_s;
+      if (!flags->underuse_rules.empty()) {
+        try {
+          options.underuse_rules = UnderuseRules::parse(flags->underuse_rules);
+        } catch (const UnderuseRulesError& e) {
+          throw CLI::ValidationError("--rules", e.what());
+        }
+      }
     } else if (flags->underuse_after_s > 0) {
       throw CLI::ValidationError("--after", "goes with --on-underuse kill");
+    } else if (!flags->underuse_rules.empty()) {
+      throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
     }
     options.advisor = advisor_config(flags->advisor);
     if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;

@@ -119,7 +119,7 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   // Utilization first: it is what the GPUs waste; a small batch is one cause.
   std::vector<const Advisory*> underuse;
   for (const Advisory& a : current_) {
-    if (a.underuse) underuse.push_back(&a);
+    if (options_.kill_rules.acts_on(a)) underuse.push_back(&a);
   }
   std::stable_partition(underuse.begin(), underuse.end(), [](const Advisory* a) { return a->id.starts_with("util."); });
   if (underuse.empty()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/underuse_rules.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -19,12 +20,14 @@ struct LiveAdvisorOptions {
   double check_every_s = 10;
   bool print = true;                    // --advise: print changes on stderr
   std::optional<double> kill_after_s;   // --on-underuse kill --after S
+  UnderuseRules kill_rules;             // --rules: which underuse advisories act
   std::FILE* out = stderr;
 };
 
 class LiveAdvisor {
  public:
-  // on_underuse: once, when an underuse advisory has held for kill_after_s.
+  // on_underuse: once, when an underuse advisory that kill_rules name has
+  // held for kill_after_s.
   LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
               std::function<void(const std::string& reason)> on_underuse);
 

@@ -278,6 +278,7 @@ int run_record(const RecordOptions& o) {
     a.check_every_s = o.check_every_s;
     a.print = o.advise;
     a.kill_after_s = o.kill_on_underuse_after_s;
+    a.kill_rules = o.underuse_rules;
     advisor.emplace(a, run, selected(backends, o.gpus), stop_for_underuse);
     sink.set_advisor(&*advisor);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/advisor/config.h"
+#include "analysis/advisor/underuse_rules.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -26,6 +27,7 @@ struct RecordOptions {
   double check_every_s = 10;
   AdvisorConfig advisor;
   std::optional<double> kill_on_underuse_after_s;  // --on-underuse kill --after S
+  UnderuseRules underuse_rules;                     // --rules
   double status_every_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
