@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -38,7 +39,9 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--interval", o.interval_s, "Seconds between samples, 0.01 to 86400")
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
-  add_gpus_option(*cmd, flags->gpus, "GPU indices to record, e.g. 0,2 or 0-3 (default: all)");
+  add_gpus_option(*cmd, flags->gpus,
+                  "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES shows the\n"
+                  "command, else all)");
   cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
   cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
       ->check(CLI::Range(0.01, 86400.0))
@@ -77,6 +80,8 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->callback([flags, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) options.cuda_visible_devices = visible;
+    if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) options.cuda_device_order = order;
     if (flags->pid != 0) {
       if (!options.command.empty()) throw CLI::ValidationError("--pid", "give either --pid or a command, not both");
       options.attach_pid = flags->pid;

@@ -46,6 +46,8 @@ class LiveAdvisor {
   RunData window_;   // the last window_s of samples and events
   RunData history_;  // the whole run: per-second memory peaks and epoch events
   std::optional<Event> model_params_;  // sent once at start; kept past the window
+  std::optional<Event> job_gpus_;      // the latest decision; kept past the window
+  JobGpus judged_;                     // the job's GPUs at the last check
   std::int64_t start_mono_ns_ = 0;
   std::int64_t last_check_mono_ns_ = 0;
   std::optional<std::int64_t> underuse_since_mono_ns_;

@@ -20,7 +20,12 @@ struct RecordOptions {
   std::optional<pid_t> attach_pid;
   std::string name;
   double interval_s = 0.5;
-  std::vector<int> gpus;              // empty: all
+  std::vector<int> gpus;              // --gpus; empty: all, or CUDA_VISIBLE_DEVICES's
+  // The environment's CUDA_VISIBLE_DEVICES (nullopt: unset) and
+  // CUDA_DEVICE_ORDER: without --gpus, record watches the GPUs the command
+  // can see (record/visible_devices.h).
+  std::optional<std::string> cuda_visible_devices;
+  std::string cuda_device_order;
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change
