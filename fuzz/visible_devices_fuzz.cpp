@@ -1,4 +1,4 @@
-// CUDA_VISIBLE_DEVICES (and CUDA_DEVICE_ORDER) from the environment, matched
+// CUDA_VISIBLE_DEVICES (and CUDA_DEVICE_ORDER) from an environment, matched
 // against a machine of GPUs, and the job_gpus event messages read back from
 // the store: arbitrary bytes must never crash, every GPU chosen must be one
 // of the machine's NVIDIA GPUs and chosen once, and what job_gpus_message()
@@ -7,7 +7,8 @@
 // Input: "<CUDA_VISIBLE_DEVICES>\n<CUDA_DEVICE_ORDER>\n<machine>" where
 // each byte of <machine> adds a GPU: its low 2 bits pick its model, bit 2 its
 // backend (nvml or not); the UUIDs share prefixes so that prefix matching is
-// exercised. The whole input is also parsed as a job_gpus message.
+// exercised. The whole input is also parsed as a job_gpus message and as a
+// /proc/PID/environ text.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto job = gpuwatch::parse_job_gpus_message(input)) {
     const auto again = gpuwatch::parse_job_gpus_message(gpuwatch::job_gpus_message(*job));
     if (!again || !(*again == *job)) __builtin_trap();
+  }
+
+  if (auto v = gpuwatch::environ_value(input, "CUDA_VISIBLE_DEVICES")) {
+    if (v->find('\0') != std::string::npos) __builtin_trap();
   }
 
   const auto first = input.find('\n');

@@ -68,7 +68,7 @@ void add_record(CLI::App& app, int& exit_code) {
                   "util.host_bound) on one of the job's GPUs has held for --after seconds; gpuwatch then\n"
                   "exits 75. Memory alone (memory.batch_too_small) acts only when --rules names it")
       ->check(CLI::IsMember({"kill"}));
-  cmd->add_option("--rules", flags->underuse_rules,
+  auto* rules = cmd->add_option("--rules", flags->underuse_rules,
                   "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
                   "memory.batch_too_small,util.* (default: util.*)");
   cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
@@ -77,7 +77,7 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
   add_store_option(*cmd, flags->store);
   cmd->add_option("command", o.command, "The command to run, after --");
-  cmd->callback([flags, &exit_code] {
+  cmd->callback([flags, rules, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) options.cuda_visible_devices = visible;
@@ -100,7 +100,7 @@ void add_record(CLI::App& app, int& exit_code) {
       if (flags->underuse_after_s <= 0) throw CLI::ValidationError("--on-underuse", "needs --after S");
       if (options.command.empty()) throw CLI::ValidationError("--on-underuse", "needs a command to stop");
       options.kill_on_underuse_after_s = flags->underuse_after_s;
-      if (!flags->underuse_rules.empty()) {
+      if (rules->count() > 0) {
         try {
           options.underuse_rules = UnderuseRules::parse(flags->underuse_rules);
         } catch (const UnderuseRulesError& e) {
@@ -109,7 +109,7 @@ void add_record(CLI::App& app, int& exit_code) {
       }
     } else if (flags->underuse_after_s > 0) {
       throw CLI::ValidationError("--after", "goes with --on-underuse kill");
-    } else if (!flags->underuse_rules.empty()) {
+    } else if (rules->count() > 0) {
       throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
     }
     options.advisor = advisor_config(flags->advisor);

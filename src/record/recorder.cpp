@@ -14,6 +14,7 @@
 #include <csignal>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <fmt/format.h>
@@ -84,14 +85,26 @@ struct GpuChoice {
 // --gpus, else the GPUs CUDA_VISIBLE_DEVICES shows the command, else all;
 // the job's GPUs are those CUDA_VISIBLE_DEVICES names (among the recorded
 // ones), else those the command's processes will be seen on.
-GpuChoice choose_gpus(const RecordOptions& o, const BackendSet& set) {
+GpuChoice choose_gpus(const RecordOptions& o, const BackendSet& set, const SystemPaths& paths) {
   GpuChoice c;
   for (const DeviceInfo& d : set.devices) {
     if (o.gpus.empty() || std::find(o.gpus.begin(), o.gpus.end(), d.index) != o.gpus.end()) c.recorded.push_back(d.index);
   }
   c.job = {JobGpuSource::CommandNotSeen, c.recorded};
-  if (!o.cuda_visible_devices) return c;
-  const VisibleSelection sel = resolve_cuda_visible_devices(*o.cuda_visible_devices, o.cuda_device_order, set.devices);
+  std::optional<std::string> visible = o.cuda_visible_devices;
+  std::string order = o.cuda_device_order;
+  if (o.attach_pid) {
+    // The attached process's own environment decides what CUDA shows it
+    // (unreadable for another user's process: then gpuwatch's).
+    std::ifstream in(paths.procfs_root / std::to_string(*o.attach_pid) / "environ", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in && !text.empty()) {
+      visible = environ_value(text, "CUDA_VISIBLE_DEVICES");
+      order = environ_value(text, "CUDA_DEVICE_ORDER").value_or("");
+    }
+  }
+  if (!visible) return c;
+  const VisibleSelection sel = resolve_cuda_visible_devices(*visible, order, set.devices);
   for (const std::string& note : sel.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
   if (!sel.resolved) return c;
   std::vector<int> job;
@@ -204,7 +217,7 @@ int run_record(const RecordOptions& o) {
   const SystemPaths paths = SystemPaths::from_environment();
   BackendSet backends = open_backends(paths);
   check_gpus(o.gpus, backends);
-  const GpuChoice gpus = choose_gpus(o, backends);
+  const GpuChoice gpus = choose_gpus(o, backends, paths);
   if (backends.devices.empty()) {
     std::string why;
     for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;

@@ -82,6 +82,20 @@ VisibleList parse_cuda_visible_devices(std::string_view value) {
   }
 }
 
+std::optional<std::string> environ_value(std::string_view environ, std::string_view name) {
+  while (!environ.empty()) {
+    const auto end = environ.find('\0');
+    const std::string_view entry = environ.substr(0, end);
+    // The first one, as getenv() finds it.
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=') {
+      return std::string(entry.substr(name.size() + 1));
+    }
+    if (end == std::string_view::npos) break;
+    environ.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
 VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::string_view device_order,
                                               std::span<const DeviceInfo> devices) {
   VisibleSelection sel;

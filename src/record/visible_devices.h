@@ -17,6 +17,7 @@
 // every GPU and judges by the command's processes) rather than guessed.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,10 @@ struct VisibleSelection {
   bool resolved = true;
   std::vector<std::string> notes;  // what the user should hear, one sentence each
 };
+
+// The value of `name` in a /proc/PID/environ text (NUL-separated NAME=VALUE
+// entries); nullopt when it is not set there.
+std::optional<std::string> environ_value(std::string_view environ, std::string_view name);
 
 // `devices`: every GPU gpuwatch found; only NVIDIA's (backend "nvml") count.
 // `device_order`: CUDA_DEVICE_ORDER's value ("" when unset).

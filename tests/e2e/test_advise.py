@@ -70,6 +70,7 @@ class Advise(GpuwatchTestCase):
             (["--rules", "util.*"], "--rules"),
             (["--on-underuse", "kill", "--after", "5", "--rules", "memory.leak"], "memory.leak"),
             (["--on-underuse", "kill", "--after", "5", "--rules", "util.*,"], "empty entry"),
+            (["--on-underuse", "kill", "--after", "5", "--rules", ""], "empty entry"),
             (["--on-underuse", "kill"], "needs --after"),
             (["--after", "5"], "goes with --on-underuse"),
             (["--on-underuse", "stop", "--after", "5"], "--on-underuse"),

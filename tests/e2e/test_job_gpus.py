@@ -1,5 +1,7 @@
 """Which GPUs are the job's (issue 9): CUDA_VISIBLE_DEVICES, else the command's process tree."""
 import json
+import os
+import subprocess
 
 from harness import GpuwatchTestCase, QUICK
 
@@ -69,3 +71,19 @@ class JobGpus(GpuwatchTestCase):
         r = self.run_gw("record", "--interval", "0.05", "--", "true", scenario=THREE, CUDA_VISIBLE_DEVICES="0,7,1")
         self.assertIn("'7' is past the last GPU", r.stderr)
         self.assertEqual(self.recorded(self.report()), [0])
+
+    def test_an_attached_process_is_judged_by_its_own_cuda_visible_devices(self):
+        target = subprocess.Popen(["sleep", "30"], env=dict(os.environ, CUDA_VISIBLE_DEVICES="2"))
+        try:
+            gw = self.start_gw("record", "--interval", "0.05", "--no-summary", "--pid", str(target.pid),
+                               scenario=THREE, CUDA_VISIBLE_DEVICES="0")
+            self.wait_for(lambda: self.runs(), what="the run to start")
+            target.kill()
+            target.wait()
+            gw.communicate(timeout=30)
+        finally:
+            if target.poll() is None:
+                target.kill()
+        report = self.report()
+        self.assertEqual(self.recorded(report), [2])
+        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [2]})

@@ -123,3 +123,21 @@ TEST(CudaVisibleDevices, OnlyNvidiaGpusCount) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+TEST(CudaVisibleDevices, ReadsAProcessEnvironment) {
+  using namespace std::string_literals;
+  const std::string environ = "HOME=/root\0CUDA_VISIBLE_DEVICES=2,3\0CUDA_VISIBLE_DEVICES_X=9\0"
+                              "CUDA_VISIBLE_DEVICES=7\0EMPTY=\0"s;
+  EXPECT_EQ(environ_value(environ, "CUDA_VISIBLE_DEVICES"), "2,3");  // the first, as getenv() finds it
+  EXPECT_EQ(environ_value(environ, "EMPTY"), "");
+  EXPECT_FALSE(environ_value(environ, "CUDA_DEVICE_ORDER"));
+  EXPECT_FALSE(environ_value(environ, "CUDA"));
+  EXPECT_EQ(environ_value("A=1"s, "A"), "1");  // no final NUL
+  EXPECT_FALSE(environ_value(""s, "A"));
+}
+
+}  // namespace
+}  // namespace gpuwatch
