@@ -14,7 +14,7 @@
 #include <csignal>
 #include <ctime>
 #include <fstream>
-#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -97,8 +97,10 @@ GpuChoice choose_gpus(const RecordOptions& o, const BackendSet& set, const Syste
     // The attached process's own environment decides what CUDA shows it
     // (unreadable for another user's process: then gpuwatch's).
     std::ifstream in(paths.procfs_root / std::to_string(*o.attach_pid) / "environ", std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in && !text.empty()) {
+    std::ostringstream read;
+    if (in) read << in.rdbuf();
+    const std::string text = read.str();
+    if (!text.empty()) {
       visible = environ_value(text, "CUDA_VISIBLE_DEVICES");
       order = environ_value(text, "CUDA_DEVICE_ORDER").value_or("");
     }
