@@ -1,9 +1,11 @@
 // The importers on arbitrary bytes: every input gives a run or an
 // ImportError, never a crash. A run must look like a stored one (columns as
-// long as their times, times in order, values finite, `supported` exactly
-// the metrics with values), and exporting it as JSON lines and importing
-// that again must give back the same samples: the importer reads what the
-// exporter writes.
+// long as their times, times in order, values finite and within their
+// metric's plausible range, a span of at most two years, `supported`
+// exactly the metrics with values), reading the bytes a few at a time (as
+// files are read, in chunks) must give the same run, and exporting it as
+// JSON lines and importing that again must give back the same samples: the
+// importer reads what the exporter writes.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <string_view>
 
 #include "import/import.h"
+#include "import/plausible.h"
 #include "render/seed_files.h"
 
 namespace {
@@ -18,18 +21,23 @@ namespace {
 using gpuwatch::DeviceSeries;
 using gpuwatch::kDeviceMetricCount;
 
+// Two kMaxRunSeconds: samples lie within one of the median time.
+constexpr double kMaxSpanNs = 2 * gpuwatch::kMaxRunSeconds * 1e9;
+
 void check_series(const DeviceSeries& s) {
   const std::size_t n = s.mono_ns.size();
   if (s.wall_ns.size() != n || s.values.size() != kDeviceMetricCount) __builtin_trap();
   for (std::size_t i = 1; i < n; ++i) {
     if (s.mono_ns[i] < s.mono_ns[i - 1]) __builtin_trap();
   }
+  if (n && (s.mono_ns[0] < 0 || static_cast<double>(s.mono_ns[n - 1]) > kMaxSpanNs)) __builtin_trap();
   std::size_t with_values = 0;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     if (s.values[m].size() != n) __builtin_trap();
     bool any = false;
+    const auto& range = gpuwatch::plausible_range(static_cast<gpuwatch::DeviceMetric>(m));
     for (double v : s.values[m]) {
-      if (std::isinf(v)) __builtin_trap();
+      if (std::isinf(v) || (!std::isnan(v) && !range.contains(v))) __builtin_trap();
       any = any || !std::isnan(v);
     }
     with_values += any ? 1 : 0;
@@ -67,6 +75,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (first.samples_read == 0) __builtin_trap();
   for (const DeviceSeries& s : first.data.devices) check_series(s);
+  for (std::size_t m = 0; m < gpuwatch::kHostMetricCount; ++m) {
+    const auto& range = gpuwatch::plausible_range(static_cast<gpuwatch::HostMetric>(m));
+    for (double v : first.data.host.values[m]) {
+      if (!std::isnan(v) && !range.contains(v)) __builtin_trap();
+    }
+  }
+
+  // Chunks of 1 to 16 bytes, the size taken from the input: every record
+  // is cut somewhere, and must come out as from one piece.
+  const gpuwatch::ImportResult chunked = gpuwatch::import_text_in_chunks(text, "fuzz", 1 + size % 16);
+  if (chunked.samples_read != first.samples_read || chunked.samples_dropped != first.samples_dropped ||
+      chunked.warnings != first.warnings || chunked.data.devices.size() != first.data.devices.size()) {
+    __builtin_trap();
+  }
+  for (std::size_t d = 0; d < first.data.devices.size(); ++d) {
+    const DeviceSeries& a = first.data.devices[d];
+    const DeviceSeries& b = chunked.data.devices[d];
+    if (a.mono_ns != b.mono_ns || !same_values(a, b)) __builtin_trap();
+  }
 
   std::string jsonl;
   gpuwatch::write_sample_rows(first.data, "jsonl", [&jsonl](std::string_view s) { jsonl += s; });

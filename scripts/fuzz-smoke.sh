@@ -7,7 +7,8 @@
 #   scripts/fuzz-smoke.sh                      all targets, 20 s each
 #   FUZZ_SECONDS=300 scripts/fuzz-smoke.sh     longer
 #   scripts/fuzz-smoke.sh chunk_codec_fuzz     only the named targets
-# Needs clang and libclang-rt-dev (scripts/install-deps.sh installs them).
+# Needs clang and libclang-rt-dev (scripts/install-deps.sh --tests installs them).
+# Warnings are errors, as in scripts/test.sh (GPUWATCH_WERROR=OFF to relax).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -35,7 +36,7 @@ if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*cla
 fi
 echo "== configure ($build) =="
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF >/dev/null
+  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
 echo "== build: ${targets[*]} =="
 # Only the fuzzers: each compiles just the sources it tests.
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"

@@ -2,20 +2,21 @@
 # The whole test suite: builds gpuwatch twice (plain, and with address and
 # undefined-behaviour sanitizers) and runs every unit and end-to-end test in
 # each, then runs every fuzz target briefly. No GPU needed: NVML is a fake
-# library the tests build.
+# library the tests build. Warnings are errors here (GPUWATCH_WERROR), unlike
+# in a user's or packager's build.
 #   scripts/test.sh          everything
 #   scripts/test.sh --quick  the plain build only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-if ! dpkg -s libcli11-dev libfmt-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libtorch-dev clang >/dev/null 2>&1; then
-  scripts/install-deps.sh
-fi
+# The test tools and the bench workers' toolkits, when a package is missing.
+scripts/install-deps.sh --all --if-missing
 
 run_suite() {
   local dir=$1; shift
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUWATCH_WERROR=ON \
+    -DGPUWATCH_TESTS=ON -DGPUWATCH_BENCH=ON "$@" >/dev/null
   cmake --build "$dir" -j"$jobs"
   (cd "$dir" && ctest --output-on-failure -j"$jobs")
 }

@@ -6,7 +6,7 @@
         for batch in loader:
             ...
             gpuwatch.step()
-            gpuwatch.log(loss=loss.item())
+            gpuwatch.log(loss=loss)   # a tensor: read only when sent
 
 Outside `gpuwatch record` (GPUWATCH_SOCKET unset) every call checks its
 arguments and sends nothing. Sending never blocks and never raises. See
@@ -68,9 +68,11 @@ def phase(name):
 
 
 def log(**scalars):
-    """Named numbers (loss=0.53, lr=1e-3). Non-numbers raise TypeError; NaN
-    and infinities are dropped. Each set of names is sent at most about 4
-    times a second, latest values first."""
+    """Named numbers (loss=0.53, lr=1e-3) or one-element tensors (loss=loss):
+    a tensor's .item(), which waits for the GPU, is called only when its
+    message is sent. Other values raise TypeError; NaN and infinities are
+    dropped. Each set of names is sent at most about 4 times a second, latest
+    values first."""
     _client().log(scalars)
 
 

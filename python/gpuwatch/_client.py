@@ -46,8 +46,53 @@ def non_negative_int(n, what):
     return value
 
 
+class _Deferred:
+    """A value with .item() (a one-element tensor, a numpy array): kept as it
+    is and read only when its message goes out. On a GPU tensor .item() waits
+    for the GPU, so reading it at every log() call would stall training."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source):
+        self.source = source
+
+    def read(self):
+        """The number, or None when it is none (or .item() fails: sending never raises)."""
+        try:
+            value = self.source.item()
+        except Exception:
+            return None
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return None
+        return value
+
+
+def _deferred(name, value):
+    """value as a _Deferred when it has .item(); None when it has not."""
+    item = getattr(value, "item", None)
+    if isinstance(value, (str, bytes)) or not callable(item):
+        return None
+    numel = getattr(value, "numel", None)
+    # torch and numpy know the shape without the GPU.
+    count = numel() if callable(numel) else getattr(value, "size", 1)
+    if isinstance(count, int) and count != 1:
+        raise ValueError(f"gpuwatch.log: {name} must be a single number, got {count} elements")
+    detach = getattr(value, "detach", None)
+    # Not the autograd graph: only the value is wanted.
+    return _Deferred(detach() if callable(detach) else value)
+
+
+def _json_number(value):
+    """A finite number as JSON writes it, or None for NaN and infinities."""
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    as_float = float(value)
+    return as_float if math.isfinite(as_float) else None
+
+
 def scalar_values(scalars):
-    """The finite numbers of scalars (name -> number) as JSON-ready values.
+    """scalars (name -> number) as JSON-ready values; values with .item()
+    (tensors) stay _Deferred until sent (resolved_values).
 
     Non-numbers raise TypeError and bad names ValueError: both are mistakes in
     the calling program. NaN and infinities are dropped: they happen in
@@ -60,17 +105,29 @@ def scalar_values(scalars):
         if not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME_BYTES:
             raise ValueError(
                 f"gpuwatch.log: bad name {name!r} (want [A-Za-z_][A-Za-z0-9_.]*, at most {MAX_NAME_BYTES} bytes)")
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool):
+            number = _json_number(value)
+            if number is not None:
+                values[name] = number
+            continue
+        deferred = None if isinstance(value, bool) else _deferred(name, value)
+        if deferred is None:
             raise TypeError(
-                f"gpuwatch.log: {name} must be a number, got {type(value).__name__} "
-                "(for a tensor, pass tensor.item())")
-        if isinstance(value, numbers.Integral):
-            values[name] = int(value)
-        else:
-            as_float = float(value)
-            if math.isfinite(as_float):
-                values[name] = as_float
+                f"gpuwatch.log: {name} must be a number or a one-element tensor, got {type(value).__name__}")
+        values[name] = deferred
     return values
+
+
+def resolved_values(values):
+    """values with every _Deferred read; those that are no finite number are left out."""
+    out = {}
+    for name, value in values.items():
+        if isinstance(value, _Deferred):
+            number = value.read()
+            value = None if number is None else _json_number(number)
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def truncate_utf8(text, limit_bytes):
@@ -242,6 +299,10 @@ class Client:
             slot.sent_ns = now
 
     def _send(self, message):
+        if message["kind"] == "log":
+            message = dict(message, value=resolved_values(message["value"]))
+            if not message["value"]:
+                return
         data = json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
         if len(data) > MAX_DATAGRAM_BYTES:
             return

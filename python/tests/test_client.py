@@ -107,7 +107,9 @@ class ArgumentsTest(SocketTestCase):
         with self.assertRaises(TypeError):
             client.log({"done": True})
         with self.assertRaises(TypeError):
-            client.log({"loss": types.SimpleNamespace(item=lambda: 0.5)})
+            client.log({"loss": types.SimpleNamespace(value=0.5)})
+        with self.assertRaises(TypeError):
+            client.log({"loss": types.SimpleNamespace(item=0.5)})  # not callable
         with self.assertRaises(TypeError):
             client.log({"loss": None})
         with self.assertRaises(ValueError):

@@ -15,10 +15,8 @@ double median(std::vector<double> v) {
   return *mid;
 }
 
-// A steady period needs a few repeats before it means anything, and a spread
-// under a quarter of the period: a data loader stalling every step, not
-// random hiccups.
-constexpr std::size_t kMinGapsForPattern = 4;
+// A spread under a quarter of the period: a data loader stalling every step,
+// not random hiccups.
 constexpr double kRegularPeriodCv = 0.25;
 
 }  // namespace
@@ -54,7 +52,7 @@ std::optional<IdleGapReport> find_idle_gaps(std::span<const std::int64_t> time_n
     r.total_s += g.duration_s;
     r.longest_s = std::max(r.longest_s, g.duration_s);
   }
-  if (gaps.size() >= 2) {
+  if (gaps.size() >= kMinIdleGapsForPeriod) {
     std::vector<double> periods;
     for (std::size_t i = 1; i < gaps.size(); ++i) periods.push_back(static_cast<double>(gaps[i].start_ns - gaps[i - 1].start_ns) / 1e9);
     double sum = 0;
@@ -67,7 +65,7 @@ std::optional<IdleGapReport> find_idle_gaps(std::span<const std::int64_t> time_n
     const double mean = sum / n;
     r.typical_period_s = median(periods);
     r.period_cv = mean > 0 ? std::sqrt(std::max(0.0, sum_sq / n - mean * mean)) / mean : 0.0;
-    r.regular = gaps.size() >= kMinGapsForPattern && *r.period_cv < kRegularPeriodCv;
+    r.regular = *r.period_cv < kRegularPeriodCv;
   }
   std::stable_sort(gaps.begin(), gaps.end(), [](const IdleGap& a, const IdleGap& b) { return a.duration_s > b.duration_s; });
   gaps.resize(std::min<std::size_t>(gaps.size(), 5));

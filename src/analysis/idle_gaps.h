@@ -20,6 +20,10 @@ struct IdleGap {
   double duration_s = 0;
 };
 
+// A steady period needs a few repeats before it means anything: with fewer
+// gaps there is no typical period to claim (two gaps are one interval).
+inline constexpr std::size_t kMinIdleGapsForPeriod = 4;
+
 struct IdleGapReport {
   // Gaps count only between the first and the last busy sample: start-up
   // (loading a model) and tear-down are reported apart.
@@ -31,9 +35,11 @@ struct IdleGapReport {
   std::int64_t last_busy_ns = 0;
   double leading_idle_s = 0;
   double trailing_idle_s = 0;
-  std::optional<double> typical_period_s;  // median start-to-start of gaps
-  std::optional<double> period_cv;         // spread of those periods (0 = clockwork)
-  bool regular = false;                    // >= 4 gaps at a steady period
+  // Median start-to-start of gaps and their spread (0 = clockwork), from
+  // kMinIdleGapsForPeriod gaps on.
+  std::optional<double> typical_period_s;
+  std::optional<double> period_cv;
+  bool regular = false;  // a typical period with a spread under a quarter of it
   std::vector<IdleGap> longest;            // up to 5, longest first
 };
 

@@ -87,6 +87,7 @@ std::optional<MemoryTrend> memory_trend(std::span<const std::int64_t> time_ns, s
   if (n < 10) return std::nullopt;
   const std::vector<double> w = time_weights_s(p.time_ns);
   MemoryTrend t;
+  t.span_s = static_cast<double>(p.time_ns.back() - p.time_ns.front()) / 1e9;
   t.slope_bytes_per_hour = slope_per_hour(p, w);
   // Tenths by time, not by sample count, so a sampling stall does not shift them.
   const std::int64_t first = p.time_ns.front();

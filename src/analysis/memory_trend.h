@@ -28,7 +28,12 @@ struct MemoryTrendOptions {
   double leak_growth_fraction = 0.05;
 };
 
+// A rate per hour from a few minutes of samples is mostly noise (a model
+// loading, a cache warming): reports give it from this span on.
+inline constexpr double kMemoryRateMinSpanS = 300;
+
 struct MemoryTrend {
+  double span_s = 0;                // first to last sample judged
   double slope_bytes_per_hour = 0;  // least squares, time-weighted
   double first_tenth_mean_bytes = 0;
   double last_tenth_mean_bytes = 0;

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <thread>
 
+#include "analysis/rollup_stats.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -134,22 +136,39 @@ struct DeviceResult {
   std::int64_t last_mono_ns = 0;
 };
 
+// Every summarizable metric's statistics from the device's rollups.
+void add_rollup_summaries(DeviceReport& report, const DeviceRollups& rollups) {
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    const auto metric = static_cast<DeviceMetric>(m);
+    if (!summarizable(metric)) continue;
+    if (auto s = summarize(rollups.of(metric))) report.metrics.push_back({metric, *s});
+  }
+}
+
 DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
-                           std::span<const Segment> segments) {
+                           std::span<const Segment> segments, const RollupSource* rollup_source) {
   DeviceResult result;
   DeviceReport& report = result.report;
   report.info = facts.info;
   report.lost_at_wall_ns = facts.lost_at_wall_ns;
+  // With rollups, the statistics come from them, and the samples are read
+  // only for what needs them in order: the detectors, energy and phases.
+  const std::optional<DeviceRollups> rollups =
+      rollup_source ? rollup_source->rollups(facts.info.index) : std::nullopt;
   {
     const DeviceSeries first = columns.load(facts.info.index, kDetectorMetrics);
     report.samples = first.mono_ns.size();
     if (!first.mono_ns.empty()) result.last_mono_ns = first.mono_ns.back();
-    add_summaries(report, first, kDetectorMetrics);
+    if (!rollups) add_summaries(report, first, kDetectorMetrics);
     add_detectors(report, first);
     result.phases = segment_rows(segments, SegmentKind::Phase);
     result.epochs = segment_rows(segments, SegmentKind::Epoch);
     add_segment_device(result.phases, segments, first);
     add_segment_device(result.epochs, segments, first);
+  }
+  if (rollups) {
+    add_rollup_summaries(report, *rollups);
+    return result;
   }
   std::vector<DeviceMetric> rest;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
@@ -172,7 +191,7 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
 constexpr std::size_t kDeviceWorkers = 2;
 
 std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, const DeviceColumns& columns,
-                                         std::span<const Segment> segments) {
+                                         std::span<const Segment> segments, const RollupSource* rollups) {
   std::vector<DeviceResult> results(devices.size());
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
@@ -180,7 +199,7 @@ std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, 
   const auto work = [&] {
     for (std::size_t i = next++; i < devices.size(); i = next++) {
       try {
-        results[i] = device_report(devices[i], columns, segments);
+        results[i] = device_report(devices[i], columns, segments, rollups);
       } catch (...) {
         std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -222,9 +241,9 @@ const Summary* RunReport::find_host(HostMetric m) const {
   return it == host.end() ? nullptr : &it->summary;
 }
 
-RunReport build_report(const RunData& data) { return build_report(data, RunDataColumns(data)); }
+namespace {
 
-RunReport build_report(const RunData& base, const DeviceColumns& columns) {
+RunReport build(const RunData& base, const DeviceColumns& columns, const RollupSource* rollups) {
   RunReport report;
   report.run = base.run;
   std::int64_t end_mono_ns = base.run.start_mono_ns;
@@ -240,7 +259,7 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
   report.epochs = segment_rows(segments, SegmentKind::Epoch);
 
   std::int64_t last_sample_mono_ns = base.run.start_mono_ns;
-  for (DeviceResult& r : device_reports(base.devices, columns, segments)) {
+  for (DeviceResult& r : device_reports(base.devices, columns, segments, rollups)) {
     last_sample_mono_ns = std::max(last_sample_mono_ns, r.last_mono_ns);
     report.devices.push_back(std::move(r.report));
     for (std::size_t k = 0; k < report.phases.size(); ++k) {
@@ -282,6 +301,16 @@ RunReport build_report(const RunData& base, const DeviceColumns& columns) {
   std::copy_if(base.events.begin(), base.events.end(), std::back_inserter(report.events),
                [](const Event& e) { return !is_dense_annotation(e); });
   return report;
+}
+
+}  // namespace
+
+RunReport build_report(const RunData& data) { return build_report(data, RunDataColumns(data)); }
+
+RunReport build_report(const RunData& base, const DeviceColumns& columns) { return build(base, columns, nullptr); }
+
+RunReport build_report(const RunData& base, const DeviceColumns& columns, const RollupSource& rollups) {
+  return build(base, columns, &rollups);
 }
 
 }  // namespace gpuwatch

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "core/time_weights.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -14,27 +16,9 @@ struct Weighted {
   double weight;
 };
 
-std::int64_t median_gap(std::span<const std::int64_t> times) {
-  if (times.size() < 2) return 0;
-  std::vector<std::int64_t> gaps;
-  gaps.reserve(times.size() - 1);
-  for (std::size_t i = 1; i < times.size(); ++i) gaps.push_back(times[i] - times[i - 1]);
-  auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-  std::nth_element(gaps.begin(), mid, gaps.end());
-  return *mid;
-}
-
 // Integer nanoseconds until the end, so that regular sampling gives exact weights.
 std::vector<double> weights_ns(std::span<const std::int64_t> time_ns, std::int64_t max_half_gap_ns) {
-  std::vector<double> weights(time_ns.size(), 0.0);
-  if (time_ns.size() < 2) return weights;
-  const std::int64_t cap = std::max<std::int64_t>(max_half_gap_ns > 0 ? max_half_gap_ns : median_gap(time_ns) * 3 / 2, 1);
-  for (std::size_t i = 1; i < time_ns.size(); ++i) {
-    const auto half = static_cast<double>(std::min((time_ns[i] - time_ns[i - 1]) / 2, cap));
-    weights[i - 1] += half;
-    weights[i] += half;
-  }
-  return weights;
+  return half_gap_weights_ns(time_ns, max_half_gap_ns);
 }
 
 // For each of `wants` (ascending), the smallest value whose cumulative weight

@@ -15,7 +15,9 @@ void add_import(CLI::App& app, int& exit_code) {
       "import",
       "Store a run from a file: gputop.py's JSON (and its _multi_gpu.json), the seed tools' JSON,\n"
       "or `gpuwatch export` output (json, multi-json, jsonl, csv). Truncated files give every\n"
-      "complete sample; how many were dropped is reported. Any command that takes RUN also takes\n"
+      "complete sample; how many were dropped is reported, and values out of their field's range\n"
+      "are taken as absent with a warning (docs/import.md). Only regular files are read (not\n"
+      "/dev/zero, a FIFO or a directory), a chunk at a time. Any command that takes RUN also takes\n"
       "such a file directly, without storing it.");
   struct Flags {
     std::string file;

@@ -26,6 +26,7 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string output_dir;
     int pid = 0;
     bool no_summary = false;
+    bool full = false;
     bool generate_graphs = false;
     std::string compare_with;
     AdvisorFlags advisor;
@@ -75,6 +76,8 @@ void add_record(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1.0, 1e7));
   add_advisor_options(*cmd, flags->advisor);
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
+  cmd->add_flag("--full", flags->full,
+                "Print the full report at the end (as `gpuwatch report RUN` does), not the short summary");
   add_store_option(*cmd, flags->store);
   cmd->add_option("command", o.command, "The command to run, after --");
   cmd->callback([flags, rules, &exit_code] {
@@ -127,6 +130,7 @@ void add_record(CLI::App& app, int& exit_code) {
     }
     options.store_path = store_path(flags->store);
     options.summary = !flags->no_summary;
+    options.full_report = flags->full;
     try {
       exit_code = run_record(options);
     } catch (const SpawnError& e) {

@@ -2,23 +2,47 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/time_flag.h"
 #include "render/report.h"
 #include "render/runs.h"
+#include "store/run_filter.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
 
 void add_runs(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("runs", "List stored runs, newest last");
-  auto store = std::make_shared<std::string>();
-  auto format = std::make_shared<std::string>("text");
-  add_store_option(*cmd, *store);
-  cmd->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
-  cmd->callback([store, format, &exit_code] {
-    const auto path = store_path(*store);
+  struct Flags {
+    std::string store;
+    std::string format = "text";
+    std::string since;
+    std::size_t limit = 0;
+    RunFilter filter;
+  };
+  auto flags = std::make_shared<Flags>();
+  add_store_option(*cmd, flags->store);
+  cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--name", flags->filter.name, "Only runs of this name, or whose name matches a glob ('bert-*')");
+  cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
+      ->check(time_bound_validator());
+  cmd->add_option("--limit", flags->limit, "Only the newest N runs (after the other filters)")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([flags, &exit_code] {
+    const auto path = store_path(flags->store);
     std::vector<RunInfo> runs;
     if (std::filesystem::exists(path)) runs = Store::open(path, true)->list_runs();
-    fmt::print("{}", *format == "json" ? render_runs_json(runs) : render_runs_text(runs));
+    RunFilter filter = flags->filter;
+    if (flags->limit > 0) filter.limit = flags->limit;
+    if (!flags->since.empty()) filter.since_wall_ns = parse_time_bound_ns(flags->since, now().wall_ns);
+    const bool filtered = !filter.name.empty() || filter.since_wall_ns || filter.limit;
+    const std::vector<RunInfo> shown = filter_runs(runs, filter);
+    if (flags->format == "json") {
+      fmt::print("{}", render_runs_json(shown));
+    } else if (shown.empty() && filtered && !runs.empty()) {
+      fmt::print("No run matches (the store has {}).\n", runs.size());
+    } else {
+      fmt::print("{}", render_runs_text(shown));
+    }
     exit_code = 0;
   });
 }

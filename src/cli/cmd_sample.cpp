@@ -5,6 +5,7 @@
 
 #include "backends/procfs/host.h"
 #include "cli/commands.h"
+#include "cli/gpu_required.h"
 #include "cli/options.h"
 #include "render/sample_format.h"
 #include "sampler/sampler.h"
@@ -55,7 +56,8 @@ class PrintSink final : public SampleSink {
 }  // namespace
 
 void add_sample(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("sample", "Stream samples to stdout, like nvidia-smi dmon");
+  auto* cmd = app.add_subcommand(
+      "sample", "Stream samples to stdout, like nvidia-smi dmon (exits 9 when there is no GPU)");
   struct Flags {
     double interval = 1.0;
     std::uint64_t count = 0;
@@ -70,13 +72,16 @@ void add_sample(CLI::App& app, int& exit_code) {
   cmd->add_option("--count", flags->count, "Stop after N samples per GPU")->check(CLI::PositiveNumber);
   cmd->add_option("--duration", flags->duration, "Stop after S seconds (at most a year)")
       ->check(CLI::Range(0.001, 366.0 * 86400));
-  cmd->add_option("--format", flags->format, "table, jsonl or csv")
-      ->check(CLI::IsMember({"table", "jsonl", "csv"}))
+  // json is jsonl: one JSON object a line is the only JSON a stream can be.
+  cmd->add_option("--format", flags->format, "table, jsonl (or json) or csv")
+      ->check(CLI::IsMember({"table", "jsonl", "json", "csv"}))
       ->capture_default_str();
   add_gpus_option(*cmd, flags->gpus, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)");
   cmd->callback([flags, &exit_code] {
     BackendSet set = open_backends(SystemPaths::from_environment());
+    require_gpus(set);
     for (const auto& note : set.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
+    if (flags->format == "json") flags->format = "jsonl";
     SamplerOptions options;
     options.interval = std::chrono::nanoseconds(std::llround(flags->interval * 1e9));
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);

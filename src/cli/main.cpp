@@ -1,41 +1,80 @@
 // gpuwatch: watch GPUs while ML jobs run, record, explain, load-test.
 #include <cstdio>
 #include <exception>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "cli/cmd_rm.h"
 #include "cli/commands.h"
+#include "cli/errors.h"
+#include "render/error_json.h"
+
+namespace {
+
+// The message on stderr and, when the command was asked for JSON, as JSON
+// on stdout too. Never throws: stdout or stderr may be gone.
+int fail(CLI::App& app, std::string_view kind, std::string_view message, int code) {
+  try {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpuwatch: error: {}\n", message);
+    if (gpuwatch::cli::wants_json(app)) {
+      fmt::print("{}", gpuwatch::render_error_json(kind, message, code));
+      std::fflush(stdout);
+    }
+  } catch (...) {  // nothing left to tell it to
+  }
+  return code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  using namespace gpuwatch::cli;
   CLI::App app{"gpuwatch: records GPU and host metrics while a command runs, and explains them"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpuwatch ") + GPUWATCH_VERSION);
   app.get_formatter()->column_width(34);
+  app.footer(
+      "Exit codes: 0 success, 1 error, 2 usage error, 9 no GPU found (devices, sample; as nvidia-smi);\n"
+      "record exits with its command's status.");
   int exit_code = 0;
-  gpuwatch::cli::add_devices(app, exit_code);
-  gpuwatch::cli::add_sample(app, exit_code);
-  gpuwatch::cli::add_record(app, exit_code);
-  gpuwatch::cli::add_runs(app, exit_code);
-  gpuwatch::cli::add_report(app, exit_code);
-  gpuwatch::cli::add_export(app, exit_code);
-  gpuwatch::cli::add_compare(app, exit_code);
-  gpuwatch::cli::add_import(app, exit_code);
-  gpuwatch::cli::add_plot(app, exit_code);
-  gpuwatch::cli::add_status(app, exit_code);
-  gpuwatch::cli::add_bench(app, exit_code);
+  add_devices(app, exit_code);
+  add_sample(app, exit_code);
+  add_record(app, exit_code);
+  add_runs(app, exit_code);
+  add_rm(app, exit_code);
+  add_prune(app, exit_code);
+  add_report(app, exit_code);
+  add_export(app, exit_code);
+  add_compare(app, exit_code);
+  add_import(app, exit_code);
+  add_plot(app, exit_code);
+  add_status(app, exit_code);
+  add_bench(app, exit_code);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; usage errors exit 2 like other Unix tools.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  } catch (const std::exception& e) {
-    std::fflush(stdout);
+    // Usage errors exit 2 like other Unix tools, naming the word at fault.
+    const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
+    std::string message = e.what();
     try {
-      fmt::print(stderr, "gpuwatch: error: {}\n", e.what());
-    } catch (...) {  // stderr is gone too: nothing left to tell
+      if (auto better = diagnose_usage(app, args)) message = *better;
+    } catch (const std::exception&) {  // keep CLI11's message
     }
-    return 1;
+    const int code = fail(app, "usage", message, kExitUsage);
+    try {
+      fmt::print(stderr, "Run with --help for more information.\n");
+    } catch (...) {
+    }
+    return code;
+  } catch (const NoGpuError& e) {
+    return fail(app, "no_gpu", e.what(), kExitNoGpu);
+  } catch (const std::exception& e) {
+    return fail(app, "error", e.what(), kExitError);
   }
   return exit_code;
 }

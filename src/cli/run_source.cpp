@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "cli/options.h"
+#include "analysis/rollup_stats.h"
 #include "store/device_columns.h"
+#include "store/rollups.h"
 
 namespace gpuwatch::cli {
 
@@ -33,6 +35,10 @@ StoredRun resolve_stored(const std::string& run_ref, const std::string& store_fl
     RunInfo run = store->resolve(run_ref);
     return {std::move(store), std::move(run)};
   } catch (const StoreError& e) {
+    std::error_code ec;
+    // /dev/zero, a FIFO, a directory: refused with the reason (without
+    // reading or opening it), unless a stored run had that name.
+    if (std::filesystem::exists(run_ref, ec)) import_file(run_ref);
     if (!looks_like_a_path(run_ref)) throw;
     throw StoreError(fmt::format("no file {} (and no stored run of that name: {})", run_ref, e.what()));
   }
@@ -49,6 +55,20 @@ void keep_freed_memory() {
     return true;
   }();
   (void)once;
+}
+
+// A finished run recorded before rollups existed, or interrupted, has none:
+// the first report builds them (once; it costs about a report's time read from
+// the chunks), so that later ones are fast. A store that cannot be written
+// (read-only file, another writer holding it) is read from its chunks.
+void ensure_rollups(const StoredRun& stored, const std::string& store_flag) {
+  const auto path = store_path(store_flag);
+  if (stored.run.status == RunStatus::Recording || has_rollups(path, stored.run)) return;
+  try {
+    build_rollups(path, stored.run);
+  } catch (const StoreError&) {
+    // Rollups only make reading faster; the chunks are the data.
+  }
 }
 
 bool is_file(const std::string& run_ref) {
@@ -125,7 +145,10 @@ RunReport report_run(const std::string& run_ref, const std::string& store_flag) 
   keep_freed_memory();
   if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
   StoredRun stored = resolve_stored(run_ref, store_flag);
-  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(store_path(store_flag), stored.run));
+  ensure_rollups(stored, store_flag);
+  const auto path = store_path(store_flag);
+  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(path, stored.run),
+                      StoredRollups(path, stored.run));
 }
 
 }  // namespace gpuwatch::cli

@@ -50,4 +50,11 @@ void remember_check(const std::string& run_id, std::int64_t end_mono_ns) {
   }
 }
 
+void forget_check(const std::string& run_id) {
+  const std::filesystem::path path = check_file(run_id);
+  if (run_id.empty() || path.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(path, ec);  // none there is the usual case
+}
+
 }  // namespace gpuwatch::cli

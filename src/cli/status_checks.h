@@ -12,5 +12,7 @@ namespace gpuwatch::cli {
 std::optional<std::int64_t> last_check_end_mono_ns(const std::string& run_id);
 // A failure to remember is reported on stderr, not fatal: the verdict stands.
 void remember_check(const std::string& run_id, std::int64_t end_mono_ns);
+// After `rm`/`prune`: the deleted run's remembered check goes with it.
+void forget_check(const std::string& run_id);
 
 }  // namespace gpuwatch::cli

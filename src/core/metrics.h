@@ -62,10 +62,17 @@ enum class HostMetric : std::uint8_t {
 
 // How often a metric is read. Fast: every tick. Slow: on the sampler's slow
 // thread, every max(interval, 1 s): values that change slowly, and calls that
-// block. Costly: on the slow thread every 10 s and at the start and end of a
-// run: calls that burn CPU in the driver (NVML's energy counter spins ~4 ms
-// per call on an H200, PCIe throughput ~1 ms). Static: once, at start.
+// block. Costly: on the slow thread every kCostlyPeriodSeconds and at the
+// start and end of a run: calls that burn CPU in the driver (NVML's energy
+// counter spins 3.4 ms per call on an H100, PCIe throughput 1 ms). Static:
+// once, at start.
 enum class Cadence : std::uint8_t { Fast, Slow, Costly, Static };
+
+// Every 10 s the two costly calls were 0.054 % of a core on an H100, a fifth
+// of the recorder's whole cost (docs/performance.md); the energy counter is
+// cumulative, so reading it less often loses nothing between its start and
+// end readings.
+inline constexpr int kCostlyPeriodSeconds = 30;
 
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB

@@ -1,9 +1,5 @@
 #include "import/import.h"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include <fmt/format.h>
 
 #include "import/import_notes.h"
@@ -11,6 +7,7 @@
 #include "import/run_builder.h"
 #include "import/sample_rows.h"
 #include "import/seed_json.h"
+#include "import/text_source.h"
 
 namespace gpuwatch {
 
@@ -21,32 +18,31 @@ enum class Kind { JsonArray, JsonLines, Csv, Unknown };
 // gpuwatch's CSV header starts with these columns.
 constexpr std::string_view kCsvHeader = "timestamp,elapsed_s,gpu_index";
 
-Kind detect(std::string_view text) {
-  const std::size_t pos = skip_bom_and_space(text);
-  if (pos >= text.size()) return Kind::Unknown;
-  if (text[pos] == '[') return Kind::JsonArray;
-  if (text[pos] == '{') return Kind::JsonLines;
-  if (text.substr(pos, kCsvHeader.size()) == kCsvHeader) return Kind::Csv;
+// Looks at the first bytes after a BOM and whitespace (which it consumes).
+Kind detect(TextSource& in) {
+  in.ensure(kCsvHeader.size());
+  const std::string_view w = in.window();
+  if (w.front() == '[') return Kind::JsonArray;
+  if (w.front() == '{') return Kind::JsonLines;
+  if (w.substr(0, kCsvHeader.size()) == kCsvHeader) return Kind::Csv;
   return Kind::Unknown;
 }
 
-}  // namespace
-
-ImportResult import_text(std::string_view text, const std::string& run_name) {
-  if (skip_bom_and_space(text) >= text.size()) throw ImportError("the file is empty");
+ImportResult import_source(TextSource& in, const std::string& run_name) {
+  if (!in.skip_bom_and_space()) throw ImportError("the file is empty");
   RunBuilder builder;
   ImportNotes notes;
   ImportResult result;
-  switch (detect(text)) {
+  switch (detect(in)) {
     case Kind::JsonArray:
-      result.format = import_seed_json(text, builder, notes);
+      result.format = import_seed_json(in, builder, notes);
       break;
     case Kind::JsonLines:
-      import_jsonl(text, builder, notes);
+      import_jsonl(in, builder, notes);
       result.format = "jsonl";
       break;
     case Kind::Csv:
-      import_csv(text, builder, notes);
+      import_csv(in, builder, notes);
       result.format = "csv";
       break;
     case Kind::Unknown:
@@ -54,6 +50,7 @@ ImportResult import_text(std::string_view text, const std::string& run_name) {
           "not a format gpuwatch imports: expected a JSON array of samples (gputop.py, the seed tools, "
           "`gpuwatch export --format json|multi-json`), JSON lines or CSV from `gpuwatch export`");
   }
+  builder.drop_implausible_times(notes);
   if (notes.samples_read() == 0) {
     const std::size_t dropped = notes.samples_dropped();
     throw ImportError(dropped ? fmt::format("no usable sample in this {} file ({} dropped: {})", result.format,
@@ -67,23 +64,23 @@ ImportResult import_text(std::string_view text, const std::string& run_name) {
   return result;
 }
 
+}  // namespace
+
+ImportResult import_text(std::string_view text, const std::string& run_name) {
+  TextSource in(text);
+  return import_source(in, run_name);
+}
+
+ImportResult import_text_in_chunks(std::string_view text, const std::string& run_name, std::size_t chunk_bytes) {
+  TextSource in(text, chunk_bytes);
+  return import_source(in, run_name);
+}
+
 ImportResult import_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ImportError(fmt::format("{} is a directory", path.string()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
-  // Read in one piece: seed files of long runs reach hundreds of MB, and a
-  // stream copy would hold them twice.
-  std::string content;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec) content.reserve(static_cast<std::size_t>(size));
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    content.append(buffer, static_cast<std::size_t>(in.gcount()));
-  }
-  if (in.bad()) throw ImportError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
   try {
-    return import_text(content, path.stem().string());
+    // Read a chunk at a time: exports of long runs reach GBs.
+    TextSource in(path);
+    return import_source(in, path.stem().string());
   } catch (const ImportError& e) {
     throw ImportError(fmt::format("{}: {}", path.string(), e.what()));
   }

@@ -36,5 +36,8 @@ class ImportError : public std::runtime_error {
 ImportResult import_file(const std::filesystem::path& path);
 // The same over bytes already in memory; `run_name` names the run.
 ImportResult import_text(std::string_view text, const std::string& run_name);
+// import_text reading `text` chunk_bytes at a time, as import_file reads a
+// file: for tests and the fuzzer, which check that the result is the same.
+ImportResult import_text_in_chunks(std::string_view text, const std::string& run_name, std::size_t chunk_bytes);
 
 }  // namespace gpuwatch

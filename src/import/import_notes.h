@@ -19,6 +19,11 @@ class ImportNotes {
   void read(std::size_t n = 1) { read_ += n; }
   // `reason` completes "N samples dropped: ..." (e.g. "not valid JSON").
   void drop(std::string_view reason, std::size_t n = 1);
+  // n samples counted as read turned out unusable after all.
+  void unread(std::string_view reason, std::size_t n) {
+    read_ -= n;
+    drop(reason, n);
+  }
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   // A field the file has and gpuwatch has no metric for.
   void not_kept(std::string field) { not_kept_.insert(std::move(field)); }

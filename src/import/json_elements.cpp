@@ -83,42 +83,53 @@ std::size_t json_value_end(std::string_view text, std::size_t pos) {
   return i == text.size() ? kNoPosition : i;
 }
 
-ArrayScan scan_json_array(std::string_view text) {
+ArrayScan scan_json_array(TextSource& in, const std::function<void(std::string_view)>& on_element) {
   ArrayScan scan;
-  std::size_t pos = skip_bom_and_space(text);
-  if (pos < text.size() && text[pos] == '[') ++pos;
-  while (true) {
-    pos = skip_space(text, pos);
-    if (pos >= text.size()) break;
-    if (text[pos] == ']') {
+  if (in.skip_bom_and_space() && in.window().front() == '[') in.consume(1);
+  while (in.skip_space()) {
+    if (in.window().front() == ']') {
       scan.closed = true;
-      ++pos;
+      in.consume(1);
       break;
     }
-    const std::size_t end = json_value_end(text, pos);
+    // A value cut by the window's end is looked for again in a window at
+    // least twice as large: O(its size) over all tries.
+    std::size_t end = json_value_end(in.window(), 0);
+    while (end == kNoPosition && in.more()) end = json_value_end(in.window(), 0);
     if (end == kNoPosition) {
       scan.partial_element = true;
-      pos = text.size();
+      in.consume(in.window().size());
       break;
     }
-    if (end == pos) break;  // no element can start here: garbage
-    scan.elements.push_back(text.substr(pos, end - pos));
-    pos = skip_space(text, end);
-    if (pos < text.size() && text[pos] == ',') {
-      ++pos;
+    if (end == 0) break;  // no element can start here: garbage
+    on_element(in.window().substr(0, end));
+    in.consume(end);
+    if (!in.skip_space()) break;
+    if (in.window().front() == ',') {
+      in.consume(1);
       continue;
     }
-    if (pos < text.size() && text[pos] == ']') {
+    if (in.window().front() == ']') {
       scan.closed = true;
-      ++pos;
+      in.consume(1);
     }
     break;
   }
-  pos = skip_space(text, pos);
-  if (pos < text.size()) {
-    scan.garbage_offset = pos;
-    scan.garbage_bytes = text.size() - pos;
+  if (in.skip_space()) {
+    scan.garbage_offset = static_cast<std::size_t>(in.offset());
+    do {
+      scan.garbage_bytes += in.window().size();
+      in.consume(in.window().size());
+    } while (in.more());
   }
+  return scan;
+}
+
+ArrayScan scan_json_array(std::string_view text) {
+  TextSource in(text);
+  std::vector<std::string_view> elements;
+  ArrayScan scan = scan_json_array(in, [&elements](std::string_view e) { elements.push_back(e); });
+  scan.elements = std::move(elements);
   return scan;
 }
 

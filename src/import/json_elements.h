@@ -7,9 +7,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "import/text_source.h"
 
 namespace gpuwatch {
 
@@ -26,8 +29,12 @@ struct ArrayScan {
 // Byte offset of the first byte after a UTF-8 byte-order mark and whitespace.
 std::size_t skip_bom_and_space(std::string_view text);
 
-// The elements of the array that `text` holds (after an optional BOM and
-// whitespace, text must start with '['; the caller checks).
+// Calls on_element with the raw text of each complete element of the array
+// that `in` holds (after an optional BOM and whitespace, it must start with
+// '['; the caller checks), as it is read: an element's text is valid only
+// during the call. Returns the scan's findings; `elements` stays empty.
+ArrayScan scan_json_array(TextSource& in, const std::function<void(std::string_view)>& on_element);
+// The same over text in memory, with every element in `elements`.
 ArrayScan scan_json_array(std::string_view text);
 
 // One past the end of the JSON value that starts at text[pos]; kNoPosition

@@ -3,17 +3,43 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
+
+#include "import/plausible.h"
 
 namespace gpuwatch {
 
 namespace {
 
-// ~31 years: beyond it a time is damage, not a run. Keeping monotonic times
-// below it keeps every difference of times within int64.
-constexpr double kMaxElapsedS = 1e9;
+// ~31 years, far beyond kMaxRunSeconds: keeps every difference of monotonic
+// times within int64 whatever the timestamps say.
 constexpr std::int64_t kMaxMonoNs = 1'000'000'000'000'000'000;
+
+// "1 value was", "3 values were"
+std::string counted(std::size_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// The value, or NaN (counted in `out_of_range`) when it lies outside `range`.
+double checked(double v, const ValueRange& range, std::size_t& out_of_range) {
+  if (std::isnan(v) || range.contains(v)) return v;
+  ++out_of_range;
+  return kNaN;
+}
+
+template <typename T>
+void keep_rows(std::vector<T>& column, const std::vector<bool>& keep_row) {
+  std::size_t out = 0;
+  for (std::size_t r = 0; r < column.size(); ++r) {
+    if (!keep_row[r]) continue;
+    if (out != r) column[out] = std::move(column[r]);  // a string moved onto itself would be emptied
+    ++out;
+  }
+  column.resize(out);
+}
 
 std::int64_t median(std::vector<std::int64_t> v) {
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
@@ -33,7 +59,20 @@ std::vector<std::size_t> rows_by_time(const std::vector<std::size_t>& time, cons
   return order;
 }
 
-std::vector<double> reordered(const std::vector<double>& column, const std::vector<std::size_t>& order) {
+bool identity(const std::vector<std::size_t>& order) {
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] != i) return false;
+  }
+  return true;
+}
+
+// The column in `order`; moved out when that is its own order (files nearly
+// always are), so that the run does not hold every value twice.
+std::vector<double> reordered(std::vector<double>& column, const std::vector<std::size_t>& order, bool in_order) {
+  if (in_order && column.size() == order.size()) {
+    column.shrink_to_fit();  // what push_back reserved beyond the end
+    return std::move(column);
+  }
   std::vector<double> out;
   out.reserve(order.size());
   for (const std::size_t r : order) out.push_back(r < column.size() ? column[r] : kNaN);
@@ -57,7 +96,10 @@ std::optional<double> median_interval_s(const std::vector<std::int64_t>& mono) {
 }  // namespace
 
 std::size_t RunBuilder::add_time(std::int64_t wall_ns, std::optional<double> elapsed_s) {
-  if (elapsed_s && !(std::isfinite(*elapsed_s) && *elapsed_s >= 0 && *elapsed_s < kMaxElapsedS)) elapsed_s.reset();
+  if (elapsed_s && !(*elapsed_s >= 0 && *elapsed_s <= kMaxRunSeconds)) {
+    elapsed_s.reset();
+    ++elapsed_out_of_range_;
+  }
   times_.push_back({wall_ns, elapsed_s});
   return times_.size() - 1;
 }
@@ -66,7 +108,8 @@ void RunBuilder::add_device_sample(std::size_t time, int gpu_index, const Device
   DeviceColumns& d = devices_[gpu_index];
   d.time.push_back(time);
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
-    d.values[m].push_back(values.value_or_nan(static_cast<DeviceMetric>(m)));
+    const auto metric = static_cast<DeviceMetric>(m);
+    d.values[m].push_back(checked(values.value_or_nan(metric), plausible_range(metric), device_out_of_range_[m]));
   }
 }
 
@@ -80,13 +123,15 @@ void RunBuilder::add_host_sample(std::size_t time, const HostValues& values, con
   const std::size_t row = host_.time.size();
   host_.time.push_back(time);
   for (std::size_t m = 0; m < kHostMetricCount; ++m) {
-    host_.values[m].push_back(values.value_or_nan(static_cast<HostMetric>(m)));
+    const auto metric = static_cast<HostMetric>(m);
+    host_.values[m].push_back(checked(values.value_or_nan(metric), plausible_range(metric), host_out_of_range_[m]));
   }
   if (core_percent.size() > host_.core_percent.size()) {
     host_.core_percent.resize(core_percent.size(), std::vector<double>(row, kNaN));
   }
   for (std::size_t c = 0; c < host_.core_percent.size(); ++c) {
-    host_.core_percent[c].push_back(c < core_percent.size() ? core_percent[c] : kNaN);
+    host_.core_percent[c].push_back(
+        c < core_percent.size() ? checked(core_percent[c], kCorePercentRange, core_out_of_range_) : kNaN);
   }
 }
 
@@ -100,6 +145,72 @@ std::size_t RunBuilder::device_sample_count() const {
   std::size_t n = 0;
   for (const auto& [index, d] : devices_) n += d.time.size();
   return n;
+}
+
+void RunBuilder::drop_implausible_times(ImportNotes& notes) {
+  if (times_.empty()) return;
+  const bool all_elapsed =
+      std::all_of(times_.begin(), times_.end(), [](const TimePoint& t) { return t.elapsed_s.has_value(); });
+  // Where each point says the run started, or its own wall time.
+  std::vector<std::int64_t> at;
+  at.reserve(times_.size());
+  for (const TimePoint& t : times_) {
+    at.push_back(all_elapsed ? t.wall_ns - std::llround(*t.elapsed_s * 1e9) : t.wall_ns);
+  }
+  const std::int64_t middle = median(at);
+  const std::int64_t tolerance =
+      all_elapsed ? kMaxClockDisagreementNs : static_cast<std::int64_t>(kMaxRunSeconds * 1e9);
+  std::vector<bool> keep(times_.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    // Both within [-1e9 s, 7.3e9 s] of the epoch: the difference fits.
+    keep[i] = std::llabs(at[i] - middle) <= tolerance;
+  }
+  drop_times(keep, all_elapsed ? kClockDisagreement : "with a timestamp more than 366 days from the run's median time",
+             notes);
+}
+
+void RunBuilder::drop_times(const std::vector<bool>& keep, std::string_view reason, ImportNotes& notes) {
+  const auto dropped = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), false));
+  if (dropped == 0) return;
+  notes.unread(reason, dropped);
+  std::vector<std::size_t> renumbered(times_.size());
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < times_.size(); ++i) renumbered[i] = keep[i] ? next++ : 0;
+  // Rows and events point at time points: keep theirs, renumbered.
+  auto keep_table = [&](std::vector<std::size_t>& time, auto& columns) {
+    std::vector<bool> keep_row(time.size());
+    for (std::size_t r = 0; r < time.size(); ++r) keep_row[r] = keep[time[r]];
+    for (auto& column : columns) keep_rows(column, keep_row);
+    keep_rows(time, keep_row);
+    for (std::size_t& t : time) t = renumbered[t];
+  };
+  for (auto& [index, d] : devices_) keep_table(d.time, d.values);
+  std::vector<std::size_t> host_time = host_.time;
+  keep_table(host_time, host_.core_percent);
+  keep_table(host_.time, host_.values);
+  std::vector<bool> keep_event(events_.size());
+  for (std::size_t e = 0; e < events_.size(); ++e) keep_event[e] = keep[events_[e].time];
+  keep_rows(events_, keep_event);
+  for (PendingEvent& e : events_) e.time = renumbered[e.time];
+  keep_rows(times_, keep);
+}
+
+void RunBuilder::warn_out_of_range(ImportNotes& notes) const {
+  auto warn = [&notes](std::size_t n, std::string_view name, std::string_view range) {
+    if (n) notes.warn(fmt::format("{} out of range for {} ({}): taken as absent", counted(n, "value was", "values were"), name, range));
+  };
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    warn(device_out_of_range_[m], kDeviceMetrics[m].name, plausible_range(static_cast<DeviceMetric>(m)).shown);
+  }
+  for (std::size_t m = 0; m < kHostMetricCount; ++m) {
+    warn(host_out_of_range_[m], fmt::format("host {}", kHostMetrics[m].name),
+         plausible_range(static_cast<HostMetric>(m)).shown);
+  }
+  warn(core_out_of_range_, "host core_percent", kCorePercentRange.shown);
+  if (elapsed_out_of_range_) {
+    notes.warn(fmt::format("{} negative or beyond 366 days: ignored",
+                           counted(elapsed_out_of_range_, "elapsed-seconds value was", "elapsed-seconds values were")));
+  }
 }
 
 std::vector<std::int64_t> RunBuilder::monotonic_times(ImportNotes& notes) const {
@@ -135,7 +246,8 @@ std::vector<std::int64_t> RunBuilder::monotonic_times(ImportNotes& notes) const 
   return mono;
 }
 
-RunData RunBuilder::build(const std::string& name, ImportNotes& notes) const {
+RunData RunBuilder::build(const std::string& name, ImportNotes& notes) {
+  warn_out_of_range(notes);
   const std::vector<std::int64_t> mono = monotonic_times(notes);
   RunData data;
   RunInfo& run = data.run;
@@ -152,13 +264,14 @@ RunData RunBuilder::build(const std::string& name, ImportNotes& notes) const {
     run.end_wall_ns = run.start_wall_ns + *std::max_element(mono.begin(), mono.end());
   }
 
-  for (const auto& [index, cols] : devices_) {
+  for (auto& [index, cols] : devices_) {
     DeviceSeries s;
     s.info.index = index;
     s.info.backend = "import";
     s.info.name = cols.name;
     s.info.vendor = cols.vendor;
     const std::vector<std::size_t> order = rows_by_time(cols.time, mono);
+    const bool in_order = identity(order);
     for (const std::size_t r : order) {
       s.mono_ns.push_back(mono[cols.time[r]]);
       s.wall_ns.push_back(times_[cols.time[r]].wall_ns);
@@ -166,7 +279,7 @@ RunData RunBuilder::build(const std::string& name, ImportNotes& notes) const {
     s.values.resize(kDeviceMetricCount);
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       const auto metric = static_cast<DeviceMetric>(m);
-      std::vector<double> column = reordered(cols.values[m], order);
+      std::vector<double> column = reordered(cols.values[m], order, in_order);
       const bool never_read =
           std::find(zero_means_absent_.begin(), zero_means_absent_.end(), metric) != zero_means_absent_.end() &&
           std::all_of(column.begin(), column.end(), [](double v) { return std::isnan(v) || v == 0; });
@@ -185,13 +298,14 @@ RunData RunBuilder::build(const std::string& name, ImportNotes& notes) const {
 
   if (!host_.time.empty()) {
     const std::vector<std::size_t> order = rows_by_time(host_.time, mono);
+    const bool in_order = identity(order);
     HostSeries& h = data.host;
     for (const std::size_t r : order) {
       h.mono_ns.push_back(mono[host_.time[r]]);
       h.wall_ns.push_back(times_[host_.time[r]].wall_ns);
     }
-    for (const auto& column : host_.values) h.values.push_back(reordered(column, order));
-    for (const auto& column : host_.core_percent) h.core_percent.push_back(reordered(column, order));
+    for (auto& column : host_.values) h.values.push_back(reordered(column, order, in_order));
+    for (auto& column : host_.core_percent) h.core_percent.push_back(reordered(column, order, in_order));
   } else {
     data.host.values.resize(kHostMetricCount);
   }

@@ -11,6 +11,7 @@
 // interval. The run starts at monotonic 0.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -27,8 +28,11 @@ namespace gpuwatch {
 
 class RunBuilder {
  public:
-  // A new time point; elapsed_s outside [0, 1e9) or not finite is ignored.
+  // A new time point; elapsed_s outside [0, kMaxRunSeconds] or not finite is
+  // ignored (and counted).
   std::size_t add_time(std::int64_t wall_ns, std::optional<double> elapsed_s);
+  // Values outside their metric's plausible range (plausible.h) become
+  // absent and are counted per metric.
   void add_device_sample(std::size_t time, int gpu_index, const DeviceValues& values);
   // The first non-empty name and vendor of a GPU win.
   void describe_device(int gpu_index, std::string_view name, std::string_view vendor);
@@ -38,11 +42,25 @@ class RunBuilder {
   // (gputop.py's fan speed): all zeros on a GPU means never read.
   void absent_when_always_zero(DeviceMetric metric);
 
+  [[nodiscard]] std::size_t time_count() const { return times_.size(); }
+  // Replaces a time point's wall time (CSV rows: once every row is known).
+  void set_wall(std::size_t time, std::int64_t wall_ns) { times_[time].wall_ns = wall_ns; }
+  // Drops the time points whose keep[time] is false, with their samples and
+  // events; each was one record read, now counted as dropped for `reason`.
+  void drop_times(const std::vector<bool>& keep, std::string_view reason, ImportNotes& notes);
+  // Drops the samples whose time cannot be right, each time point being one
+  // record read: where every point has elapsed seconds, those whose
+  // timestamp disagrees with the run's start plus their elapsed seconds by
+  // more than kMaxClockDisagreementNs; otherwise those whose timestamp lies
+  // more than kMaxRunSeconds from the median one. Call before build().
+  void drop_implausible_times(ImportNotes& notes);
+
   [[nodiscard]] std::size_t device_sample_count() const;
   [[nodiscard]] std::size_t host_sample_count() const { return host_.time.size(); }
 
-  // The run: status finished, end reason "imported", named `name`.
-  [[nodiscard]] RunData build(const std::string& name, ImportNotes& notes) const;
+  // The run: status finished, end reason "imported", named `name`. Moves
+  // the columns out: call once, last.
+  [[nodiscard]] RunData build(const std::string& name, ImportNotes& notes);
 
  private:
   struct TimePoint {
@@ -69,12 +87,18 @@ class RunBuilder {
   };
 
   [[nodiscard]] std::vector<std::int64_t> monotonic_times(ImportNotes& notes) const;
+  void warn_out_of_range(ImportNotes& notes) const;
 
   std::vector<TimePoint> times_;
   std::map<int, DeviceColumns> devices_;
   HostColumns host_;
   std::vector<PendingEvent> events_;
   std::vector<DeviceMetric> zero_means_absent_;
+  // Values taken as absent because they were out of range.
+  std::array<std::size_t, kDeviceMetricCount> device_out_of_range_{};
+  std::array<std::size_t, kHostMetricCount> host_out_of_range_{};
+  std::size_t core_out_of_range_ = 0;
+  std::size_t elapsed_out_of_range_ = 0;
 };
 
 }  // namespace gpuwatch

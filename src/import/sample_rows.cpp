@@ -14,6 +14,7 @@
 #include "import/json_elements.h"
 #include "import/json_values.h"
 #include "import/names.h"
+#include "import/plausible.h"
 
 namespace gpuwatch {
 
@@ -25,23 +26,20 @@ constexpr std::string_view kCutOff = "cut off by the end of the file";
 constexpr std::string_view kNoTimestamp = "without a readable timestamp";
 constexpr std::string_view kBadIndex = "with a gpu_index that is not an index from 0 to 1023";
 
-// Lines of `text`, each with whether its newline was there.
-struct Line {
-  std::string_view text;
-  bool terminated;
-};
-std::vector<Line> split_lines(std::string_view text) {
-  std::vector<Line> lines;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
+// Calls on_line(line, terminated) for each line of `in` (without its
+// newline and a '\r' before it), as it is read.
+template <typename OnLine>
+void for_each_line(TextSource& in, OnLine on_line) {
+  while (in.ensure(1)) {
+    std::size_t nl = in.window().find('\n');
+    while (nl == std::string_view::npos && in.more()) nl = in.window().find('\n');
+    const std::string_view w = in.window();
     const bool terminated = nl != std::string_view::npos;
-    std::string_view line = text.substr(pos, terminated ? nl - pos : std::string_view::npos);
+    std::string_view line = w.substr(0, terminated ? nl : w.size());
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back({line, terminated});
-    pos = terminated ? nl + 1 : text.size();
+    on_line(line, terminated);
+    in.consume(terminated ? nl + 1 : w.size());
   }
-  return lines;
 }
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
@@ -152,6 +150,19 @@ CsvRecord next_csv_record(std::string_view text, std::size_t& pos) {
   return rec;
 }
 
+// The next record of `in`, consumed. One cut by the window's end is read
+// again from a window at least twice as large.
+CsvRecord read_csv_record(TextSource& in) {
+  while (true) {
+    std::size_t pos = 0;
+    CsvRecord rec = next_csv_record(in.window(), pos);
+    if (rec.terminated || !in.more()) {
+      in.consume(pos);
+      return rec;
+    }
+  }
+}
+
 std::optional<double> csv_number(const std::string& s, ImportNotes& notes) {
   if (s.empty()) return std::nullopt;
   double v = 0;
@@ -167,58 +178,69 @@ std::optional<double> csv_number(const std::string& s, ImportNotes& notes) {
   return v;
 }
 
-// A CSV row, read; times settled once every row is known.
-struct CsvRow {
+// A CSV row's times, settled once every row is known (its values are in the
+// builder already, at time point `time`).
+struct CsvTimes {
   std::int64_t timestamp_ns;
   std::optional<double> elapsed_s;
-  int gpu_index;
-  std::string gpu_name;
-  DeviceValues values;
+  std::size_t time;
 };
 
 // The exporter's timestamps are cut to the millisecond while elapsed_s keeps
 // nanoseconds; every row bounds the run's start from below (start + elapsed
 // >= its timestamp), so the tightest bound gives wall times to well under a
-// millisecond. nullopt when some row has no usable elapsed_s.
-std::optional<std::int64_t> csv_start_ns(const std::vector<CsvRow>& rows) {
-  std::optional<std::int64_t> start;
-  for (const CsvRow& r : rows) {
-    if (!r.elapsed_s || !(*r.elapsed_s >= 0 && *r.elapsed_s < 1e9)) return std::nullopt;
-    const std::int64_t bound = r.timestamp_ns - std::llround(*r.elapsed_s * 1e9);
-    if (!start || bound > *start) start = bound;
+// millisecond. Rows whose bound is more than a day from the median one have
+// a damaged timestamp or elapsed_s: they are dropped (wall times derived from
+// elapsed_s would hide them from RunBuilder's own check). nullopt when some
+// row has no usable elapsed_s.
+void settle_csv_times(const std::vector<CsvTimes>& rows, RunBuilder& builder, ImportNotes& notes) {
+  std::vector<std::int64_t> bounds;
+  bounds.reserve(rows.size());
+  for (const CsvTimes& r : rows) {
+    if (!r.elapsed_s || !(*r.elapsed_s >= 0 && *r.elapsed_s <= kMaxRunSeconds)) return;  // timestamps it is
+    bounds.push_back(r.timestamp_ns - std::llround(*r.elapsed_s * 1e9));
   }
-  if (start && *start < 0) return std::nullopt;
-  return start;
+  if (bounds.empty()) return;
+  std::vector<std::int64_t> sorted = bounds;
+  const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), mid, sorted.end());
+  const std::int64_t median = *mid;
+  std::optional<std::int64_t> start;
+  std::vector<bool> keep(builder.time_count(), true);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    keep[rows[i].time] = std::llabs(bounds[i] - median) <= kMaxClockDisagreementNs;
+    if (keep[rows[i].time] && (!start || bounds[i] > *start)) start = bounds[i];
+  }
+  if (start && *start >= 0) {
+    for (const CsvTimes& r : rows) {
+      builder.set_wall(r.time, std::min<std::int64_t>(*start + std::llround(*r.elapsed_s * 1e9), kMaxImportWallNs));
+    }
+  }
+  builder.drop_times(keep, kClockDisagreement, notes);
 }
 
 }  // namespace
 
-void import_jsonl(std::string_view text, RunBuilder& builder, ImportNotes& notes) {
+void import_jsonl(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   ElementParser parser;
-  for (const Line& line : split_lines(text)) {
-    if (blank(line.text)) continue;
-    const auto parsed = parser.parse(line.text, notes);
-    if (!parsed) {
-      notes.drop(line.terminated ? "not valid JSON" : kCutOff);
-      continue;
-    }
+  for_each_line(in, [&](std::string_view line, bool terminated) {
+    if (blank(line)) return;
+    const auto parsed = parser.parse(line, notes);
+    if (!parsed) return notes.drop(terminated ? "not valid JSON" : kCutOff);
     dom::object record;
-    if (parsed->get(record) != simdjson::SUCCESS) {
-      notes.drop("not JSON objects");
-      continue;
-    }
+    if (parsed->get(record) != simdjson::SUCCESS) return notes.drop("not JSON objects");
     std::string_view why;
     if (read_json_record(record, builder, notes, why)) {
       notes.read();
     } else {
       notes.drop(why);
     }
-  }
+  });
 }
 
-void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes) {
-  std::size_t pos = skip_bom_and_space(text);
-  const CsvRecord header = next_csv_record(text, pos);
+void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
+  in.skip_bom_and_space();
+  const CsvRecord header = read_csv_record(in);
   std::optional<std::size_t> timestamp, elapsed, index, name;
   std::vector<std::pair<std::size_t, DeviceMetric>> metrics;
   for (std::size_t c = 0; c < header.fields.size(); ++c) {
@@ -243,9 +265,9 @@ void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes) 
     return;
   }
 
-  std::vector<CsvRow> rows;
-  while (pos < text.size()) {
-    const CsvRecord rec = next_csv_record(text, pos);
+  std::vector<CsvTimes> rows;
+  while (in.ensure(1)) {
+    const CsvRecord rec = read_csv_record(in);
     const auto& f = rec.fields;
     if (f.size() == 1 && blank(f[0])) continue;
     if (!rec.terminated) {
@@ -268,23 +290,21 @@ void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes) 
       notes.drop(kBadIndex);
       continue;
     }
-    CsvRow row{*wall_ns, elapsed ? csv_number(f[*elapsed], notes) : std::nullopt, gpu,
-               name ? valid_utf8(f[*name], notes.clean.invalid_utf8) : std::string(), {}};
+    const auto elapsed_s = elapsed ? csv_number(f[*elapsed], notes) : std::nullopt;
+    DeviceValues values;
     for (const auto& [column, metric] : metrics) {
-      if (const auto v = csv_number(f[column], notes)) row.values.set(metric, *v);
+      if (const auto v = csv_number(f[column], notes)) values.set(metric, *v);
     }
-    rows.push_back(std::move(row));
+    const std::size_t time = builder.add_time(*wall_ns, elapsed_s);
+    builder.add_device_sample(time, gpu, values);
+    if (name) {
+      const std::string gpu_name = valid_utf8(f[*name], notes.clean.invalid_utf8);
+      builder.describe_device(gpu, gpu_name, vendor_from("", gpu_name));
+    }
+    rows.push_back({*wall_ns, elapsed_s, time});
     notes.read();
   }
-
-  const auto start_ns = csv_start_ns(rows);
-  for (const CsvRow& r : rows) {
-    const std::int64_t wall = start_ns ? std::min<std::int64_t>(*start_ns + std::llround(*r.elapsed_s * 1e9),
-                                                                kMaxImportWallNs)
-                                       : r.timestamp_ns;
-    builder.add_device_sample(builder.add_time(wall, r.elapsed_s), r.gpu_index, r.values);
-    builder.describe_device(r.gpu_index, r.gpu_name, vendor_from("", r.gpu_name));
-  }
+  settle_csv_times(rows, builder, notes);
 }
 
 }  // namespace gpuwatch

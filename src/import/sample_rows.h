@@ -13,10 +13,12 @@
 
 #include "import/import_notes.h"
 #include "import/run_builder.h"
+#include "import/text_source.h"
 
 namespace gpuwatch {
 
-void import_jsonl(std::string_view text, RunBuilder& builder, ImportNotes& notes);
-void import_csv(std::string_view text, RunBuilder& builder, ImportNotes& notes);
+// Both read `in` record by record, never the whole file at once.
+void import_jsonl(TextSource& in, RunBuilder& builder, ImportNotes& notes);
+void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes);
 
 }  // namespace gpuwatch

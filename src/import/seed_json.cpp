@@ -261,10 +261,9 @@ class SeedImporter {
 
 }  // namespace
 
-std::string import_seed_json(std::string_view text, RunBuilder& builder, ImportNotes& notes) {
-  const ArrayScan scan = scan_json_array(text);
+std::string import_seed_json(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   SeedImporter importer(builder, notes);
-  for (const std::string_view element : scan.elements) importer.element(element);
+  const ArrayScan scan = scan_json_array(in, [&importer](std::string_view element) { importer.element(element); });
   if (scan.partial_element) notes.drop("cut off by the end of the file");
   if (!scan.closed && !scan.partial_element && scan.garbage_offset == kNoPosition) {
     notes.warn("the file ends without the array's closing ']' (it was cut off while being written)");

@@ -13,12 +13,13 @@
 
 #include "import/import_notes.h"
 #include "import/run_builder.h"
+#include "import/text_source.h"
 
 namespace gpuwatch {
 
-// Reads the array in `text` into `builder`. Returns the format's name:
+// Reads the array that `in` holds into `builder`, element by element. Returns the format's name:
 // "json", "multi-json", or with gputop.py's fields "gputop-json",
 // "gputop-multi-json".
-std::string import_seed_json(std::string_view text, RunBuilder& builder, ImportNotes& notes);
+std::string import_seed_json(TextSource& in, RunBuilder& builder, ImportNotes& notes);
 
 }  // namespace gpuwatch

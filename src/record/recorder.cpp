@@ -25,6 +25,7 @@
 #include "core/atomic_file.h"
 #include "record/annotation_sources.h"
 #include "record/child_process.h"
+#include "record/end_summary.h"
 #include "record/live_advisor.h"
 #include "record/recording_sink.h"
 #include "record/visible_devices.h"
@@ -32,6 +33,7 @@
 #include "render/plot/plot.h"
 #include "render/report.h"
 #include "render/seed_files.h"
+#include "record/run_name.h"
 #include "store/device_columns.h"
 
 namespace gpuwatch {
@@ -53,7 +55,7 @@ std::string hostname() {
 
 std::string default_name(const RecordOptions& o) {
   if (!o.name.empty()) return o.name;
-  if (!o.command.empty()) return std::filesystem::path(o.command.front()).filename().string();
+  if (!o.command.empty()) return default_run_name(o.command);
   if (o.attach_pid) return fmt::format("pid-{}", *o.attach_pid);
   return "record";
 }
@@ -203,8 +205,7 @@ class SignalThread {
 }  // namespace
 
 std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
-  std::string safe;
-  for (char c : run_name) safe.push_back(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_');
+  const std::string safe = file_name_part(run_name);
   const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
   std::tm tm{};
   localtime_r(&t, &tm);
@@ -394,9 +395,12 @@ int run_record(const RecordOptions& o) {
     store->finish_run(run);
     if (o.summary || o.output_dir || o.compare_with) {
       const RunInfo stored = store->resolve(run.id);
-      const std::string text =
-          render_report_text(build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored)));
-      if (o.summary) std::fprintf(stderr, "\n%s", text.c_str());
+      const RunReport report = build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored));
+      const std::string text = render_report_text(report);
+      if (o.summary) {
+        const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
+        std::fprintf(stderr, "\n%s", shown.c_str());
+      }
       if (o.output_dir || o.compare_with) {
         const RunData data = store->load(stored);
         if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);

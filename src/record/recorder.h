@@ -37,6 +37,7 @@ struct RecordOptions {
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
   bool summary = true;                // print the report at the end
+  bool full_report = false;           // the full report there, not the short summary
   bool generate_graphs = false;       // <stem>_plot.png beside the seed files (needs output_dir)
   // A run to compare with at the end (it is the baseline, A; this run is B),
   // loaded before the command starts so that a bad reference fails early.

@@ -25,8 +25,6 @@ constexpr MetricWords kWords[kRunMetricCount] = {
      "host memory (process tree RSS)"},
 };
 
-std::string fixed(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
-
 std::string block_text(const MetricComparison& m, std::size_t run) {
   const std::string a = block_duration(m.runs[0]->block_s);
   const std::string b = block_duration(m.runs[run]->block_s);
@@ -53,12 +51,7 @@ std::string table_number(RunMetric m, double value) {
   return fixed(value / w.divisor, w.decimals);
 }
 
-std::string signed_number(double value, int decimals) {
-  std::string digits = fixed(std::abs(value), decimals);
-  const bool zero = std::all_of(digits.begin(), digits.end(), [](char ch) { return ch == '0' || ch == '.'; });
-  if (zero) return digits;
-  return (value < 0 ? std::string(kMinus) : std::string("+")) + digits;
-}
+std::string signed_number(double value, int decimals) { return signed_fixed(value, decimals, kMinus); }
 
 std::string signed_percent(double percent) {
   const double p = std::abs(percent);

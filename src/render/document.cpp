@@ -1,21 +1,32 @@
 #include "render/document.h"
 
 #include <algorithm>
+#include <string_view>
+
+#include "render/table.h"
+
+#include "core/text_width.h"
 
 namespace gpuwatch {
 
 namespace {
 
-// Display width: UTF-8 continuation bytes take no column ("°C" is 2 wide).
-std::size_t columns(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
-}
+// Columns, not bytes or code points: GPU and run names may be CJK or emoji.
+std::size_t columns(const std::string& s) { return display_width(s); }
 
 void pad(std::string& out, const std::string& cell, std::size_t width, bool right) {
   const std::string fill(width - std::min(width, columns(cell)), ' ');
   out += right ? fill + cell : cell + fill;
+}
+
+// Text lines fold at spaces to this width; a word never breaks (one wider
+// than the line stands alone on its line).
+constexpr std::size_t kTextWidth = 100;
+// A folded prose line goes on this much further in than its first line.
+constexpr std::string_view kHangingIndent = "    ";
+
+std::string folded(const std::string& text, std::string_view indent, std::string_view continuation) {
+  return wrap_text(text, kTextWidth, indent, continuation);
 }
 
 std::string markdown_cell(const std::string& s) {
@@ -45,9 +56,14 @@ std::string Document::to_text() const {
         out += b.text + '\n';
         in_section = b.kind == Kind::Heading;
         break;
-      case Kind::Line:
-        out += (in_section ? "  " : "") + b.text + '\n';
+      case Kind::Line: {
+        // Only a line too wide is folded: folding joins words with one space,
+        // and "key   value" lines keep their alignment.
+        const std::string indent = in_section ? "  " : "";
+        out += columns(indent + b.text) <= kTextWidth ? indent + b.text + '\n'
+                                                      : folded(b.text, indent, indent + std::string(kHangingIndent));
         break;
+      }
       case Kind::Table: {
         const TextTable& t = b.table;
         std::vector<std::size_t> width(t.header.size(), 0);
@@ -55,11 +71,22 @@ std::string Document::to_text() const {
         for (const auto& row : t.rows) {
           for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], columns(row[c]));
         }
+        // A text cell in the last column (an event's message) folds under
+        // its own column rather than running past the width.
+        const std::size_t last = width.size() - 1;
+        const bool last_folds = !width.empty() && last < t.first_numeric_column;
         const auto emit = [&](const std::vector<std::string>& row) {
           std::string line = " ";
           for (std::size_t c = 0; c < width.size(); ++c) {
             line += ' ';
-            pad(line, c < row.size() ? row[c] : std::string(), width[c], c >= t.first_numeric_column);
+            const std::string& cell = c < row.size() ? row[c] : std::string();
+            if (c == last && last_folds && columns(line) + columns(cell) > kTextWidth) {
+              std::string text = folded(cell, line, std::string(columns(line), ' '));
+              text.pop_back();  // its newline: the one below ends the row
+              line = std::move(text);
+              break;
+            }
+            pad(line, cell, width[c], c >= t.first_numeric_column);
           }
           while (!line.empty() && line.back() == ' ') line.pop_back();
           out += line + '\n';

@@ -3,9 +3,11 @@
 // kReportSchemaVersion on any incompatible change.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/advisory.h"
 #include "analysis/run_report.h"
 #include "render/json_writer.h"
 
@@ -16,6 +18,20 @@ inline constexpr int kReportSchemaVersion = 1;
 std::string render_report_text(const RunReport& report);
 std::string render_report_markdown(const RunReport& report);
 std::string render_report_json(const RunReport& report);
+
+// What `record` prints at its end unless --full: the outcome, a verdict
+// ("healthy", or the outcome and top problem), a row per GPU (utilization
+// mean, memory peak of total, power mean), energy, training progress, the
+// top kSummaryItems advisories (then whole-run findings no advisory names),
+// and the command for the full report. Bounded whatever the run: with more
+// than kSummaryGpuRows GPUs, one row for all of them and the
+// kSummaryLeastUsedRows least used; every line at most kSummaryWidth columns
+// (names shortened at a word boundary).
+inline constexpr std::size_t kSummaryGpuRows = 8;
+inline constexpr std::size_t kSummaryLeastUsedRows = 3;
+inline constexpr std::size_t kSummaryItems = 3;
+inline constexpr std::size_t kSummaryWidth = 100;
+std::string render_report_summary(const RunReport& report, std::span<const Advisory> advisories);
 
 // One line, e.g. "exit 0", "killed by signal 9 (SIGKILL)", "recording".
 std::string describe_outcome(const RunInfo& run);

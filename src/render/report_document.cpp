@@ -36,6 +36,9 @@ constexpr Row kDeviceRows[] = {
     {"PCIe RX MB/s", DeviceMetric::PcieRxBytesPerSec, 1e6, 1},
 };
 
+// Process names are single words: a long one is shortened with "…".
+constexpr std::size_t kProcessNameColumns = 40;
+
 const Row* row_of(DeviceMetric m) {
   for (const Row& r : kDeviceRows) {
     if (r.metric == m) return &r;
@@ -51,12 +54,12 @@ std::string_view metric_label(DeviceMetric m) {
 // A value in the unit people read it in.
 std::string short_value(DeviceMetric m, double v) {
   if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
-  if (const Row* r = row_of(m)) return fmt::format("{:.{}f}", v / r->divisor, r->decimals);
+  if (const Row* r = row_of(m)) return fixed(v / r->divisor, r->decimals);
   return fmt::format("{:.4g}", v);
 }
 
 std::string seconds_and_percent(double seconds, double of_s) {
-  return fmt::format("{} ({:.1f} %)", human_duration(seconds), of_s > 0 ? seconds / of_s * 100 : 0.0);
+  return fmt::format("{} ({} %)", human_duration(seconds), fixed(of_s > 0 ? seconds / of_s * 100 : 0.0, 1));
 }
 
 void add_statistics(Document& doc, const DeviceReport& d) {
@@ -65,7 +68,7 @@ void add_statistics(Document& doc, const DeviceReport& d) {
   for (const Row& row : kDeviceRows) {
     const Summary* s = d.find(row.metric);
     if (!s) continue;
-    auto f = [&](double v) { return fmt::format("{:.{}f}", v / row.divisor, row.decimals); };
+    auto f = [&](double v) { return fixed(v / row.divisor, row.decimals); };
     t.rows.push_back({std::string(row.label), f(s->mean), f(s->min), f(s->max), f(s->p50), f(s->p95), f(s->std)});
   }
   doc.table(std::move(t));
@@ -77,8 +80,8 @@ void add_energy(Document& doc, const EnergyEstimate& e) {
                          *e.counter_joules / 3600));
     if (e.integrated_counter_span_joules && *e.counter_joules > 0) {
       const double diff = (*e.integrated_counter_span_joules - *e.counter_joules) / *e.counter_joules * 100;
-      doc.line(fmt::format("        integrated power over the same span: {:.1f} J ({:+.1f} %)",
-                           *e.integrated_counter_span_joules, diff));
+      doc.line(fmt::format("        integrated power over the same span: {:.1f} J ({} %)",
+                           *e.integrated_counter_span_joules, signed_fixed(diff, 1)));
     }
   } else if (e.integrated_joules) {
     doc.line(fmt::format("energy: {:.1f} J ({:.4f} Wh) by integrating power (no energy counter)", *e.integrated_joules,
@@ -119,9 +122,10 @@ void add_throttle(Document& doc, const ThrottleReport& t) {
 }
 
 void add_memory(Document& doc, const MemoryTrend& m, std::int64_t start_mono_ns) {
-  std::string s = fmt::format("memory trend: {:+.1f} MiB/h; last tenth vs first tenth {:+.1f} MiB",
-                              m.slope_bytes_per_hour / kMiB, m.growth_bytes / kMiB);
-  if (m.growth_percent_of_total) s += fmt::format(" ({:+.2f} % of the device)", *m.growth_percent_of_total);
+  std::string s = "memory trend: ";
+  if (m.span_s >= kMemoryRateMinSpanS) s += fmt::format("{} MiB/h; ", signed_fixed(m.slope_bytes_per_hour / kMiB, 1));
+  s += fmt::format("last tenth vs first tenth {} MiB", signed_fixed(m.growth_bytes / kMiB, 1));
+  if (m.growth_percent_of_total) s += fmt::format(" ({} % of the device)", signed_fixed(*m.growth_percent_of_total, 2));
   if (m.leak_suspected) s += ": steady growth, a leak is possible";
   doc.line(s);
   for (const MemoryDrop& drop : m.drops) {
@@ -171,7 +175,7 @@ void add_all_gpus(Document& doc, const RunReport& r) {
   for (const PooledMetric& p : r.all_gpus) {
     const Row* row = row_of(p.metric);
     if (!row) continue;
-    auto f = [&](double v) { return fmt::format("{:.{}f}", v / row->divisor, row->decimals); };
+    auto f = [&](double v) { return fixed(v / row->divisor, row->decimals); };
     t.rows.push_back({std::string(row->label), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),
                       additive(p.metric) ? f(p.pooled.sum_of_means) : std::string("-")});
   }
@@ -211,7 +215,7 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
               "duration", "util % mean", "memory GiB mean", "power W mean"};
   t.first_numeric_column = 1;
   const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
-    return s ? fmt::format("{:.{}f}", s->mean / divisor, decimals) : std::string("-");
+    return s ? fixed(s->mean / divisor, decimals) : std::string("-");
   };
   for (const SegmentStats& seg : segments) {
     if (seg.devices.empty()) {  // a host-only run: the durations still say something
@@ -258,7 +262,7 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     TextTable t;
     t.header = {"name", "gpu", "pid", "max mem MiB"};
     for (const ProcessRecord& p : r.processes) {
-      t.rows.push_back({p.name.substr(0, 32), std::to_string(p.device_index), std::to_string(p.pid),
+      t.rows.push_back({shorten(p.name, kProcessNameColumns), std::to_string(p.device_index), std::to_string(p.pid),
                         p.max_used_memory_bytes
                             ? fmt::format("{:.0f}", static_cast<double>(*p.max_used_memory_bytes) / kMiB)
                             : std::string("n/a")});
@@ -274,11 +278,11 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     doc.heading("Events");
     TextTable t;
     t.header = {"time", "kind", "gpu", "message"};
-    t.first_numeric_column = 99;  // all text
+    t.first_numeric_column = 99;  // all text; a long message folds under its column
     for (const Event* event : listed) {
       const Event& e = *event;
       t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
-                        e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message.substr(0, 60)});
+                        e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message});
     }
     doc.table(std::move(t));
   }

@@ -72,6 +72,7 @@ void write_memory(JsonWriter& w, const std::optional<MemoryTrend>& m, const RunI
     return;
   }
   w.begin_object();
+  w.field("span_s", m->span_s);
   w.field("slope_bytes_per_hour", m->slope_bytes_per_hour);
   w.field("first_tenth_mean_bytes", m->first_tenth_mean_bytes);
   w.field("last_tenth_mean_bytes", m->last_tenth_mean_bytes);

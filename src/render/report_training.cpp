@@ -33,7 +33,7 @@ void add_training(Document& doc, const RunReport& r) {
   if (t.epochs > 0) progress += fmt::format("{}{} epoch{}", progress.empty() ? "" : ", ", t.epochs, t.epochs == 1 ? "" : "s");
   if (t.marks > 0) progress += fmt::format("{}{} mark{}", progress.empty() ? "" : ", ", t.marks, t.marks == 1 ? "" : "s");
   if (t.model_params) {
-    progress += fmt::format("{}model {:.1f} M parameters", progress.empty() ? "" : ", ", *t.model_params / 1e6);
+    progress += fmt::format("{}model {} parameters", progress.empty() ? "" : ", ", human_count(*t.model_params));
   }
   if (!progress.empty()) doc.line(progress);
   if (!t.scalars.empty()) {

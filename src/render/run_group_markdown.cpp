@@ -16,7 +16,7 @@ std::string render_run_group_markdown(const RunGroup& g) {
     out += "\n### Repeats averaged (runs with the same name)\n\n";
     out += render_markdown_table(repeats_table(g));
   }
-  out += "\n" + legend(g) + "\n";
+  out.append("\n").append(legend(g)).append("\n");  // not "\n" + ...: GCC 12's false -Wrestrict
   return out;
 }
 

@@ -17,7 +17,7 @@ std::string render_run_group_text(const RunGroup& g) {
     out += "\nRepeats averaged (runs with the same name)\n";
     out += render_text_table(repeats_table(g), kWidth, "  ");
   }
-  out += "\n" + wrap_text(legend(g), kWidth, "", "");
+  out.append("\n").append(wrap_text(legend(g), kWidth, "", ""));  // not "\n" + ...: GCC 12's false -Wrestrict
   return out;
 }
 

@@ -17,7 +17,7 @@ constexpr double kGiB = 1024.0 * 1024 * 1024;
 std::string change(std::optional<double> now, std::optional<double> before, double divisor, int decimals) {
   if (!now || !before) return "";
   const double d = (*now - *before) / divisor;
-  return fmt::format(" ({:+.{}f})", d, decimals);
+  return fmt::format(" ({})", signed_fixed(d, decimals));  // " (0)", never " (-0)"
 }
 
 std::optional<double> field(const std::optional<GpuWindow>& w, std::optional<double> GpuWindow::*member) {

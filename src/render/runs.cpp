@@ -1,9 +1,12 @@
 #include "render/runs.h"
 
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "render/json_writer.h"
 #include "render/report.h"
+#include "render/table.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -17,15 +20,17 @@ std::optional<double> duration_s(const RunInfo& r) {
 
 std::string render_runs_text(const std::vector<RunInfo>& runs) {
   if (runs.empty()) return "No runs stored yet. Start one with: gpuwatch record -- CMD\n";
-  std::string out = fmt::format("{:<12}  {:<19}  {:>10}  {:<11}  {:<20}  {}\n", "id", "started", "duration", "status",
-                                "outcome", "name");
+  // Outcomes are cut at 20 columns; names, last, are never cut.
+  Table t;
+  t.columns = {{"id"}, {"started"}, {"duration", true}, {"status"}, {"outcome"}, {"name"}};
   for (const RunInfo& r : runs) {
     const auto d = duration_s(r);
-    out += fmt::format("{:<12}  {:<19}  {:>10}  {:<11}  {:<20}  {}\n", r.id, iso_local(r.start_wall_ns).substr(0, 19),
-                       d ? human_duration(*d) : "-", to_string(r.status),
-                       r.status == RunStatus::Interrupted ? "-" : describe_outcome(r).substr(0, 20), r.name);
+    t.rows.push_back({r.id, iso_local(r.start_wall_ns).substr(0, 19), d ? human_duration(*d) : "-",
+                      std::string(to_string(r.status)),
+                      r.status == RunStatus::Interrupted ? "-" : std::string(prefix_fitting(describe_outcome(r), 20)),
+                      r.name});
   }
-  return out;
+  return render_text_table(t, std::numeric_limits<std::size_t>::max());
 }
 
 std::string render_runs_json(const std::vector<RunInfo>& runs) {

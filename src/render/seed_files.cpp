@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "core/utf8.h"
 #include "render/json_writer.h"
 #include "render/sample_format.h"
 #include "render/units.h"
@@ -53,6 +54,27 @@ std::vector<RowRef> rows_by_time(const RunData& run, std::optional<int> gpu) {
 }
 
 }  // namespace
+
+std::string file_name_part(std::string_view name) {
+  constexpr std::size_t kMaxBytes = 120;  // the rest of the name fits the usual 255-byte limit
+  std::string out;
+  for (std::size_t i = 0; i < name.size();) {
+    const std::size_t n = utf8_sequence_length(name, i);
+    const auto c = static_cast<unsigned char>(name[i]);
+    std::string_view piece = name.substr(i, n);
+    bool unsafe = n == 0 || (n == 1 && (c <= 0x20 || c == 0x7F || std::string_view("/\\<>:\"|?*").find(name[i]) !=
+                                                                      std::string_view::npos));
+    // C1 controls (U+0080-U+009F) and U+2028/U+2029 break lines in terminals.
+    if (n == 2 && c == 0xC2 && static_cast<unsigned char>(name[i + 1]) < 0xA0) unsafe = true;
+    if (n == 3 && name.substr(i, 2) == "\xE2\x80" && (name[i + 2] == '\xA8' || name[i + 2] == '\xA9')) unsafe = true;
+    if (out.empty() && n == 1 && (c == '.' || c == '-')) unsafe = true;
+    if (unsafe) piece = "_";
+    if (out.size() + piece.size() > kMaxBytes) break;
+    out += piece;
+    i += std::max<std::size_t>(n, 1);
+  }
+  return out.empty() ? "run" : out;
+}
 
 void write_seed_single_json(const RunData& run, std::optional<int> gpu, const TextSink& emit) {
   emit("[");

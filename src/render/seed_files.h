@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "store/store.h"
@@ -23,5 +24,13 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit);
 // Rows of every device, merged by time, through a SampleFormatter name
 // ("jsonl" or "csv"); jsonl also carries host rows.
 void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit);
+
+// A run name as part of a file name: UTF-8 letters of any script are kept
+// ("训练" stays "训练"); replaced by '_' are what breaks paths or shells on
+// some system: '/', '\\', NUL and other controls, spaces, the characters
+// Windows refuses (<>:"|?*), invalid UTF-8, and a leading '.' or '-'
+// (hidden files, options). At most 120 bytes, cut at a character
+// boundary; "run" when nothing is left.
+std::string file_name_part(std::string_view name);
 
 }  // namespace gpuwatch

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_width.h"  // display_width: what cells are padded by
+
 namespace gpuwatch {
 
 struct TableColumn {
@@ -23,10 +25,6 @@ struct Table {
   std::vector<std::vector<std::string>> rows;  // one cell per column
   std::size_t gap = 2;                         // spaces between text columns
 };
-
-// Display width of UTF-8 text, counting every code point as one column
-// (true of everything these tables print: °, −, …, Latin letters).
-std::size_t display_width(std::string_view text);
 
 // Columns separated by `gap` spaces, each line starting with `indent`, and at
 // most `max_width` columns wide when shrinkable columns allow it.

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "render/table.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -57,6 +59,62 @@ std::string human_bytes(double bytes) {
   if (bytes >= kGiB) return fmt::format("{:.2f} GiB", bytes / kGiB);
   if (bytes >= kMiB) return fmt::format("{:.1f} MiB", bytes / kMiB);
   return fmt::format("{:.0f} KiB", bytes / 1024);
+}
+
+std::string fixed(double value, int decimals) {
+  std::string s = fmt::format("{:.{}f}", value, decimals);
+  if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+  return s;
+}
+
+std::string signed_fixed(double value, int decimals, std::string_view minus) {
+  const std::string digits = fixed(std::abs(value), decimals);
+  if (digits.find_first_not_of("0.") == std::string::npos) return digits;
+  return (value < 0 ? std::string(minus) : std::string("+")) + digits;
+}
+
+std::string human_count(double count) {
+  struct Scale {
+    double factor;
+    std::string_view suffix;
+  };
+  constexpr Scale kScales[] = {{1e9, " B"}, {1e6, " M"}, {1e3, " k"}};
+  const double magnitude = std::abs(count);
+  for (const Scale& s : kScales) {
+    // Three digits at most: 999,600 would be "1000 k", so it is "1.0 M".
+    if (magnitude >= s.factor * 0.9995) {
+      const double scaled = count / s.factor;
+      const int decimals = std::abs(scaled) >= 99.95 ? 0 : 1;
+      return fixed(scaled, decimals) + std::string(s.suffix);
+    }
+  }
+  return fixed(count, 0);
+}
+
+std::string shorten(std::string_view text, std::size_t max_columns) {
+  if (display_width(text) <= max_columns) return std::string(text);
+  if (max_columns == 0) return {};
+  // Keep whole code points up to max_columns - 1 columns, room for the "…".
+  std::size_t end = 0;
+  std::size_t columns = 0;
+  while (end < text.size()) {
+    std::size_t next = end + 1;
+    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
+    if (columns + display_width(text.substr(end, next - end)) > max_columns - 1) break;
+    columns += display_width(text.substr(end, next - end));
+    end = next;
+  }
+  std::string_view kept = text.substr(0, end);
+  // At a word boundary when there is one: the last space, or the cut falls
+  // exactly before one.
+  if (end < text.size() && text[end] != ' ') {
+    const std::size_t space = kept.rfind(' ');
+    if (space != std::string_view::npos && space > 0) kept = kept.substr(0, space);
+  }
+  while (!kept.empty() && (kept.back() == ' ' || kept.back() == ',' || kept.back() == ';' || kept.back() == ':')) {
+    kept.remove_suffix(1);
+  }
+  return std::string(kept) + "…";
 }
 
 double round_to(double value, int decimals) {

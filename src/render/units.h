@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gpuwatch {
 
@@ -20,6 +21,19 @@ std::string clock_local_ms(std::int64_t wall_ns);
 std::string human_duration(double seconds);
 // "812.5 MiB", "12.34 GiB": binary units, chosen by size.
 std::string human_bytes(double bytes);
+// "1.5", "0.0": `decimals` places, and never "-0.0": a value that rounds to
+// zero has no sign to show.
+std::string fixed(double value, int decimals);
+// "+1.5", "-1.5", "0.0": a sign always, except on a value that rounds to zero
+// ("-0.0 %" reads as a loss that is not there). `minus` may be U+2212.
+std::string signed_fixed(double value, int decimals, std::string_view minus = "-");
+// "812", "2.4 k", "11.7 M", "1.3 B": a count (parameters, steps) in
+// thousands, millions, billions, with three significant digits at most.
+std::string human_count(double count);
+// `text` if it fits in `max_columns`, else cut at the last space that fits,
+// with "…": never inside a word, unless a single word is wider than
+// max_columns (then at a code point, still with "…").
+std::string shorten(std::string_view text, std::size_t max_columns);
 // Rounds to `decimals` places for human-facing files (seed JSON keeps one).
 double round_to(double value, int decimals);
 

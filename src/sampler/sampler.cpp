@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "backends/procfs/host.h"
+#include "core/metrics.h"
 
 namespace gpuwatch {
 
@@ -14,7 +15,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // How often the Costly metrics are read (see Cadence in core/metrics.h).
-constexpr std::chrono::seconds kCostlyInterval{10};
+constexpr std::chrono::seconds kCostlyInterval{kCostlyPeriodSeconds};
 
 // Moves a deadline past `now` in whole intervals, returning how many were skipped.
 std::int64_t skip_missed(Clock::time_point& deadline, std::chrono::nanoseconds interval) {

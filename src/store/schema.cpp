@@ -105,8 +105,28 @@ CREATE TABLE events (
 CREATE INDEX events_by_run ON events (run_id, mono_ns);
 )sql";
 
+// Per-minute rollups of finished runs (core/rollup.h, store/rollup_codec.h):
+// one blob per device and metric holding every minute. A run is listed in
+// rollup_runs once all of its blobs are written, in the same transaction; a
+// run that is not (recording, interrupted, recorded before this step) is read
+// from its chunks. Readers that predate the step ignore both tables.
+constexpr std::string_view kSchemaRollups = R"sql(
+CREATE TABLE rollups (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  device_idx INTEGER NOT NULL,
+  metric TEXT NOT NULL,                     -- the metric's catalogue name
+  data BLOB NOT NULL,
+  PRIMARY KEY (run_id, device_idx, metric)
+);
+CREATE TABLE rollup_runs (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+  format INTEGER NOT NULL                   -- kRollupFormat of the blobs
+);
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
+    Migration{2, kSchemaRollups, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

@@ -1,5 +1,6 @@
 // Writing a whole run at once: runs that were recorded elsewhere (imported
 // files). The same row and chunk writers as recording, in one transaction.
+#include "store/rollups.h"
 #include "store/store_impl.h"
 
 namespace gpuwatch {
@@ -33,6 +34,7 @@ std::string Store::import_run(RunData& data) {
   impl_->insert_run(run, devices);
   impl_->write_pending(samples, run.row_id);
   txn.commit();
+  build_rollups_quietly(impl_->path, run.row_id);
   return run.id;
 }
 

@@ -9,6 +9,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/command_json.h"
+#include "store/rollups.h"
 #include "store/store_impl.h"
 
 #ifndef GPUWATCH_VERSION
@@ -383,6 +384,7 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
   } catch (const StoreError&) {
     // Compaction only speeds up reading: the small chunks are still valid.
   }
+  build_rollups_quietly(path, run_row);
 }
 
 }  // namespace gpuwatch

@@ -6,7 +6,7 @@ import re
 
 from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase
 
-COMMANDS = ["devices", "sample", "record", "runs", "report", "compare", "plot", "export", "import"]
+COMMANDS = ["devices", "sample", "record", "runs", "rm", "prune", "report", "compare", "plot", "export", "import"]
 
 
 class Basics(GpuwatchTestCase):
@@ -48,13 +48,14 @@ class Basics(GpuwatchTestCase):
         self.assertNotIn("fan_percent", gpu["metrics"])
 
     def test_devices_without_driver_says_so(self):
+        # Exit 9, as nvidia-smi without a driver; the reason on stderr.
         r = self.run_gw("devices", library="/nonexistent/libnvidia-ml.so.1")
-        self.assertEqual(r.returncode, 0)
-        self.assertIn("No GPU found", r.stdout)
-        self.assertIn("NVIDIA", r.stdout)
+        self.assertEqual(r.returncode, 9)
+        self.assertIn("no GPU found", r.stderr)
+        self.assertIn("NVIDIA", r.stderr)
         r = self.run_gw("devices", scenario="init_error=9")
-        self.assertIn("No GPU found", r.stdout)
-        self.assertIn("note:", r.stdout)
+        self.assertEqual(r.returncode, 9)
+        self.assertIn("no GPU found: ", r.stderr)
 
     def test_old_driver_falls_back(self):
         r = self.run_gw("devices", "--json", library=FAKE_NVML_OLD)

@@ -160,6 +160,37 @@ class Import(GpuwatchTestCase):
                     self.assertEqual(r.stdout, "")
         self.assertFalse(os.path.exists(self.store))
 
+    def test_what_is_not_a_regular_file_is_refused_unread(self):
+        # /dev/zero was read without end (3 GB after 8 s); a FIFO would wait for a writer.
+        fifo = os.path.join(self.tmp, "pipe.json")
+        os.mkfifo(fifo)
+        for path, what in (("/dev/zero", "a character device"), (fifo, "a FIFO (named pipe)"),
+                           (self.tmp, "a directory")):
+            for command in (["import", path], ["report", path], ["export", path, "--format", "csv"]):
+                with self.subTest(path=path, command=command[0]):
+                    r = self.run_gw(*command, timeout=20)
+                    self.assertEqual(r.returncode, 1, r.stdout)
+                    self.assertIn(f"gpuwatch: error: {path}: {what}, not a regular file", r.stderr)
+        self.assertFalse(os.path.exists(self.store))
+
+    def test_absurd_values_are_warned_per_field_and_the_rest_kept(self):
+        path = os.path.join(self.tmp, "absurd.json")
+        samples = [{"timestamp": f"2025-01-15T10:30:0{i}", "gpu_name": "NVIDIA A10G", "utilization": u,
+                    "memory_used": m, "memory_total": 23028, "elapsed_seconds": e}
+                   for i, (u, m, e) in enumerate([(50, 1e12, 0), (250, 1024, 1), (60, 2048, 1e9)])]
+        with open(path, "w") as f:
+            json.dump(samples, f)
+        _, _, read, dropped, stderr = self.import_file(path)
+        self.assertEqual((read, dropped), (3, 0))
+        self.assertIn("1 value was out of range for mem_used_bytes (0 to 1 PiB): taken as absent", stderr)
+        self.assertIn("1 value was out of range for gpu_util_percent (0 to 100 %): taken as absent", stderr)
+        self.assertIn("1 elapsed-seconds value was negative or beyond 366 days: ignored", stderr)
+        rep = self.report()
+        self.assertLess(rep["run"]["wall_duration_s"], 10)
+        gpu = rep["devices"][0]["metrics"]
+        self.assertEqual(gpu["mem_used_bytes"]["max"], 2048 * 2**20)
+        self.assertEqual(gpu["gpu_util_percent"]["max"], 60)
+
     def test_missing_file_or_run(self):
         r = self.run_gw("import", os.path.join(self.tmp, "nope.json"))
         self.assertEqual(r.returncode, 1)

@@ -181,6 +181,62 @@ class RecordOutputs(GpuwatchTestCase):
                                     r"VRAM1:[\d.]+/79\.6GB\([\d.]+%\) \| CPU: [\d.]+% \| RAM:[\d.]+/[\d.]+GB\([\d.]+%\)$")
 
 
+class RecordSummary(GpuwatchTestCase):
+    """What record prints at its end: a short summary by default, the report with --full."""
+
+    def summary(self, r):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stderr[r.stderr.index("Run "):]
+
+    def test_default_is_a_short_summary_with_the_command_for_the_full_report(self):
+        r = self.run_gw("record", "--interval", "0.05", "--name", "short", "--", "sleep", "1",
+                        scenario=QUICK + ";gpu_count=1;gpu0.util=97;gpu0.mem_used_mib=65000")
+        text = self.summary(r)
+        run_id = self.report("short")["run"]["id"]
+        lines = text.splitlines()
+        self.assertLessEqual(len(lines), 10, text)
+        self.assertTrue(all(len(l) <= 100 for l in lines), text)
+        self.assertRegex(lines[0], r"^Run [0-9a-f]{12}  short  exit 0 after \d")
+        self.assertEqual(lines[1], "verdict: healthy", text)
+        self.assertRegex(text, r"\n  0 +\S.* +97 +63\.5 of 79\.6 GiB \(80 %\) +\d+\n")
+        self.assertEqual(lines[-1], f"full report: gpuwatch report {run_id}")
+        self.assertNotIn("Sampler", text)  # the full report's details stay out
+
+    def test_full_prints_the_report_as_report_does(self):
+        r = self.run_gw("record", "--interval", "0.05", "--name", "full", "--full", "--", "sleep", "0.5",
+                        scenario=QUICK + ";gpu_count=1")
+        text = self.summary(r)
+        self.assertIn("Sampler", text)
+        self.assertNotIn("verdict:", text)
+        self.assertEqual(text, self.run_gw("report", "full").stdout)
+
+    def test_no_summary_prints_nothing(self):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", "sleep", "0.3")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+
+    def test_the_advisors_verdict_tops_the_summary(self):
+        # 20 % busy with 2 GiB of 79.6: low utilization and a batch too small,
+        # judged over a 2 s window as `status` would.
+        conf = os.path.join(self.tmp, "advisor.conf")
+        with open(conf, "w") as f:
+            f.write("window_s = 2\nwarmup_s = 1\n")
+        r = self.run_gw("record", "--interval", "0.05", "--advisor-config", conf, "--", "sleep", "3",
+                        scenario=QUICK + ";gpu_count=1;gpu0.util=20;gpu0.mem_used_mib=2048")
+        text = self.summary(r)
+        self.assertRegex(text.splitlines()[1], r"^verdict: warning: (memory\.batch_too_small|util\.\w+) GPU 0$", text)
+        self.assertIn("[warning] memory.batch_too_small GPU 0: ", text)
+        self.assertLessEqual(len(text.splitlines()), 10, text)
+
+    def test_eight_gpus_stay_short(self):
+        r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "0.5",
+                        scenario=QUICK + ";gpu_count=8;gpu*.util=90")
+        text = self.summary(r)
+        gpu_rows = [l for l in text.splitlines() if re.match(r"^  \d +NVIDIA", l)]
+        self.assertEqual(len(gpu_rows), 8, text)
+        self.assertLessEqual(len(text.splitlines()), 14, text)
+
+
 class RecordTerminal(GpuwatchTestCase):
     def test_status_line_refreshes_in_place_on_a_terminal(self):
         status, out = self.run_in_pty(["record", "--interval", "0.05", "--status-line", "--no-summary", "--",

@@ -1,8 +1,5 @@
 #include "render/plot/canvas.h"
 
-#include <cairo-pdf.h>
-#include <cairo-svg.h>
-
 #include <algorithm>
 #include <cctype>
 #include <exception>
@@ -11,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/atomic_file.h"
+#include "render/plot/cairo_library.h"
 
 namespace gpuwatch::plot {
 
@@ -47,10 +45,11 @@ cairo_status_t write_to_sink(void* closure, const unsigned char* data, unsigned 
 }
 
 void check_surface(cairo_surface_t* surface, const std::filesystem::path& path) {
-  const cairo_status_t status = cairo_surface_status(surface);
+  const cairo_status_t status = cairo_api().surface_status(surface);
   if (status != CAIRO_STATUS_SUCCESS) {
-    cairo_surface_destroy(surface);
-    throw PlotError(fmt::format("cannot create the picture for {}: {}", path.string(), cairo_status_to_string(status)));
+    cairo_api().surface_destroy(surface);
+    throw PlotError(fmt::format("cannot create the picture for {}: {}", path.string(),
+                                cairo_api().status_to_string(status)));
   }
 }
 
@@ -68,18 +67,18 @@ FileFormat file_format(const std::filesystem::path& path) {
 }
 
 Canvas::Canvas(cairo_surface_t* surface, int width, int height)
-    : surface_(surface), cr_(cairo_create(surface)), width_(width), height_(height) {
-  cairo_set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
-  cairo_set_line_cap(cr_, CAIRO_LINE_CAP_BUTT);
+    : surface_(surface), cr_(cairo_api().create(surface)), width_(width), height_(height) {
+  cairo_api().set_line_join(cr_, CAIRO_LINE_JOIN_ROUND);
+  cairo_api().set_line_cap(cr_, CAIRO_LINE_CAP_BUTT);
 }
 
 Canvas::~Canvas() {
-  cairo_destroy(cr_);
-  cairo_surface_destroy(surface_);
+  cairo_api().destroy(cr_);
+  cairo_api().surface_destroy(surface_);
 }
 
 std::unique_ptr<Canvas> Canvas::image(int width, int height) {
-  cairo_surface_t* surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_surface_t* surface = cairo_api().image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
   check_surface(surface, "an image in memory");
   auto canvas = std::make_unique<Canvas>(surface, width, height);
   paint_background(*canvas);
@@ -87,17 +86,17 @@ std::unique_ptr<Canvas> Canvas::image(int width, int height) {
 }
 
 void Canvas::use_font(const Font& font) {
-  cairo_select_font_face(cr_, kFontFace, CAIRO_FONT_SLANT_NORMAL,
+  cairo_api().select_font_face(cr_, kFontFace, CAIRO_FONT_SLANT_NORMAL,
                          font.bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size(cr_, font.size);
+  cairo_api().set_font_size(cr_, font.size);
 }
 
 Canvas::TextMetrics Canvas::measure(const std::string& text, const Font& font) {
   use_font(font);
   cairo_text_extents_t ext;
-  cairo_text_extents(cr_, text.c_str(), &ext);
+  cairo_api().text_extents(cr_, text.c_str(), &ext);
   cairo_font_extents_t fe;
-  cairo_font_extents(cr_, &fe);
+  cairo_api().font_extents(cr_, &fe);
   return {ext.x_advance, fe.ascent + fe.descent, fe.ascent};
 }
 
@@ -127,10 +126,10 @@ Rect Canvas::text(std::string_view text, double x, double y, HAlign h, VAlign v,
   const double height = m.height;
   const double left = h == HAlign::Left ? x : h == HAlign::Center ? x - width / 2 : x - width;
   const double top = v == VAlign::Top ? y : v == VAlign::Middle ? y - height / 2 : y - height;
-  cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_move_to(cr_, left, top + m.ascent);
-  cairo_show_text(cr_, s.c_str());
-  cairo_new_path(cr_);
+  cairo_api().set_source_rgb(cr_, color.r, color.g, color.b);
+  cairo_api().move_to(cr_, left, top + m.ascent);
+  cairo_api().show_text(cr_, s.c_str());
+  cairo_api().new_path(cr_);
   const Rect box{left, top, width, height};
   texts_.push_back({box, s});
   return box;
@@ -141,46 +140,46 @@ Rect Canvas::text_up(std::string_view text, double cx, double cy, const Font& fo
   const TextMetrics m = measure(s, font);
   const double length = m.width;
   const double height = m.height;
-  cairo_save(cr_);
-  cairo_translate(cr_, cx, cy);
-  cairo_rotate(cr_, -std::numbers::pi / 2);
-  cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_move_to(cr_, -length / 2, -height / 2 + m.ascent);
-  cairo_show_text(cr_, s.c_str());
-  cairo_new_path(cr_);
-  cairo_restore(cr_);
+  cairo_api().save(cr_);
+  cairo_api().translate(cr_, cx, cy);
+  cairo_api().rotate(cr_, -std::numbers::pi / 2);
+  cairo_api().set_source_rgb(cr_, color.r, color.g, color.b);
+  cairo_api().move_to(cr_, -length / 2, -height / 2 + m.ascent);
+  cairo_api().show_text(cr_, s.c_str());
+  cairo_api().new_path(cr_);
+  cairo_api().restore(cr_);
   const Rect box{cx - height / 2, cy - length / 2, height, length};
   texts_.push_back({box, s});
   return box;
 }
 
 void Canvas::line(double x0, double y0, double x1, double y1, Rgb color, double width, std::span<const double> dash) {
-  cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_set_line_width(cr_, width);
-  cairo_set_dash(cr_, dash.data(), static_cast<int>(dash.size()), 0);
-  cairo_move_to(cr_, x0, y0);
-  cairo_line_to(cr_, x1, y1);
-  cairo_stroke(cr_);
-  cairo_set_dash(cr_, nullptr, 0, 0);
+  cairo_api().set_source_rgb(cr_, color.r, color.g, color.b);
+  cairo_api().set_line_width(cr_, width);
+  cairo_api().set_dash(cr_, dash.data(), static_cast<int>(dash.size()), 0);
+  cairo_api().move_to(cr_, x0, y0);
+  cairo_api().line_to(cr_, x1, y1);
+  cairo_api().stroke(cr_);
+  cairo_api().set_dash(cr_, nullptr, 0, 0);
 }
 
 void Canvas::fill(const Rect& r, Rgb color, double alpha) {
-  cairo_set_source_rgba(cr_, color.r, color.g, color.b, alpha);
-  cairo_rectangle(cr_, r.x, r.y, r.w, r.h);
-  cairo_fill(cr_);
+  cairo_api().set_source_rgba(cr_, color.r, color.g, color.b, alpha);
+  cairo_api().rectangle(cr_, r.x, r.y, r.w, r.h);
+  cairo_api().fill(cr_);
 }
 
 void Canvas::stroke(const Rect& r, Rgb color, double width) {
-  cairo_set_source_rgb(cr_, color.r, color.g, color.b);
-  cairo_set_line_width(cr_, width);
-  cairo_rectangle(cr_, r.x, r.y, r.w, r.h);
-  cairo_stroke(cr_);
+  cairo_api().set_source_rgb(cr_, color.r, color.g, color.b);
+  cairo_api().set_line_width(cr_, width);
+  cairo_api().rectangle(cr_, r.x, r.y, r.w, r.h);
+  cairo_api().stroke(cr_);
 }
 
 void Canvas::check() const {
-  const cairo_status_t status = cairo_status(cr_);
+  const cairo_status_t status = cairo_api().status(cr_);
   if (status != CAIRO_STATUS_SUCCESS) {
-    throw PlotError(fmt::format("drawing failed: {}", cairo_status_to_string(status)));
+    throw PlotError(fmt::format("drawing failed: {}", cairo_api().status_to_string(status)));
   }
 }
 
@@ -194,10 +193,10 @@ void write_canvas_file(const std::filesystem::path& path, int width, int height,
     canvas->check();
     write_file_atomically(path, [&](const WriteChunk& write) {
       StreamSink sink{&write, nullptr};
-      const cairo_status_t status = cairo_surface_write_to_png_stream(canvas->surface(), write_to_sink, &sink);
+      const cairo_status_t status = cairo_api().surface_write_to_png_stream(canvas->surface(), write_to_sink, &sink);
       if (sink.error) std::rethrow_exception(sink.error);
       if (status != CAIRO_STATUS_SUCCESS) {
-        throw PlotError(fmt::format("cannot write {}: {}", path.string(), cairo_status_to_string(status)));
+        throw PlotError(fmt::format("cannot write {}: {}", path.string(), cairo_api().status_to_string(status)));
       }
     });
     return;
@@ -207,13 +206,13 @@ void write_canvas_file(const std::filesystem::path& path, int width, int height,
     const auto w = static_cast<double>(width);
     const auto h = static_cast<double>(height);
     cairo_surface_t* surface = format == FileFormat::Svg
-                                   ? cairo_svg_surface_create_for_stream(write_to_sink, &sink, w, h)
-                                   : cairo_pdf_surface_create_for_stream(write_to_sink, &sink, w, h);
+                                   ? cairo_api().svg_surface_create_for_stream(write_to_sink, &sink, w, h)
+                                   : cairo_api().pdf_surface_create_for_stream(write_to_sink, &sink, w, h);
     check_surface(surface, path);
     if (format == FileFormat::Svg) {
-      cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX);
+      cairo_api().svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX);
     } else {
-      cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "gpuwatch");
+      cairo_api().pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, "gpuwatch");
     }
     cairo_status_t status = CAIRO_STATUS_SUCCESS;
     {
@@ -221,12 +220,12 @@ void write_canvas_file(const std::filesystem::path& path, int width, int height,
       paint_background(canvas);
       draw(canvas);
       canvas.check();
-      cairo_surface_finish(surface);  // the vector formats write their content here
-      status = cairo_surface_status(surface);
+      cairo_api().surface_finish(surface);  // the vector formats write their content here
+      status = cairo_api().surface_status(surface);
     }
     if (sink.error) std::rethrow_exception(sink.error);
     if (status != CAIRO_STATUS_SUCCESS) {
-      throw PlotError(fmt::format("cannot write {}: {}", path.string(), cairo_status_to_string(status)));
+      throw PlotError(fmt::format("cannot write {}: {}", path.string(), cairo_api().status_to_string(status)));
     }
   });
 }

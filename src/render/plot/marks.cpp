@@ -5,6 +5,7 @@
 #include <numbers>
 #include <utility>
 
+#include "render/plot/cairo_library.h"
 #include "render/plot/labels.h"
 #include "render/plot/series.h"
 #include "render/plot/style.h"
@@ -27,14 +28,14 @@ constexpr std::size_t kSegmentsPerStroke = 32;
 void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> points, double divisor, Rgb color,
                std::span<const double> dash) {
   cairo_t* cr = canvas.cr();
-  cairo_save(cr);
+  cairo_api().save(cr);
   const Rect& a = frame.area;
-  cairo_rectangle(cr, a.x - 1, a.y - 1, a.w + 2, a.h + 2);
-  cairo_clip(cr);
-  cairo_new_path(cr);
-  cairo_set_source_rgb(cr, color.r, color.g, color.b);
-  cairo_set_line_width(cr, kLineWidth);
-  const bool raster = cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
+  cairo_api().rectangle(cr, a.x - 1, a.y - 1, a.w + 2, a.h + 2);
+  cairo_api().clip(cr);
+  cairo_api().new_path(cr);
+  cairo_api().set_source_rgb(cr, color.r, color.g, color.b);
+  cairo_api().set_line_width(cr, kLineWidth);
+  const bool raster = cairo_api().surface_get_type(cairo_api().get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE;
   const std::size_t segments_per_stroke = raster ? kSegmentsPerStroke : points.size();
   // The dash pattern goes on across the pieces of a stretch, and starts
   // again after a gap.
@@ -42,8 +43,8 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   double piece_length = 0;
   std::size_t piece_segments = 0;
   const auto stroke_piece = [&] {
-    cairo_set_dash(cr, dash.data(), static_cast<int>(dash.size()), drawn_length);
-    cairo_stroke(cr);
+    cairo_api().set_dash(cr, dash.data(), static_cast<int>(dash.size()), drawn_length);
+    cairo_api().stroke(cr);
     drawn_length += piece_length;
     piece_length = 0;
     piece_segments = 0;
@@ -63,13 +64,13 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
     const double x = frame.px(p.t);
     const double y = frame.py(p.v / divisor);
     if (run++ == 0) {
-      cairo_move_to(cr, x, y);
+      cairo_api().move_to(cr, x, y);
     } else {
-      cairo_line_to(cr, x, y);
+      cairo_api().line_to(cr, x, y);
       piece_length += std::hypot(x - last_x, y - last_y);
       if (++piece_segments == segments_per_stroke) {
         stroke_piece();
-        cairo_move_to(cr, x, y);
+        cairo_api().move_to(cr, x, y);
       }
     }
     last_x = x;
@@ -77,13 +78,13 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   }
   if (run == 1) dots.emplace_back(last_x, last_y);
   stroke_piece();
-  cairo_set_dash(cr, nullptr, 0, 0);
+  cairo_api().set_dash(cr, nullptr, 0, 0);
   for (const auto& [x, y] : dots) {
-    cairo_new_sub_path(cr);
-    cairo_arc(cr, x, y, kLineWidth * 1.2, 0, 2 * std::numbers::pi);
+    cairo_api().new_sub_path(cr);
+    cairo_api().arc(cr, x, y, kLineWidth * 1.2, 0, 2 * std::numbers::pi);
   }
-  cairo_fill(cr);
-  cairo_restore(cr);
+  cairo_api().fill(cr);
+  cairo_api().restore(cr);
 }
 
 std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color) {

@@ -24,14 +24,14 @@ std::int64_t tick_tolerance_ns(const RunInfo& run) {
 
 // How long a value stays current for the mean across GPUs: a few of the
 // metric's read periods (slow metrics are read once a second, costly ones
-// every 10 s; see core/metrics.h).
+// every kCostlyPeriodSeconds; see core/metrics.h).
 std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
   const double interval = std::max(run.interval_s, 0.001);
   double period = interval;
   switch (info(metric).cadence) {
     case Cadence::Fast: break;
     case Cadence::Slow: period = std::max(interval, 1.0); break;
-    case Cadence::Costly: period = std::max(interval, 10.0); break;
+    case Cadence::Costly: period = std::max(interval, double{kCostlyPeriodSeconds}); break;
     case Cadence::Static: period = 1e9; break;
   }
   return static_cast<std::int64_t>(3 * period * 1e9);

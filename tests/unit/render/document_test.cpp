@@ -1,8 +1,11 @@
 #include "render/document.h"
 
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
+
+#include "render/table.h"
 
 namespace gpuwatch {
 namespace {
@@ -168,6 +171,68 @@ TEST(DocumentMarkdown, ShortRowsAreFilledWithEmptyCells) {
             "| --- | ---: | ---: |\n"
             "| 0 |  |  |\n"
             "\n");
+}
+
+// Every line of `text` with its display width.
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+TEST(DocumentText, LongLinesFoldAtSpacesNeverInsideAWord) {
+  // 30 words of 9 letters: 299 columns on one line before.
+  std::string words;
+  for (int i = 0; i < 30; ++i) words += (i ? " word" : "word") + std::to_string(1000 + i);
+  Document d;
+  d.heading("Run");
+  d.line(words);
+  const auto lines = lines_of(d.to_text());
+  ASSERT_GE(lines.size(), 4u);  // "Run", then the folded line
+  EXPECT_EQ(lines[0], "Run");
+  std::string joined;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_LE(display_width(lines[i]), 100u) << lines[i];
+    // First line indented by the section, the others hang further in.
+    EXPECT_EQ(lines[i].rfind(i == 1 ? "  word" : "      word", 0), 0u) << lines[i];
+    EXPECT_NE(lines[i].back(), ' ');
+    const std::size_t text = lines[i].find_first_not_of(' ');
+    joined += (joined.empty() ? "" : " ") + lines[i].substr(text);
+  }
+  EXPECT_EQ(joined, words);  // every word whole, in order
+}
+
+TEST(DocumentText, AWordLongerThanTheLineStandsAloneUncut) {
+  const std::string path = "/data/" + std::string(120, 'x') + "/checkpoint.pt";
+  Document d;
+  d.line("saved to " + path + " after epoch 3");
+  EXPECT_EQ(d.to_text(), "saved to\n    " + path + "\n    after epoch 3\n");
+}
+
+TEST(DocumentText, ALongLastTextCellFoldsUnderItsColumn) {
+  std::string message;
+  for (int i = 0; i < 20; ++i) message += (i ? " part" : "part") + std::to_string(10 + i);
+  Document d;
+  d.table(TextTable{{"time", "kind", "message"}, {{"12:00:01.000", "mark", message}, {"12:00:02.000", "x", "ok"}}, 99});
+  const auto lines = lines_of(d.to_text());
+  ASSERT_GE(lines.size(), 4u);
+  const std::size_t column = lines[0].find("message");
+  EXPECT_EQ(lines[1].find("part10"), column);
+  std::string joined = lines[1].substr(column);
+  std::size_t i = 2;
+  for (; i < lines.size() && !lines[i].starts_with("  12:"); ++i) {
+    EXPECT_LE(display_width(lines[i]), 100u);
+    EXPECT_EQ(lines[i].find_first_not_of(' '), column) << lines[i];
+    joined += " " + lines[i].substr(column);
+  }
+  EXPECT_EQ(joined, message);
+  ASSERT_LT(i, lines.size());
+  EXPECT_EQ(lines[i], "  12:00:02.000 x    ok");
 }
 
 }  // namespace

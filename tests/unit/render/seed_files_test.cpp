@@ -58,6 +58,26 @@ TEST(SeedFiles, MultiGpuGroupsTicksAndAggregates) {
       << out;
 }
 
+// Issue 9 item 22: a run named in Chinese got a file name of underscores.
+TEST(FileNamePart, KeepsUtf8LettersAndReplacesWhatIsUnsafe) {
+  EXPECT_EQ(file_name_part("训练-bert_v2.1"), "训练-bert_v2.1");
+  EXPECT_EQ(file_name_part("café ünïcode"), "café_ünïcode");
+  EXPECT_EQ(file_name_part("🚀run"), "🚀run");
+  EXPECT_EQ(file_name_part("a/b\\c"), "a_b_c");
+  EXPECT_EQ(file_name_part(std::string("a\0b\n\x7f", 5)), "a_b__");
+  EXPECT_EQ(file_name_part("x<>:\"|?*y"), "x_______y");
+  EXPECT_EQ(file_name_part(".hidden"), "_hidden");
+  EXPECT_EQ(file_name_part("-rf"), "_rf");
+  EXPECT_EQ(file_name_part("a.b"), "a.b");
+  EXPECT_EQ(file_name_part("bad\xff\xfeutf8"), "bad__utf8");
+  EXPECT_EQ(file_name_part("c1\xc2\x85x"), "c1_x");             // NEL, a C1 control
+  EXPECT_EQ(file_name_part("ls\xe2\x80\xa8x"), "ls_x");        // LINE SEPARATOR
+  EXPECT_EQ(file_name_part(""), "run");
+  std::string cjk;
+  for (int i = 0; i < 100; ++i) cjk += "训";
+  EXPECT_EQ(file_name_part(cjk).size(), 120u);  // 40 whole characters
+}
+
 TEST(SeedFiles, EmptyRunIsAnEmptyArray) {
   RunData run;
   EXPECT_EQ(collect([&](const TextSink& e) { write_seed_single_json(run, std::nullopt, e); }), "[]\n");

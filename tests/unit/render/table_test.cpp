@@ -33,6 +33,31 @@ TEST(TextTable, ShrinksNamesToFitTheWidth) {
   EXPECT_NE(out.find("a-very-l…"), std::string::npos) << out;
 }
 
+// Issue 9 item 22: columns were padded by code points, so a CJK or emoji name
+// pushed the rest of its row right by one column per character.
+TEST(TextTable, AlignsCjkAndEmojiByDisplayWidth) {
+  Table t;
+  t.columns = {{"name"}, {"gpu %", true}};
+  t.rows = {{"训练", "80"}, {"🚀 run", "7"}, {"plain", "100"}, {"café", "5"}};
+  const auto out = lines(render_text_table(t, 100));
+  ASSERT_EQ(out.size(), 5u);
+  for (const std::string& line : out) EXPECT_EQ(display_width(line), display_width(out[0])) << line;
+  EXPECT_EQ(out[1], "训练" + std::string(7, ' ') + "80");
+  EXPECT_EQ(out[2], "🚀 run" + std::string(6, ' ') + "7");
+}
+
+TEST(TextTable, CutsWideNamesWithoutSplittingACharacter) {
+  Table t;
+  t.columns = {{"name", false, true, 4}, {"n", true}};
+  t.rows = {{"训练模型训练模型训练模型", "1"}};
+  // 8 columns for the name: three characters, "…", and a space where the
+  // fourth would straddle the edge.
+  const auto out = lines(render_text_table(t, 11));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1], "训练模… " + std::string(2, ' ') + "1");
+  for (const std::string& line : out) EXPECT_EQ(display_width(line), 11u) << line;
+}
+
 TEST(MarkdownTable, EscapesPipesAndAlignsNumbersRight) {
   Table t;
   t.columns = {{"name"}, {"v", true}};

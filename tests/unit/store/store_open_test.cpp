@@ -120,8 +120,15 @@ TEST_F(StoreOpenTest, OldSchemaIsMigratedInOneTransactionOnWriteOpen) {
     v1->begin_run(run, {});
     v1->finish_run(run);
   }
-  const std::vector<Migration> steps{schema_migrations()[0], Migration{2, kV2, false}};
-  ASSERT_EQ(steps[0].version, 1);
+  // This build's steps, and one more that a newer build would bring.
+  const int now = current_schema_version();
+  const int next = now + 1;
+  const auto with = [](const Migration& step) {
+    std::vector<Migration> steps(schema_migrations().begin(), schema_migrations().end());
+    steps.push_back(step);
+    return steps;
+  };
+  const std::vector<Migration> steps = with(Migration{next, kV2, false});
 
   // A reader of the newer build cannot read v1 when step 2 is required.
   try {
@@ -131,25 +138,24 @@ TEST_F(StoreOpenTest, OldSchemaIsMigratedInOneTransactionOnWriteOpen) {
     EXPECT_NE(std::string(e.what()).find("run any write command"), std::string::npos) << e.what();
   }
   // A step the readers can do without: v1 is read as is.
-  const std::vector<Migration> optional_steps{schema_migrations()[0], Migration{2, kV2, true}};
+  const std::vector<Migration> optional_steps = with(Migration{next, kV2, true});
   EXPECT_EQ(Store::open(path_, true, optional_steps)->resolve("before").name, "before");
 
   // A failing step leaves the file as it was.
-  const std::vector<Migration> broken{schema_migrations()[0],
-                                      Migration{2, "CREATE TABLE half (x); SELEKT nonsense;", false}};
+  const std::vector<Migration> broken = with(Migration{next, "CREATE TABLE half (x); SELEKT nonsense;", false});
   EXPECT_THROW((void)Store::open(path_, false, broken), StoreError);
   RawDb raw(path_);
-  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), "1");
+  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(now));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'half'"), "<none>");
 
   auto v2 = Store::open(path_, false, steps);
-  EXPECT_EQ(v2->schema_version(), 2);
-  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), "2");
+  EXPECT_EQ(v2->schema_version(), next);
+  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), std::to_string(next));
   EXPECT_EQ(raw.text("SELECT note FROM runs WHERE name = 'before'"), "migrated");
   EXPECT_EQ(v2->resolve("before").status, RunStatus::Finished);
   v2.reset();
 
-  // This build only knows v1: the newer file is refused, read or write.
+  // This build does not know `next`: the newer file is refused, read or write.
   for (const bool ro : {true, false}) {
     try {
       (void)Store::open(path_, ro);

@@ -1,0 +1,28 @@
+# Runs at the end of `cmake --install`: says where gpuwatch was installed and,
+# when that directory is not on PATH, how to put it there. Silent for staged
+# installs (DESTDIR), which packagers use.
+if(NOT "$ENV{DESTDIR}" STREQUAL "")
+  return()
+endif()
+if(IS_ABSOLUTE "${gpuwatch_bindir}")
+  set(bin "${gpuwatch_bindir}")
+else()
+  set(bin "${CMAKE_INSTALL_PREFIX}/${gpuwatch_bindir}")
+endif()
+file(REAL_PATH "${bin}" bin_real)
+string(REPLACE ":" ";" path_dirs "$ENV{PATH}")
+set(on_path OFF)
+foreach(dir IN LISTS path_dirs)
+  if(dir AND IS_DIRECTORY "${dir}")
+    file(REAL_PATH "${dir}" dir_real)
+    if(dir_real STREQUAL bin_real)
+      set(on_path ON)
+    endif()
+  endif()
+endforeach()
+if(on_path)
+  message(STATUS "gpuwatch is installed as ${bin}/gpuwatch (on PATH: run it as gpuwatch)")
+else()
+  message(STATUS "gpuwatch is installed as ${bin}/gpuwatch, but ${bin} is not on PATH; to run it as gpuwatch:\n"
+                 "     export PATH=\"${bin}:$PATH\"   (and add that line to ~/.profile or your shell's rc file)")
+endif()

@@ -1,0 +1,151 @@
+#include "core/rollup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "core/time_weights.h"
+
+namespace gpuwatch {
+namespace {
+
+// Offset of positive keys: log(DBL_TRUE_MIN) / log(1.005) is about -149,000,
+// so every positive value maps above zero.
+constexpr std::int64_t kKeyOffset = 200'000;
+
+bool exact_in_fixed_point(double v, double scale) {
+  const double fixed = v * scale;
+  return std::abs(fixed) <= static_cast<double>(kRollupMaxFixed) && static_cast<double>(std::llround(fixed)) / scale == v;
+}
+
+bool few_distinct_values(std::span<const double> values, double scale) {
+  std::unordered_set<double> seen;
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    if (seen.insert(v).second && (seen.size() > kRollupExactValues || !exact_in_fixed_point(v, scale))) return false;
+  }
+  return true;
+}
+
+// Sorts the bins by value and adds up those with equal values.
+void combine_bins(std::vector<RollupBin>& bins) {
+  std::sort(bins.begin(), bins.end(), [](const RollupBin& a, const RollupBin& b) { return a.value < b.value; });
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < bins.size(); ++i) {
+    if (out > 0 && bins[out - 1].value == bins[i].value) {
+      bins[out - 1].weight_ns += bins[i].weight_ns;
+    } else {
+      bins[out++] = bins[i];
+    }
+  }
+  bins.resize(out);
+}
+
+std::int64_t minute_of(std::int64_t t, std::int64_t start) {
+  const std::int64_t d = t - start;
+  return d >= 0 ? d / kRollupMinuteNs : -((-d + kRollupMinuteNs - 1) / kRollupMinuteNs);
+}
+
+}  // namespace
+
+std::int64_t rollup_bucket_key(double value) {
+  if (value == 0 || std::isnan(value)) return 0;
+  // Clamped before the conversion: infinities land in the outermost bucket.
+  const double b = std::floor(std::log(std::abs(value)) / std::log(kRollupBucketRatio));
+  const auto key = static_cast<std::int64_t>(std::clamp(b + static_cast<double>(kKeyOffset), 1.0, 2.0 * kKeyOffset));
+  return value > 0 ? key : -key;
+}
+
+double rollup_bucket_value(std::int64_t key) {
+  if (key == 0) return 0;
+  const auto b = static_cast<double>((key > 0 ? key : -key) - kKeyOffset);
+  const double v = std::pow(kRollupBucketRatio, b) * 2 * kRollupBucketRatio / (kRollupBucketRatio + 1);
+  return key > 0 ? v : -v;
+}
+
+std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, std::span<const double> values,
+                                        std::int64_t start_mono_ns, double scale) {
+  const std::size_t n = std::min(time_ns.size(), values.size());
+  std::vector<std::int64_t> times;
+  std::vector<double> present;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isnan(values[i])) continue;
+    times.push_back(time_ns[i]);
+    present.push_back(values[i]);
+  }
+  std::vector<ColumnRollup> out;
+  if (present.empty()) return out;
+  std::vector<double> weights = half_gap_weights_ns(times);
+  // As summarize(): a lone sample, or one between identical timestamps, still counts.
+  for (double& w : weights) w = w > 0 ? w : 1;
+  const bool exact = few_distinct_values(present, scale);
+  std::size_t begin = 0;
+  while (begin < present.size()) {
+    const std::int64_t minute = minute_of(times[begin], start_mono_ns);
+    std::size_t end = begin;
+    while (end < present.size() && minute_of(times[end], start_mono_ns) == minute) ++end;
+    ColumnRollup r;
+    r.minute = minute;
+    r.count = end - begin;
+    r.exact = exact;
+    r.min = r.max = present[begin];
+    double sum = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      r.weight_ns += weights[i];
+      sum += present[i] * weights[i];
+      r.min = std::min(r.min, present[i]);
+      r.max = std::max(r.max, present[i]);
+    }
+    r.mean = sum / r.weight_ns;
+    r.histogram.reserve(end - begin);
+    for (std::size_t i = begin; i < end; ++i) {
+      const double d = present[i] - r.mean;
+      r.m2 += weights[i] * d * d;
+      const double v = exact ? present[i] : rollup_bucket_value(rollup_bucket_key(present[i]));
+      r.histogram.push_back({v, weights[i]});
+    }
+    combine_bins(r.histogram);
+    out.push_back(std::move(r));
+    begin = end;
+  }
+  return out;
+}
+
+ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {
+  ColumnRollup m;
+  bool exact = true;
+  std::size_t bins = 0;
+  for (const ColumnRollup& p : parts) {
+    if (p.count == 0) continue;
+    exact = exact && p.exact;
+    bins += p.histogram.size();
+  }
+  m.exact = exact;
+  m.histogram.reserve(bins);
+  for (const ColumnRollup& p : parts) {
+    if (p.count == 0) continue;
+    if (m.count == 0) {
+      m.minute = p.minute;
+      m.min = p.min;
+      m.max = p.max;
+    }
+    // Chan et al.'s pairwise update: stable where the mean dwarfs the spread
+    // (memory in bytes), unlike a sum of squares.
+    const double total = m.weight_ns + p.weight_ns;
+    const double delta = p.mean - m.mean;
+    m.mean += delta * (p.weight_ns / total);
+    m.m2 += p.m2 + delta * delta * (m.weight_ns * p.weight_ns / total);
+    m.weight_ns = total;
+    m.count += p.count;
+    m.min = std::min(m.min, p.min);
+    m.max = std::max(m.max, p.max);
+    for (const RollupBin& b : p.histogram) {
+      const double v = exact || !p.exact ? b.value : rollup_bucket_value(rollup_bucket_key(b.value));
+      m.histogram.push_back({v, b.weight_ns});
+    }
+  }
+  combine_bins(m.histogram);
+  return m;
+}
+
+}  // namespace gpuwatch

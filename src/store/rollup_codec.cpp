@@ -1,0 +1,135 @@
+#include "store/rollup_codec.h"
+
+#include <cmath>
+
+#include "store/varint.h"
+
+namespace gpuwatch {
+namespace {
+
+// The smallest encoding of a minute and of a bin: what bounds the counts a
+// header may claim before anything is allocated.
+constexpr std::size_t kMinMinuteBytes = 1 + 1 + 1 + 4 * 8 + 1 + 1;
+constexpr std::size_t kMinBinBytes = 2;
+
+std::int64_t key_of(double value, bool exact, double scale) {
+  return exact ? std::llround(value * scale) : rollup_bucket_key(value);
+}
+
+double value_of(std::int64_t key, bool exact, double scale) {
+  return exact ? static_cast<double>(key) / scale : rollup_bucket_value(key);
+}
+
+// Whole nanoseconds stay exact in a double up to 2^53 (104 days).
+constexpr std::uint64_t kMaxExact = std::uint64_t{1} << 53;
+
+// Whether `key` is one that encoding its value gives back.
+bool valid_key(std::int64_t key, bool exact) {
+  if (exact) return key >= -kRollupMaxFixed && key <= kRollupMaxFixed;
+  const double v = rollup_bucket_value(key);
+  return std::isfinite(v) && rollup_bucket_key(v) == key;
+}
+
+std::uint64_t whole_ns(double w) { return w > 0 ? static_cast<std::uint64_t>(std::llround(w)) : 0; }
+
+bool fail(std::string* error, const char* why) {
+  if (error) *error = why;
+  return false;
+}
+
+bool decode_minute(blob::Reader& r, std::int64_t& minute, double scale, ColumnRollup& m, std::string* error) {
+  std::uint64_t z = 0;
+  std::uint64_t count = 0;
+  std::uint64_t weight = 0;
+  std::uint8_t exact = 0;
+  std::uint64_t bins = 0;
+  if (!r.varint(z) || !r.varint(count) || !r.varint(weight)) return fail(error, "truncated minute");
+  if (!r.f64(m.mean) || !r.f64(m.m2) || !r.f64(m.min) || !r.f64(m.max) || !r.byte(exact) || !r.varint(bins)) {
+    return fail(error, "truncated minute");
+  }
+  minute = blob::wrap_add(minute, blob::unzigzag(z));
+  m.minute = minute;
+  m.count = static_cast<std::size_t>(count);
+  m.weight_ns = static_cast<double>(weight);
+  m.exact = exact == 1;
+  if (count == 0 || weight == 0 || weight > kMaxExact || exact > 1) return fail(error, "empty minute");
+  if (!std::isfinite(m.mean) || !std::isfinite(m.m2) || !std::isfinite(m.min) || !std::isfinite(m.max) ||
+      m.min > m.max || m.m2 < 0) {
+    return fail(error, "minute statistics out of range");
+  }
+  if (bins == 0 || bins > r.remaining() / kMinBinBytes) return fail(error, "bad bin count");
+  m.histogram.resize(static_cast<std::size_t>(bins));
+  std::int64_t key = 0;
+  for (std::size_t b = 0; b < m.histogram.size(); ++b) {
+    std::uint64_t w = 0;
+    if (!r.varint(z) || !r.varint(w)) return fail(error, "truncated bins");
+    const std::uint64_t step = blob::unzigzag(z);
+    if (b > 0 && (step == 0 || static_cast<std::int64_t>(step) < 0)) return fail(error, "bins out of order");
+    key = blob::wrap_add(key, step);
+    if (!valid_key(key, m.exact) || w > kMaxExact) return fail(error, "bin out of range");
+    m.histogram[b] = {value_of(key, m.exact, scale), static_cast<double>(w)};
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, double scale) {
+  std::vector<std::uint8_t> out;
+  blob::Writer w(out);
+  w.byte(kRollupFormat);
+  w.varint(minutes.size());
+  std::int64_t prev_minute = 0;
+  for (const ColumnRollup& m : minutes) {
+    w.varint(blob::zigzag(blob::wrap_sub(m.minute, prev_minute)));
+    prev_minute = m.minute;
+    w.varint(m.count);
+    w.varint(whole_ns(m.weight_ns));
+    w.f64(m.mean);
+    w.f64(m.m2);
+    w.f64(m.min);
+    w.f64(m.max);
+    w.byte(m.exact ? 1 : 0);
+    w.varint(m.histogram.size());
+    std::int64_t prev_key = 0;
+    for (const RollupBin& b : m.histogram) {
+      const std::int64_t key = key_of(b.value, m.exact, scale);
+      w.varint(blob::zigzag(blob::wrap_sub(key, prev_key)));
+      w.varint(whole_ns(b.weight_ns));
+      prev_key = key;
+    }
+  }
+  return out;
+}
+
+std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> bytes, double scale,
+                                                        std::string* error) {
+  blob::Reader r(bytes);
+  std::uint8_t format = 0;
+  std::uint64_t n = 0;
+  if (!r.byte(format) || format != kRollupFormat) {
+    fail(error, "unknown rollup format");
+    return std::nullopt;
+  }
+  if (!r.varint(n) || n > r.remaining() / kMinMinuteBytes) {
+    fail(error, "bad minute count");
+    return std::nullopt;
+  }
+  std::vector<ColumnRollup> out(static_cast<std::size_t>(n));
+  std::int64_t minute = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t before = minute;
+    if (!decode_minute(r, minute, scale, out[i], error)) return std::nullopt;
+    if (i > 0 && minute <= before) {
+      fail(error, "minutes out of order");
+      return std::nullopt;
+    }
+  }
+  if (r.remaining() != 0) {
+    fail(error, "trailing bytes");
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

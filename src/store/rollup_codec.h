@@ -1,0 +1,38 @@
+// One column's per-minute rollups (core/rollup.h), every minute of a run, as
+// one blob of the `rollups` table.
+//
+// Layout (varints LEB128, "zz" zigzag-mapped signed, f64 the 8 bytes of a double):
+//   u8      format (kRollupFormat)
+//   varint  number of minutes
+//   per minute, ascending:
+//     zz      minute index minus the previous one's (the first from 0)
+//     varint  count; varint weight in whole ns
+//     f64     mean, sum of squared deviations, min, max
+//     u8      1: exact values, 0: buckets
+//     varint  number of bins
+//     per bin, ascending: zz key minus the previous key (the first from 0),
+//             varint weight in whole ns
+// A key is the value in the column's fixed point (llround(value x scale))
+// when exact, else its bucket (rollup_bucket_key).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/rollup.h"
+
+namespace gpuwatch {
+
+inline constexpr std::uint8_t kRollupFormat = 1;
+
+std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, double scale);
+
+// Total over arbitrary bytes: nullopt (and a reason in `error`) for anything
+// that is not a well-formed blob; allocates no more than the blob's size allows.
+std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> blob, double scale,
+                                                        std::string* error = nullptr);
+
+}  // namespace gpuwatch

@@ -1,0 +1,196 @@
+"""Issue 9 items 18-20, 22: typos, one spelling for JSON, no-driver exits, run names, runs/rm/prune, UTF-8 names."""
+import json
+import os
+import time
+
+from harness import GpuwatchTestCase
+
+NO_DRIVER = "/nonexistent/libnvidia-ml.so.1"
+
+
+class Typos(GpuwatchTestCase):
+    def test_mistyped_command_is_named_with_a_suggestion(self):
+        r = self.run_gw("recrod")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown command 'recrod'; did you mean 'record'?", r.stderr)
+        self.assertNotIn("subcommand is required", r.stderr)
+        r = self.run_gw("frobnicate")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown command 'frobnicate' (commands: devices, sample, record", r.stderr)
+
+    def test_mistyped_flag_is_named_with_a_suggestion(self):
+        marker = os.path.join(self.tmp, "ran")
+        r = self.run_gw("record", "--nmae", "x", "--", "touch", marker)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown option '--nmae' for record; did you mean '--name'?", r.stderr)
+        self.assertNotIn("not expected", r.stderr)
+        self.assertFalse(os.path.exists(marker))  # the command never ran
+        self.assertFalse(os.path.exists(self.store))
+        r = self.run_gw("report", "--fromat=json")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown option '--fromat' for report; did you mean '--format'?", r.stderr)
+        r = self.run_gw("runs", "--limt", "3")
+        self.assertIn("did you mean '--limit'?", r.stderr)
+
+    def test_command_options_before_the_separator_get_a_hint(self):
+        r = self.run_gw("record", "python3", "-u", "x.py")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("unknown option '-u' for record", r.stderr)
+        self.assertIn("put the command after --", r.stderr)
+
+    def test_values_that_look_like_words_are_not_commands(self):
+        # --name takes "recrod" as its value: no complaint about a command.
+        r = self.run_gw("record", "--name", "recrod", "--no-summary", "--interval", "0.05", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.runs()[0]["name"], "recrod")
+
+
+class OneSpelling(GpuwatchTestCase):
+    def test_devices_takes_format_json_and_keeps_json(self):
+        a = self.run_gw("devices", "--format", "json")
+        b = self.run_gw("devices", "--json")
+        self.assertEqual(a.returncode, 0, a.stderr)
+        self.assertEqual(json.loads(a.stdout), json.loads(b.stdout))
+        self.assertEqual(len(json.loads(a.stdout)["devices"]), 2)
+
+    def test_sample_takes_format_json_as_jsonl(self):
+        r = self.run_gw("sample", "--count", "1", "--interval", "0.05", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual(sum(1 for x in lines if x["type"] == "device"), 2)
+
+    def test_no_driver_exits_9_with_the_reason(self):
+        for args in (["devices"], ["sample", "--count", "1"]):
+            r = self.run_gw(*args, library=NO_DRIVER)
+            self.assertEqual(r.returncode, 9, (args, r.stdout, r.stderr))
+            self.assertIn("no GPU found", r.stderr)
+            self.assertIn("libnvidia-ml", r.stderr)  # the reason
+            self.assertEqual(r.stdout, "")
+        r = self.run_gw("devices", scenario="init_error=9")
+        self.assertEqual(r.returncode, 9)
+
+    def test_no_driver_with_json_is_a_json_error_on_stdout(self):
+        for args in (["devices", "--format", "json"], ["devices", "--json"], ["sample", "--format", "jsonl"]):
+            r = self.run_gw(*args, library=NO_DRIVER)
+            self.assertEqual(r.returncode, 9, args)
+            err = json.loads(r.stdout)["error"]
+            self.assertEqual(err["kind"], "no_gpu")
+            self.assertEqual(err["exit_code"], 9)
+            self.assertIn("libnvidia-ml", err["message"])
+
+    def test_status_errors_are_json_on_stdout(self):
+        r = self.run_gw("status", "--format", "json")  # empty store
+        self.assertEqual(r.returncode, 1)
+        data = json.loads(r.stdout)
+        self.assertEqual(data["schema_version"], 1)
+        self.assertEqual(data["error"]["kind"], "error")
+        self.assertIn("error", r.stderr)
+        r = self.run_gw("status", "--format", "json", "--window", "0")
+        self.assertEqual(r.returncode, 2)
+        self.assertEqual(json.loads(r.stdout)["error"]["kind"], "usage")
+        r = self.run_gw("status")  # text: nothing on stdout
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "")
+
+
+class RunNames(GpuwatchTestCase):
+    def record(self, *cmd, name=None):
+        args = ["record", "--interval", "0.05", "--no-summary"]
+        if name:
+            args += ["--name", name]
+        r = self.run_gw(*args, "--", *cmd)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return self.runs()[-1]
+
+    def test_default_name_is_the_script(self):
+        script = os.path.join(self.tmp, "train.py")
+        with open(script, "w") as f:
+            f.write("pass\n")
+        shell = os.path.join(self.tmp, "run.sh")
+        with open(shell, "w") as f:
+            f.write("true\n")
+        self.assertEqual(self.record("python3", "-u", script)["name"], "train")
+        self.assertEqual(self.record("bash", shell)["name"], "run")
+        self.assertEqual(self.record("env", "A=1", "python3", script)["name"], "train")
+
+    def test_utf8_names_survive_in_file_names(self):
+        out = os.path.join(self.tmp, "out")
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--name", "训练/ü", "--output-dir", out,
+                        "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = os.listdir(out)
+        self.assertTrue(names, out)
+        self.assertTrue(all(n.startswith("gpu_stats_训练_ü_") for n in names), names)
+
+
+class RunsRmPrune(GpuwatchTestCase):
+    def record(self, name):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--name", name, "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def names(self, *args):
+        r = self.run_gw("runs", "--format", "json", *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return [x["name"] for x in json.loads(r.stdout)]
+
+    def test_runs_filters(self):
+        for n in ("bert-a", "gpt", "bert-b"):
+            self.record(n)
+        self.assertEqual(self.names("--name", "gpt"), ["gpt"])
+        self.assertEqual(self.names("--name", "bert-*"), ["bert-a", "bert-b"])
+        self.assertEqual(self.names("--limit", "2"), ["gpt", "bert-b"])
+        self.assertEqual(self.names("--since", "1h"), ["bert-a", "gpt", "bert-b"])
+        self.assertEqual(self.names("--since", "2199-01-01"), [])
+        r = self.run_gw("runs", "--name", "nothing")
+        self.assertIn("No run matches (the store has 3)", r.stdout)
+        r = self.run_gw("runs", "--since", "yesterday")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("since", r.stderr)
+
+    def test_rm_deletes_runs_and_refuses_bad_references_whole(self):
+        for n in ("a", "b", "c"):
+            self.record(n)
+        r = self.run_gw("rm", "a", "nosuchrun")
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(self.names(), ["a", "b", "c"])  # one bad reference deletes nothing
+        r = self.run_gw("rm", "a", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("would delete", r.stdout)
+        self.assertEqual(self.names(), ["a", "b", "c"])
+        r = self.run_gw("rm", "a", "last")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("deleted 2 runs", r.stdout)
+        self.assertEqual(self.names(), ["b"])
+        self.assertEqual(self.run_gw("report", "a").returncode, 1)
+
+    def test_rm_refuses_a_live_run(self):
+        p = self.start_gw("record", "--interval", "0.05", "--no-summary", "--name", "live", "--", "sleep", "30")
+        try:
+            self.wait_for(lambda: os.path.exists(self.store) and self.names() == ["live"], what="the live run")
+            r = self.run_gw("rm", "live")
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("still being recorded", r.stderr)
+            self.assertIn("--force", r.stderr)
+            self.assertEqual(self.names(), ["live"])
+            r = self.run_gw("prune", "--older-than", "1s")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(self.names(), ["live"])  # prune never takes a live run
+        finally:
+            os.killpg(p.pid, 15)
+            p.communicate(timeout=30)
+
+    def test_prune_older_than(self):
+        self.record("old")
+        time.sleep(1.2)
+        self.record("new")
+        r = self.run_gw("prune", "--older-than", "1s", "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("would delete 1 run", r.stdout)
+        self.assertEqual(self.names(), ["old", "new"])
+        r = self.run_gw("prune", "--older-than", "1s", "--vacuum")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.names(), ["new"])
+        r = self.run_gw("prune", "--older-than", "30x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("duration", r.stderr)
+        self.assertEqual(self.run_gw("prune").returncode, 2)  # --older-than is required

@@ -1,0 +1,92 @@
+#include "store/run_filter.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch {
+namespace {
+
+constexpr std::int64_t kS = 1'000'000'000;
+constexpr std::int64_t kNow = 1'800'000'000 * kS;
+
+RunInfo run(std::string name, std::int64_t start, std::optional<std::int64_t> end = std::nullopt,
+            RunStatus status = RunStatus::Finished) {
+  RunInfo r;
+  r.id = name + "-id";
+  r.name = std::move(name);
+  r.start_wall_ns = start;
+  r.end_wall_ns = end;
+  r.heartbeat_wall_ns = end.value_or(start);
+  r.status = status;
+  return r;
+}
+
+TEST(ParseDuration, UnitsAndSums) {
+  EXPECT_EQ(parse_duration_ns("90"), 90 * kS);
+  EXPECT_EQ(parse_duration_ns("90s"), 90 * kS);
+  EXPECT_EQ(parse_duration_ns("15m"), 900 * kS);
+  EXPECT_EQ(parse_duration_ns("2h"), 7200 * kS);
+  EXPECT_EQ(parse_duration_ns("30d"), 30 * 86400 * kS);
+  EXPECT_EQ(parse_duration_ns("2w"), 14 * 86400 * kS);
+  EXPECT_EQ(parse_duration_ns("1.5h"), 5400 * kS);
+  EXPECT_EQ(parse_duration_ns("1h30m"), 5400 * kS);
+}
+
+TEST(ParseDuration, RefusesNonsense) {
+  for (const char* bad : {"", "0", "-1d", "+1d", "d", "1x", "1h30", "1e3s", "nan", "inf", "99999999999999d", " 1d",
+                          "1d ", "1..5h"}) {
+    EXPECT_EQ(parse_duration_ns(bad), std::nullopt) << bad;
+  }
+}
+
+TEST(ParseTimeBound, DurationsAgoOrDates) {
+  EXPECT_EQ(parse_time_bound_ns("2h", kNow), kNow - 7200 * kS);
+  EXPECT_EQ(parse_time_bound_ns("2026-11-01T00:00:00Z", kNow), 1'793'491'200 * kS);
+  EXPECT_TRUE(parse_time_bound_ns("2026-11-01", kNow).has_value());
+  EXPECT_EQ(parse_time_bound_ns("yesterday", kNow), std::nullopt);
+  EXPECT_EQ(parse_time_bound_ns("2026-13-01", kNow), std::nullopt);
+}
+
+RunFilter by(std::string name, std::optional<std::int64_t> since = std::nullopt,
+             std::optional<std::size_t> limit = std::nullopt) {
+  RunFilter f;
+  f.name = std::move(name);
+  f.since_wall_ns = since;
+  f.limit = limit;
+  return f;
+}
+
+TEST(FilterRuns, ByNameGlobSinceAndLimit) {
+  const std::vector<RunInfo> runs{run("bert-base", 100 * kS), run("train", 200 * kS), run("bert-large", 300 * kS),
+                                  run("bert-*", 400 * kS)};
+  const auto names = [](const std::vector<RunInfo>& rs) {
+    std::vector<std::string> out;
+    for (const RunInfo& r : rs) out.push_back(r.name);
+    return out;
+  };
+  EXPECT_EQ(names(filter_runs(runs, {})), (std::vector<std::string>{"bert-base", "train", "bert-large", "bert-*"}));
+  EXPECT_EQ(names(filter_runs(runs, by("train"))), std::vector<std::string>{"train"});
+  EXPECT_EQ(names(filter_runs(runs, by("bert-*"))),
+            (std::vector<std::string>{"bert-base", "bert-large", "bert-*"}));
+  EXPECT_EQ(names(filter_runs(runs, by("", 200 * kS))),
+            (std::vector<std::string>{"train", "bert-large", "bert-*"}));
+  EXPECT_EQ(names(filter_runs(runs, by("bert-*", std::nullopt, 2))),
+            (std::vector<std::string>{"bert-large", "bert-*"}));  // the newest two, oldest first
+  EXPECT_EQ(names(filter_runs(runs, by("", std::nullopt, 10))).size(), 4u);
+}
+
+TEST(RunsToPrune, OldAndNeverLive) {
+  const std::int64_t cutoff = kNow - 30 * 86400 * kS;
+  const std::vector<RunInfo> runs{
+      run("old", cutoff - 10 * kS, cutoff - 5 * kS),
+      run("ended-after-cutoff", cutoff - 100 * kS, cutoff + kS),
+      run("new", kNow - kS, kNow),
+      run("old-but-live", cutoff - 100 * kS, std::nullopt, RunStatus::Recording),
+      run("interrupted-old", cutoff - 100 * kS, std::nullopt, RunStatus::Interrupted),
+  };
+  std::vector<std::string> names;
+  for (const RunInfo& r : runs_to_prune(runs, cutoff)) names.push_back(r.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"old", "interrupted-old"}));
+}
+
+}  // namespace
+}  // namespace gpuwatch
