@@ -17,11 +17,12 @@ class JobGpus(GpuwatchTestCase):
         return [d["index"] for d in report["devices"]]
 
     def test_another_jobs_idle_gpu_does_not_stop_the_command(self):
-        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--check-every", "0.5", "--advise",
+        r = self.run_gw("record", "--interval", "0.05", "--check-every", "0.5", "--advise",
                         "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1",
                         "--", "sleep", "5", scenario=SHARED, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("stopping the command", r.stderr)
+        self.assertIn("job GPUs: 1 (where the command's processes ran); also recorded, not judged: 0", r.stderr)
         self.assertNotRegex(r.stderr, r"\] [a-z_.]+ GPU 0")  # no advisory about GPU 0
         self.assertIn("Job GPUs  1 (where the command's processes ran); also recorded, not judged: 0",
                       self.run_gw("report", "last").stdout)
