@@ -9,6 +9,7 @@
 
 #include "analysis/energy.h"
 #include "analysis/idle_gaps.h"
+#include "analysis/job_gpus.h"
 #include "analysis/memory_trend.h"
 #include "analysis/pcie_link.h"
 #include "analysis/pooled.h"
@@ -64,6 +65,10 @@ struct RunReport {
   double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
   std::vector<DeviceReport> devices;
   std::vector<HostMetricSummary> host;
+  // Which GPUs are the job's (from the run's job_gpus events). When known,
+  // all_gpus and balance are over those alone: other jobs' GPUs say
+  // nothing about this one.
+  JobGpus job_gpus;
   std::vector<PooledMetric> all_gpus;  // every summarized metric, when >= 2 GPUs have it
   std::vector<BalanceReport> balance;  // every summarized metric, when >= 2 GPUs have it
   std::vector<SegmentStats> phases;    // from annotations; empty without them
