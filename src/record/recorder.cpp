@@ -425,8 +425,7 @@ int run_record(const RecordOptions& o) {
       const std::string text = render_report_text(report);
       if (o.summary) {
         const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
-        std::fprintf(stderr, "
-%s", shown.c_str());
+        std::fprintf(stderr, "\n%s", shown.c_str());
       }
       if (o.output_dir || o.compare_with) {
         const RunData data = store->load(stored);
