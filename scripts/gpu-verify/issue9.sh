@@ -20,12 +20,12 @@ step "machine"; date -u; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --
 step "1a. fixed cost (start-up and close), before and after"
 python3 bench/fixed_cost.py "$BEFORE" --repeat 5
 python3 bench/fixed_cost.py "$GW" --repeat 5
-step "1b. per thread at 10 Hz, 40 s: before, after"
-python3 bench/thread_cost.py --bin "$BEFORE" --interval 0.1 --duration 40
-python3 bench/thread_cost.py --bin "$GW" --interval 0.1 --duration 40
-step "1c. beside nvidia-smi -lms 100, 60 s each: before, after"
-python3 bench/sampler_cost.py real --bin "$BEFORE" --duration 60 --json-out "$OUT/cost_before.json"
-python3 bench/sampler_cost.py real --bin "$GW" --duration 60 --json-out "$OUT/cost_after.json"
+step "1b. per thread at 10 Hz: before, after"
+python3 bench/thread_cost.py --bin "$BEFORE" --interval 0.1 --duration ${THREAD_S:-40}
+python3 bench/thread_cost.py --bin "$GW" --interval 0.1 --duration ${THREAD_S:-40}
+step "1c. beside nvidia-smi -lms 100: before, after"
+python3 bench/sampler_cost.py real --bin "$BEFORE" --duration ${COST_S:-60} --json-out "$OUT/cost_before.json"
+python3 bench/sampler_cost.py real --bin "$GW" --duration ${COST_S:-60} --json-out "$OUT/cost_after.json"
 step "1d. resident memory by mapping: record (after) and nvidia-smi"
 "$GW" record --interval 0.1 --no-summary -- sleep 6 & pid=$!; sleep 4
 cat /proc/$pid/smaps > "$WORK/gw.smaps"; grep VmHWM /proc/$pid/status; wait
@@ -36,14 +36,14 @@ grep VmHWM /proc/$pid/status; wait
 CONF="$WORK/advisor.conf"; printf 'warmup_s = 10\nwindow_s = 20\n' > "$CONF"
 step "2a. busy job (80 % duty, 4 GiB of the card): --on-underuse kill --after 10 must not stop it"
 "$GW" record --name busy-default --interval 0.1 --advise --check-every 5 --advisor-config "$CONF" \
-  --on-underuse kill --after 10 -- python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds 45 --gib 4
+  --on-underuse kill --after 10 -- python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds ${BUSY_S:-45} --gib 4
 echo "exit status: $? (want 0: ran to its end)"
 step "2b. the same with --rules memory.batch_too_small,util.*: stopped"
 "$GW" record --name busy-memrule --interval 0.1 --advise --check-every 5 --advisor-config "$CONF" \
   --on-underuse kill --after 10 --rules 'memory.batch_too_small,util.*' -- \
-  python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds 45 --gib 4
+  python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds ${BUSY_S:-45} --gib 4
 echo "exit status: $? (want 75: stopped for underuse)"
 "$GW" runs
 
 step "3. Python client: ResNet-18 steps/s, no log / step() / log(loss=tensor) / log(loss=loss.item())"
-python3 scripts/gpu-verify/log_tensor_cost.py --seconds 10 --rounds 3
+python3 scripts/gpu-verify/log_tensor_cost.py --seconds ${LOG_S:-10} --rounds ${LOG_ROUNDS:-3}

@@ -113,7 +113,6 @@ def main():
     for r in range(args.rounds):
         for mode in MODES:
             rates[mode].append(run(mode, args.seconds))
-            gpuwatch.flush()
             print(f"round {r + 1} {mode:6s} {rates[mode][-1]:.2f} steps/s", flush=True)
     base = statistics.median(rates["none"])
     summary = {"schema_version": 1, "device": torch.cuda.get_device_name(), "batch": args.batch,

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "analysis/rollup_stats.h"
 
@@ -214,19 +215,39 @@ std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, 
   return results;
 }
 
-std::optional<BalanceReport> balance_of(const std::vector<DeviceReport>& devices, DeviceMetric metric) {
+std::optional<BalanceReport> balance_of(const std::vector<const DeviceReport*>& devices, DeviceMetric metric) {
   BalanceReport report;
   report.metric = metric;
-  for (const DeviceReport& d : devices) {
-    if (const Summary* s = d.find(metric)) {
+  for (const DeviceReport* d : devices) {
+    if (const Summary* s = d->find(metric)) {
       report.per_gpu_mean.push_back(s->mean);
-      report.device_indices.push_back(d.info.index);
+      report.device_indices.push_back(d->info.index);
     }
   }
   auto balance = load_balance(report.per_gpu_mean);
   if (!balance) return std::nullopt;
   report.balance = *balance;
   return report;
+}
+
+// The report's events: all but the dense annotations, and of a kind with
+// more than kEventsKeptPerKind its first and last halves of that.
+void keep_events(std::span<const Event> events, RunReport& report) {
+  std::unordered_map<std::string_view, std::size_t> total;
+  for (const Event& e : events) {
+    if (!is_dense_annotation(e)) ++total[e.kind];
+  }
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (const Event& e : events) {
+    if (is_dense_annotation(e)) continue;
+    const std::size_t n = total[e.kind];
+    const std::size_t i = seen[e.kind]++;
+    if (n <= kEventsKeptPerKind || i < kEventsKeptPerKind / 2 || i >= n - kEventsKeptPerKind / 2) {
+      report.events.push_back(e);
+    } else {
+      ++report.events_omitted[e.kind];
+    }
+  }
 }
 
 }  // namespace
@@ -280,12 +301,17 @@ RunReport build(const RunData& base, const DeviceColumns& columns, const RollupS
       report.host.push_back({static_cast<HostMetric>(m), *s});
     }
   }
+  report.job_gpus = job_gpus_from_events(base.events);
+  std::vector<const DeviceReport*> judged;
+  for (const DeviceReport& d : report.devices) {
+    if (!report.job_gpus.known() || report.job_gpus.contains(d.info.index)) judged.push_back(&d);
+  }
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     const auto metric = static_cast<DeviceMetric>(m);
     if (!summarizable(metric)) continue;
-    if (auto b = balance_of(report.devices, metric)) report.balance.push_back(std::move(*b));
+    if (auto b = balance_of(judged, metric)) report.balance.push_back(std::move(*b));
     std::vector<const Summary*> per_gpu;
-    for (const DeviceReport& d : report.devices) per_gpu.push_back(d.find(metric));
+    for (const DeviceReport* d : judged) per_gpu.push_back(d->find(metric));
     if (auto pooled = pool(per_gpu); pooled && pooled->gpus >= 2) report.all_gpus.push_back({metric, *pooled});
   }
   for (const DeviceReport& d : report.devices) {
@@ -293,8 +319,7 @@ RunReport build(const RunData& base, const DeviceColumns& columns, const RollupS
   }
   report.processes = base.processes;
   report.training = summarize_training(base.events);
-  std::copy_if(base.events.begin(), base.events.end(), std::back_inserter(report.events),
-               [](const Event& e) { return !is_dense_annotation(e); });
+  keep_events(base.events, report);
   return report;
 }
 

@@ -2,12 +2,14 @@
 // Renderers (text, JSON, summary.txt) turn this into output; they compute nothing.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/energy.h"
 #include "analysis/idle_gaps.h"
+#include "analysis/job_gpus.h"
 #include "analysis/memory_trend.h"
 #include "analysis/pcie_link.h"
 #include "analysis/pooled.h"
@@ -56,11 +58,17 @@ struct PooledMetric {
   Pooled pooled;
 };
 
+inline constexpr std::size_t kEventsKeptPerKind = 1000;
+
 struct RunReport {
   RunInfo run;
   double wall_duration_s = 0;  // by the wall clock, start to end (or last sample)
   std::vector<DeviceReport> devices;
   std::vector<HostMetricSummary> host;
+  // Which GPUs are the job's (from the run's job_gpus events). When known,
+  // all_gpus and balance are over those alone: other jobs' GPUs say
+  // nothing about this one.
+  JobGpus job_gpus;
   std::vector<PooledMetric> all_gpus;  // every summarized metric, when >= 2 GPUs have it
   std::vector<BalanceReport> balance;  // every summarized metric, when >= 2 GPUs have it
   std::vector<SegmentStats> phases;    // from annotations; empty without them
@@ -68,7 +76,11 @@ struct RunReport {
   std::optional<TrainingSummary> training;  // from annotations
   std::optional<double> total_energy_joules;
   std::vector<ProcessRecord> processes;
-  std::vector<Event> events;  // all but the dense annotations (steps, logs), which `training` sums up
+  // All but the dense annotations (steps, logs), which `training` sums up;
+  // of each kind the first and last kEventsKeptPerKind / 2, so 200,000 marks
+  // or epochs do not crowd out a lost GPU. What was left out, per kind:
+  std::vector<Event> events;
+  std::map<std::string, std::size_t> events_omitted;
 
   [[nodiscard]] const Summary* find_host(HostMetric m) const;
 };

@@ -56,7 +56,8 @@ RunStatusReport build_run_status(const RunStatusInput& in) {
   s.age_s = in.age_s;
   s.window_s = in.window_s;
   for (const DeviceReport& d : in.now.devices) {
-    GpuStatus g{d.info.index, d.info.name, window_of(d), std::nullopt};
+    GpuStatus g{d.info.index, d.info.name, window_of(d), std::nullopt,
+                !in.now.job_gpus.known() || in.now.job_gpus.contains(d.info.index)};
     if (in.before) {
       for (const DeviceReport& b : in.before->devices) {
         if (b.info.index == d.info.index && b.samples > 0) g.before = window_of(b);
@@ -64,6 +65,7 @@ RunStatusReport build_run_status(const RunStatusInput& in) {
     }
     s.gpus.push_back(std::move(g));
   }
+  s.job_gpus = in.now.job_gpus;
   s.host_now = host_of(in.now);
   if (in.before) s.host_before = host_of(*in.before);
   s.progress_now = progress_at(in.events, in.now_end_mono_ns);

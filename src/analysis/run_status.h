@@ -26,6 +26,7 @@ struct GpuStatus {
   std::string name;
   GpuWindow now;
   std::optional<GpuWindow> before;  // the reference window, when there is one
+  bool job = true;                  // one of the job's GPUs (judged by the advisor)
 };
 
 struct HostWindow {
@@ -48,6 +49,7 @@ struct RunStatusReport {
   double window_s = 0;     // what "now" covers
   std::optional<double> reference_end_ago_s;  // how long before the end the "before" window ended
   std::vector<GpuStatus> gpus;
+  JobGpus job_gpus;  // which of them are the job's; Unknown for older runs
   HostWindow host_now;
   std::optional<HostWindow> host_before;
   Progress progress_now;

@@ -47,13 +47,23 @@ bool is_dense_annotation(const Event& e) { return e.kind == "step" || e.kind == 
 std::optional<TrainingSummary> summarize_training(std::span<const Event> events) {
   TrainingSummary t;
   bool any = false;
+  std::optional<std::string_view> last_epoch;
   for (const Event& e : events) {
     if (e.kind == "step") {
       if (const auto v = parse_number(e.message)) t.last_step = static_cast<std::int64_t>(*v);
     } else if (e.kind == "epoch") {
-      ++t.epochs;
+      // Runs recorded before the recorder dropped repeats hold one event per
+      // line that said "Epoch 3".
+      if (!e.message.empty() && e.message != last_epoch) ++t.epochs;
+      last_epoch = e.message;
     } else if (e.kind == "mark") {
       ++t.marks;
+    } else if (e.kind == "marks_dropped") {
+      // "190000 marks not stored ...": the count so far, the latest the largest.
+      const std::string_view m = e.message;
+      std::size_t n = 0;
+      std::from_chars(m.data(), m.data() + m.size(), n);
+      t.marks_dropped = std::max(t.marks_dropped, n);
     } else if (e.kind == "log") {
       for (const auto& [name, v] : parse_log_message(e.message)) {
         if (name == "model_params") {

@@ -1,13 +1,16 @@
 #include "annotate/annotation_throttle.h"
 
+#include <algorithm>
 #include <string_view>
+
+#include <fmt/format.h>
 
 namespace gpuwatch {
 
 namespace {
 
-// Which stream an event belongs to, or nullopt for kinds stored at once
-// (epochs, phases and marks are rare and each one matters).
+// Which stream an event belongs to, or nullopt for kinds not held back
+// (epochs, phases and marks each matter when they come).
 std::optional<std::string> stream_of(const Event& e) {
   if (e.kind == "step") return std::string("step");
   if (e.kind != "log") return std::nullopt;
@@ -26,7 +29,40 @@ std::optional<std::string> stream_of(const Event& e) {
 
 }  // namespace
 
+std::string marks_dropped_message(std::size_t dropped) {
+  return fmt::format("{} mark{} not stored (more than {} at once, then 1 a second, at most {} a run)", dropped,
+                     dropped == 1 ? "" : "s", kMarkBurst, kMaxStoredMarks);
+}
+
+bool AnnotationThrottle::admit_mark(std::int64_t mono_ns) {
+  if (mark_refill_mono_ns_ && mono_ns > *mark_refill_mono_ns_) {
+    const double earned = static_cast<double>(mono_ns - *mark_refill_mono_ns_) / static_cast<double>(spacing_ns_);
+    mark_tokens_ = std::min(static_cast<double>(kMarkBurst), mark_tokens_ + earned);
+  }
+  if (!mark_refill_mono_ns_ || mono_ns > *mark_refill_mono_ns_) mark_refill_mono_ns_ = mono_ns;
+  if (mark_tokens_ < 1 || stored_marks_ >= kMaxStoredMarks) return false;
+  mark_tokens_ -= 1;
+  ++stored_marks_;
+  return true;
+}
+
 void AnnotationThrottle::add(Event event, std::vector<Event>& ready) {
+  if (event.kind == "epoch" || event.kind == "phase") {
+    auto [last, fresh] = last_label_.try_emplace(event.kind, event.message);
+    if (!fresh && last->second == event.message) return;  // still the same epoch or phase
+    last->second = event.message;
+    ready.push_back(std::move(event));
+    return;
+  }
+  if (event.kind == "mark") {
+    if (admit_mark(event.time.mono_ns)) {
+      ready.push_back(std::move(event));
+    } else {
+      ++dropped_marks_;
+      last_dropped_ = event.time;
+    }
+    return;
+  }
   const auto key = stream_of(event);
   if (!key) {
     ready.push_back(std::move(event));
@@ -56,6 +92,10 @@ void AnnotationThrottle::take_all(std::vector<Event>& ready) {
   for (auto& [key, s] : streams_) {
     if (s.held) ready.push_back(std::move(*s.held));
     s.held.reset();
+  }
+  if (dropped_marks_ > 0 && last_dropped_) {
+    ready.push_back(Event{*last_dropped_, std::nullopt, "marks_dropped", marks_dropped_message(dropped_marks_)});
+    last_dropped_.reset();  // said once, however often this is called
   }
 }
 

@@ -2,6 +2,16 @@
 // 35-hour run must not store millions of them. At most one event per stream
 // (steps; logs with the same names) is kept per spacing, the latest winning:
 // a held-back one is stored once its spacing has passed, or at the end.
+//
+// Marks are kept as they come up to a burst, then at most one per spacing,
+// and never more than a run's worth: a pattern without named groups turns
+// every matching line into a mark, and 200,000 of them cost 33 MB of store
+// and a report nobody can read. The first ones are kept (a mark usually says
+// something started); what was dropped is counted and stored at the end as
+// one "marks_dropped" event.
+//
+// An epoch or phase that repeats the one before (a pattern matching every
+// line of epoch 3 says "epoch 3" on each) is the same epoch: not stored again.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +24,9 @@
 
 namespace gpuwatch {
 
+inline constexpr std::size_t kMarkBurst = 100;
+inline constexpr std::size_t kMaxStoredMarks = 10'000;
+
 class AnnotationThrottle {
  public:
   explicit AnnotationThrottle(std::int64_t spacing_ns = 1'000'000'000) : spacing_ns_(spacing_ns) {}
@@ -22,15 +35,30 @@ class AnnotationThrottle {
   void add(Event event, std::vector<Event>& ready);
   // Held-back events whose spacing has passed at `now_mono_ns`.
   void take_due(std::int64_t now_mono_ns, std::vector<Event>& ready);
+  // Everything held back, and the count of dropped marks if any.
   void take_all(std::vector<Event>& ready);
+
+  [[nodiscard]] std::size_t dropped_marks() const { return dropped_marks_; }
 
  private:
   struct Stream {
     std::optional<std::int64_t> last_stored_mono_ns;
     std::optional<Event> held;
   };
+  bool admit_mark(std::int64_t mono_ns);
+
   std::int64_t spacing_ns_;
   std::map<std::string, Stream> streams_;
+  std::map<std::string, std::string> last_label_;  // epoch, phase -> the last one stored
+  // Marks: a token bucket of kMarkBurst, one token back per spacing.
+  double mark_tokens_ = kMarkBurst;
+  std::optional<std::int64_t> mark_refill_mono_ns_;
+  std::size_t stored_marks_ = 0;
+  std::size_t dropped_marks_ = 0;
+  std::optional<Timestamp> last_dropped_;
 };
+
+// The message of a "marks_dropped" event: "N marks ...". Read back by analysis.
+std::string marks_dropped_message(std::size_t dropped);
 
 }  // namespace gpuwatch

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <optional>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -21,18 +23,21 @@ namespace {
 // start only anyway, and a command printing without newlines must not make
 // gpuwatch grow.
 constexpr std::size_t kMaxHeldLineBytes = 64 * 1024;
-// After the command exited, output that keeps coming for longer than this
-// without a pause belongs to something that outlived it.
+// After the command exited, a pause this long means its output is drained;
+// output that keeps coming beyond the grace belongs to something that
+// outlived it (the command's own was already in the pipe, at most 64 KiB).
 constexpr int kQuietMs = 200;
+constexpr std::chrono::milliseconds kGrace{1000};
 
 void close_fd(int& fd) {
   if (fd >= 0) close(fd);
   fd = -1;
 }
 
-// Passes bytes on; a reader that went away (EPIPE, a closed terminal) loses
-// them, and the command is never stopped by it.
-void write_all(int fd, const char* data, std::size_t size) {
+// Passes bytes on. Returns false when the reader is gone (EPIPE); other
+// failures (a closed terminal: EIO) lose the bytes, as the command's own
+// writes would have.
+bool write_all(int fd, const char* data, std::size_t size) {
   while (size > 0) {
     const ssize_t n = write(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
@@ -41,10 +46,12 @@ void write_all(int fd, const char* data, std::size_t size) {
       poll(&p, 1, 100);
       continue;
     }
-    if (n <= 0) return;
+    if (n < 0 && errno == EPIPE) return false;
+    if (n <= 0) return true;
     data += n;
     size -= static_cast<std::size_t>(n);
   }
+  return true;
 }
 
 }  // namespace
@@ -95,15 +102,21 @@ void OutputTee::pump() {
 
   std::array<Stream, 2> streams{{{stdout_pipe_[0], STDOUT_FILENO, {}, true},
                                  {stderr_pipe_[0], STDERR_FILENO, {}, true}}};
-  bool stopping = false;
+  std::optional<std::chrono::steady_clock::time_point> give_up;  // set once the command exited
   while (streams[0].open || streams[1].open) {
+    int timeout_ms = -1;
+    if (give_up) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*give_up - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;  // a leftover process still writes: stop listening
+      timeout_ms = static_cast<int>(std::min<std::int64_t>(kQuietMs, left.count()));
+    }
     std::array<pollfd, 3> fds{{{streams[0].open ? streams[0].read_fd : -1, POLLIN, 0},
                                {streams[1].open ? streams[1].read_fd : -1, POLLIN, 0},
-                               {stopping ? -1 : stop_pipe_[0], POLLIN, 0}}};
-    const int ready = poll(fds.data(), fds.size(), stopping ? kQuietMs : -1);
+                               {give_up ? -1 : stop_pipe_[0], POLLIN, 0}}};
+    const int ready = poll(fds.data(), fds.size(), timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;  // quiet since the command exited
-    if (fds[2].revents != 0) stopping = true;
+    if (ready < 0 || (ready == 0 && timeout_ms == kQuietMs)) break;  // drained: quiet since the command exited
+    if (fds[2].revents != 0) give_up = std::chrono::steady_clock::now() + kGrace;
     for (std::size_t i = 0; i < streams.size(); ++i) {
       if (fds[i].revents != 0) streams[i].open = read_some(streams[i]);
     }
@@ -119,7 +132,7 @@ bool OutputTee::read_some(Stream& s) {
   if (n < 0) return errno == EINTR || errno == EAGAIN;
   if (n == 0) return false;
   const std::string_view chunk(buffer.data(), static_cast<std::size_t>(n));
-  write_all(s.forward_fd, chunk.data(), chunk.size());
+  const bool reader_there = write_all(s.forward_fd, chunk.data(), chunk.size());
   // Progress bars end their lines with '\r': each redraw is a line too.
   std::size_t from = 0;
   for (std::size_t i = 0; i < chunk.size(); ++i) {
@@ -131,6 +144,12 @@ bool OutputTee::read_some(Stream& s) {
   }
   const std::size_t room = kMaxHeldLineBytes - std::min(kMaxHeldLineBytes, s.partial_line.size());
   s.partial_line.append(chunk.substr(from, std::min(room, chunk.size() - from)));
+  if (!reader_there) {
+    // Nobody reads what the command writes there any more: neither do we,
+    // so its next write gets SIGPIPE (or EPIPE), as without gpuwatch.
+    close_fd(s.read_fd);
+    return false;
+  }
   return true;
 }
 

@@ -1,6 +1,9 @@
 // --annotate-regex needs to see what the command prints: its stdout and
 // stderr go through pipes to a thread that passes every byte on unchanged
 // (no line buffering: progress bars still draw) and scans whole lines.
+// The command must not notice the detour: when the reader of our stdout goes
+// away (`| head -1`), our end of the command's pipe is closed too, so its
+// next write fails with SIGPIPE as it would have without gpuwatch between.
 #pragma once
 
 #include <atomic>
@@ -28,13 +31,14 @@ class OutputTee {
   // Once the command runs: closes our copies of its ends and starts passing
   // output on.
   void start();
-  // After the command exited: passes on what is left, until the pipes close
-  // or stay quiet for a moment (a stray grandchild may hold them open).
+  // After the command exited: passes on what is left, until the pipes close,
+  // stay quiet for a moment, or a short grace has passed (a leftover
+  // grandchild may hold them open and keep writing).
   void finish();
 
  private:
   struct Stream {
-    int read_fd;
+    int& read_fd;  // ours; closed when its reader downstream is gone
     int forward_fd;
     std::string partial_line;
     bool open = true;

@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -31,6 +32,7 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string compare_with;
     AdvisorFlags advisor;
     std::string on_underuse;
+    std::string underuse_rules;
     double underuse_after_s = 0;
   };
   auto flags = std::make_shared<Flags>();
@@ -39,7 +41,9 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->add_option("--interval", o.interval_s, "Seconds between samples, 0.01 to 86400")
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
-  add_gpus_option(*cmd, flags->gpus, "GPU indices to record, e.g. 0,2 or 0-3 (default: all)");
+  add_gpus_option(*cmd, flags->gpus,
+                  "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES shows the\n"
+                  "command, else all)");
   cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
   cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
       ->check(CLI::Range(0.01, 86400.0))
@@ -52,8 +56,9 @@ void add_record(CLI::App& app, int& exit_code) {
                   "At the end, compare this run with RUN (a stored run or a file), RUN as the baseline");
   cmd->add_option("--pid", flags->pid, "Attach to a running process instead of starting one");
   cmd->add_option("--annotate-regex", o.annotate_regex,
-                  "Take annotations from the command's output lines: named groups step, epoch, phase, mark, or any\n"
-                  "other name for a scalar, e.g. 'Epoch (?<epoch>\\d+).*loss (?<loss>[0-9.]+)'. Repeatable.")
+                  "Take annotations from the command's output lines (PCRE2: Python re syntax): named groups step,\n"
+                  "epoch, phase, mark, or any other name for a scalar, e.g.\n"
+                  "'(?i)Epoch (?P<epoch>\\d+).*loss (?P<loss>[0-9.]+)'. Repeatable.")
       ->allow_extra_args(false);  // one pattern per flag: the command after -- is not a pattern
   cmd->add_flag("--advise", o.advise,
                 "Print the advisor's advisories on stderr as they change (rules over a sliding window,\n"
@@ -62,9 +67,13 @@ void add_record(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   cmd->add_option("--on-underuse", flags->on_underuse,
-                  "kill: stop the command when an underuse advisory (low utilization, batch too small)\n"
-                  "has held for --after seconds; gpuwatch then exits 75")
+                  "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
+                  "util.host_bound) on one of the job's GPUs has held for --after seconds; gpuwatch then\n"
+                  "exits 75. Memory alone (memory.batch_too_small) acts only when --rules names it")
       ->check(CLI::IsMember({"kill"}));
+  auto* rules = cmd->add_option("--rules", flags->underuse_rules,
+                  "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
+                  "memory.batch_too_small,util.* (default: util.*)");
   cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
       ->check(CLI::Range(1.0, 1e7));
   add_advisor_options(*cmd, flags->advisor);
@@ -73,9 +82,11 @@ void add_record(CLI::App& app, int& exit_code) {
                 "Print the full report at the end (as `gpuwatch report RUN` does), not the short summary");
   add_store_option(*cmd, flags->store);
   cmd->add_option("command", o.command, "The command to run, after --");
-  cmd->callback([flags, &exit_code] {
+  cmd->callback([flags, rules, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) options.cuda_visible_devices = visible;
+    if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) options.cuda_device_order = order;
     if (!flags->pid.empty()) {
       const auto pid = parse_pid(flags->pid);
       if (!pid) {
@@ -100,8 +111,17 @@ void add_record(CLI::App& app, int& exit_code) {
       if (flags->underuse_after_s <= 0) throw CLI::ValidationError("--on-underuse", "needs --after S");
       if (options.command.empty()) throw CLI::ValidationError("--on-underuse", "needs a command to stop");
       options.kill_on_underuse_after_s = flags->underuse_after_s;
+      if (rules->count() > 0) {
+        try {
+          options.underuse_rules = UnderuseRules::parse(flags->underuse_rules);
+        } catch (const UnderuseRulesError& e) {
+          throw CLI::ValidationError("--rules", e.what());
+        }
+      }
     } else if (flags->underuse_after_s > 0) {
       throw CLI::ValidationError("--after", "goes with --on-underuse kill");
+    } else if (rules->count() > 0) {
+      throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
     }
     options.advisor = advisor_config(flags->advisor);
     if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;

@@ -54,6 +54,7 @@ struct GpuProcess {
   std::optional<std::uint64_t> used_memory_bytes;  // absent when the driver hides it
   std::string kind;  // "compute", "graphics", "mps"
   std::string name;  // command name from procfs; empty if unknown (other namespace)
+  bool in_tree = false;  // in the recorded command's process tree (set by the sampler)
 };
 
 // Something that happened at a point in time: a GPU lost, an XID error, ...

@@ -76,6 +76,7 @@ void LiveAdvisor::on_event(const Event& event) {
       if (name == "model_params") model_params_ = event;
     }
   }
+  if (event.kind == kJobGpusEventKind) job_gpus_ = event;
   if (event.kind == "epoch") history_.events.push_back(event);
   window_.events.push_back(event);
 }
@@ -93,9 +94,12 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   trim_window(time.mono_ns);
 
   RunData data = window_;
-  if (model_params_ && std::none_of(data.events.begin(), data.events.end(),
-                                    [&](const Event& e) { return e.time.mono_ns == model_params_->time.mono_ns; })) {
-    data.events.insert(data.events.begin(), *model_params_);
+  for (const std::optional<Event>& kept : {model_params_, job_gpus_}) {
+    if (kept && std::none_of(data.events.begin(), data.events.end(), [&](const Event& e) {
+          return e.kind == kept->kind && e.time.mono_ns == kept->time.mono_ns;
+        })) {
+      data.events.insert(data.events.begin(), *kept);
+    }
   }
   // Events arrive a second late (they are drained with the store's commits).
   std::stable_sort(data.events.begin(), data.events.end(),
@@ -119,9 +123,12 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   // Utilization first: it is what the GPUs waste; a small batch is one cause.
   std::vector<const Advisory*> underuse;
   for (const Advisory& a : current_) {
-    if (a.underuse) underuse.push_back(&a);
+    if (options_.kill_rules.acts_on(a)) underuse.push_back(&a);
   }
   std::stable_partition(underuse.begin(), underuse.end(), [](const Advisory* a) { return a->id.starts_with("util."); });
+  // Judged on other GPUs now (the command showed on one): the clock restarts.
+  if (report.job_gpus != judged_) underuse_since_mono_ns_.reset();
+  judged_ = report.job_gpus;
   if (underuse.empty()) {
     underuse_since_mono_ns_.reset();
   } else if (!underuse_since_mono_ns_) {

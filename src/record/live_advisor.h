@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/advisor/underuse_rules.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -19,12 +20,14 @@ struct LiveAdvisorOptions {
   double check_every_s = 10;
   bool print = true;                    // --advise: print changes on stderr
   std::optional<double> kill_after_s;   // --on-underuse kill --after S
+  UnderuseRules kill_rules;             // --rules: which underuse advisories act
   std::FILE* out = stderr;
 };
 
 class LiveAdvisor {
  public:
-  // on_underuse: once, when an underuse advisory has held for kill_after_s.
+  // on_underuse: once, when an underuse advisory that kill_rules name has
+  // held for kill_after_s.
   LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
               std::function<void(const std::string& reason)> on_underuse);
 
@@ -43,6 +46,8 @@ class LiveAdvisor {
   RunData window_;   // the last window_s of samples and events
   RunData history_;  // the whole run: per-second memory peaks and epoch events
   std::optional<Event> model_params_;  // sent once at start; kept past the window
+  std::optional<Event> job_gpus_;      // the latest decision; kept past the window
+  JobGpus judged_;                     // the job's GPUs at the last check
   std::int64_t start_mono_ns_ = 0;
   std::int64_t last_check_mono_ns_ = 0;
   std::optional<std::int64_t> underuse_since_mono_ns_;

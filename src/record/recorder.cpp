@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -12,6 +13,8 @@
 #include <mutex>
 #include <csignal>
 #include <ctime>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -25,6 +28,7 @@
 #include "record/end_summary.h"
 #include "record/live_advisor.h"
 #include "record/recording_sink.h"
+#include "record/visible_devices.h"
 #include "render/compare.h"
 #include "render/plot/plot.h"
 #include "render/report.h"
@@ -63,9 +67,63 @@ void check_gpus(const std::vector<int>& wanted, const BackendSet& set) {
 std::vector<DeviceInfo> selected(const BackendSet& set, const std::vector<int>& wanted) {
   std::vector<DeviceInfo> out;
   for (const DeviceInfo& d : set.devices) {
-    if (wanted.empty() || std::find(wanted.begin(), wanted.end(), d.index) != wanted.end()) out.push_back(d);
+    if (std::find(wanted.begin(), wanted.end(), d.index) != wanted.end()) out.push_back(d);
   }
   return out;
+}
+
+struct GpuChoice {
+  std::vector<int> recorded;  // gpuwatch indices, ascending
+  JobGpus job;                // the first decision; the process tree may refine it
+};
+
+// --gpus, else the GPUs CUDA_VISIBLE_DEVICES shows the command, else all;
+// the job's GPUs are those CUDA_VISIBLE_DEVICES names (among the recorded
+// ones), else those the command's processes will be seen on.
+GpuChoice choose_gpus(const RecordOptions& o, const BackendSet& set, const SystemPaths& paths) {
+  GpuChoice c;
+  for (const DeviceInfo& d : set.devices) {
+    if (o.gpus.empty() || std::find(o.gpus.begin(), o.gpus.end(), d.index) != o.gpus.end()) c.recorded.push_back(d.index);
+  }
+  c.job = {JobGpuSource::CommandNotSeen, c.recorded};
+  std::optional<std::string> visible = o.cuda_visible_devices;
+  std::string order = o.cuda_device_order;
+  if (o.attach_pid) {
+    // The attached process's own environment decides what CUDA shows it
+    // (unreadable for another user's process: then gpuwatch's).
+    std::ifstream in(paths.procfs_root / std::to_string(*o.attach_pid) / "environ", std::ios::binary);
+    std::ostringstream read;
+    if (in) read << in.rdbuf();
+    const std::string text = read.str();
+    if (!text.empty()) {
+      visible = environ_value(text, "CUDA_VISIBLE_DEVICES");
+      order = environ_value(text, "CUDA_DEVICE_ORDER").value_or("");
+    }
+  }
+  if (!visible) return c;
+  const VisibleSelection sel = resolve_cuda_visible_devices(*visible, order, set.devices);
+  for (const std::string& note : sel.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
+  if (!sel.resolved) return c;
+  std::vector<int> job;
+  for (int g : sel.gpus) {
+    if (std::find(c.recorded.begin(), c.recorded.end(), g) != c.recorded.end()) job.push_back(g);
+  }
+  std::sort(job.begin(), job.end());
+  if (o.gpus.empty()) {
+    // CUDA hides NVIDIA GPUs only; other vendors' are not its to hide.
+    std::erase_if(c.recorded, [&](int g) {
+      const auto d = std::find_if(set.devices.begin(), set.devices.end(), [&](const DeviceInfo& x) { return x.index == g; });
+      return d->backend == "nvml" && std::find(job.begin(), job.end(), g) == job.end();
+    });
+    if (c.recorded.empty() && !set.devices.empty()) {
+      fmt::print(stderr, "gpuwatch: CUDA_VISIBLE_DEVICES shows the command no GPU; recording host metrics only "
+                         "(--gpus records GPUs anyway)\n");
+    }
+    c.job = {JobGpuSource::VisibleDevices, job};
+  } else if (!job.empty()) {
+    c.job = {JobGpuSource::VisibleDevices, job};
+  }
+  return c;
 }
 
 void write_output_dir(const std::filesystem::path& dir, const RunData& data, const std::string& summary_text,
@@ -173,6 +231,7 @@ int run_record(const RecordOptions& o) {
   const SystemPaths paths = SystemPaths::from_environment();
   BackendSet backends = open_backends(paths);
   check_gpus(o.gpus, backends);
+  const GpuChoice gpus = choose_gpus(o, backends, paths);
   if (backends.devices.empty()) {
     std::string why;
     for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;
@@ -195,7 +254,8 @@ int run_record(const RecordOptions& o) {
   HostReader host(paths.procfs_root);
   SamplerOptions sampler_options;
   sampler_options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_s * 1e9));
-  sampler_options.gpus = o.gpus;
+  sampler_options.gpus = gpus.recorded;
+  sampler_options.devices = !gpus.recorded.empty();
   sampler_options.closing_sample = true;
   sampler_options.prime_slow_metrics = false;  // sample the command's start at once
   Sampler sampler(backends, &host, sampler_options);
@@ -289,11 +349,13 @@ int run_record(const RecordOptions& o) {
     a.check_every_s = o.check_every_s;
     a.print = o.advise;
     a.kill_after_s = o.kill_on_underuse_after_s;
-    advisor.emplace(a, run, selected(backends, o.gpus), stop_for_underuse);
+    a.kill_rules = o.underuse_rules;
+    advisor.emplace(a, run, selected(backends, gpus.recorded), stop_for_underuse);
     sink.set_advisor(&*advisor);
   }
   try {
-    store->begin_run(run, selected(backends, o.gpus));
+    store->begin_run(run, selected(backends, gpus.recorded));
+    sink.track_job_gpus(JobGpuTracker(gpus.job, gpus.recorded), start);
   } catch (...) {
     // Nothing could be recorded: do not leave the command running unwatched.
     if (child) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/advisor/config.h"
+#include "analysis/advisor/underuse_rules.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -19,13 +20,19 @@ struct RecordOptions {
   std::optional<pid_t> attach_pid;
   std::string name;
   double interval_s = 0.5;
-  std::vector<int> gpus;              // empty: all
+  std::vector<int> gpus;              // --gpus; empty: all, or CUDA_VISIBLE_DEVICES's
+  // The environment's CUDA_VISIBLE_DEVICES (nullopt: unset) and
+  // CUDA_DEVICE_ORDER: without --gpus, record watches the GPUs the command
+  // can see (record/visible_devices.h).
+  std::optional<std::string> cuda_visible_devices;
+  std::string cuda_device_order;
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change
   double check_every_s = 10;
   AdvisorConfig advisor;
   std::optional<double> kill_on_underuse_after_s;  // --on-underuse kill --after S
+  UnderuseRules underuse_rules;                     // --rules
   double status_every_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;

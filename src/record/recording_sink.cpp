@@ -38,6 +38,20 @@ void RecordingSink::on_host_sample(const HostSample& sample) {
 
 void RecordingSink::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
   for (const GpuProcess& p : processes) store_.note_process(p, p.name, seen);
+  if (job_gpus_ && job_gpus_->observe(processes)) note_job_gpus(seen);
+}
+
+void RecordingSink::track_job_gpus(JobGpuTracker tracker, Timestamp start) {
+  job_gpus_ = std::move(tracker);
+  note_job_gpus(start);
+}
+
+// Straight to the advisor, not through post_event(): it must not judge
+// other jobs' GPUs for the second until the next flush.
+void RecordingSink::note_job_gpus(Timestamp time) {
+  const Event e{time, std::nullopt, std::string(kJobGpusEventKind), job_gpus_message(job_gpus_->current())};
+  store_.add_event(e);
+  if (advisor_) advisor_->on_event(e);
 }
 
 void RecordingSink::on_device_lost(int device_index, Timestamp when) {

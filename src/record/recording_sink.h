@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "annotate/annotation.h"
+#include "analysis/job_gpus.h"
 #include "annotate/annotation_throttle.h"
 #include "record/live_advisor.h"
 #include "sampler/sampler.h"
@@ -41,6 +43,10 @@ class RecordingSink final : public SampleSink {
   [[nodiscard]] std::size_t annotations_received() const;
   // record --advise: the advisor sees every sample and annotation. Not owned.
   void set_advisor(LiveAdvisor* advisor) { advisor_ = advisor; }
+  // Which GPUs are the job's: stores the tracker's decision now and again
+  // whenever the command's processes change it (as "job_gpus" events, which
+  // the advisor sees too). Call after the run began, before sampling.
+  void track_job_gpus(JobGpuTracker tracker, Timestamp start);
   // Writes what is buffered; call once sampling has stopped.
   void finish();
 
@@ -49,6 +55,7 @@ class RecordingSink final : public SampleSink {
   void flush(Timestamp time, bool everything = false);
   void drain_posted(bool everything);
   void print_status(Timestamp time);
+  void note_job_gpus(Timestamp time);
 
   Store& store_;
   StatusLineOptions status_;
@@ -62,6 +69,7 @@ class RecordingSink final : public SampleSink {
   AnnotationThrottle annotation_throttle_;
   std::size_t annotations_received_ = 0;
   LiveAdvisor* advisor_ = nullptr;
+  std::optional<JobGpuTracker> job_gpus_;
 };
 
 }  // namespace gpuwatch

@@ -169,7 +169,7 @@ bool additive(DeviceMetric m) {
 
 void add_all_gpus(Document& doc, const RunReport& r) {
   if (r.all_gpus.empty()) return;
-  doc.heading(fmt::format("All {} GPUs together", r.all_gpus.front().pooled.gpus));
+  doc.heading(fmt::format("{} {} GPUs together", r.job_gpus.known() ? "The job's" : "All", r.all_gpus.front().pooled.gpus));
   TextTable t;
   t.header = {"metric", "mean", "min", "max", "std", "sum of GPU means"};
   for (const PooledMetric& p : r.all_gpus) {
@@ -217,7 +217,9 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
   const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
     return s ? fixed(s->mean / divisor, decimals) : std::string("-");
   };
+  const SegmentStats* merged = nullptr;
   for (const SegmentStats& seg : segments) {
+    if (seg.merged_labels > 0) merged = &seg;
     if (seg.devices.empty()) {  // a host-only run: the durations still say something
       t.rows.push_back({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"});
     }
@@ -228,6 +230,10 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
     }
   }
   doc.table(std::move(t));
+  if (merged) {
+    doc.line(fmt::format("{} {} {} are taken together in one row.", merged->merged_labels,
+                         merged->kind == SegmentKind::Phase ? "phases" : "epochs", merged->label));
+  }
 }
 
 void add_host(Document& doc, const RunReport& r) {
@@ -269,23 +275,7 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     }
     doc.table(std::move(t));
   }
-  // Epochs and phases have their tables above.
-  std::vector<const Event*> listed;
-  for (const Event& e : r.events) {
-    if (e.kind != "epoch" && e.kind != "phase") listed.push_back(&e);
-  }
-  if (!listed.empty()) {
-    doc.heading("Events");
-    TextTable t;
-    t.header = {"time", "kind", "gpu", "message"};
-    t.first_numeric_column = 99;  // all text; a long message folds under its column
-    for (const Event* event : listed) {
-      const Event& e = *event;
-      t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
-                        e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message});
-    }
-    doc.table(std::move(t));
-  }
+  add_events(doc, r);
 }
 
 Document report_document(const RunReport& r) {
@@ -306,6 +296,11 @@ Document report_document(const RunReport& r) {
   if (j.ticks > 0) {
     doc.line(fmt::format("Sampler   {} ticks, lateness mean {:.3f} ms, p99 <= {:.3f} ms, max {:.3f} ms, {} missed",
                          j.ticks, j.mean_late_ns / 1e6, j.p99_late_ns / 1e6, j.max_late_ns / 1e6, j.missed_deadlines));
+  }
+  std::vector<int> recorded;
+  for (const DeviceReport& d : r.devices) recorded.push_back(d.info.index);
+  if (const std::string job = describe_job_gpus(r.job_gpus, run, recorded); !job.empty()) {
+    doc.line(fmt::format("Job GPUs  {}", job));
   }
   for (const DeviceReport& d : r.devices) add_device(doc, d, run.start_mono_ns);
   if (r.devices.empty()) {
@@ -341,6 +336,34 @@ std::string describe_outcome(const RunInfo& run) {
   }
   if (run.end_reason == "underuse") s = "stopped: underuse";  // by --on-underuse kill, with SIGTERM
   if (run.status == RunStatus::Interrupted) s = "interrupted: the recorder stopped without finishing the run";
+  return s;
+}
+
+std::string describe_job_gpus(const JobGpus& job, const RunInfo& run, const std::vector<int>& recorded) {
+  const auto list = [](const std::vector<int>& gpus) {
+    std::string out;
+    for (int g : gpus) out += (out.empty() ? "" : ", ") + std::to_string(g);
+    return out;
+  };
+  std::string s;
+  switch (job.source) {
+    case JobGpuSource::Unknown: return {};
+    case JobGpuSource::VisibleDevices:
+      s = job.gpus.empty() ? "none (CUDA_VISIBLE_DEVICES shows the command no GPU)"
+                           : list(job.gpus) + " (CUDA_VISIBLE_DEVICES)";
+      break;
+    case JobGpuSource::ProcessTree: s = list(job.gpus) + " (where the command's processes ran)"; break;
+    case JobGpuSource::CommandNotSeen:
+      if (recorded.empty()) return {};
+      return fmt::format("all recorded ({})", run.command.empty() && !run.attached_pid
+                                                  ? "no command to follow"
+                                                  : "the command was not seen on any GPU");
+  }
+  std::vector<int> others;
+  for (int g : recorded) {
+    if (!job.contains(g)) others.push_back(g);
+  }
+  if (!others.empty()) s += "; also recorded, not judged: " + list(others);
   return s;
 }
 

@@ -83,12 +83,27 @@ void write_summary(JsonWriter& w, const Summary& s) {
   w.end_object();
 }
 
+void write_job_gpus_json(JsonWriter& w, const JobGpus& job) {
+  w.key("job_gpus");
+  if (!job.known()) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("source", to_string(job.source));
+  w.key("gpus").begin_array();
+  for (int g : job.gpus) w.value(g);
+  w.end_array();
+  w.end_object();
+}
+
 std::string render_report_json(const RunReport& r) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
   w.field("schema_version", kReportSchemaVersion);
   write_run(w, r.run, r.wall_duration_s);
+  write_job_gpus_json(w, r.job_gpus);
   w.key("devices").begin_array();
   for (const DeviceReport& d : r.devices) write_device(w, d, r.run);
   w.end_array();
@@ -152,6 +167,9 @@ std::string render_report_json(const RunReport& r) {
     w.end_object();
   }
   w.end_array();
+  w.key("events_omitted").begin_object();
+  for (const auto& [kind, n] : r.events_omitted) w.field(kind, static_cast<std::uint64_t>(n));
+  w.end_object();
   w.end_object();
   out.push_back('\n');
   return out;

@@ -134,6 +134,7 @@ void write_segments(JsonWriter& w, std::string_view name, const std::vector<Segm
     w.field("label", seg.label);
     w.field("occurrences", static_cast<std::uint64_t>(seg.occurrences));
     w.field("duration_s", seg.duration_s);
+    w.field("merged_labels", static_cast<std::uint64_t>(seg.merged_labels));
     w.key("devices").begin_array();
     for (const SegmentDeviceStats& d : seg.devices) {
       w.begin_object();

@@ -211,6 +211,13 @@ std::string render_report_summary(const RunReport& r, std::span<const Advisory> 
                         human_duration(r.wall_duration_s)));
   doc.line("verdict: " + verdict(run, found));
   add_gpus(doc, r);
+  // Only when some recorded GPU was not the job's: then the reader must know.
+  if (std::any_of(r.devices.begin(), r.devices.end(),
+                  [&](const DeviceReport& d) { return r.job_gpus.known() && !r.job_gpus.contains(d.info.index); })) {
+    std::vector<int> recorded;
+    for (const DeviceReport& d : r.devices) recorded.push_back(d.info.index);
+    doc.line("job GPUs: " + describe_job_gpus(r.job_gpus, run, recorded));
+  }
   if (r.total_energy_joules) doc.line("energy: " + energy(*r.total_energy_joules));
   if (r.training) {
     if (std::string t = training_line(*r.training); !t.empty()) doc.line(t);

@@ -1,5 +1,9 @@
 #include "render/report_training.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "render/table.h"
@@ -22,6 +26,17 @@ const DeviceReport* fullest_gpu(const RunReport& r) {
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
 
+// "12 marks, 3 signal": the kinds of events left out of a table.
+std::string by_kind(const std::map<std::string, std::size_t>& omitted) {
+  std::string out;
+  for (const auto& [kind, n] : omitted) {
+    if (n == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{} {}{}", n, kind, n == 1 || kind.ends_with('s') ? "" : "s");
+  }
+  return out;
+}
+
 }  // namespace
 
 void add_training(Document& doc, const RunReport& r) {
@@ -32,6 +47,10 @@ void add_training(Document& doc, const RunReport& r) {
   if (t.last_step) progress += fmt::format("last step {}", *t.last_step);
   if (t.epochs > 0) progress += fmt::format("{}{} epoch{}", progress.empty() ? "" : ", ", t.epochs, t.epochs == 1 ? "" : "s");
   if (t.marks > 0) progress += fmt::format("{}{} mark{}", progress.empty() ? "" : ", ", t.marks, t.marks == 1 ? "" : "s");
+  if (t.marks_dropped > 0) {
+    progress += fmt::format("{}{} more mark{} not stored (too many, too fast)", progress.empty() ? "" : ", ",
+                            t.marks_dropped, t.marks_dropped == 1 ? "" : "s");
+  }
   if (t.model_params) {
     progress += fmt::format("{}model {} parameters", progress.empty() ? "" : ", ", human_count(*t.model_params));
   }
@@ -60,6 +79,39 @@ void add_training(Document& doc, const RunReport& r) {
   }
 }
 
+void add_events(Document& doc, const RunReport& r) {
+  std::vector<const Event*> listed;
+  for (const Event& e : r.events) {
+    if (e.kind != "epoch" && e.kind != "phase") listed.push_back(&e);
+  }
+  if (listed.empty()) return;
+  doc.heading("Events");
+  TextTable t;
+  t.header = {"time", "kind", "gpu", "message"};
+  t.first_numeric_column = 99;  // all text; a long message folds under its column
+  std::map<std::string, std::size_t> omitted;
+  for (const auto& [kind, n] : r.events_omitted) {
+    if (kind != "epoch" && kind != "phase") omitted[kind] += n;
+  }
+  const std::size_t half = kEventRowsShown / 2;
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    const Event& e = *listed[i];
+    if (listed.size() > kEventRowsShown && i >= half && i < listed.size() - half) {
+      ++omitted[e.kind];
+      if (i == half) t.rows.push_back({"...", "", "", ""});
+      continue;
+    }
+    t.rows.push_back({iso_local(e.time.wall_ns).substr(11, 12), e.kind,
+                      e.device_index ? std::to_string(*e.device_index) : std::string("-"), e.message});
+  }
+  doc.table(std::move(t));
+  const std::string left_out = by_kind(omitted);
+  if (!left_out.empty()) {
+    doc.line(fmt::format("Not listed: {} (report --format json lists up to {} of each kind).", left_out,
+                         kEventsKeptPerKind));
+  }
+}
+
 void write_training(JsonWriter& w, const RunReport& r) {
   w.key("training");
   if (!r.training) {
@@ -71,6 +123,7 @@ void write_training(JsonWriter& w, const RunReport& r) {
   w.field("last_step", t.last_step);
   w.field("epochs", static_cast<std::uint64_t>(t.epochs));
   w.field("marks", static_cast<std::uint64_t>(t.marks));
+  w.field("marks_dropped", static_cast<std::uint64_t>(t.marks_dropped));
   w.field("model_params", t.model_params);
   w.key("scalars").begin_array();
   for (const ScalarSummary& s : t.scalars) {

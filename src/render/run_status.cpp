@@ -4,6 +4,7 @@
 
 #include "render/advisories.h"
 #include "render/json_writer.h"
+#include "render/report.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -103,7 +104,12 @@ std::string render_run_status_text(const RunStatusReport& s) {
   } else {
     out += fmt::format("Last {}\n", human_duration(s.window_s));
   }
-  for (const GpuStatus& g : s.gpus) out += gpu_line(g) + "\n";
+  std::vector<int> recorded;
+  for (const GpuStatus& g : s.gpus) recorded.push_back(g.index);
+  if (const std::string job = describe_job_gpus(s.job_gpus, s.run, recorded); !job.empty()) {
+    out += "Job GPUs: " + job + "\n";
+  }
+  for (const GpuStatus& g : s.gpus) out += gpu_line(g) + (g.job ? "" : "  (not the job's)") + "\n";
   if (s.gpus.empty()) out += "  no GPU was recorded\n";
   const HostWindow& h = s.host_now;
   if (h.cpu_percent || h.tree_cpu_percent) {
@@ -149,11 +155,13 @@ std::string render_run_status_json(const RunStatusReport& s) {
   w.field("verdict", s.verdict);
   w.field("window_s", s.window_s);
   w.field("reference_end_ago_s", s.reference_end_ago_s);
+  write_job_gpus_json(w, s.job_gpus);
   w.key("gpus").begin_array();
   for (const GpuStatus& g : s.gpus) {
     w.begin_object();
     w.field("index", g.index);
     w.field("name", g.name);
+    w.field("job", g.job);
     write_now_and_before(w, g.now, g.before, write_window);
     w.end_object();
   }

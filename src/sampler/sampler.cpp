@@ -31,6 +31,7 @@ std::int64_t skip_missed(Clock::time_point& deadline, std::chrono::nanoseconds i
 Sampler::Sampler(BackendSet& backends, HostReader* host, SamplerOptions options)
     : host_(options.host ? host : nullptr), options_(std::move(options)) {
   for (OpenBackend& open : backends.backends) {
+    if (!options_.devices) break;
     for (const DeviceInfo& device : open.backend->devices()) {
       const int global = open.first_global_index + device.index;
       if (!options_.gpus.empty() &&
@@ -180,7 +181,12 @@ void Sampler::read_slow_once(SlowMailbox& into, const SlowReadPlan& plan) {
   if (host_ != nullptr) {
     into.host = host_->read(into.time);
     into.host_fresh = true;
-    for (GpuProcess& p : into.processes) p.name = host_->process_name(p.pid);
+    // Which processes are the command's: what `record` judges GPUs by.
+    const auto& tree = host_->tree_pids();
+    for (GpuProcess& p : into.processes) {
+      p.name = host_->process_name(p.pid);
+      p.in_tree = std::find(tree.begin(), tree.end(), p.pid) != tree.end();
+    }
   }
 }
 

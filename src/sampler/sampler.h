@@ -37,6 +37,7 @@ struct SamplerOptions {
   // and of host metrics. Zero: max(interval, 1 s).
   std::chrono::nanoseconds slow_interval{0};
   std::vector<int> gpus;  // global device indices to sample; empty: all
+  bool devices = true;    // false: no GPU at all (CUDA_VISIBLE_DEVICES hides them all)
   bool host = true;
   bool processes = true;
   // Read the slow metrics once before the first tick, so that the first

@@ -30,6 +30,9 @@ class GpuwatchTestCase(unittest.TestCase):
         env["GPUWATCH_NVML_LIBRARY"] = library if library is not None else FAKE_NVML
         env["FAKE_NVML_SET"] = scenario
         env.pop("FAKE_NVML_SCENARIO", None)
+        # record follows these (issue 9): a test sets them when it means to.
+        env.pop("CUDA_VISIBLE_DEVICES", None)
+        env.pop("CUDA_DEVICE_ORDER", None)
         env.update(extra)
         return env
 
@@ -40,6 +43,13 @@ class GpuwatchTestCase(unittest.TestCase):
     def start_gw(self, *args, scenario=QUICK, library=None, **extra):
         return subprocess.Popen([BIN, *args], env=self.env(scenario, library, **extra), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+    def short_advisor_config(self):
+        """An advisor config whose window and warm-up are short enough for a test."""
+        path = os.path.join(self.tmp, "advisor.conf")
+        with open(path, "w") as f:
+            f.write("# short enough for a test\nwindow_s = 2\nwarmup_s = 1\n")
+        return path
 
     def report(self, run="last", **kw):
         r = self.run_gw("report", run, "--format", "json", **kw)

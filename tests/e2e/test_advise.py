@@ -7,20 +7,17 @@ from harness import GpuwatchTestCase, QUICK
 # One GPU at 20 % utilization holding 2 GiB of its 79.6: seed 004's low
 # utilization (steady, so no input-bound signature) and seed 002's too-small batch.
 UNDERUSED = QUICK + ";gpu_count=1;gpu0.util=20;gpu0.mem_used_mib=2048"
+# Issue 9: busy at a steady 80 % with 49 % of memory. The batch could double
+# (seed 002), but the GPU does not idle: no reason to stop the job.
+BUSY_HALF_FULL = QUICK + ";gpu_count=1;gpu0.util=80;gpu0.mem_used_mib=39700"
 # Busy and 80 % full: nothing to say.
 HEALTHY = QUICK + ";gpu_count=1;gpu0.util=97;gpu0.mem_used_mib=65000"
 
 
 class Advise(GpuwatchTestCase):
-    def config(self):
-        path = os.path.join(self.tmp, "advisor.conf")
-        with open(path, "w") as f:
-            f.write("# short enough for a test\nwindow_s = 2\nwarmup_s = 1\n")
-        return path
-
     def test_advisories_are_printed_when_they_change(self):
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
-                        "--advisor-config", self.config(), "--", "sleep", "4", scenario=UNDERUSED)
+                        "--advisor-config", self.short_advisor_config(), "--", "sleep", "4", scenario=UNDERUSED)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr.count("[warning] memory.batch_too_small GPU 0"), 1, r.stderr)  # once, not per check
         # util.low, or util.host_bound when this machine's CPUs happen to be busy (a parallel build).
@@ -31,13 +28,13 @@ class Advise(GpuwatchTestCase):
 
     def test_a_healthy_run_gets_no_advisory(self):
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
-                        "--advisor-config", self.config(), "--", "sleep", "3", scenario=HEALTHY)
+                        "--advisor-config", self.short_advisor_config(), "--", "sleep", "3", scenario=HEALTHY)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("gpuwatch advisor", r.stderr)
 
     def test_underuse_kill_stops_the_command_with_its_own_exit_code(self):
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--check-every", "0.5",
-                        "--advisor-config", self.config(), "--on-underuse", "kill", "--after", "1",
+                        "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1",
                         "--", "sleep", "60", scenario=UNDERUSED, timeout=30)
         self.assertEqual(r.returncode, 75, r.stderr)
         self.assertIn("stopping the command: it underuses its GPUs", r.stderr)
@@ -48,12 +45,32 @@ class Advise(GpuwatchTestCase):
         underuse = [e for e in self.report()["events"] if e["kind"] == "underuse"]
         self.assertEqual(len(underuse), 1)
         self.assertIn("stopped by --on-underuse kill", underuse[0]["message"])
-        # Utilization first in the reason: it is what is wasted; the small batch is one cause.
-        self.assertRegex(underuse[0]["message"], r"util\.(low|host_bound) GPU 0, memory\.batch_too_small GPU 0 for")
+        # Only utilization acts by default (issue 9): the small batch is advice, not the reason.
+        self.assertRegex(underuse[0]["message"], r"util\.(low|host_bound) GPU 0 for")
+        self.assertNotIn("memory.batch_too_small", underuse[0]["message"])
         self.assertRegex(self.run_gw("runs").stdout, r"finished +stopped: underuse +sleep")
+
+    def test_memory_alone_does_not_kill_unless_asked(self):
+        args = ["record", "--interval", "0.05", "--no-summary", "--check-every", "0.5", "--advise",
+                "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1"]
+        r = self.run_gw(*args, "--", "sleep", "4", scenario=BUSY_HALF_FULL, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("memory.batch_too_small GPU 0", r.stderr)  # advised, not acted on
+        self.assertNotIn("stopping the command", r.stderr)
+        self.assertEqual(self.report()["run"]["end_reason"], "exited")
+        # Asked for: the memory rule acts.
+        r = self.run_gw(*args, "--rules", "memory.batch_too_small,util.*", "--", "sleep", "60",
+                        scenario=BUSY_HALF_FULL, timeout=30)
+        self.assertEqual(r.returncode, 75, r.stderr)
+        underuse = [e for e in self.report()["events"] if e["kind"] == "underuse"]
+        self.assertRegex(underuse[0]["message"], r"^stopped by --on-underuse kill: memory\.batch_too_small GPU 0 for")
 
     def test_usage_errors(self):
         cases = [
+            (["--rules", "util.*"], "--rules"),
+            (["--on-underuse", "kill", "--after", "5", "--rules", "memory.leak"], "memory.leak"),
+            (["--on-underuse", "kill", "--after", "5", "--rules", "util.*,"], "empty entry"),
+            (["--on-underuse", "kill", "--after", "5", "--rules", ""], "empty entry"),
             (["--on-underuse", "kill"], "needs --after"),
             (["--after", "5"], "goes with --on-underuse"),
             (["--on-underuse", "stop", "--after", "5"], "--on-underuse"),

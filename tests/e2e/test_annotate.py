@@ -3,8 +3,9 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
-from harness import GpuwatchTestCase, QUICK
+from harness import BIN, GpuwatchTestCase, QUICK
 
 # A training stand-in that speaks the wire protocol with a bare socket, so
 # that these tests do not depend on the Python client (tested on its own).
@@ -92,6 +93,80 @@ class OutputAnnotations(GpuwatchTestCase):
         self.assertIn("needs a command", r.stderr)
         self.assertFalse(os.path.exists(marker))
         self.assertEqual(self.runs(), [])
+
+
+class OutputAnnotationsIssue9(GpuwatchTestCase):
+    """Issue 9, items 3, 7, 11 and 24."""
+
+    def test_an_epoch_printed_on_every_line_is_one_epoch(self):
+        script = "for e in 1 2 3; do for i in 1 2 3 4; do echo \"Epoch $e step $i\"; done; sleep 0.2; done"
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary",
+                        "--annotate-regex", r"Epoch (?P<epoch>\d+) step (?P<step>\d+)", "--", "sh", "-c", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = self.report()
+        self.assertEqual(rep["training"]["epochs"], 3)
+        self.assertEqual([(e["label"], e["occurrences"]) for e in rep["epochs"]], [("1", 1), ("2", 1), ("3", 1)])
+        self.assertEqual(len([e for e in rep["events"] if e["kind"] == "epoch"]), 3)
+        text = self.run_gw("report", "last").stdout
+        self.assertIn("3 epochs", text)
+
+    def test_python_style_patterns(self):
+        script = "echo 'EPOCH 2 val_loss=9.5 loss=0.25'"
+        r = self.run_gw("record", "--no-summary", "--annotate-regex",
+                        r"(?i)epoch (?P<epoch>\d+).*(?<!val_)(?<=loss=)(?P<loss>[\d.]+)", "--", "sh", "-c", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        t = self.report()["training"]
+        self.assertEqual(t["epochs"], 1)
+        self.assertEqual(t["scalars"][0]["name"], "loss")
+        self.assertEqual(t["scalars"][0]["last"], 0.25)
+
+    def test_a_bad_pattern_says_where(self):
+        r = self.run_gw("record", "--annotate-regex", r"Epoch (?P<epoch>\d+", "--", "true")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("at offset 19", r.stderr)
+
+    def test_marks_are_capped_and_the_rest_counted(self):
+        script = "import sys\nfor i in range(5000): print('checkpoint', i)\n"
+        r = self.run_gw("record", "--no-summary", "--annotate-regex", "checkpoint", "--", sys.executable, "-c", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.count("\n"), 5000)  # all of it still reaches the terminal
+        t = self.report()["training"]
+        self.assertGreaterEqual(t["marks"], 100)
+        self.assertLess(t["marks"], 200)
+        self.assertEqual(t["marks"] + t["marks_dropped"], 5000)
+        text = self.run_gw("report", "last").stdout
+        self.assertIn(f"{t['marks_dropped']} more marks not stored", text)
+        self.assertLess(text.count("checkpoint"), 45)  # first and last 20, not all of them
+
+    def test_a_leftover_writer_does_not_keep_record_waiting(self):
+        # The command exits at once; what it started writes on for ever.
+        script = "(while :; do echo tick; sleep 0.01; done) & echo started"
+        t0 = time.monotonic()
+        r = self.run_gw("record", "--no-summary", "--annotate-regex", "started", "--", "sh", "-c", script,
+                        timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertLess(time.monotonic() - t0, 15)
+        self.assertIn("started", r.stdout)
+
+    def _closed_after_one_line(self, *flags):
+        p = subprocess.Popen([BIN, "record", "--no-summary", *flags, "--", "yes"], env=self.env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = p.stdout.readline()
+        p.stdout.close()  # as `| head -1` does
+        try:
+            p.wait(timeout=30)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            p.stderr.close()
+        return first, p.returncode
+
+    def test_sigpipe_reaches_the_command_as_without_the_flag(self):
+        self.assertEqual(self._closed_after_one_line(), (b"y\n", 141))
+        self.assertEqual(self._closed_after_one_line("--annotate-regex", "y"), (b"y\n", 141))
+        runs = self.runs()
+        self.assertEqual(len(runs), 2)
 
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")

@@ -48,19 +48,33 @@ std::optional<double> total_memory(const DeviceReport& d) {
 // CUDA context adds about 0.5 GiB, a model more.
 constexpr double kHeldMemoryBytes = 1024.0 * 1024 * 1024;
 
-// Where the driver lists processes, the run's GPUs are those it saw them on.
-// Where it lists none (containers often hide them), a GPU the job holds
-// memory on, or that was busy once in the window: a starved loop can read
-// 0 % utilization for minutes while it holds its model on the card.
+// A GPU the job holds memory on, or that was busy once in the window: a
+// starved loop can read 0 % utilization for minutes while it holds its
+// model on the card.
+bool active(const DeviceReport& d) {
+  const Summary* util = d.find(DeviceMetric::GpuUtilPercent);
+  const Summary* memory = d.find(DeviceMetric::MemUsedBytes);
+  return (util && util->max > 0) || (memory && memory->max >= kHeldMemoryBytes);
+}
+
+// The job's GPUs as the recorder decided (job_gpus.h): those
+// CUDA_VISIBLE_DEVICES named, or those the command's processes were seen on.
+// Until the command shows on one, every active GPU. Runs recorded without
+// that decision (older, imported): where the driver lists processes, the
+// GPUs it saw any on, else the active ones.
 bool in_use(const RunReport& r, const DeviceReport& d) {
   if (d.lost_at_wall_ns) return false;
+  switch (r.job_gpus.source) {
+    case JobGpuSource::VisibleDevices:
+    case JobGpuSource::ProcessTree: return r.job_gpus.contains(d.info.index);
+    case JobGpuSource::CommandNotSeen: return active(d);
+    case JobGpuSource::Unknown: break;
+  }
   if (!r.processes.empty()) {
     return std::any_of(r.processes.begin(), r.processes.end(),
                        [&](const ProcessRecord& p) { return p.device_index == d.info.index; });
   }
-  const Summary* util = d.find(DeviceMetric::GpuUtilPercent);
-  const Summary* memory = d.find(DeviceMetric::MemUsedBytes);
-  return (util && util->max > 0) || (memory && memory->max >= kHeldMemoryBytes);
+  return active(d);
 }
 
 // The flag wins; otherwise the latest model_params annotation decides.

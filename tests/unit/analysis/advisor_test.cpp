@@ -155,6 +155,29 @@ TEST(AdvisorMemory, AGpuTheRunDoesNotUseIsLeftAlone) {
   EXPECT_TRUE(find(a, "util.input_bound", 1));
 }
 
+TEST(AdvisorMemory, OnlyTheJobsGpusAreJudged) {
+  // Issue 9: on a shared node GPU 1 is another job's, idle with its model
+  // loaded; the run's own GPU 0 works. The processes listed on GPU 1 are not
+  // the command's, so GPU 1 must not be judged (nor stop the run).
+  Window w;
+  w.gpu(0, busy(), flat(60 * kGiB));
+  w.gpu(1, flat(0), flat(20 * kGiB));
+  w.data.processes.push_back({0, 100, "python", 0, 0, std::nullopt});
+  w.data.processes.push_back({1, 4243, "python", 0, 0, std::nullopt});
+  ASSERT_TRUE(find(advise_on(w.data), "util.input_bound", 1));  // without the recorder's decision
+  w.event(0, "job_gpus", "source=process_tree gpus=0");
+  EXPECT_TRUE(advise_on(w.data).empty()) << ::testing::PrintToString(ids(advise_on(w.data)));
+  // CUDA_VISIBLE_DEVICES=1: GPU 1 is the job's, however idle.
+  w.event(1, "job_gpus", "source=cuda_visible_devices gpus=1");
+  EXPECT_TRUE(find(advise_on(w.data), "util.input_bound", 1));
+  EXPECT_FALSE(find(advise_on(w.data), "memory.batch_could_grow", 0));
+  // Until the command shows on a GPU, every active one is judged, but not
+  // one nobody uses.
+  w.event(2, "job_gpus", "source=command_not_seen gpus=0,1");
+  w.set(1, DeviceMetric::MemUsedBytes, flat(0.5 * kGiB));
+  EXPECT_TRUE(advise_on(w.data).empty());
+}
+
 // A run of `epochs` epochs of `epoch_s` seconds each, memory from `mem`;
 // the last epoch event opens an epoch that is still running.
 RunData with_epochs(int epochs, double epoch_s, const Curve& mem) {

@@ -93,3 +93,39 @@ TEST(RunReport, ASuddenDropWhileWorkingIsReported) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+TEST(RunReport, BalanceAndAllGpusCoverTheJobsGpusOnly) {
+  // GPUs 0 and 1 run the job; GPU 2 is another job's, idle.
+  RunData data = one_gpu(20, [](double) { return 90.0; }, [](double) { return 10 * kGiB; });
+  for (int index : {1, 2}) {
+    DeviceSeries s = data.devices.front();
+    s.info.index = index;
+    if (index == 2) {
+      for (double& v : s.values[static_cast<std::size_t>(DeviceMetric::GpuUtilPercent)]) v = 0;
+    }
+    data.devices.push_back(std::move(s));
+  }
+  const auto util_balance = [](const RunReport& r) {
+    for (const BalanceReport& b : r.balance) {
+      if (b.metric == DeviceMetric::GpuUtilPercent) return b.device_indices.size();
+    }
+    return std::size_t{0};
+  };
+  RunReport all = build_report(data);
+  EXPECT_FALSE(all.job_gpus.known());
+  EXPECT_EQ(util_balance(all), 3u);  // a run that does not say: every GPU, as before
+  data.events.push_back({{kSec, data.run.start_wall_ns + kSec}, std::nullopt, "job_gpus",
+                         "source=process_tree gpus=0,1"});
+  const RunReport job = build_report(data);
+  EXPECT_EQ(job.job_gpus.source, JobGpuSource::ProcessTree);
+  EXPECT_EQ(util_balance(job), 2u);
+  ASSERT_FALSE(job.all_gpus.empty());
+  EXPECT_EQ(job.all_gpus.front().pooled.gpus, 2u);
+  EXPECT_EQ(job.devices.size(), 3u);  // every recorded GPU is still reported
+}
+
+}  // namespace
+}  // namespace gpuwatch

@@ -173,5 +173,74 @@ TEST(SummarizeSegments, SegmentWithoutSamplesHasNoSummary) {
   EXPECT_FALSE(stats[0].devices[0].util_percent);
 }
 
+// Issue 9, item 3: a pattern that matches every line of epoch 3 says
+// "epoch 3" many times; that is one epoch, not one per line.
+TEST(SegmentsFromEvents, TheSameLabelSaidAgainContinuesItsSegment) {
+  std::vector<Event> events;
+  for (int e = 1; e <= 3; ++e) {
+    for (int line = 0; line < 4; ++line) events.push_back(event(10 * e + line, "epoch", std::to_string(e)));
+  }
+  events.push_back(event(35, "phase", "train"));
+  events.push_back(event(36, "phase", "train"));
+  const auto s = segments_from_events(events, 50 * kSec);
+  ASSERT_EQ(s.size(), 4u);
+  expect_segment(s[0], SegmentKind::Epoch, "1", 10, 20);
+  expect_segment(s[1], SegmentKind::Epoch, "2", 20, 30);
+  expect_segment(s[2], SegmentKind::Epoch, "3", 30, 50);
+  expect_segment(s[3], SegmentKind::Phase, "train", 35, 50);
+  const auto rows = segment_rows(s, SegmentKind::Epoch);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].occurrences, 1u);
+}
+
+// Issue 9, item 7: beyond a few dozen labels, the middle ones share a row.
+TEST(SummarizeSegments, ManyEpochsKeepTheirEdgesAndShareOneRowInBetween) {
+  // 100 epochs of 0.1 s over 10 s sampled once a second: epoch k starts at k/10 s.
+  std::vector<double> util;
+  for (int i = 0; i < 10; ++i) util.push_back(10.0 * i);
+  const RunData data = one_device_run(util);
+  std::vector<Segment> segments;
+  for (std::int64_t k = 0; k < 100; ++k) {
+    segments.push_back({SegmentKind::Epoch, std::to_string(k), k * kSec / 10, (k + 1) * kSec / 10});
+  }
+  segments.push_back({SegmentKind::Epoch, "0", 10 * kSec, 11 * kSec});  // epoch 0 again, later
+  const auto rows = summarize_segments(data, segments, SegmentKind::Epoch);
+  ASSERT_EQ(rows.size(), kMaxSegmentRows);
+  EXPECT_EQ(rows[0].label, "0");
+  EXPECT_EQ(rows[0].occurrences, 2u);
+  EXPECT_EQ(rows[0].merged_labels, 0u);
+  EXPECT_EQ(rows[kSegmentEdgeRows - 1].label, std::to_string(kSegmentEdgeRows - 1));
+  const SegmentStats& middle = rows[kSegmentEdgeRows];
+  EXPECT_EQ(middle.label, "20..79");
+  EXPECT_EQ(middle.merged_labels, 60u);
+  EXPECT_EQ(middle.occurrences, 60u);
+  EXPECT_NEAR(middle.duration_s, 6.0, 1e-9);
+  // Epochs 20..79 cover [2 s, 8 s): the samples at 2..7 s, util 20..70.
+  ASSERT_EQ(middle.devices.size(), 1u);
+  ASSERT_TRUE(middle.devices[0].util_percent);
+  EXPECT_EQ(middle.devices[0].util_percent->count, 6u);
+  EXPECT_DOUBLE_EQ(middle.devices[0].util_percent->min, 20.0);
+  EXPECT_DOUBLE_EQ(middle.devices[0].util_percent->max, 70.0);
+  EXPECT_EQ(rows[kSegmentEdgeRows + 1].label, "80");
+  EXPECT_EQ(rows.back().label, "99");
+  EXPECT_EQ(rows.back().merged_labels, 0u);
+  // The sample at 9 s lies in epoch 90.
+  ASSERT_TRUE(rows[kSegmentEdgeRows + 11].devices[0].util_percent);
+  EXPECT_EQ(rows[kSegmentEdgeRows + 11].label, "90");
+  EXPECT_DOUBLE_EQ(rows[kSegmentEdgeRows + 11].devices[0].util_percent->mean, 90.0);
+}
+
+TEST(SummarizeSegments, AsManyLabelsAsRowsAreNotMerged) {
+  const RunData data = one_device_run({1, 2, 3});
+  std::vector<Segment> segments;
+  for (std::int64_t k = 0; k < static_cast<std::int64_t>(kMaxSegmentRows); ++k) {
+    segments.push_back({SegmentKind::Phase, "p" + std::to_string(k), k * kSec, (k + 1) * kSec});
+  }
+  const auto rows = summarize_segments(data, segments, SegmentKind::Phase);
+  ASSERT_EQ(rows.size(), kMaxSegmentRows);
+  for (const SegmentStats& r : rows) EXPECT_EQ(r.merged_labels, 0u);
+  EXPECT_EQ(rows.back().label, "p" + std::to_string(kMaxSegmentRows - 1));
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -56,5 +56,27 @@ TEST(Training, NoAnnotationsNoSummary) {
   EXPECT_FALSE(is_dense_annotation(ev("epoch", "1")));
 }
 
+// Issue 9, item 3: 3 epochs printed 4 times each were "12 epochs".
+TEST(Training, AnEpochSaidAgainInARowCountsOnce) {
+  std::vector<Event> events;
+  for (int e = 1; e <= 3; ++e) {
+    for (int line = 0; line < 4; ++line) events.push_back(ev("epoch", std::to_string(e)));
+    events.push_back(ev("mark", "x"));  // other kinds in between change nothing
+  }
+  events.push_back(ev("epoch", "1"));  // a second loop counting from 1 again
+  const auto t = summarize_training(events);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->epochs, 4u);
+}
+
+TEST(Training, DroppedMarksAreReadBack) {
+  const std::vector<Event> events{ev("mark", "a"), ev("marks_dropped", "12 marks not stored"),
+                                  ev("marks_dropped", "4000 marks not stored (...)")};
+  const auto t = summarize_training(events);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->marks, 1u);
+  EXPECT_EQ(t->marks_dropped, 4000u);
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -69,3 +69,77 @@ TEST(OutputPattern, LongLinesAreScannedByTheirStart) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+// Issue 9, item 24: patterns as Python users write them (PCRE2, not ECMAScript).
+TEST(OutputPatternPcre2, PythonSyntaxWorks) {
+  const OutputPattern ignore_case(R"((?i)epoch (?P<epoch>\d+))");
+  const auto got = ignore_case.match("EPOCH 7 done");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].count, 7);
+
+  // Look-behind, positive and negative: the training loss, not val_loss.
+  const OutputPattern not_val(R"((?<!val_)loss=(?P<loss>[\d.]+))");
+  const auto loss = not_val.match("val_loss=9.5 loss=0.25");
+  ASSERT_EQ(loss.size(), 1u);
+  ASSERT_EQ(loss[0].values.size(), 1u);
+  EXPECT_DOUBLE_EQ(loss[0].values[0].second, 0.25);
+  const OutputPattern behind(R"((?<=lr=)(?P<lr>[\d.e-]+))");
+  const auto lr = behind.match("step 3 lr=3e-4");
+  ASSERT_EQ(lr.size(), 1u);
+  EXPECT_DOUBLE_EQ(lr[0].values.at(0).second, 3e-4);
+
+  // Lazy quantifiers, \s, a backreference to a named group.
+  const OutputPattern lazy(R"(step\s+(?P<step>\d+?)\b.*?(?P<q>["'])(?P<phase>\w+)(?P=q))");
+  const auto phase = lazy.match("step 12 entering 'val' now");
+  ASSERT_EQ(phase.size(), 2u);
+  EXPECT_EQ(phase[0].count, 12);
+  EXPECT_EQ(phase[1].kind, AnnotationKind::Phase);
+  EXPECT_EQ(phase[1].text, "val");
+}
+
+TEST(OutputPatternPcre2, ErrorsSayWhere) {
+  try {
+    const OutputPattern p("Epoch (?P<epoch>\\d+");
+    FAIL() << "accepted an unclosed group";
+  } catch (const PatternError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset 19"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing closing parenthesis"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OutputPatternPcre2, OutputThatIsNotUtf8StillMatches) {
+  const OutputPattern p(R"(Epoch (?P<epoch>\d+))");
+  const auto got = p.match("\xff\xfe garbage Epoch 4");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].count, 4);
+  // A line cut inside a character at the scan limit is no error either.
+  const std::string cut = "Epoch 5 " + std::string(kMaxScannedLineBytes - 9, 'x') + "\xc3\xa9";
+  EXPECT_EQ(p.match(cut).size(), 1u);
+}
+
+TEST(OutputPatternPcre2, RunawayBacktrackingIsNoMatch) {
+  // (a+)+b on a line of a's and no b: exponential without a limit.
+  const OutputPattern p(R"((?P<x>(a+)+)b)");
+  EXPECT_TRUE(p.match(std::string(kMaxScannedLineBytes, 'a')).empty());
+}
+
+TEST(OutputPatternPcre2, TooManyValueGroupsAreRefused) {
+  std::string pattern;
+  for (std::size_t i = 0; i <= kMaxLogValues; ++i) pattern += "(?P<v" + std::to_string(i) + ">\\d)";
+  EXPECT_THROW(OutputPattern{pattern}, PatternError);
+}
+
+TEST(OutputPatternPcre2, PatternsMoveWithTheirCompiledCode) {
+  std::vector<OutputPattern> patterns;
+  patterns.emplace_back(R"(a(?P<epoch>\d))");
+  patterns.emplace_back(R"(b(?P<step>\d))");
+  patterns.emplace_back(R"(c(?P<loss>\d))");  // reallocates: the first two move
+  EXPECT_EQ(patterns[0].match("a1").at(0).count, 1);
+  EXPECT_EQ(patterns[1].match("b2").at(0).count, 2);
+}
+
+}  // namespace
+}  // namespace gpuwatch

@@ -60,3 +60,64 @@ TEST(AnnotationThrottle, LogsAreThrottledPerNameSet) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+// Issue 9, item 3: "Epoch 3" printed on every line of epoch 3 is one epoch.
+TEST(AnnotationThrottle, AnEpochOrPhaseSaidAgainIsNotStoredAgain) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    for (int line = 0; line < 4; ++line) throttle.add(at(epoch + line * 0.1, "epoch", std::to_string(epoch)), stored);
+  }
+  throttle.add(at(5, "phase", "train"), stored);
+  throttle.add(at(5.1, "phase", "train"), stored);
+  throttle.add(at(5.2, "phase", ""), stored);
+  throttle.add(at(5.3, "phase", "train"), stored);  // a new train phase after the end of the last
+  throttle.add(at(6, "epoch", "1"), stored);        // epochs counted again from 1: a new one
+  throttle.take_all(stored);
+  std::vector<std::string> got;
+  for (const Event& e : stored) got.push_back(e.kind + ":" + e.message);
+  EXPECT_EQ(got, (std::vector<std::string>{"epoch:1", "epoch:2", "epoch:3", "phase:train", "phase:", "phase:train",
+                                           "epoch:1"}));
+}
+
+// Issue 9, item 7: marks are capped like steps, and what was dropped is said.
+TEST(AnnotationThrottle, MarksBurstThenOneASecondAndTheDroppedAreCounted) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  for (int i = 0; i < 1000; ++i) throttle.add(at(0, "mark", "line " + std::to_string(i)), stored);
+  EXPECT_EQ(stored.size(), kMarkBurst);
+  EXPECT_EQ(stored.front().message, "line 0");  // the first ones are kept
+  for (int i = 0; i < 100; ++i) throttle.add(at(10.0 + i * 0.01, "mark", "later"), stored);  // 10 s later
+  EXPECT_EQ(stored.size(), kMarkBurst + 10);
+  EXPECT_EQ(throttle.dropped_marks(), 900u + 90u);
+  throttle.take_all(stored);
+  ASSERT_EQ(stored.size(), kMarkBurst + 11);
+  EXPECT_EQ(stored.back().kind, "marks_dropped");
+  EXPECT_EQ(stored.back().message.substr(0, 16), "990 marks not st");
+  throttle.take_all(stored);  // said once
+  EXPECT_EQ(stored.size(), kMarkBurst + 11);
+}
+
+TEST(AnnotationThrottle, MarksStopAtTheRunCap) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  // One mark a second for longer than the cap allows.
+  for (std::size_t i = 0; i < kMaxStoredMarks + 500; ++i) throttle.add(at(static_cast<double>(i), "mark", "m"), stored);
+  EXPECT_EQ(stored.size(), kMaxStoredMarks);
+  EXPECT_EQ(throttle.dropped_marks(), 500u);
+}
+
+TEST(AnnotationThrottle, NoDroppedMarksNoEvent) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  throttle.add(at(0, "mark", "ckpt"), stored);
+  throttle.take_all(stored);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_EQ(stored[0].kind, "mark");
+}
+
+}  // namespace
+}  // namespace gpuwatch

@@ -1,0 +1,65 @@
+// CUDA_VISIBLE_DEVICES: which GPUs CUDA shows the recorded command, as
+// gpuwatch's device indices, so that `record` watches and judges those.
+//
+// CUDA's rules, as NVIDIA documents them and nvitop reproduces them: a comma
+// list of integer indices, GPU UUIDs (`GPU-8932f937-...`, any unique prefix)
+// or MIG ids (`MIG-GPU-<uuid>/<gi>/<ci>`, or `MIG-<uuid>` since CUDA 11.1);
+// the first entry CUDA cannot use (not a number or id, out of range, an id
+// no GPU has, a kind other than the first entry's) hides itself and every
+// entry after it; an empty value or `-1` shows no GPU; a GPU listed twice
+// shows none.
+//
+// Indices count in CUDA_DEVICE_ORDER: PCI_BUS_ID is NVML's order (gpuwatch's
+// indices); FASTEST_FIRST, the default, puts the fastest GPU first and
+// leaves the rest unspecified. On a machine of identical GPUs CUDA keeps
+// the PCI bus order, and gpuwatch assumes so; with mixed models an index is
+// ambiguous and the selection is left unresolved (the caller then watches
+// every GPU and judges by the command's processes) rather than guessed.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/sample.h"
+
+namespace gpuwatch {
+
+struct VisibleEntry {
+  enum class Kind { Index, Uuid, Mig };
+  Kind kind = Kind::Index;
+  unsigned index = 0;  // Kind::Index
+  std::string text;    // as written, blanks trimmed
+};
+
+// The syntax alone. Stops at the first entry that is no index, UUID or MIG
+// id, or whose kind differs from the first entry's (CUDA ignores the rest).
+struct VisibleList {
+  std::vector<VisibleEntry> entries;
+  std::string stopped_at;  // the entry that ended the list; empty if none did
+};
+VisibleList parse_cuda_visible_devices(std::string_view value);
+
+struct VisibleSelection {
+  // gpuwatch indices of the NVIDIA GPUs CUDA shows, in CUDA's order; empty:
+  // none. Meaningful only when resolved.
+  std::vector<int> gpus;
+  // False when an entry cannot be matched with certainty (an index under
+  // FASTEST_FIRST on mixed models, a MIG-<uuid> id that NVML's GPU list
+  // does not name).
+  bool resolved = true;
+  std::vector<std::string> notes;  // what the user should hear, one sentence each
+};
+
+// The value of `name` in a /proc/PID/environ text (NUL-separated NAME=VALUE
+// entries); nullopt when it is not set there.
+std::optional<std::string> environ_value(std::string_view environ, std::string_view name);
+
+// `devices`: every GPU gpuwatch found; only NVIDIA's (backend "nvml") count.
+// `device_order`: CUDA_DEVICE_ORDER's value ("" when unset).
+VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::string_view device_order,
+                                              std::span<const DeviceInfo> devices);
+
+}  // namespace gpuwatch
