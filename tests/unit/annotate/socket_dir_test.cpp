@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -135,8 +136,9 @@ TEST_F(SocketDirs, CreatedPrivateWithItsOwnerAndRemovedWhole) {
   const fs::path dir = create_socket_dir(base_, here_);
   EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
   std::ifstream in(dir / kSocketDirOwnerFile);
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto owner = parse_socket_dir_owner(text);
+  std::ostringstream text;
+  text << in.rdbuf();
+  const auto owner = parse_socket_dir_owner(text.str());
   ASSERT_TRUE(owner.has_value());
   EXPECT_EQ(owner->process.pid, 100u);
   std::ofstream(dir / kSocketFileName) << "";
