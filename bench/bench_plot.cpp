@@ -23,32 +23,13 @@
 #include "render/plot/plot.h"
 #include "store/device_columns.h"
 #include "../tests/unit/render/plot_test_util.h"
+#include "rss.h"
 
 namespace {
 
-// Peak resident memory since the last reset, in MiB (Linux: VmHWM, reset by
-// writing 5 to clear_refs).
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmHWM:") {
-      double kib = 0;
-      status >> kib;
-      return kib / 1024;
-    }
-  }
-  return 0;
-}
-void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-double current_rss_mib() {
-  std::ifstream statm("/proc/self/statm");
-  double pages = 0;
-  double resident = 0;
-  statm >> pages >> resident;
-  return resident * 4096 / (1024 * 1024);
-}
+using gpuwatch::bench::current_rss_mib;
+using gpuwatch::bench::peak_rss_mib;
+using gpuwatch::bench::reset_peak_rss;
 
 double cpu_s() {
   rusage r{};

@@ -14,26 +14,14 @@
 
 #include <fmt/format.h>
 
+#include "core/unique_fd.h"
+
 namespace gpuwatch {
 namespace {
 
 constexpr std::string_view kOwnerHeader = "gpuwatch socket directory";
 constexpr std::size_t kMaxOwnerBytes = 1024;
 constexpr std::size_t kMkdtempSuffix = 6;
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 std::string_view take_line(std::string_view& text) {
   const auto end = text.find('\n');
@@ -62,7 +50,7 @@ bool is_boot_char(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= '
 bool is_digit_or_dash(char c) { return (c >= '0' && c <= '9') || c == '-'; }
 
 std::optional<std::string> read_owner_file(int dir_fd) {
-  const Fd fd(::openat(dir_fd, std::string(kSocketDirOwnerFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  const UniqueFd fd(::openat(dir_fd, std::string(kSocketDirOwnerFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   if (st.st_size < 0 || static_cast<std::size_t>(st.st_size) > kMaxOwnerBytes) return std::nullopt;
@@ -171,7 +159,7 @@ std::filesystem::path create_socket_dir(const std::filesystem::path& base, const
   const std::filesystem::path dir = templ;
   const std::string text = format_socket_dir_owner(owner);
   const std::string owner_path = (dir / kSocketDirOwnerFile).string();
-  const Fd fd(::open(owner_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  const UniqueFd fd(::open(owner_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0 || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
     const int err = errno;
     remove_socket_dir(dir);
@@ -207,7 +195,7 @@ std::size_t remove_stale_socket_dirs(const std::filesystem::path& base, const So
         st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
       continue;
     }
-    const Fd dir(::openat(base_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    const UniqueFd dir(::openat(base_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     struct stat opened {};
     if (dir.get() < 0 || ::fstat(dir.get(), &opened) != 0 || opened.st_ino != st.st_ino || opened.st_dev != st.st_dev) {
       continue;  // swapped under us

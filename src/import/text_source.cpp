@@ -52,23 +52,17 @@ TextSource::TextSource(const std::filesystem::path& path) {
   if (!S_ISREG(st.st_mode)) not_regular(st.st_mode);
   // O_NONBLOCK: if the path became a FIFO since the stat, do not wait on it;
   // fstat below refuses it.
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd_ < 0) cannot_read(errno);
-  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd_);
-    fd_ = -1;
-    not_regular(st.st_mode);
-  }
+  fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd_.valid()) cannot_read(errno);
+  if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) not_regular(st.st_mode);
   buffer_.reserve(kChunkBytes);
   data_ = buffer_.data();
 }
 
-TextSource::~TextSource() {
-  if (fd_ >= 0) ::close(fd_);
-}
+TextSource::~TextSource() = default;
 
 bool TextSource::more() {
-  if (fd_ < 0 && unread_.empty()) return false;
+  if (!fd_.valid() && unread_.empty()) return false;
   // Move what is left to the front instead of growing the buffer.
   if (begin_ > 0) {
     buffer_.erase(0, begin_);
@@ -77,7 +71,7 @@ bool TextSource::more() {
     begin_ = 0;
   }
   const std::size_t want = std::max(chunk_bytes_ ? chunk_bytes_ : kChunkBytes, end_);
-  if (fd_ < 0) {
+  if (!fd_.valid()) {
     const std::string_view piece = unread_.substr(0, want);
     buffer_.append(piece);
     unread_.remove_prefix(piece.size());
@@ -88,7 +82,7 @@ bool TextSource::more() {
   buffer_.resize(end_ + want);
   std::size_t got = 0;
   while (got < want) {
-    const ssize_t n = ::read(fd_, buffer_.data() + end_ + got, want - got);
+    const ssize_t n = ::read(fd_.get(), buffer_.data() + end_ + got, want - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int err = errno;
@@ -96,8 +90,7 @@ bool TextSource::more() {
       cannot_read(err);
     }
     if (n == 0) {
-      ::close(fd_);
-      fd_ = -1;
+      fd_.reset();
       break;
     }
     got += static_cast<std::size_t>(n);

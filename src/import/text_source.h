@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/unique_fd.h"
+
 namespace gpuwatch {
 
 class TextSource {
@@ -50,7 +52,7 @@ class TextSource {
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   std::uint64_t consumed_before_ = 0;  // bytes dropped from the buffer's front
-  int fd_ = -1;
+  UniqueFd fd_;  // files only; closed at the end of the text
   std::string_view unread_;  // chunked memory: what more() has not handed out
   std::size_t chunk_bytes_ = 0;
 };

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "backends/procfs/host.h"
+#include "core/unique_fd.h"
 
 namespace gpuwatch {
 namespace {
@@ -26,25 +27,11 @@ namespace {
 // not a procfs file and is treated as unreadable.
 constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  [[nodiscard]] int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Reads a whole file into buf. procfs reports size 0, so read until EOF; buf
 // only grows, so steady-state reads allocate nothing.
 std::optional<std::string_view> read_at(int dir_fd, const char* path, std::string& buf) {
   if (dir_fd < 0 && dir_fd != AT_FDCWD) return std::nullopt;
-  const Fd fd(::openat(dir_fd, path, O_RDONLY | O_CLOEXEC));
+  const UniqueFd fd(::openat(dir_fd, path, O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return std::nullopt;
   if (buf.size() < 4096) buf.resize(4096);
   std::size_t used = 0;
@@ -143,7 +130,7 @@ HostSample HostReader::read(Timestamp time) {
   HostSample out;
   out.time = time;
   // One descriptor for the root; every file below is opened relative to it.
-  const Fd dir(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const UniqueFd dir(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   read_cpu(dir.get(), out);
   read_memory(dir.get(), out);
   if (tree_root_ != 0) read_tree(dir.get(), out, time);

@@ -9,6 +9,7 @@
 #include <charconv>
 
 #include "backends/procfs/host.h"
+#include "core/unique_fd.h"
 
 namespace gpuwatch {
 namespace {
@@ -18,13 +19,13 @@ constexpr std::size_t kMaxStatBytes = 8192;
 
 // The whole file (up to kMaxStatBytes), or nullopt when it cannot be read.
 std::optional<std::string> read_small(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return std::nullopt;
+  const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid()) return std::nullopt;
   std::string out;
   std::array<char, 1024> buf{};
   bool ok = true;
   for (;;) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    const ssize_t n = ::read(fd.get(), buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       ok = n == 0;
@@ -36,7 +37,6 @@ std::optional<std::string> read_small(const std::filesystem::path& path) {
     }
     out.append(buf.data(), static_cast<std::size_t>(n));
   }
-  ::close(fd);
   if (!ok) return std::nullopt;
   return out;
 }
