@@ -1,9 +1,8 @@
 """Issue 9 items 18-20, 22: typos, one spelling for JSON, no-driver exits, run names, runs/rm/prune, UTF-8 names."""
 import json
 import os
-import time
 
-from harness import GpuwatchTestCase
+from harness import FIXTURES, GpuwatchTestCase
 
 NO_DRIVER = "/nonexistent/libnvidia-ml.so.1"
 
@@ -180,14 +179,16 @@ class RunsRmPrune(GpuwatchTestCase):
             p.communicate(timeout=30)
 
     def test_prune_older_than(self):
-        self.record("old")
-        time.sleep(1.2)
+        # "old" is an imported run whose samples end in 2025: older than a day
+        # however slowly this machine runs; "new" was written a moment ago.
+        r = self.run_gw("import", os.path.join(FIXTURES, "import", "gputop_a10g.json"), "--name", "old")
+        self.assertEqual(r.returncode, 0, r.stderr)
         self.record("new")
-        r = self.run_gw("prune", "--older-than", "1s", "--dry-run")
+        r = self.run_gw("prune", "--older-than", "1d", "--dry-run")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("would delete 1 run", r.stdout)
         self.assertEqual(self.names(), ["old", "new"])
-        r = self.run_gw("prune", "--older-than", "1s", "--vacuum")
+        r = self.run_gw("prune", "--older-than", "1d", "--vacuum")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(self.names(), ["new"])
         r = self.run_gw("prune", "--older-than", "30x")
