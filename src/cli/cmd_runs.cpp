@@ -30,7 +30,11 @@ void add_runs(CLI::App& app, int& exit_code) {
   cmd->callback([flags, &exit_code] {
     const auto path = store_path(flags->store);
     std::vector<RunInfo> runs;
-    if (std::filesystem::exists(path)) runs = Store::open(path, true)->list_runs();
+    try {
+      if (std::filesystem::exists(path)) runs = Store::open(path, true)->list_runs();
+    } catch (const EmptyStoreError&) {
+      // A recorder is creating the store: no run to list yet.
+    }
     RunFilter filter = flags->filter;
     if (flags->limit > 0) filter.limit = flags->limit;
     if (!flags->since.empty()) filter.since_wall_ns = parse_time_bound_ns(flags->since, now().wall_ns);

@@ -212,7 +212,7 @@ void check_readable(int stored, std::span<const Migration> steps, std::string_vi
         path, stored, known));
   }
   if (stored == 0) {
-    throw StoreError(fmt::format("the run store {} is empty; record a run first", path));
+    throw EmptyStoreError(fmt::format("the run store {} is empty; record a run first", path));
   }
   for (const Migration& step : steps) {
     if (step.version > stored && !step.old_readable) {

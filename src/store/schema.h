@@ -42,7 +42,7 @@ bool has_column(sqlite3* db, std::string_view table, std::string_view column);
 int migrate(sqlite3* db, std::span<const Migration> steps, std::string_view path_for_errors);
 
 // For read-only opens: throws StoreError unless `stored` can be read by code
-// that knows `steps`.
+// that knows `steps` (EmptyStoreError when `stored` is 0).
 void check_readable(int stored, std::span<const Migration> steps, std::string_view path_for_errors);
 
 }  // namespace gpuwatch

@@ -119,6 +119,13 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A store file with no schema yet: a recorder is creating it, or it was left
+// empty. Readers that list runs treat it as holding none.
+class EmptyStoreError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 // What a recording store holds in memory because the file could not take it
 // (disk full), and what it dropped to stay within kMaxBufferedBytes.
 struct StoreBacklog {

@@ -147,20 +147,30 @@ class RunsRmPrune(GpuwatchTestCase):
         self.assertIn("since", r.stderr)
 
     def test_rm_deletes_runs_and_refuses_bad_references_whole(self):
-        for n in ("a", "b", "c"):
+        for n in ("one", "two", "six"):  # not hex: a run id prefix could match
             self.record(n)
-        r = self.run_gw("rm", "a", "nosuchrun")
+        r = self.run_gw("rm", "one", "nosuchrun")
         self.assertEqual(r.returncode, 1)
-        self.assertEqual(self.names(), ["a", "b", "c"])  # one bad reference deletes nothing
-        r = self.run_gw("rm", "a", "--dry-run")
+        self.assertEqual(self.names(), ["one", "two", "six"])  # one bad reference deletes nothing
+        r = self.run_gw("rm", "one", "--dry-run")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("would delete", r.stdout)
-        self.assertEqual(self.names(), ["a", "b", "c"])
-        r = self.run_gw("rm", "a", "last")
+        self.assertEqual(self.names(), ["one", "two", "six"])
+        r = self.run_gw("rm", "one", "last")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("deleted 2 runs", r.stdout)
-        self.assertEqual(self.names(), ["b"])
-        self.assertEqual(self.run_gw("report", "a").returncode, 1)
+        self.assertEqual(self.names(), ["two"])
+        self.assertEqual(self.run_gw("report", "one").returncode, 1)
+
+    def test_a_store_being_created_lists_no_runs(self):
+        open(self.store, "wb").close()  # as a recorder's first moment leaves it
+        r = self.run_gw("runs")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No runs stored yet", r.stdout)
+        self.assertEqual(self.names(), [])
+        r = self.run_gw("report")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("is empty", r.stderr)
 
     def test_rm_refuses_a_live_run(self):
         p = self.start_gw("record", "--interval", "0.05", "--no-summary", "--name", "live", "--", "sleep", "30")
