@@ -168,7 +168,7 @@ class RunsRmPrune(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("No runs stored yet", r.stdout)
         self.assertEqual(self.names(), [])
-        r = self.run_gw("report")
+        r = self.run_gw("report", "last")
         self.assertEqual(r.returncode, 1)
         self.assertIn("is empty", r.stderr)
 
