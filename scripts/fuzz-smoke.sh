@@ -36,7 +36,7 @@ if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*cla
 fi
 echo "== configure ($build) =="
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
+  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DCMAKE_UNITY_BUILD=ON -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
 echo "== build: ${targets[*]} =="
 # Only the fuzzers: each compiles just the sources it tests.
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"

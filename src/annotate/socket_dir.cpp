@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/lines.h"
 #include "core/unique_fd.h"
 
 namespace gpuwatch {
@@ -22,13 +23,6 @@ namespace {
 constexpr std::string_view kOwnerHeader = "gpuwatch socket directory";
 constexpr std::size_t kMaxOwnerBytes = 1024;
 constexpr std::size_t kMkdtempSuffix = 6;
-
-std::string_view take_line(std::string_view& text) {
-  const auto end = text.find('\n');
-  const auto line = text.substr(0, end);
-  text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-  return line;
-}
 
 // "<key> <value>" with a value of 1..max_size characters that `allowed` takes.
 template <typename Allowed>

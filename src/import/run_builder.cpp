@@ -185,6 +185,8 @@ void RunBuilder::drop_times(const std::vector<bool>& keep, std::string_view reas
     for (std::size_t& t : time) t = renumbered[t];
   };
   for (auto& [index, d] : devices_) keep_table(d.time, d.values);
+  // A GPU whose every row went is not in the run: nothing of it was read.
+  std::erase_if(devices_, [](const auto& entry) { return entry.second.time.empty(); });
   std::vector<std::size_t> host_time = host_.time;
   keep_table(host_time, host_.core_percent);
   keep_table(host_.time, host_.values);

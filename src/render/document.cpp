@@ -29,14 +29,6 @@ std::string folded(const std::string& text, std::string_view indent, std::string
   return wrap_text(text, kTextWidth, indent, continuation);
 }
 
-std::string markdown_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
-  return out;
-}
 
 }  // namespace
 

@@ -22,15 +22,6 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
-std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out.push_back(c);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string render_text_table(const Table& table, std::size_t max_width, std::string_view indent) {
@@ -115,6 +106,15 @@ std::string wrap_text(std::string_view text, std::size_t width, std::string_view
     line_has_word = true;
   }
   return out + line + "\n";
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += '\\';
+    out.push_back(c);
+  }
+  return out;
 }
 
 std::string render_markdown_table(const Table& table) {

@@ -36,6 +36,9 @@ std::string render_text_table(const Table& table, std::size_t max_width = 100, s
 std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_indent,
                       std::string_view indent);
 
+// A markdown table cell's text: '|' escaped.
+std::string markdown_cell(const std::string& text);
+
 // GitHub-flavoured markdown; '|' in cells is escaped.
 std::string render_markdown_table(const Table& table);
 

@@ -15,19 +15,9 @@ namespace {
 // a double per sample (10 MB for 35 h at 10 Hz), so a few at a time keep the
 // recorder's closing peak near 100 MB at that size.
 constexpr std::size_t kMetricsPerPass = 6;
-constexpr int kBusyTimeoutMs = 5000;
-
 sql::Db open_db(const std::filesystem::path& path, bool writable) {
-  sqlite3* raw = nullptr;
   const int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  sql::Db db(raw);
-  if (rc != SQLITE_OK) {
-    throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
-                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  }
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  return db;
+  return sql::open(path.string(), flags, path);
 }
 
 bool has_rollup_tables(sqlite3* db) {

@@ -6,6 +6,19 @@
 
 namespace gpuwatch::sql {
 
+Db open(const std::string& name, int flags, const std::filesystem::path& path) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  Db db(raw);
+  if (rc != SQLITE_OK) {
+    throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
+                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+  }
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  return db;
+}
+
 namespace {
 
 bool is_busy(int rc) {

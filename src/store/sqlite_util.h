@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,6 +29,13 @@ struct DbCloser {
   void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
 };
 using Db = std::unique_ptr<sqlite3, DbCloser>;
+
+// How long a connection waits for another one's lock before SQLITE_BUSY.
+inline constexpr int kBusyTimeoutMs = 5000;
+
+// Opens `name` (a path, or a file: URI with SQLITE_OPEN_URI) with extended
+// result codes and the busy timeout; throws StoreError naming `path`.
+Db open(const std::string& name, int flags, const std::filesystem::path& path);
 
 // Throws StoreError with `what` and the connection's last error message
 // (BusyError when that error is SQLITE_BUSY or SQLITE_LOCKED).

@@ -73,21 +73,6 @@ bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t n
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
-
-sql::Db open_connection(const std::string& name, int flags, const std::filesystem::path& path) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
-  sql::Db db(raw);
-  if (rc != SQLITE_OK) {
-    throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
-                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  }
-  sqlite3_extended_result_codes(raw, 1);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  return db;
-}
-
 // Touches the file so that SQLite sets up its WAL index; returns SQLite's
 // code rather than throwing, because the caller decides how to recover.
 int probe(sqlite3* db) {
@@ -125,7 +110,7 @@ sql::Db open_read_only(const std::filesystem::path& path) {
     throw StoreError(fmt::format("no run store at {}: nothing recorded yet (record a run, or pass --store)",
                                  path.string()));
   }
-  sql::Db db = open_connection(path.string(), SQLITE_OPEN_READONLY, path);
+  sql::Db db = sql::open(path.string(), SQLITE_OPEN_READONLY, path);
   int rc = SQLITE_OK;
   // A writer that is just opening or recovering the WAL makes a read-only
   // connection fail briefly; it settles within milliseconds.
@@ -140,7 +125,7 @@ sql::Db open_read_only(const std::filesystem::path& path) {
   // is not ours). With no WAL content there is no writer either, so the file
   // alone is the whole truth and may be read as immutable.
   if (!wal_in_use(path)) {
-    sql::Db frozen = open_connection(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);
+    sql::Db frozen = sql::open(immutable_uri(path), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, path);
     if (probe(frozen.get()) == SQLITE_OK) return frozen;
   }
   throw StoreError(fmt::format("cannot read the run store {}: {}{}", path.string(), sqlite3_errstr(rc),
@@ -157,7 +142,7 @@ sql::Db open_for_write(const std::filesystem::path& path) {
                                    ec.message()));
     }
   }
-  sql::Db db = open_connection(path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
+  sql::Db db = sql::open(path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
   // SQLite silently falls back to read-only for a file we may not write.
   if (sqlite3_db_readonly(db.get(), "main") == 1) {
     throw StoreError(fmt::format("the run store {} is not writable by this user", path.string()));

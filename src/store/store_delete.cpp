@@ -11,18 +11,9 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 5000;
-
 sql::Db open_for_delete(const std::filesystem::path& path) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE, nullptr);
-  sql::Db db(raw);
-  if (rc != SQLITE_OK) {
-    throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
-                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
-  }
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
-  sql::exec(raw, "PRAGMA foreign_keys = ON");  // what makes the one DELETE cascade
+  sql::Db db = sql::open(path.string(), SQLITE_OPEN_READWRITE, path);
+  sql::exec(db.get(), "PRAGMA foreign_keys = ON");  // what makes the one DELETE cascade
   return db;
 }
 

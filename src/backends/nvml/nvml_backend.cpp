@@ -93,10 +93,6 @@ std::string normalize_bus_id(std::string id) {
   return id;
 }
 
-std::string c_string(const char* buffer, std::size_t size) {
-  return std::string(buffer, strnlen(buffer, size));
-}
-
 }  // namespace
 
 struct NvmlBackend::Device {
@@ -265,10 +261,10 @@ void read_static_facts(const NvmlLibrary& lib, nvml::Device h, Pass& pass, Devic
   const NvmlLibrary::Functions& f = lib.fn();
   char text[nvml::kStringBufferSize] = {};
   if (f.name != nullptr && pass.once([&] { return f.name(h, text, sizeof text); })) {
-    info.name = c_string(text, sizeof text);
+    info.name = nvml_c_string(text, sizeof text);
   }
   if (f.uuid != nullptr && pass.once([&] { return f.uuid(h, text, sizeof text); })) {
-    info.uuid = c_string(text, sizeof text);
+    info.uuid = nvml_c_string(text, sizeof text);
   }
   std::string bus_id;
   if (f.pci_info != nullptr && pass.once([&] { return lib.pci_bus_id(h, bus_id); })) {
@@ -319,7 +315,7 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
   char text[nvml::kStringBufferSize] = {};
   if (f.system_driver_version != nullptr &&
       f.system_driver_version(text, sizeof text) == nvml::kSuccess) {
-    driver_version = c_string(text, sizeof text);
+    driver_version = nvml_c_string(text, sizeof text);
   }
 
   std::string last_error;

@@ -34,10 +34,6 @@ Fn lookup(void* handle, const char* symbol) {
   return lookup<Fn>(handle, {{symbol, 1}});
 }
 
-std::string c_string(const char* buffer, std::size_t size) {
-  return std::string(buffer, strnlen(buffer, size));
-}
-
 // The size dance: ask for the count, then fill a buffer with headroom because
 // processes start between the two calls; retry a few times if they still
 // outgrow it. `Info` is the element layout of the resolved symbol's version.
@@ -179,8 +175,8 @@ nvml::Return NvmlLibrary::pci_bus_id(nvml::Device device, std::string& out) cons
   nvml::PciInfo pci{};
   const nvml::Return rc = fn_.pci_info(device, &pci);
   if (rc == nvml::kSuccess) {
-    out = pci_info_version_ >= 2 ? c_string(pci.bus_id, sizeof pci.bus_id)
-                                 : c_string(pci.bus_id_legacy, sizeof pci.bus_id_legacy);
+    out = pci_info_version_ >= 2 ? nvml_c_string(pci.bus_id, sizeof pci.bus_id)
+                                 : nvml_c_string(pci.bus_id_legacy, sizeof pci.bus_id_legacy);
   }
   return rc;
 }
@@ -199,6 +195,10 @@ std::string NvmlLibrary::error_string(nvml::Return rc) const {
   const char* text = fn_.error_string != nullptr ? fn_.error_string(rc) : nullptr;
   if (text == nullptr || *text == '\0') return "NVML error " + std::to_string(rc);
   return std::string(text) + " (" + std::to_string(rc) + ")";
+}
+
+std::string nvml_c_string(const char* buffer, std::size_t size) {
+  return std::string(buffer, strnlen(buffer, size));
 }
 
 }  // namespace gpuwatch

@@ -92,4 +92,8 @@ class NvmlLibrary {
   int process_versions_[3] = {};  // per ProcessKind; 1: ProcessInfoV1 elements
 };
 
+// The text of a fixed-size char buffer the driver filled, which it may leave
+// without a terminating NUL when the text fills it.
+std::string nvml_c_string(const char* buffer, std::size_t size);
+
 }  // namespace gpuwatch

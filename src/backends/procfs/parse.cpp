@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "backends/procfs/host.h"
+#include "core/lines.h"
 
 namespace gpuwatch {
 namespace {
@@ -18,13 +19,6 @@ namespace {
 constexpr std::uint64_t kMaxCores = 16384;
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view take_line(std::string_view& text) {
-  const auto end = text.find('\n');
-  const auto line = text.substr(0, end);
-  text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-  return line;
-}
 
 // Next run of non-blank characters; empty when none is left.
 std::string_view take_token(std::string_view& rest) {

@@ -98,6 +98,19 @@ TEST_F(Plausible, ElapsedSecondsThatContradictTheTimestampDropTheSample) {
   EXPECT_EQ(*r.data.run.end_wall_ns - r.data.run.start_wall_ns, 2 * kS);
 }
 
+// Found by import_fuzz: the export of such a run listed one GPU, its import two.
+TEST_F(Plausible, AGpuWhoseEveryRowIsDroppedIsNotInTheRun) {
+  const ImportResult r = import_text(
+      "timestamp,elapsed_s,gpu_index,gpu_util_percent\n"
+      "2025-11-26T05:55:47.662Z,0.0014,0,80\n"
+      "2026-11-26T05:55:47.662Z,0.0014,1,100\n",
+      "one gone");
+  EXPECT_EQ(r.samples_read, 1u);
+  EXPECT_EQ(r.samples_dropped, 1u);
+  ASSERT_EQ(r.data.devices.size(), 1u);
+  EXPECT_EQ(r.data.devices[0].info.index, 1);
+}
+
 TEST_F(Plausible, ATimestampFarFromTheRestDropsItsSample) {
   const ImportResult r = import_text("[" + sample("2025-01-15T10:30:00", R"(, "utilization": 1)") + "," +
                                          sample("2150-01-15T10:30:01", R"(, "utilization": 2)") + "," +
