@@ -13,9 +13,8 @@
 
 #include <fmt/format.h>
 
-#include "backends/procfs/host.h"
+#include "live/watcher.h"
 #include "record/child_process.h"
-#include "sampler/sampler.h"
 
 namespace gpuwatch {
 
@@ -268,16 +267,12 @@ BenchRun run_bench(const BenchOptions& o) {
   if (o.device == "cpu" && o.suite == "micro") {
     throw BenchError("the micro suite measures GPUs (CUDA); with --device cpu run --suite models");
   }
-  const SystemPaths paths = SystemPaths::from_environment();
-  BackendSet backends = open_backends(paths);
+  Watcher watcher(SystemPaths::from_environment());
+  const BackendSet& backends = watcher.backends();
+  check_gpu_indices(o.gpus, backends);
   std::vector<int> gpus = o.gpus;
   if (gpus.empty()) {
     for (const DeviceInfo& d : backends.devices) gpus.push_back(d.index);
-  }
-  for (int g : gpus) {
-    if (std::none_of(backends.devices.begin(), backends.devices.end(), [g](const DeviceInfo& d) { return d.index == g; })) {
-      throw BenchError(fmt::format("--gpus: there is no GPU {}", g));
-    }
   }
   if (o.device == "cuda" && gpus.empty()) {
     throw BenchError("no GPU found; --device cpu runs the model suite on the CPU");
@@ -301,15 +296,15 @@ BenchRun run_bench(const BenchOptions& o) {
     s.info = d;
     samples.devices.push_back(std::move(s));
   }
-  HostReader host(paths.procfs_root);
-  SamplerOptions so;
-  so.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.sample_interval_s * 1e9));
+  WatchOptions watch;
+  watch.interval_s = o.sample_interval_s;
   // Throttle reasons and temperatures every 0.2 s at most: tests last seconds.
-  so.slow_interval = std::max(so.interval, std::chrono::nanoseconds(200'000'000));
-  so.gpus = gpus;
-  so.processes = false;
-  Sampler sampler(backends, &host, so);
+  watch.slow_interval_s = std::max(o.sample_interval_s, 0.2);
+  watch.gpus = gpus;
+  watch.processes = false;
+  watcher.prepare(watch);
   CollectingSink sink(samples);
+  watcher.bus().subscribe(sink);
 
   BenchRun run;
   run.suite = o.suite;
@@ -319,7 +314,7 @@ BenchRun run_bench(const BenchOptions& o) {
   run.start_wall_ns = start.wall_ns;
   Collector collector(total, o.progress, log);
   {
-    std::thread sampling([&] { sampler.run(sink); });
+    std::thread sampling([&] { watcher.run(); });
     // CUDA micro-benchmarks first, alone: they must have the GPUs to themselves.
     std::vector<std::thread> torch_workers;
     for (const WorkerLaunch& w : launches) {
@@ -331,7 +326,7 @@ BenchRun run_bench(const BenchOptions& o) {
       }
     }
     for (std::thread& t : torch_workers) t.join();
-    sampler.stop();
+    watcher.stop();
     sampling.join();
   }
   collector.finish_progress();

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include "backends/procfs/host.h"
 #include "cli/commands.h"
 #include "cli/gpu_required.h"
 #include "cli/options.h"
+#include "live/watcher.h"
 #include "render/sample_format.h"
 #include "sampler/sampler.h"
 
@@ -78,27 +78,24 @@ void add_sample(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   add_gpus_option(*cmd, flags->gpus, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)");
   cmd->callback([flags, &exit_code] {
-    BackendSet set = open_backends(SystemPaths::from_environment());
-    require_gpus(set);
-    for (const auto& note : set.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
+    Watcher watcher(SystemPaths::from_environment());
+    require_gpus(watcher.backends());
+    for (const auto& note : watcher.backends().notes) fmt::print(stderr, "gpuwatch: {}\n", note);
     if (flags->format == "json") flags->format = "jsonl";
-    SamplerOptions options;
-    options.interval = std::chrono::nanoseconds(std::llround(flags->interval * 1e9));
+    WatchOptions options;
+    options.interval_s = flags->interval;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
-    for (int g : options.gpus) {
-      if (g >= static_cast<int>(set.devices.size())) throw std::runtime_error(fmt::format("--gpus: there is no GPU {}", g));
-    }
+    options.host = flags->format == "jsonl";
+    watcher.prepare(options);
     std::uint64_t ticks = flags->count;
     if (flags->duration > 0) {
       const auto by_duration = static_cast<std::uint64_t>(std::max(1.0, std::round(flags->duration / flags->interval)));
       ticks = ticks == 0 ? by_duration : std::min(ticks, by_duration);
     }
     auto format = make_sample_formatter(flags->format);
-    HostReader host(SystemPaths::from_environment().procfs_root);
-    options.host = flags->format == "jsonl";
-    Sampler sampler(set, &host, options);
-    PrintSink sink(*format, set, now().wall_ns, flags->format == "table");
-    sampler.run(sink, ticks);
+    PrintSink sink(*format, watcher.backends(), now().wall_ns, flags->format == "table");
+    watcher.bus().subscribe(sink);
+    watcher.run(ticks);
     exit_code = 0;
   });
 }

@@ -21,8 +21,9 @@
 
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
-#include "backends/procfs/host.h"
 #include "core/atomic_file.h"
+#include "live/queued_sink.h"
+#include "live/watcher.h"
 #include "record/annotation_sources.h"
 #include "record/child_process.h"
 #include "record/end_summary.h"
@@ -51,25 +52,6 @@ std::string default_name(const RecordOptions& o) {
   if (!o.command.empty()) return default_run_name(o.command);
   if (o.attach_pid) return fmt::format("pid-{}", *o.attach_pid);
   return "record";
-}
-
-void check_gpus(const std::vector<int>& wanted, const BackendSet& set) {
-  for (int g : wanted) {
-    bool found = false;
-    for (const DeviceInfo& d : set.devices) found = found || d.index == g;
-    if (!found) {
-      throw std::runtime_error(fmt::format("--gpus: there is no GPU {} (this machine has {} GPU{})", g,
-                                           set.devices.size(), set.devices.size() == 1 ? "" : "s"));
-    }
-  }
-}
-
-std::vector<DeviceInfo> selected(const BackendSet& set, const std::vector<int>& wanted) {
-  std::vector<DeviceInfo> out;
-  for (const DeviceInfo& d : set.devices) {
-    if (std::find(wanted.begin(), wanted.end(), d.index) != wanted.end()) out.push_back(d);
-  }
-  return out;
 }
 
 struct GpuChoice {
@@ -225,13 +207,18 @@ std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_
 }
 
 int run_record(const RecordOptions& o) {
-  if (!(o.interval_s >= 0.01 && o.interval_s <= 86400)) {
-    throw std::runtime_error(fmt::format("--interval must be between 0.01 and 86400 seconds, not {}", o.interval_s));
-  }
   const SystemPaths paths = SystemPaths::from_environment();
-  BackendSet backends = open_backends(paths);
-  check_gpus(o.gpus, backends);
+  Watcher watcher(paths);
+  const BackendSet& backends = watcher.backends();
+  check_gpu_indices(o.gpus, backends);
   const GpuChoice gpus = choose_gpus(o, backends, paths);
+  WatchOptions watch;
+  watch.interval_s = o.interval_s;
+  watch.gpus = gpus.recorded;
+  watch.no_gpus = gpus.recorded.empty();
+  watch.closing_sample = true;
+  watch.prime_slow_metrics = false;  // sample the command's start at once
+  watcher.prepare(watch);
   if (backends.devices.empty()) {
     std::string why;
     for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;
@@ -251,14 +238,6 @@ int run_record(const RecordOptions& o) {
   run.attached_pid = o.attach_pid ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*o.attach_pid))
                                   : std::nullopt;
 
-  HostReader host(paths.procfs_root);
-  SamplerOptions sampler_options;
-  sampler_options.interval = std::chrono::nanoseconds(static_cast<std::int64_t>(o.interval_s * 1e9));
-  sampler_options.gpus = gpus.recorded;
-  sampler_options.devices = !gpus.recorded.empty();
-  sampler_options.closing_sample = true;
-  sampler_options.prime_slow_metrics = false;  // sample the command's start at once
-  Sampler sampler(backends, &host, sampler_options);
 
   StatusLineOptions status;
   status.enabled = o.status_line;
@@ -269,10 +248,10 @@ int run_record(const RecordOptions& o) {
   // Fail on an unusable --output-dir before the command starts, not after it ran.
   if (o.output_dir) std::filesystem::create_directories(*o.output_dir);
 
-  // The command's group, shared by the signal thread and the watcher. It is
-  // cleared before the command is reaped, so a signal never reaches a pid the
-  // system may have reused; a signal that comes before the command started
-  // waits for it.
+  // The command's group, shared by the signal thread and the waiter (the
+  // thread that waits for the command). It is cleared before the command is
+  // reaped, so a signal never reaches a pid the system may have reused; a
+  // signal that comes before the command started waits for it.
   std::mutex child_mutex;
   pid_t child_group = 0;
   int pending_signal = 0;
@@ -292,7 +271,7 @@ int run_record(const RecordOptions& o) {
     }
     if (++stop_requests > 1) die_of_signal(sig);  // a second Ctrl-C while stopping: at once
     lock.unlock();
-    sampler.stop();
+    watcher.stop();
   });
 
   // After the signal thread, which blocks the signals before any thread
@@ -332,12 +311,12 @@ int run_record(const RecordOptions& o) {
     std::lock_guard lock(child_mutex);
     child_group = child->pid();
     if (pending_signal != 0) signal_process_group(child_group, pending_signal);
-    host.set_tree_root(static_cast<std::uint32_t>(child->pid()));
+    watcher.host().set_tree_root(static_cast<std::uint32_t>(child->pid()));
   } else if (o.attach_pid) {
     if (kill(*o.attach_pid, 0) != 0 && errno == ESRCH) {
       throw std::runtime_error(fmt::format("--pid {}: no such process", *o.attach_pid));
     }
-    host.set_tree_root(static_cast<std::uint32_t>(*o.attach_pid));
+    watcher.host().set_tree_root(static_cast<std::uint32_t>(*o.attach_pid));
   }
   if (o.command.empty() && !annotations.socket_path().empty()) {
     std::fprintf(stderr, "gpuwatch: a process can send annotations with GPUWATCH_SOCKET=%s\n",
@@ -350,11 +329,11 @@ int run_record(const RecordOptions& o) {
     a.print = o.advise;
     a.kill_after_s = o.kill_on_underuse_after_s;
     a.kill_rules = o.underuse_rules;
-    advisor.emplace(a, run, selected(backends, gpus.recorded), stop_for_underuse);
+    advisor.emplace(a, run, watcher.devices(gpus.recorded), stop_for_underuse);
     sink.set_advisor(&*advisor);
   }
   try {
-    store->begin_run(run, selected(backends, gpus.recorded));
+    store->begin_run(run, watcher.devices(gpus.recorded));
     sink.track_job_gpus(JobGpuTracker(gpus.job, gpus.recorded), start);
   } catch (...) {
     // Nothing could be recorded: do not leave the command running unwatched.
@@ -368,8 +347,8 @@ int run_record(const RecordOptions& o) {
   ChildOutcome outcome;
   ForeignWait target = ForeignWait::Stopped;
   bool stop_watching = false;
-  std::thread watcher([&] {
-    pthread_setname_np(pthread_self(), "gw-watch");
+  std::thread waiter([&] {
+    pthread_setname_np(pthread_self(), "gw-wait");
     if (child) {
       outcome = child->wait([&] {
         std::lock_guard lock(child_mutex);
@@ -380,17 +359,21 @@ int run_record(const RecordOptions& o) {
     } else {
       return;  // until a signal stops the sampler
     }
-    sampler.stop();
+    watcher.stop();
   });
 
+  // The store's commits, the status line and the advisor run on a thread of
+  // their own: a slow disk never delays a tick.
+  QueuedSink store_writer(sink);
   try {
-    sampler.run(sink);
+    watcher.bus().subscribe(store_writer);
+    watcher.run();
   } catch (const std::exception& e) {
     // The command keeps running: wait for it, save what was recorded.
     std::fprintf(stderr, "gpuwatch: sampling stopped: %s\n", e.what());
   }
   __atomic_store_n(&stop_watching, true, __ATOMIC_RELEASE);
-  watcher.join();
+  waiter.join();
 
   // From here on the command has finished: whatever fails is reported, and
   // gpuwatch still exits with the command's status.
@@ -400,15 +383,20 @@ int run_record(const RecordOptions& o) {
   run.exit_signal = outcome.signal;
   run.end_reason = end_reason(child.has_value(), outcome, o.attach_pid.has_value(), target);
   if (!underuse_reason.empty()) run.end_reason = "underuse";
-  run.jitter = sampler.jitter();
+  run.jitter = watcher.jitter();
   run.status = RunStatus::Finished;
   bool end_stored = false;
   try {
+    store_writer.drain();
     sink.finish();
     store->finish_run(run);
     end_stored = true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: the end of the run could not be stored: %s\n", e.what());
+  }
+  if (const std::uint64_t late = store_writer.dropped_ticks(); late > 0) {
+    std::fprintf(stderr, "gpuwatch: %llu ticks were dropped: the run store fell too far behind the sampler\n",
+                 static_cast<unsigned long long>(late));
   }
   if (const StoreBacklog b = store->backlog(); b.dropped_samples + b.dropped_events > 0) {
     std::fprintf(stderr,
