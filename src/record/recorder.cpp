@@ -238,7 +238,6 @@ int run_record(const RecordOptions& o) {
   run.attached_pid = o.attach_pid ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*o.attach_pid))
                                   : std::nullopt;
 
-
   StatusLineOptions status;
   status.enabled = o.status_line;
   status.tty = isatty(STDERR_FILENO) != 0;
