@@ -1,6 +1,7 @@
 """compare and the group summary over runs recorded with the fake driver."""
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -8,7 +9,9 @@ from harness import GpuwatchTestCase, QUICK
 
 # Seed 000: AdamWPrune 1381.5 MiB mean per GPU, the other optimizers ~1494 MiB:
 # "7.5 % less". The memory swings ±20 MiB every 0.25 s so that the interval
-# has a width; util is equal in both runs.
+# has a width; util is equal in both runs. Where the samples fall in the swing
+# depends on how busy the machine is, so the means (and the percentages, by
+# up to a few tenths) move a little from one recording to the next.
 ADAMW = QUICK + ";gpu*.util=80;gpu*.mem_used_mib=1474:0.25,1514:0.25"
 ADAMWPRUNE = QUICK + ";gpu*.util=80;gpu*.mem_used_mib=1361.5:0.25,1401.5:0.25"
 
@@ -17,6 +20,14 @@ def record(case, name, scenario, seconds="2"):
     r = case.run_gw("record", "--interval", "0.05", "--name", name, "--no-summary", "--", "sleep", seconds,
                     scenario=scenario)
     case.assertEqual(r.returncode, 0, r.stderr)
+
+
+def stated_percent(case, pattern, text, expected):
+    """The percentage in the first match of `pattern` (one group), checked against `expected`."""
+    m = re.search(pattern, text)
+    case.assertIsNotNone(m, text)
+    case.assertAlmostEqual(float(m.group(1)), expected, delta=0.3, msg=m.group(0))
+    return m
 
 
 class Compare(GpuwatchTestCase):
@@ -48,9 +59,10 @@ class Compare(GpuwatchTestCase):
         out = self.compare("adamw", "adamwprune")
         self.assertIn("B relative to A (A is the baseline; delta = B − A", out)
         lines = [l.strip() for l in out.splitlines()]
-        start = next(i for i, l in enumerate(lines) if l.startswith("B (adamwprune) uses 7.5 % less GPU memory"))
+        start = next(i for i, l in enumerate(lines) if l.startswith("B (adamwprune) uses "))
         sentence = " ".join(lines[start:start + 2])  # wrapped at 100 columns
-        self.assertRegex(sentence, r"than A \(adamw\): 2\.70 GiB vs 2\.92 GiB, 95 % CI −\d+\.\d % to −\d+\.\d % "
+        stated_percent(self, r"^B \(adamwprune\) uses (\d+\.\d) % less GPU memory", sentence, 7.5)
+        self.assertRegex(sentence, r"than A \(adamw\): 2\.\d\d GiB vs 2\.\d\d GiB, 95 % CI −\d+\.\d % to −\d+\.\d % "
                                    r"\(circular block bootstrap, block")
         self.assertIn("No real difference in GPU utilization", out)
         for line in out.splitlines():
@@ -58,7 +70,7 @@ class Compare(GpuwatchTestCase):
 
     def test_swapped_order_says_more(self):
         out = self.compare("adamwprune", "adamw")
-        self.assertIn("B (adamw) uses 8.1 % more GPU memory than A (adamwprune)", out)
+        stated_percent(self, r"B \(adamw\) uses (\d+\.\d) % more GPU memory than A \(adamwprune\)", out, 8.1)
 
     def test_json_schema(self):
         data = json.loads(self.compare("adamw", "adamwprune", "--format", "json"))
@@ -76,19 +88,19 @@ class Compare(GpuwatchTestCase):
         self.assertEqual(mem["aggregation"], "sum over GPUs")
         self.assertEqual(mem["better"], "lower")
         a, b = mem["runs"]
-        self.assertAlmostEqual(a["mean"] / 2**20, 2 * 1494, delta=2)
-        self.assertAlmostEqual(b["mean"] / 2**20, 2 * 1381.5, delta=2)
+        self.assertAlmostEqual(a["mean"] / 2**20, 2 * 1494, delta=12)
+        self.assertAlmostEqual(b["mean"] / 2**20, 2 * 1381.5, delta=12)
         self.assertGreater(a["effective_samples"], 1)
         self.assertLessEqual(a["effective_samples"], a["samples"])
         (d,) = mem["differences"]
         self.assertEqual(d["label"], "B")
-        self.assertAlmostEqual(d["delta_percent"], -100 * 112.5 / 1494, delta=0.1)
+        self.assertAlmostEqual(d["delta_percent"], -100 * 112.5 / 1494, delta=0.3)
         self.assertLess(d["ci_low_percent"], d["delta_percent"])
         self.assertLess(d["ci_high_percent"], 0)
         self.assertAlmostEqual(d["delta"], b["mean"] - a["mean"])
         self.assertTrue(d["real"])
         self.assertEqual(d["verdict"], "real")
-        self.assertIn("7.5 % less GPU memory", d["sentence"])
+        stated_percent(self, r"(\d+\.\d) % less GPU memory", d["sentence"], 7.5)
         util = metrics["gpu_util_percent"]["differences"][0]
         self.assertEqual(util["delta"], 0)
         self.assertEqual(util["verdict"], "not significant")
@@ -97,7 +109,7 @@ class Compare(GpuwatchTestCase):
         out = self.compare("adamw", "adamwprune", "--format", "markdown")
         self.assertTrue(out.startswith("## Comparison of 2 runs: B relative to A"), out)
         self.assertIn("| metric | A | B | B−A | % | 95 % interval | real |", out)
-        self.assertIn("- B (adamwprune) uses 7.5 % less GPU memory than A (adamw)", out)
+        stated_percent(self, r"- B \(adamwprune\) uses (\d+\.\d) % less GPU memory than A \(adamw\)", out, 7.5)
 
     def test_warmup_and_span_are_applied_and_stated(self):
         data = json.loads(self.compare("adamw", "adamwprune", "--warmup", "0.5", "--span", "full",
