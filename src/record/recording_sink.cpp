@@ -137,13 +137,17 @@ void RecordingSink::print_status(Timestamp time) {
   last_status_mono_ns_ = time.mono_ns;
   std::vector<DeviceSample> latest;
   for (const auto& [index, sample] : latest_) latest.push_back(sample);
-  const std::string line = format_status_line(latest, latest_host_);
-  say(status_.out, status_.tty ? "\r\x1b[K" + line : line + "\n");
+  if (!status_.tty) {
+    say(status_.out, format_status_line(latest, latest_host_) + "\n");
+    return;
+  }
+  if (!terminal_) terminal_.emplace(status_.out);
+  terminal_->draw(format_status_line(latest, latest_host_, terminal_->width()));
 }
 
 void RecordingSink::finish() {
   flush(now(), true);
-  if (status_.enabled && status_.tty) say(status_.out, "\n");
+  terminal_.reset();  // the terminal scrolls whole again
 }
 
 }  // namespace gpuwatch

@@ -14,6 +14,7 @@
 #include "analysis/job_gpus.h"
 #include "annotate/annotation_throttle.h"
 #include "record/live_advisor.h"
+#include "record/terminal_status.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
 
@@ -21,7 +22,7 @@ namespace gpuwatch {
 
 struct StatusLineOptions {
   bool enabled = false;
-  bool tty = false;                     // refresh in place, else one line per period
+  bool tty = false;                     // on the terminal's bottom row, else one line per period
   std::chrono::nanoseconds period = std::chrono::seconds(10);
   std::FILE* out = stderr;
 };
@@ -59,6 +60,7 @@ class RecordingSink final : public SampleSink {
 
   Store& store_;
   StatusLineOptions status_;
+  std::optional<TerminalStatusLine> terminal_;  // when status_.tty, from the first line to finish()
   std::int64_t last_flush_mono_ns_ = 0;
   std::int64_t last_status_mono_ns_ = 0;
   bool store_error_reported_ = false;

@@ -4,6 +4,7 @@
 // "GB" here is 2^30 bytes, as in the seed's script.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,13 @@
 
 namespace gpuwatch {
 
-std::string format_status_line(const std::vector<DeviceSample>& latest_per_gpu, const HostValues& host);
+// The seed's line; when it is wider than `width` columns (0: no limit), a
+// compact one (GPU utilization and memory share per GPU:
+//   "GPU 85% 10% | VRAM 51% 4% | CPU 45% | RAM 29%"),
+// and when even that does not fit, one summing up the GPUs:
+//   "8 GPUs: 48% (10-99%) | VRAM 37% | CPU 45% | RAM 29%".
+// Whatever is still too wide is cut at `width`.
+std::string format_status_line(const std::vector<DeviceSample>& latest_per_gpu, const HostValues& host,
+                               std::size_t width = 0);
 
 }  // namespace gpuwatch

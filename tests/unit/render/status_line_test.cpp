@@ -41,5 +41,40 @@ TEST(StatusLine, SaysNaForWhatIsNotKnownYet) {
   EXPECT_EQ(format_status_line({s}, HostValues{}), "GPU: n/a | VRAM:n/a | CPU: n/a | RAM:n/a");
 }
 
+TEST(StatusLine, TheSeedsLineWhenItFits) {
+  const std::string full = "GPU: 85% | VRAM:12.3/24.0GB(51.2%) | CPU: 45.2% | RAM:18.4/64.0GB(28.8%)";
+  EXPECT_EQ(format_status_line({gpu(0, 85, 12.29, 24.0)}, host(45.2, 18.43, 64.0), full.size()), full);
+  EXPECT_EQ(format_status_line({gpu(0, 85, 12.29, 24.0)}, host(45.2, 18.43, 64.0), 0), full);  // no limit
+}
+
+TEST(StatusLine, FourGpusOnEightyColumnsGetTheCompactLine) {
+  const std::vector<DeviceSample> four{gpu(0, 85, 12.29, 24.0), gpu(1, 10, 1.0, 24.0), gpu(2, 99, 23.0, 24.0),
+                                       gpu(3, 0, 0.5, 24.0)};
+  const std::string line = format_status_line(four, host(45.2, 18.43, 64.0), 80);
+  EXPECT_EQ(line, "GPU 85% 10% 99% 0% | VRAM 51% 4% 96% 2% | CPU 45% | RAM 29%");
+  EXPECT_LE(line.size(), 80u);
+}
+
+TEST(StatusLine, SixteenGpusOnEightyColumnsAreSummedUp) {
+  std::vector<DeviceSample> sixteen;
+  for (int i = 0; i < 16; ++i) sixteen.push_back(gpu(i, 10.0 + 5 * i, 6.0, 24.0));  // 10..85 %, a quarter full
+  const std::string line = format_status_line(sixteen, host(45.2, 18.43, 64.0), 80);
+  EXPECT_EQ(line, "16 GPUs: 48% (10-85%) | VRAM 25% | CPU 45% | RAM 29%");
+}
+
+TEST(StatusLine, WhatStillDoesNotFitIsCut) {
+  const std::string line = format_status_line({gpu(0, 85, 12.29, 24.0), gpu(1, 10, 1.0, 24.0)},
+                                              host(45.2, 18.43, 64.0), 20);
+  EXPECT_EQ(line.size(), 20u);
+  EXPECT_EQ(line, std::string("2 GPUs: 48% (10-85%) | VRAM 28% | CPU 45% | RAM 29%").substr(0, 20));
+}
+
+TEST(StatusLine, TheCompactLinesSayNaForWhatIsNotKnown) {
+  DeviceSample unknown;
+  unknown.device_index = 1;
+  EXPECT_EQ(format_status_line({gpu(0, 50, 12.0, 24.0), unknown}, HostValues{}, 50),
+            "GPU 50% n/a | VRAM 50% n/a | CPU n/a | RAM n/a");
+}
+
 }  // namespace
 }  // namespace gpuwatch
