@@ -30,6 +30,7 @@ tests_packages=(
   python3-venv python3-setuptools python3-wheel  # the Python client's offline venv install (ctest python_install)
   help2man                   # the man page, which the install test checks (optional for users)
   zsh                        # the install test runs the zsh completion
+  tmux                       # terminal tests (tests/e2e/test_status_line_tty.py)
 )
 # Workers of `gpuwatch bench` (docs/bench-workers.md); the CUDA worker needs
 # NVIDIA's CUDA toolkit, which is not a Debian package this script installs.
