@@ -20,6 +20,7 @@ build_packages=(
   libsimdjson-dev                  # reading JSON (import)
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libpcre2-dev                     # --annotate-regex
+  libncurses-dev                   # top
   python3                          # the Python client (python/)
 )
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.
@@ -30,7 +31,7 @@ tests_packages=(
   python3-venv python3-setuptools python3-wheel  # the Python client's offline venv install (ctest python_install)
   help2man                   # the man page, which the install test checks (optional for users)
   zsh                        # the install test runs the zsh completion
-  tmux                       # terminal tests (tests/e2e/test_status_line_tty.py)
+  tmux                       # terminal tests (tests/e2e/test_status_line_tty.py, test_top.py)
 )
 # Workers of `gpuwatch bench` (docs/bench-workers.md); the CUDA worker needs
 # NVIDIA's CUDA toolkit, which is not a Debian package this script installs.

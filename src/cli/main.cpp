@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   add_import(app, exit_code);
   add_plot(app, exit_code);
   add_status(app, exit_code);
+  add_top(app, exit_code);
   add_bench(app, exit_code);
   try {
     app.parse(argc, argv);

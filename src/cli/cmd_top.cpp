@@ -1,0 +1,42 @@
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "top/top_app.h"
+#include "top/top_keys.h"
+
+namespace gpuwatch::cli {
+
+void add_top(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "top", "Live view of every GPU, its processes and the host (q quits, h lists the keys)");
+  struct Flags {
+    TopOptions options;
+    std::string gpus;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("--interval", flags->options.interval_s, "Seconds between samples (0.1 to 60)")
+      ->check(CLI::Range(kTopIntervals[0], 60.0))
+      ->capture_default_str();
+  add_gpus_option(*cmd, flags->gpus, "GPU indices to show, e.g. 0,2 or 0-3 (default: all)");
+  cmd->add_flag("--once", flags->options.once,
+                "Print one snapshot and exit (samples for one second, so CPU shares cover it)");
+  cmd->add_option("--format", flags->options.format, "With --once: text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--width", flags->options.width, "With --once --format text: columns (default $COLUMNS or 100)")
+      ->check(CLI::Range(40, 1000));
+  cmd->add_option("--height", flags->options.height, "With --once --format text: lines (default: all it needs)")
+      ->check(CLI::Range(10, 1000));
+  cmd->callback([flags, cmd, &exit_code] {
+    if (!flags->options.once) {
+      for (const char* once_only : {"--format", "--width", "--height"}) {
+        if (cmd->count(once_only) > 0) throw CLI::ValidationError(once_only, "needs --once");
+      }
+    }
+    if (!flags->gpus.empty()) flags->options.gpus = parse_gpu_list(flags->gpus);
+    exit_code = run_top(SystemPaths::from_environment(), flags->options);
+  });
+}
+
+}  // namespace gpuwatch::cli

@@ -1,0 +1,221 @@
+#include "render/top/gpu_panel.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "analysis/throttle.h"
+#include "render/top/graph.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+// A slow value older than this is shown dimmed: the slow thread is stuck or
+// the driver stopped answering that call.
+constexpr double kStaleSeconds = 5;
+constexpr std::size_t kValueColumns = 17;  // "41.2/80.0 GiB 51%"
+
+using Latest = LatestValues<DeviceMetric, kDeviceMetricCount>;
+
+std::optional<double> latest(const LiveDevice* device, DeviceMetric m) {
+  return device ? device->latest.values.get(m) : std::nullopt;
+}
+
+Style freshness(const LiveDevice* device, DeviceMetric m, std::int64_t now, Style fresh = Style::Normal) {
+  if (!device) return Style::Dim;
+  const auto age = device->latest.age_seconds(m, now);
+  return !age || *age > kStaleSeconds ? Style::Dim : fresh;
+}
+
+std::string percent_text(std::optional<double> v) { return v ? fmt::format("{:.0f}%", *v) : "–"; }
+
+std::optional<double> memory_share(const LiveDevice* device) {
+  const auto used = latest(device, DeviceMetric::MemUsedBytes);
+  const auto total = latest(device, DeviceMetric::MemTotalBytes);
+  if (!used || !total || *total <= 0) return std::nullopt;
+  return *used / *total * 100;
+}
+
+std::string memory_text(const LiveDevice* device) {
+  const auto used = latest(device, DeviceMetric::MemUsedBytes);
+  const auto total = latest(device, DeviceMetric::MemTotalBytes);
+  if (!used || !total) return "–";
+  return fmt::format("{:.1f}/{:.1f} GiB {}", *used / kGiB, *total / kGiB, percent_text(memory_share(device)));
+}
+
+std::string power_text(const LiveDevice* device) {
+  const auto power = latest(device, DeviceMetric::PowerWatts);
+  if (!power) return "–";
+  const auto limit = latest(device, DeviceMetric::PowerLimitWatts);
+  return limit ? fmt::format("{:.0f}/{:.0f} W", *power, *limit) : fmt::format("{:.0f} W", *power);
+}
+
+std::string temp_text(std::optional<double> celsius) { return celsius ? fmt::format("{:.0f}°C", *celsius) : "–"; }
+
+Style temp_style(std::optional<double> celsius) {
+  if (!celsius) return Style::Dim;
+  if (*celsius >= 85) return Style::Bad;
+  if (*celsius >= 75) return Style::Warn;
+  return Style::Normal;
+}
+
+// The reasons that slow work down, by name; "none" when the mask says the
+// clocks run free.
+std::optional<std::string> throttle_text(const LiveDevice* device) {
+  const auto mask = latest(device, DeviceMetric::ClockEventReasons);
+  if (!mask) return std::nullopt;
+  std::string out;
+  for (const ThrottleReason& r : kThrottleReasons) {
+    if (r.kind == ThrottleKind::NotThrottling || (static_cast<std::uint64_t>(*mask) & r.bit) == 0) continue;
+    if (!out.empty()) out += ",";
+    out += r.name;
+  }
+  return out.empty() ? std::string("none") : out;
+}
+
+ScreenLine title_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now, std::size_t width) {
+  ScreenLine line;
+  line.add(fmt::format("GPU {}", info.index), Style::Title).add("  ").add(info.name);
+  if (device && device->lost) {
+    line.add("  lost: the driver no longer answers for it", Style::Bad);
+    return line;
+  }
+  ScreenLine right;
+  if (const auto p = latest(device, DeviceMetric::PerfState)) {
+    right.add(fmt::format("P{:.0f}", *p), freshness(device, DeviceMetric::PerfState, now)).add("  ");
+  }
+  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
+  right.add(temp_text(temp), freshness(device, DeviceMetric::TempGpuCelsius, now, temp_style(temp)));
+  if (const auto fan = latest(device, DeviceMetric::FanPercent)) {
+    right.add("  fan ", Style::Dim).add(percent_text(fan), freshness(device, DeviceMetric::FanPercent, now));
+  }
+  const std::size_t gap = std::max<std::size_t>(2, width > line.width() + right.width() ? width - line.width() - right.width() : 0);
+  line.add(std::string(gap, ' '));
+  for (const Span& s : right.spans()) line.add(s.text, s.style);
+  return line;
+}
+
+ScreenLine details_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now) {
+  ScreenLine line("  ");
+  const auto sm = latest(device, DeviceMetric::SmClockMhz);
+  const auto sm_max = latest(device, DeviceMetric::SmClockMaxMhz);
+  line.add("SM ", Style::Dim);
+  line.add(sm ? (sm_max ? fmt::format("{:.0f}/{:.0f} MHz", *sm, *sm_max) : fmt::format("{:.0f} MHz", *sm)) : "–",
+           freshness(device, DeviceMetric::SmClockMhz, now));
+  if (const auto mem = latest(device, DeviceMetric::MemClockMhz)) {
+    line.add("  mem ", Style::Dim).add(fmt::format("{:.0f} MHz", *mem), freshness(device, DeviceMetric::MemClockMhz, now));
+  }
+  const auto gen = latest(device, DeviceMetric::PcieLinkGen);
+  const auto lanes = latest(device, DeviceMetric::PcieLinkWidth);
+  if (gen && lanes) {
+    line.add("  PCIe ", Style::Dim);
+    const auto gen_max = latest(device, DeviceMetric::PcieLinkGenMax);
+    const auto lanes_max = latest(device, DeviceMetric::PcieLinkWidthMax);
+    // A link below its maximum is normal at idle (power saving); under load
+    // it halves host transfers, so it is shown, not judged, here.
+    const bool below = (gen_max && *gen < *gen_max) || (lanes_max && *lanes < *lanes_max);
+    line.add(fmt::format("gen{:.0f} x{:.0f}", *gen, *lanes), below ? Style::Warn : Style::Normal);
+    if (below && gen_max && lanes_max) line.add(fmt::format(" (max gen{:.0f} x{:.0f})", *gen_max, *lanes_max), Style::Dim);
+  }
+  if (const auto reasons = throttle_text(device)) {
+    line.add("  throttle ", Style::Dim).add(*reasons, *reasons == "none" ? Style::Good : Style::Warn);
+  }
+  if (!info.pci_bus_id.empty()) line.add("  " + info.pci_bus_id, Style::Dim);
+  return line;
+}
+
+// One labelled graph with its current value on the right, `width` wide.
+std::vector<ScreenLine> labelled_graph(std::string_view label, const std::vector<double>& history, double full_scale,
+                                       const std::string& value, Style graph_style, Style value_style,
+                                       std::size_t width, std::size_t rows) {
+  const std::size_t label_columns = 6;
+  const std::size_t graph_columns = width > label_columns + kValueColumns + 1 ? width - label_columns - kValueColumns - 1 : 1;
+  const auto graph = block_graph(history, full_scale, graph_columns, rows);
+  std::vector<ScreenLine> out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    ScreenLine line;
+    line.add(r + 1 == rows ? std::string(label) : std::string(), Style::Dim).pad_to(label_columns);
+    line.add(graph[r], graph_style).add(" ");
+    if (r + 1 == rows) {
+      line.add(align_right(value, kValueColumns), value_style);
+    }
+    out.push_back(std::move(line));
+  }
+  return out;
+}
+
+void side_by_side(std::vector<ScreenLine>& out, const std::vector<ScreenLine>& left,
+                  const std::vector<ScreenLine>& right, std::size_t left_width) {
+  for (std::size_t i = 0; i < left.size(); ++i) {
+    ScreenLine line = left[i];
+    line.pad_to(left_width + 1);
+    for (const Span& s : right[i].spans()) line.add(s.text, s.style);
+    out.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+std::string short_gpu_name(const std::string& name) {
+  for (std::string_view vendor : {"NVIDIA ", "AMD ", "Intel(R) ", "Intel "}) {
+    if (name.starts_with(vendor) && name.size() > vendor.size()) return name.substr(vendor.size());
+  }
+  return name;
+}
+
+std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* device, std::int64_t now,
+                                  std::size_t width, std::size_t graph_rows) {
+  std::vector<ScreenLine> out;
+  out.push_back(title_line(info, device, now, width));
+  out.push_back(details_line(info, device, now));
+  const std::size_t half = width > 1 ? (width - 1) / 2 : 1;
+  // One sample per column: the graphs are as long as the narrower half.
+  const std::size_t samples = half;
+  const LiveDevice empty;
+  const LiveDevice& d = device ? *device : empty;
+  const auto util = latest(device, DeviceMetric::GpuUtilPercent);
+  side_by_side(out,
+               labelled_graph("util", metric_history(d, DeviceMetric::GpuUtilPercent, samples), 100, percent_text(util),
+                              Style::GraphUtil, util ? Style::Normal : Style::Dim, half, graph_rows),
+               labelled_graph("mem", memory_percent_history(d, samples), 100, memory_text(device), Style::GraphMemory,
+                              Style::Normal, half, graph_rows),
+               half);
+  const auto limit = latest(device, DeviceMetric::PowerLimitWatts);
+  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
+  side_by_side(out,
+               labelled_graph("power", metric_history(d, DeviceMetric::PowerWatts, samples), limit.value_or(0),
+                              power_text(device), Style::GraphPower, Style::Normal, half, graph_rows),
+               // 100 °C is about where every vendor's GPUs slow down.
+               labelled_graph("temp", metric_history(d, DeviceMetric::TempGpuCelsius, samples), 100, temp_text(temp),
+                              Style::GraphTemp, temp_style(temp), half, graph_rows),
+               half);
+  return out;
+}
+
+ScreenLine gpu_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now, std::size_t width) {
+  ScreenLine line;
+  line.add(fmt::format("{:>2} ", info.index), Style::Title).add(shorten(short_gpu_name(info.name), 16)).pad_to(20);
+  if (device && device->lost) return line.add("lost: the driver no longer answers for it", Style::Bad);
+  const auto util = latest(device, DeviceMetric::GpuUtilPercent);
+  const auto share = memory_share(device);
+  line.add("util ", Style::Dim).add(horizontal_bar(util ? *util / 100 : kNaN, 10), Style::GraphUtil);
+  line.add(align_right(percent_text(util), 5));
+  line.add("  mem ", Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), Style::GraphMemory);
+  line.add(align_right(percent_text(share), 5));
+  const auto power = latest(device, DeviceMetric::PowerWatts);
+  line.add(align_right(power ? fmt::format("{:.0f} W", *power) : "–", 7));
+  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
+  line.add(" ").add(align_right(temp_text(temp), 5), freshness(device, DeviceMetric::TempGpuCelsius, now, temp_style(temp)));
+  if (device && width > line.width() + 3) {
+    line.add("  ");
+    const std::size_t columns = width - line.width();
+    line.add(block_graph(metric_history(*device, DeviceMetric::GpuUtilPercent, columns), 100, columns)[0], Style::GraphUtil);
+  }
+  return line;
+}
+
+}  // namespace gpuwatch

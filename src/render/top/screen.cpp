@@ -1,0 +1,63 @@
+#include "render/top/screen.h"
+
+#include "core/text_width.h"
+
+namespace gpuwatch {
+
+ScreenLine& ScreenLine::add(std::string text, Style style) {
+  if (text.empty()) return *this;
+  width_ += display_width(text);
+  if (!spans_.empty() && spans_.back().style == style) {
+    spans_.back().text += text;
+  } else {
+    spans_.push_back(Span{std::move(text), style});
+  }
+  return *this;
+}
+
+ScreenLine& ScreenLine::pad_to(std::size_t column, Style style) {
+  if (width_ < column) add(std::string(column - width_, ' '), style);
+  return *this;
+}
+
+ScreenLine ScreenLine::cut(std::size_t columns) const {
+  ScreenLine out;
+  for (const Span& span : spans_) {
+    if (out.width_ >= columns) break;
+    out.add(std::string(prefix_fitting(span.text, columns - out.width_)), span.style);
+  }
+  return out;
+}
+
+std::string ScreenLine::text() const {
+  std::string out;
+  for (const Span& span : spans_) out += span.text;
+  return out;
+}
+
+std::string align_right(std::string_view text, std::size_t columns) {
+  const std::size_t w = display_width(text);
+  std::string out(w < columns ? columns - w : 0, ' ');
+  out += text;
+  return out;
+}
+
+std::string align_left(std::string_view text, std::size_t columns) {
+  std::string out(text);
+  const std::size_t w = display_width(text);
+  if (w < columns) out.append(columns - w, ' ');
+  return out;
+}
+
+std::string plain_text(const Screen& screen) {
+  std::string out;
+  for (const ScreenLine& line : screen) {
+    std::string text = line.text();
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    out += text;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

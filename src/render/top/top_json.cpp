@@ -1,0 +1,74 @@
+#include "render/top/top_json.h"
+
+#include "render/json_writer.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+void write_device(JsonWriter& w, const DeviceInfo& info, const LiveDevice* device, std::int64_t now) {
+  w.begin_object();
+  w.field("index", info.index).field("name", info.name).field("vendor", info.vendor).field("backend", info.backend);
+  w.field("uuid", info.uuid).field("pci_bus_id", info.pci_bus_id);
+  w.field("lost", device != nullptr && device->lost.has_value());
+  w.key("metrics").begin_object();
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto m = static_cast<DeviceMetric>(i);
+    if (m == DeviceMetric::SlowReadAgeSeconds) continue;  // ages are given per metric below
+    const auto v = device ? device->latest.values.get(m) : std::nullopt;
+    if (v) w.field(gpuwatch::info(m).name, *v);
+  }
+  w.end_object();
+  // How old each value that is not read every tick is, so a reader can tell
+  // a fresh temperature from one the driver stopped giving.
+  w.key("ages_seconds").begin_object();
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto m = static_cast<DeviceMetric>(i);
+    if (gpuwatch::info(m).cadence == Cadence::Fast || m == DeviceMetric::SlowReadAgeSeconds || !device) continue;
+    if (const auto age = device->latest.age_seconds(m, now)) w.field(gpuwatch::info(m).name, round_to(*age, 3));
+  }
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+
+std::string render_top_json(const TopView& view) {
+  std::string out;
+  JsonWriter w(out, true);
+  w.begin_object();
+  w.field("schema_version", kTopJsonSchemaVersion);
+  w.field("time", iso_utc_ms(view.now_wall_ns)).field("hostname", view.hostname).field("interval_s", view.interval_s);
+  w.key("gpus").begin_array();
+  for (const DeviceInfo& info : view.devices) write_device(w, info, view.live.device(info.index), view.now_mono_ns);
+  w.end_array();
+  w.key("notes").begin_array();
+  for (const auto& note : view.notes) w.value(note);
+  w.end_array();
+  const auto& host = view.live.host.latest.values;
+  w.key("host").begin_object();
+  for (std::size_t i = 0; i < kHostMetricCount; ++i) {
+    const auto m = static_cast<HostMetric>(i);
+    if (const auto v = host.get(m)) w.field(gpuwatch::info(m).name, *v);
+  }
+  w.key("core_percent").begin_array();
+  for (double c : view.live.host.core_percent) w.value(c);
+  w.end_array();
+  w.end_object();
+  w.key("processes").begin_array();
+  for (const TopProcess& p : view.processes) {
+    w.begin_object();
+    w.field("pid", static_cast<std::uint64_t>(p.pid)).field("gpu", p.gpu).field("kind", p.kind);
+    w.field("gpu_memory_bytes", p.gpu_memory_bytes).field("gpu_percent", p.gpu_percent);
+    w.field("user", p.user).field("cpu_percent", p.cpu_percent).field("rss_bytes", p.rss_bytes);
+    w.field("command", p.command);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  out += '\n';
+  return out;
+}
+
+}  // namespace gpuwatch

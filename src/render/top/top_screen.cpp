@@ -1,0 +1,252 @@
+#include "render/top/top_screen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "analysis/stats.h"
+#include "render/top/gpu_panel.h"
+#include "render/top/graph.h"
+#include "render/top/process_table.h"
+#include "render/units.h"
+
+namespace gpuwatch {
+
+namespace {
+
+// Two panels side by side from this width on (each half then still shows
+// 25 s of history at 1 s).
+constexpr std::size_t kTwoColumnWidth = 150;
+constexpr std::size_t kMaxGraphRows = 4;
+constexpr std::size_t kMinProcessRows = 3;
+
+enum class GpuLayout { None, Focus, Panels, TwoColumns, Lines };
+
+struct Layout {
+  GpuLayout gpus = GpuLayout::None;
+  std::size_t graph_rows = 1;
+  std::size_t gpu_lines = 0;  // lines the GPU section takes
+  std::size_t process_rows = 0;
+};
+
+std::size_t fixed_lines(const TopView& view) {
+  return 1 /* header */ + (view.devices.size() > 1 ? 1 : 0) + 1 /* host */ + 1 /* keys */ + 1 /* table header */;
+}
+
+Layout choose_layout(const TopView& view, std::size_t width, std::size_t height) {
+  Layout layout;
+  const std::size_t n = view.devices.size();
+  const std::size_t fixed = fixed_lines(view);
+  const std::size_t available = height > fixed + kMinProcessRows ? height - fixed - kMinProcessRows : 0;
+  if (n == 0) {
+    layout.gpu_lines = std::min(available, std::max<std::size_t>(1, view.notes.size()));
+  } else if (view.focus_gpu && available >= panel_height(1)) {
+    layout.gpus = GpuLayout::Focus;
+    layout.graph_rows = std::clamp<std::size_t>((available - 2) / 2, 1, 2 * kMaxGraphRows);
+    layout.gpu_lines = panel_height(layout.graph_rows);
+  } else if (n * panel_height(1) <= available) {
+    layout.gpus = GpuLayout::Panels;
+    layout.graph_rows = std::clamp<std::size_t>((available / n - 2) / 2, 1, kMaxGraphRows);
+    // Graphs grow only while the process table keeps room for its rows.
+    layout.graph_rows = std::min(layout.graph_rows, n == 1 ? kMaxGraphRows : std::size_t{2});
+    layout.gpu_lines = n * panel_height(layout.graph_rows);
+  } else if (width >= kTwoColumnWidth && (n + 1) / 2 * panel_height(1) <= available) {
+    layout.gpus = GpuLayout::TwoColumns;
+    layout.gpu_lines = (n + 1) / 2 * panel_height(1);
+  } else {
+    layout.gpus = GpuLayout::Lines;
+    layout.gpu_lines = std::min(n, std::max<std::size_t>(available, 1));
+  }
+  const std::size_t used = fixed + layout.gpu_lines;
+  layout.process_rows = height > used ? height - used : 0;
+  return layout;
+}
+
+const LiveDevice* live_device(const TopView& view, int index) { return view.live.device(index); }
+
+ScreenLine header_line(const TopView& view, std::size_t width) {
+  ScreenLine line;
+  line.add("gpuwatch top", Style::Title);
+  if (!view.hostname.empty()) line.add("  " + view.hostname);
+  if (view.now_wall_ns != 0) line.add("  " + clock_local_ms(view.now_wall_ns).substr(0, 8));
+  line.add(fmt::format("  every {} s", fixed(view.interval_s, view.interval_s < 1 ? 1 : 0)), Style::Dim);
+  if (view.paused) line.add("  PAUSED", Style::Warn);
+  const std::string right = fmt::format("sort: {}", to_string(view.sort));
+  line.pad_to(width > right.size() ? width - right.size() : 0).add(right, Style::Dim);
+  return line;
+}
+
+// Totals across the GPUs, and how evenly the work is spread (the seeds'
+// coefficient of variation bands).
+ScreenLine aggregate_line(const TopView& view) {
+  double used = 0, total = 0, power = 0, limit = 0;
+  std::vector<double> util;
+  for (const DeviceInfo& info : view.devices) {
+    const LiveDevice* d = live_device(view, info.index);
+    if (!d || d->lost) continue;
+    const auto& v = d->latest.values;
+    if (const auto u = v.get(DeviceMetric::GpuUtilPercent)) util.push_back(*u);
+    used += v.get(DeviceMetric::MemUsedBytes).value_or(0);
+    total += v.get(DeviceMetric::MemTotalBytes).value_or(0);
+    power += v.get(DeviceMetric::PowerWatts).value_or(0);
+    limit += v.get(DeviceMetric::PowerLimitWatts).value_or(0);
+  }
+  ScreenLine line;
+  line.add(fmt::format("{} GPUs", view.devices.size()), Style::Title);
+  double mean = 0;
+  for (double u : util) mean += u;
+  line.add("  util ", Style::Dim).add(util.empty() ? "–" : fmt::format("{:.0f}% mean", mean / static_cast<double>(util.size())));
+  line.add("  memory ", Style::Dim)
+      .add(total > 0 ? fmt::format("{:.1f}/{:.1f} GiB {:.0f}%", used / kGiB, total / kGiB, used / total * 100) : "–");
+  line.add("  power ", Style::Dim).add(limit > 0 ? fmt::format("{:.0f}/{:.0f} W", power, limit) : fmt::format("{:.0f} W", power));
+  if (const auto balance = load_balance(util)) {
+    const Style style = balance->band == BalanceBand::Poor   ? Style::Bad
+                        : balance->band == BalanceBand::Fair ? Style::Warn
+                                                             : Style::Good;
+    line.add("  balance ", Style::Dim).add(fmt::format("CV {:.1f}% {}", balance->cv_percent, to_string(balance->band)), style);
+  }
+  return line;
+}
+
+// CPU: the total, then one block per core (the mean of several cores per
+// block when there are more cores than columns); RAM used of total.
+ScreenLine host_line(const TopView& view, std::size_t width) {
+  const auto& host = view.live.host.latest.values;
+  ScreenLine line;
+  const auto cpu = host.get(HostMetric::CpuPercent);
+  line.add("CPU ", Style::Title).add(align_right(cpu ? fmt::format("{:.0f}%", *cpu) : "–", 4)).add(" ");
+  const auto used = host.get(HostMetric::MemUsedBytes);
+  const auto total = host.get(HostMetric::MemTotalBytes);
+  const std::string ram = used && total && *total > 0
+                              ? fmt::format("{:.1f}/{:.1f} GiB {:.0f}%", *used / kGiB, *total / kGiB, *used / *total * 100)
+                              : "–";
+  const std::size_t ram_columns = 6 + ram.size();
+  const auto& cores = view.live.host.core_percent;
+  const std::size_t room = width > line.width() + ram_columns + 2 ? width - line.width() - ram_columns - 2 : 0;
+  if (!cores.empty() && room > 0) {
+    const std::size_t per_block = (cores.size() + room - 1) / room;
+    std::vector<double> blocks;
+    for (std::size_t i = 0; i < cores.size(); i += per_block) {
+      double sum = 0;
+      std::size_t n = 0;
+      for (std::size_t j = i; j < std::min(cores.size(), i + per_block); ++j) {
+        if (std::isfinite(cores[j])) sum += cores[j], ++n;
+      }
+      blocks.push_back(n > 0 ? sum / static_cast<double>(n) : kNaN);
+    }
+    line.add(block_graph(blocks, 100, blocks.size())[0], Style::GraphUtil);
+  }
+  line.add("  RAM ", Style::Title).add(ram);
+  return line;
+}
+
+ScreenLine keys_line(const TopView& view) {
+  if (!view.message.empty()) return ScreenLine(view.message, Style::Warn);
+  ScreenLine line;
+  for (const auto& [key, what] : {std::pair{"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"p", "pause"},
+                                  {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}}) {
+    line.add(key, Style::Title).add(" ").add(what, Style::Dim).add("  ");
+  }
+  return line;
+}
+
+std::vector<ScreenLine> help_lines() {
+  std::vector<ScreenLine> out;
+  out.emplace_back("Keys", Style::Header);
+  for (const char* text : {
+           "  q           quit (also Ctrl-C)",
+           "  ↑ ↓  j      select a process (k is kill, as in htop, not up)",
+           "  s           sort processes: GPU memory, GPU use, CPU, pid",
+           "  k           stop the selected process: asks first, SIGTERM, then offers SIGKILL",
+           "  p           pause the screen (sampling goes on)",
+           "  + -         sample more or less often",
+           "  0-9         show one GPU large; the same digit or Esc shows all again",
+           "  h           this help; any key closes it",
+       }) {
+    out.emplace_back(text);
+  }
+  return out;
+}
+
+void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_t width) {
+  const std::int64_t now = view.now_mono_ns;
+  switch (layout.gpus) {
+    case GpuLayout::None:
+      for (std::size_t i = 0; i < layout.gpu_lines; ++i) {
+        out.emplace_back(i < view.notes.size() ? view.notes[i] : std::string("no GPU found"), Style::Warn);
+      }
+      return;
+    case GpuLayout::Focus: {
+      const auto it = std::find_if(view.devices.begin(), view.devices.end(),
+                                   [&](const DeviceInfo& d) { return d.index == *view.focus_gpu; });
+      const DeviceInfo& info = it != view.devices.end() ? *it : view.devices.front();
+      for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.graph_rows)) out.push_back(line);
+      return;
+    }
+    case GpuLayout::Panels:
+      for (const DeviceInfo& info : view.devices) {
+        for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.graph_rows)) {
+          out.push_back(std::move(line));
+        }
+      }
+      return;
+    case GpuLayout::TwoColumns: {
+      const std::size_t half = (width - 2) / 2;
+      for (std::size_t i = 0; i < view.devices.size(); i += 2) {
+        const auto left = gpu_panel(view.devices[i], live_device(view, view.devices[i].index), now, half);
+        std::vector<ScreenLine> right;
+        if (i + 1 < view.devices.size()) {
+          right = gpu_panel(view.devices[i + 1], live_device(view, view.devices[i + 1].index), now, half);
+        }
+        for (std::size_t r = 0; r < left.size(); ++r) {
+          ScreenLine line = left[r].cut(half);
+          line.pad_to(half + 2);
+          if (r < right.size()) {
+            for (const Span& s : right[r].cut(half).spans()) line.add(s.text, s.style);
+          }
+          out.push_back(std::move(line));
+        }
+      }
+      return;
+    }
+    case GpuLayout::Lines: {
+      const std::size_t n = view.devices.size();
+      const std::size_t shown = layout.gpu_lines < n ? layout.gpu_lines - 1 : n;
+      for (std::size_t i = 0; i < shown; ++i) {
+        out.push_back(gpu_line(view.devices[i], live_device(view, view.devices[i].index), now, width));
+      }
+      if (shown < n) out.emplace_back(fmt::format("   … {} more GPUs: a digit shows one alone, a larger terminal shows all", n - shown), Style::Dim);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+std::size_t process_rows(const TopView& view, std::size_t width, std::size_t height) {
+  return choose_layout(view, width, height).process_rows;
+}
+
+Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t height) {
+  const Layout layout = choose_layout(view, width, height);
+  Screen out;
+  out.push_back(header_line(view, width));
+  if (view.devices.size() > 1) out.push_back(aggregate_line(view));
+  add_gpus(out, view, layout, width);
+  out.push_back(host_line(view, width));
+  if (view.help) {
+    for (auto& line : help_lines()) out.push_back(std::move(line));
+  } else {
+    for (auto& line : process_table(view, width, layout.process_rows)) out.push_back(std::move(line));
+  }
+  // The keys line sits on the last row whatever came before.
+  if (out.size() >= height) out.resize(height > 0 ? height - 1 : 0);
+  while (out.size() + 1 < height) out.emplace_back();
+  if (height > 0) out.push_back(keys_line(view));
+  for (auto& line : out) line = line.cut(width);
+  return out;
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,56 @@
+// What `gpuwatch top` shows, gathered in one value: a snapshot of the live
+// window, the processes on the GPUs joined with what procfs says of them, and
+// the view's own state (selection, sort, focus). The screen and the JSON
+// snapshot are pure functions of it, so every layout is testable without a
+// terminal.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/sample.h"
+#include "live/live_window.h"
+
+namespace gpuwatch {
+
+// One process on one GPU, as the process table lists it.
+struct TopProcess {
+  std::uint32_t pid = 0;
+  int gpu = 0;
+  std::optional<std::uint64_t> gpu_memory_bytes;  // absent when the driver hides it
+  std::optional<double> gpu_percent;              // where the driver gives it
+  std::string kind;                               // "compute", "graphics", "mps"
+  std::optional<std::uint32_t> uid;  // who may signal it
+  std::string user;
+  std::optional<double> cpu_percent;  // % of one core
+  std::optional<std::uint64_t> rss_bytes;
+  std::string command;
+};
+
+enum class ProcessSort { GpuMemory, GpuPercent, CpuPercent, Pid };
+std::string_view to_string(ProcessSort sort);
+ProcessSort next(ProcessSort sort);
+// Largest first, pid ascending to break ties (and for Pid itself); absent
+// values last.
+void sort_processes(std::vector<TopProcess>& processes, ProcessSort sort);
+
+struct TopView {
+  std::string hostname;
+  std::int64_t now_mono_ns = 0;
+  std::int64_t now_wall_ns = 0;
+  double interval_s = 1.0;
+  std::vector<DeviceInfo> devices;  // the watched GPUs, in the machine's order
+  LiveSnapshot live;
+  std::vector<TopProcess> processes;  // sorted as `sort` says
+  ProcessSort sort = ProcessSort::GpuMemory;
+  std::size_t selected = 0;      // row in `processes`
+  std::optional<int> focus_gpu;  // one GPU shown alone, large
+  bool paused = false;
+  bool help = false;
+  std::string message;                // one line at the bottom: a prompt, what a kill did
+  std::vector<std::string> notes;     // why there is no GPU (no driver, ...), shown in place of panels
+};
+
+}  // namespace gpuwatch

@@ -1,0 +1,283 @@
+#include "top/top_app.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "backends/procfs/process_details.h"
+#include "core/unique_fd.h"
+#include "live/live_window.h"
+#include "live/watcher.h"
+#include "render/top/top_json.h"
+#include "render/top/top_screen.h"
+#include "top/terminal.h"
+#include "top/top_keys.h"
+
+namespace gpuwatch {
+
+namespace {
+
+// History kept per device: one sample per column of the widest graphs.
+constexpr std::size_t kHistory = 512;
+
+// Wakes the screen loop when a tick has been delivered: a byte down a pipe,
+// so the loop sleeps in poll() on keys and ticks together.
+class TickPipe final : public SampleSink {
+ public:
+  TickPipe() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
+    read_end_.reset(fds[0]);
+    write_end_.reset(fds[1]);
+  }
+  void on_device_sample(const DeviceSample&) override {}
+  void on_host_sample(const HostSample&) override {}
+  void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
+  void on_device_lost(int, Timestamp) override {}
+  void on_tick(Timestamp) override {
+    const char byte = 1;
+    [[maybe_unused]] const auto n = ::write(write_end_.get(), &byte, 1);  // full pipe: a wake-up is pending anyway
+  }
+  [[nodiscard]] int fd() const { return read_end_.get(); }
+  void drain() {
+    char buf[64];
+    while (::read(read_end_.get(), buf, sizeof buf) > 0) {
+    }
+  }
+
+ private:
+  UniqueFd read_end_;
+  UniqueFd write_end_;
+};
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return {};
+  return buf;
+}
+
+// Sampling on its own thread into the window, restartable at a new interval.
+class LiveSampling {
+ public:
+  LiveSampling(const SystemPaths& paths, const TopOptions& options, LiveWindow& window, SampleSink& ticks)
+      : paths_(paths), gpus_(options.gpus), window_(window), ticks_(ticks) {
+    start(options.interval_s);
+  }
+  ~LiveSampling() { stop(); }
+  LiveSampling(const LiveSampling&) = delete;
+  LiveSampling& operator=(const LiveSampling&) = delete;
+
+  void start(double interval_s) {
+    stop();
+    watcher_ = std::make_unique<Watcher>(paths_);
+    WatchOptions options;
+    options.interval_s = interval_s;
+    options.gpus = gpus_;
+    options.prime_slow_metrics = false;  // the screen comes up at once; slow values follow within a second
+    watcher_->prepare(options);
+    watcher_->bus().subscribe(window_);
+    watcher_->bus().subscribe(ticks_);
+    thread_ = std::thread([this] {
+      try {
+        watcher_->run();
+      } catch (const std::exception& e) {
+        std::lock_guard lock(failure_mutex_);
+        failure_ = e.what();
+      }
+    });
+  }
+  void stop() {
+    if (!watcher_) return;
+    watcher_->stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  [[nodiscard]] Watcher& watcher() { return *watcher_; }
+  [[nodiscard]] std::string failure() const {
+    std::lock_guard lock(failure_mutex_);
+    return failure_;
+  }
+
+ private:
+  SystemPaths paths_;
+  std::vector<int> gpus_;
+  LiveWindow& window_;
+  SampleSink& ticks_;
+  std::unique_ptr<Watcher> watcher_;
+  std::thread thread_;
+  mutable std::mutex failure_mutex_;
+  std::string failure_;
+};
+
+// The processes the driver lists, each with what procfs says of it.
+std::vector<TopProcess> join_processes(const std::vector<GpuProcess>& on_gpus, ProcessDetailsReader& reader,
+                                       Timestamp time) {
+  std::vector<std::uint32_t> pids;
+  for (const GpuProcess& p : on_gpus) pids.push_back(p.pid);
+  std::sort(pids.begin(), pids.end());
+  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+  const auto details = reader.read(pids, time);
+  std::vector<TopProcess> out;
+  for (const GpuProcess& p : on_gpus) {
+    TopProcess row;
+    row.pid = p.pid;
+    row.gpu = p.device_index;
+    row.gpu_memory_bytes = p.used_memory_bytes;
+    row.kind = p.kind;
+    const auto it = std::find_if(details.begin(), details.end(), [&](const ProcessDetails& d) { return d.pid == p.pid; });
+    if (it != details.end() && !it->gone) {
+      row.uid = it->uid;
+      row.user = it->user;
+      row.cpu_percent = it->cpu_percent;
+      row.rss_bytes = it->rss_bytes;
+      row.command = it->command;
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+void fill_devices(TopView& view, Watcher& watcher) {
+  view.devices = watcher.devices(watcher.watched_gpus());
+  view.notes = watcher.backends().notes;
+  if (view.devices.empty() && view.notes.empty()) view.notes.emplace_back("no GPU found");
+}
+
+// Refreshes everything but the view's own state, keeping the selected pid
+// selected after the re-sort.
+void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader) {
+  const Timestamp t = now();
+  const std::optional<std::uint32_t> selected_pid =
+      view.processes.empty() ? std::nullopt : std::optional(view.processes[std::min(view.selected, view.processes.size() - 1)].pid);
+  view.live = window.snapshot();
+  view.now_mono_ns = t.mono_ns;
+  view.now_wall_ns = t.wall_ns;
+  view.processes = join_processes(view.live.processes, reader, t);
+  sort_processes(view.processes, view.sort);
+  if (selected_pid) {
+    const auto it = std::find_if(view.processes.begin(), view.processes.end(),
+                                 [&](const TopProcess& p) { return p.pid == *selected_pid; });
+    if (it != view.processes.end()) view.selected = static_cast<std::size_t>(it - view.processes.begin());
+  }
+  if (!view.processes.empty()) view.selected = std::min(view.selected, view.processes.size() - 1);
+}
+
+std::size_t env_columns() {
+  const char* columns = std::getenv("COLUMNS");
+  if (columns != nullptr) {
+    const long n = std::strtol(columns, nullptr, 10);
+    if (n >= 40 && n <= 1000) return static_cast<std::size_t>(n);
+  }
+  return 100;
+}
+
+// One snapshot: sampled for a second so that CPU shares cover a second, as
+// `top -b -n 1` after its first refresh would.
+int run_once(const SystemPaths& paths, const TopOptions& options) {
+  Watcher watcher(paths);
+  WatchOptions watch;
+  watch.interval_s = 1.0;
+  watch.gpus = options.gpus;
+  watcher.prepare(watch);
+  LiveWindow window(kHistory);
+  watcher.bus().subscribe(window);
+  TickPipe ticks;
+  watcher.bus().subscribe(ticks);
+  ProcessDetailsReader reader(paths.procfs_root);
+  std::exception_ptr failure;
+  std::atomic<bool> done = false;
+  std::thread sampling([&] {
+    try {
+      watcher.run(2);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    done = true;
+  });
+  // At the first tick each process's CPU counters get their starting point.
+  pollfd first_tick{ticks.fd(), POLLIN, 0};
+  while (!done && ::poll(&first_tick, 1, 100) <= 0) {
+  }
+  (void)join_processes(window.snapshot(0).processes, reader, now());
+  sampling.join();
+  if (failure) std::rethrow_exception(failure);
+  TopView view;
+  view.hostname = host_name();
+  view.interval_s = watch.interval_s;
+  fill_devices(view, watcher);
+  refresh(view, window, reader);
+  if (options.format == "json") {
+    std::fputs(render_top_json(view).c_str(), stdout);
+  } else {
+    const std::size_t width = options.width != 0 ? options.width : env_columns();
+    const std::size_t height = options.height != 0 ? options.height : 24 + 8 * view.devices.size();
+    std::fputs(plain_text(compose_top_screen(view, width, height)).c_str(), stdout);
+  }
+  return 0;
+}
+
+int run_interactive(const SystemPaths& paths, const TopOptions& options) {
+  LiveWindow window(kHistory);
+  TickPipe ticks;
+  LiveSampling sampling(paths, options, window, ticks);
+  ProcessDetailsReader reader(paths.procfs_root);
+  TopView view;
+  view.hostname = host_name();
+  view.interval_s = options.interval_s;
+  fill_devices(view, sampling.watcher());
+  TopKeys keys(::getuid(), ::geteuid() == 0);
+  Terminal terminal;
+  bool dirty = true;
+  while (!Terminal::stop_requested()) {
+    if (dirty) {
+      if (const auto failure = sampling.failure(); !failure.empty() && view.message.empty()) {
+        view.message = "sampling stopped: " + failure;
+      }
+      terminal.draw(compose_top_screen(view, terminal.width(), terminal.height()));
+      dirty = false;
+    }
+    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {ticks.fd(), POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    if ((fds[1].revents & POLLIN) != 0) {
+      ticks.drain();
+      if (!view.paused) {
+        refresh(view, window, reader);
+        dirty = true;
+      }
+    }
+    for (int key = terminal.read_key(); key != -1; key = terminal.read_key()) {
+      dirty = true;
+      if (key == kKeyResize) continue;
+      const KeyOutcome outcome = keys.handle(key, view);
+      if (outcome.quit) return 0;
+      if (outcome.interval_s) {
+        view.interval_s = *outcome.interval_s;
+        sampling.start(view.interval_s);
+      }
+      if (outcome.signal) {
+        const int rc = ::kill(static_cast<pid_t>(outcome.signal->pid), outcome.signal->signal);
+        keys.signal_sent(*outcome.signal, rc == 0 ? 0 : errno, view);
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_top(const SystemPaths& paths, const TopOptions& options) {
+  return options.once ? run_once(paths, options) : run_interactive(paths, options);
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,122 @@
+#include "top/top_keys.h"
+
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "render/units.h"
+
+namespace gpuwatch {
+
+double next_interval(double current, int direction) {
+  if (direction > 0) {
+    for (double step : kTopIntervals) {
+      if (step > current + 1e-9) return step;
+    }
+    return std::max(current, kTopIntervals[std::size(kTopIntervals) - 1]);
+  }
+  for (auto it = std::rbegin(kTopIntervals); it != std::rend(kTopIntervals); ++it) {
+    if (*it < current - 1e-9) return *it;
+  }
+  return std::min(current, kTopIntervals[0]);
+}
+
+void TopKeys::ask_to_kill(TopView& view) {
+  if (view.processes.empty()) {
+    view.message = "no process to stop";
+    return;
+  }
+  const TopProcess& p = view.processes[std::min(view.selected, view.processes.size() - 1)];
+  if (!p.uid) {
+    view.message = fmt::format("pid {} is gone or unreadable: nothing to stop", p.pid);
+    return;
+  }
+  if (!root_ && *p.uid != my_uid_) {
+    view.message = fmt::format("pid {} belongs to {}: only they or root may stop it", p.pid, p.user.empty() ? fmt::format("uid {}", *p.uid) : p.user);
+    return;
+  }
+  const bool again = terminated_ == p.pid;
+  pending_ = SignalRequest{p.pid, again ? SIGKILL : SIGTERM};
+  view.message = again ? fmt::format("pid {} still runs after SIGTERM: send SIGKILL? (y/n)", p.pid)
+                       : fmt::format("send SIGTERM to pid {} ({})? (y/n)", p.pid, shorten(p.command, 40));
+}
+
+KeyOutcome TopKeys::handle(int key, TopView& view) {
+  KeyOutcome out;
+  if (pending_) {
+    const SignalRequest request = *pending_;
+    pending_.reset();
+    if (key == 'y' || key == 'Y') {
+      out.signal = request;
+    } else {
+      view.message = "not sent";
+    }
+    return out;
+  }
+  if (view.help) {  // any key closes the help
+    view.help = false;
+    return out;
+  }
+  view.message.clear();
+  const std::size_t rows = view.processes.size();
+  switch (key) {
+    case 'q':
+    case 'Q': out.quit = true; break;
+    case kKeyDown:
+    case 'j':
+      if (rows > 0) view.selected = std::min(view.selected + 1, rows - 1);
+      break;
+    case kKeyUp:
+      if (view.selected > 0) view.selected = std::min(view.selected - 1, rows > 0 ? rows - 1 : 0);
+      break;
+    case 's':
+      view.sort = next(view.sort);
+      sort_processes(view.processes, view.sort);
+      view.message = fmt::format("sorted by {}", to_string(view.sort));
+      break;
+    case 'k': ask_to_kill(view); break;
+    case 'p':
+      view.paused = !view.paused;
+      break;
+    case '+':
+    case '-': {
+      // + and - act on the number shown in the header: "every 1 s".
+      const double interval = next_interval(view.interval_s, key == '+' ? 1 : -1);
+      if (interval != view.interval_s) out.interval_s = interval;
+      view.message = fmt::format("every {} s", fixed(interval, interval < 1 ? 1 : 0));
+      break;
+    }
+    case 'h':
+    case '?': view.help = true; break;
+    case kKeyEscape: view.focus_gpu.reset(); break;
+    default:
+      if (key >= '0' && key <= '9') {
+        const int gpu = key - '0';
+        const bool watched = std::any_of(view.devices.begin(), view.devices.end(),
+                                          [gpu](const DeviceInfo& d) { return d.index == gpu; });
+        if (view.focus_gpu == gpu) {
+          view.focus_gpu.reset();
+        } else if (watched) {
+          view.focus_gpu = gpu;
+        } else {
+          view.message = fmt::format("there is no GPU {} here", gpu);
+        }
+      }
+      break;
+  }
+  return out;
+}
+
+void TopKeys::signal_sent(const SignalRequest& request, int error, TopView& view) {
+  const char* name = request.signal == SIGKILL ? "SIGKILL" : "SIGTERM";
+  if (error == 0) {
+    view.message = fmt::format("sent {} to pid {}", name, request.pid);
+    if (request.signal == SIGTERM) terminated_ = request.pid;
+  } else {
+    view.message = fmt::format("could not send {} to pid {}: {}", name, request.pid, std::strerror(error));
+  }
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,58 @@
+// What each key does in `gpuwatch top`, as a pure state machine over the
+// view: testable without a terminal. The terminal loop turns the outcome into
+// effects (restart sampling at a new interval, send a signal, quit).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "render/top/top_view.h"
+
+namespace gpuwatch {
+
+// Keys beyond plain characters, as the terminal layer reports them.
+inline constexpr int kKeyUp = 0x103;    // ncurses KEY_UP
+inline constexpr int kKeyDown = 0x102;  // ncurses KEY_DOWN
+inline constexpr int kKeyEscape = 27;
+
+// The interval steps + and - move along (seconds). 0.1 s is the floor: a
+// screen redrawn faster cannot be read, and sampling costs grow with it.
+inline constexpr double kTopIntervals[] = {0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60};
+
+struct SignalRequest {
+  std::uint32_t pid = 0;
+  int signal = 0;
+};
+
+struct KeyOutcome {
+  bool quit = false;
+  std::optional<double> interval_s;      // sample at this interval from now on
+  std::optional<SignalRequest> signal;   // send it, then call signal_sent()
+};
+
+class TopKeys {
+ public:
+  // `my_uid`: the real uid of gpuwatch; `root`: may signal anyone's process.
+  TopKeys(std::uint32_t my_uid, bool root) : my_uid_(my_uid), root_(root) {}
+
+  // Applies `key` to `view` (selection, sort, focus, help, the message line).
+  KeyOutcome handle(int key, TopView& view);
+
+  // What kill() said: 0 or an errno. Sets the message line.
+  void signal_sent(const SignalRequest& request, int error, TopView& view);
+
+ private:
+  void ask_to_kill(TopView& view);
+
+  std::uint32_t my_uid_;
+  bool root_;
+  std::optional<SignalRequest> pending_;  // waiting for y/n
+  std::optional<std::uint32_t> terminated_;  // sent SIGTERM; k again offers SIGKILL
+};
+
+// The next interval up or down the steps from `current`.
+double next_interval(double current, int direction);
+
+}  // namespace gpuwatch

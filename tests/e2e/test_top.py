@@ -1,0 +1,182 @@
+"""gpuwatch top: one snapshot for scripts (--once, text and JSON), and the live screen in a real
+terminal (tmux) against the fake driver: layouts, keys, the kill confirmation, resize, a lost GPU,
+no driver, and the terminal given back on q and on SIGTERM."""
+import getpass
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import unittest
+
+from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase
+from tmux_terminal import TmuxTerminal, write_script
+
+GiB = 1024 ** 3
+
+
+def start_training_stand_in(tmp):
+    """A process the fake driver will list on a GPU: its pid, name and owner are real."""
+    script = os.path.join(tmp, "train.py")
+    with open(script, "w") as f:
+        f.write("import time\ntime.sleep(300)\n")
+    return subprocess.Popen(["python3", script, "--epochs", "3"], start_new_session=True)
+
+
+class TopOnce(GpuwatchTestCase):
+    def setUp(self):
+        super().setUp()
+        self.proc = start_training_stand_in(self.tmp)
+
+    def tearDown(self):
+        self.proc.kill()
+        self.proc.wait()
+        super().tearDown()
+
+    def scenario(self, gpus=2):
+        return f"{QUICK};gpu_count={gpus};gpu1.processes={self.proc.pid}:{3 * GiB};gpu1.util=77;gpu*.temp_c=48"
+
+    def test_json_has_every_gpu_its_metrics_and_the_process_with_its_owner(self):
+        r = self.run_gw("top", "--once", "--format", "json", scenario=self.scenario())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual([g["index"] for g in doc["gpus"]], [0, 1])
+        gpu1 = doc["gpus"][1]
+        self.assertEqual(gpu1["metrics"]["gpu_util_percent"], 77)
+        self.assertEqual(gpu1["metrics"]["temp_gpu_celsius"], 48)
+        self.assertEqual(gpu1["metrics"]["mem_total_bytes"], 81559 * 1024 * 1024)
+        self.assertLess(gpu1["ages_seconds"]["temp_gpu_celsius"], 5)
+        procs = [p for p in doc["processes"] if p["pid"] == self.proc.pid]
+        self.assertEqual(len(procs), 1, doc["processes"])
+        p = procs[0]
+        self.assertEqual(p["gpu"], 1)
+        self.assertEqual(p["gpu_memory_bytes"], 3 * GiB)
+        self.assertEqual(p["user"], getpass.getuser())
+        self.assertIn("train.py --epochs 3", p["command"])
+        self.assertIsNotNone(p["rss_bytes"])
+        self.assertIsNotNone(p["cpu_percent"])  # sampled over a second, as top -b
+        self.assertIsNotNone(doc["host"]["cpu_percent"])
+        self.assertEqual(len(doc["host"]["core_percent"]), os.cpu_count())
+
+    def test_text_fits_the_size_asked_for(self):
+        r = self.run_gw("top", "--once", "--width", "80", "--height", "24", scenario=self.scenario(4))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.split("\n")[:-1]
+        self.assertEqual(len(lines), 24, r.stdout)
+        self.assertTrue(all(len(line) <= 80 for line in lines), r.stdout)
+        for text in ["gpuwatch top", "4 GPUs", "GPU 0", "GPU 3", "PID", str(self.proc.pid), "q quit"]:
+            self.assertIn(text, r.stdout)
+
+    def test_gpus_limits_what_is_shown(self):
+        r = self.run_gw("top", "--once", "--format", "json", "--gpus", "1", scenario=self.scenario(4))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([g["index"] for g in json.loads(r.stdout)["gpus"]], [1])
+
+    def test_without_a_driver_it_shows_the_host_and_says_why(self):
+        r = self.run_gw("top", "--once", "--format", "json", library="/nonexistent/libnvidia-ml.so.1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["gpus"], [])
+        self.assertTrue(doc["notes"], doc)
+        self.assertIsNotNone(doc["host"]["mem_total_bytes"])
+
+    def test_bad_input_is_a_usage_error(self):
+        for args in (["--interval", "0.01"], ["--format", "json"], ["--once", "--format", "yaml"],
+                     ["--once", "--width", "5"]):
+            r = self.run_gw("top", *args)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+        r = self.run_gw("top", "--once", "--gpus", "7")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("no GPU 7", r.stderr)
+
+    def test_not_on_a_terminal_it_says_to_use_once(self):
+        r = self.run_gw("top", timeout=20)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--once", r.stderr)
+
+
+@unittest.skipUnless(shutil.which("tmux"), "tmux is not installed (scripts/install-deps.sh --tests)")
+class TopOnATerminal(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gpuwatch-e2e-top-")
+        self.proc = start_training_stand_in(self.tmp)
+        self.term = None
+
+    def tearDown(self):
+        if self.term:
+            self.term.close()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def start(self, width, height, scenario, args=""):
+        self.term = TmuxTerminal(self.tmp, f"gw-top-{os.getpid()}", width, height)
+        env = {"GPUWATCH_NVML_LIBRARY": FAKE_NVML, "FAKE_NVML_SET": QUICK + ";" + scenario, "LANG": "C.UTF-8",
+               "GPUWATCH_STORE": os.path.join(self.tmp, "runs.db")}
+        script = os.path.join(self.tmp, "top.sh")
+        write_script(script, env, f"{shlex.quote(BIN)} top --interval 0.2 {args}")
+        self.term.run_script(script)
+
+    def wait(self, predicate, what):
+        return self.term.wait_for(self, predicate, what)
+
+    def shows(self, text):
+        return lambda rows: any(text in r for r in rows)
+
+    def test_panels_keys_kill_and_quit(self):
+        self.start(80, 24, f"gpu_count=4;gpu2.processes={self.proc.pid}:{2 * GiB}")
+        rows = self.wait(self.shows(str(self.proc.pid)), "the process on GPU 2")
+        self.assertTrue(rows[0].startswith("gpuwatch top"), rows)
+        for g in range(4):
+            self.assertTrue(any(r.startswith(f"GPU {g}") for r in rows), rows)
+        self.assertTrue(rows[23].startswith("q quit"), rows)
+        self.term.keys("2")  # focus GPU 2 alone
+        self.wait(lambda rows: not any(r.startswith("GPU 0") for r in rows), "GPU 2 alone")
+        self.term.keys("Escape")
+        self.wait(lambda rows: any(r.startswith("GPU 0") for r in rows), "all GPUs again")
+        self.term.keys("s")
+        self.wait(self.shows("sort: GPU use"), "the next sort")
+        self.term.keys("h")
+        self.wait(self.shows("then offers SIGKILL"), "the help")
+        self.term.keys("x")
+        self.wait(lambda rows: not any("then offers SIGKILL" in r for r in rows), "the help closed")
+        self.term.keys("+")
+        self.wait(self.shows("every 0.5 s"), "a longer interval")
+        self.term.keys("k")
+        self.wait(self.shows(f"send SIGTERM to pid {self.proc.pid}"), "the kill question")
+        self.assertIsNone(self.proc.poll())  # nothing sent before the answer
+        self.term.keys("y")
+        self.wait(self.shows(f"sent SIGTERM to pid {self.proc.pid}"), "the answer")
+        self.assertEqual(self.proc.wait(timeout=10), -signal.SIGTERM)
+        self.term.keys("q")
+        rows = self.wait(self.shows("EXIT 0"), "top to quit")
+        self.assertFalse(any("gpuwatch top" in r for r in rows), rows)  # the screen was given back
+
+    def test_many_gpus_on_a_small_terminal_then_a_resize(self):
+        self.start(80, 24, "gpu_count=16")
+        rows = self.wait(self.shows("more GPUs"), "one line per GPU")
+        self.assertTrue(any(r.startswith(" 0 H100") for r in rows), rows)
+        self.term.resize(200, 50)
+        rows = self.wait(self.shows("15 H100"), "every GPU after the resize")
+        self.assertFalse(any("more GPUs" in r for r in rows), rows)
+        self.term.keys("q")
+        self.wait(self.shows("EXIT 0"), "top to quit")
+
+    def test_a_lost_gpu_becomes_a_message_and_sigterm_gives_the_terminal_back(self):
+        self.start(100, 30, "gpu_count=2;gpu1.lost_after_s=1")
+        self.wait(self.shows("lost: the driver no longer answers"), "GPU 1 lost")
+        self.assertTrue(any(r.startswith("GPU 0") for r in self.term.screen()))
+        pids = subprocess.run(["pgrep", "-f", f"{BIN} top"], capture_output=True, text=True).stdout.split()
+        self.assertTrue(pids)
+        for pid in pids:
+            os.kill(int(pid), signal.SIGTERM)
+        rows = self.wait(self.shows("EXIT 0"), "top to end on SIGTERM")
+        self.assertFalse(any("gpuwatch top" in r for r in rows), rows)
+
+
+if __name__ == "__main__":
+    unittest.main()

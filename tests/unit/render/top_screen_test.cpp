@@ -1,0 +1,213 @@
+// The top screen as pure text: every layout fits its terminal exactly, shows
+// every GPU or says how many it leaves out, and keeps the keys on the last
+// row; the graphs, bars and the process table say what their data says.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include <simdjson.h>
+
+#include "core/text_width.h"
+#include "render/top/graph.h"
+#include "render/top/process_table.h"
+#include "render/top/top_json.h"
+#include "render/top/top_screen.h"
+#include "top_view_util.h"
+
+namespace gpuwatch {
+namespace {
+
+using test::make_top_view;
+
+std::string all_text(const Screen& screen) { return plain_text(screen); }
+
+bool shows(const Screen& screen, const std::string& needle) { return all_text(screen).find(needle) != std::string::npos; }
+
+struct Size {
+  std::size_t width, height;
+};
+
+class TopLayout : public ::testing::TestWithParam<std::tuple<int, Size>> {};
+
+TEST_P(TopLayout, FitsTheTerminalAndShowsEveryGpuOrCountsTheRest) {
+  const auto [gpus, size] = GetParam();
+  const TopView view = make_top_view(gpus);
+  const Screen screen = compose_top_screen(view, size.width, size.height);
+  ASSERT_EQ(screen.size(), size.height);
+  for (const ScreenLine& line : screen) {
+    EXPECT_LE(display_width(line.text()), size.width) << line.text();
+    EXPECT_EQ(line.width(), display_width(line.text()));
+  }
+  EXPECT_NE(screen.back().text().find("q quit"), std::string::npos);
+  EXPECT_TRUE(shows(screen, "PID"));
+  EXPECT_TRUE(shows(screen, "CPU"));
+  EXPECT_TRUE(shows(screen, "RAM 16.0/64.0 GiB 25%"));
+  if (gpus > 1) {
+    EXPECT_TRUE(shows(screen, std::to_string(gpus) + " GPUs"));
+  }
+  const bool all_shown = shows(screen, "GPU " + std::to_string(gpus - 1)) ||
+                         shows(screen, "\n" + std::string(gpus - 1 < 10 ? " " : "") + std::to_string(gpus - 1) + " H100");
+  if (!all_shown) {
+    EXPECT_TRUE(shows(screen, "more GPUs")) << all_text(screen);
+  }
+  // Some process rows are left whatever the GPU count.
+  EXPECT_TRUE(shows(screen, "python train.py")) << all_text(screen);
+}
+
+INSTANTIATE_TEST_SUITE_P(GpusAndTerminals, TopLayout,
+                         ::testing::Combine(::testing::Values(1, 2, 4, 8, 16),
+                                            ::testing::Values(Size{80, 24}, Size{200, 50}, Size{120, 40})));
+
+TEST(TopScreen, OneGpuAt80x24GetsAPanelWithFourGraphs) {
+  const Screen screen = compose_top_screen(make_top_view(1), 80, 24);
+  for (const char* label : {"GPU 0", "util", "mem", "power", "temp", "SM ", "throttle none"}) {
+    EXPECT_TRUE(shows(screen, label)) << label << "\n" << all_text(screen);
+  }
+  EXPECT_TRUE(shows(screen, "40.0/80.0 GiB 50%"));
+  EXPECT_TRUE(shows(screen, "310/700 W") || shows(screen, "300/700 W"));
+}
+
+TEST(TopScreen, SixteenGpusAt80x24AreOneLineEachAndTheRestCounted) {
+  const Screen screen = compose_top_screen(make_top_view(16), 80, 24);
+  EXPECT_TRUE(shows(screen, " 0 H100 80GB HBM3"));
+  EXPECT_TRUE(shows(screen, "more GPUs")) << all_text(screen);
+  EXPECT_FALSE(shows(screen, "GPU 0  NVIDIA"));  // no full panels
+}
+
+TEST(TopScreen, SixteenGpusAt200x50ShowEveryGpu) {
+  const Screen screen = compose_top_screen(make_top_view(16), 200, 50);
+  EXPECT_TRUE(shows(screen, "15 H100") || shows(screen, "GPU 15")) << all_text(screen);
+  EXPECT_FALSE(shows(screen, "more GPUs"));
+}
+
+TEST(TopScreen, FourGpusAt80x24GetPanels) {
+  const Screen screen = compose_top_screen(make_top_view(4), 80, 24);
+  for (int g = 0; g < 4; ++g) EXPECT_TRUE(shows(screen, "GPU " + std::to_string(g))) << g;
+}
+
+TEST(TopScreen, AFocusedGpuIsShownAloneWithTallerGraphs) {
+  TopView view = make_top_view(4);
+  view.focus_gpu = 2;
+  const Screen screen = compose_top_screen(view, 100, 40);
+  EXPECT_TRUE(shows(screen, "GPU 2"));
+  EXPECT_FALSE(shows(screen, "GPU 0"));
+  EXPECT_FALSE(shows(screen, "GPU 3"));
+}
+
+TEST(TopScreen, TheAggregateLineGivesTotalsAndTheBalanceBand) {
+  TopView view = make_top_view(2, 1, 0);
+  view.live.devices[0].latest.values.set(DeviceMetric::GpuUtilPercent, 90);
+  view.live.devices[1].latest.values.set(DeviceMetric::GpuUtilPercent, 30);
+  const Screen screen = compose_top_screen(view, 150, 30);
+  EXPECT_TRUE(shows(screen, "util 60% mean"));
+  EXPECT_TRUE(shows(screen, "memory 80.0/160.0 GiB 50%"));
+  EXPECT_TRUE(shows(screen, "power 610/1400 W"));
+  EXPECT_TRUE(shows(screen, "CV 50.0% poor")) << all_text(screen);  // population sd 30 over mean 60
+}
+
+TEST(TopScreen, ALostGpuSaysSo) {
+  TopView view = make_top_view(2);
+  view.live.devices[1].lost = Timestamp{1, 1};
+  EXPECT_TRUE(shows(compose_top_screen(view, 100, 30), "lost: the driver no longer answers"));
+  EXPECT_TRUE(shows(compose_top_screen(view, 80, 12), "lost: the driver no longer answers"));
+}
+
+TEST(TopScreen, WithoutGpusTheNotesTakeThePanelsPlace) {
+  TopView view = make_top_view(0);
+  view.notes = {"nvml: the NVIDIA driver is not loaded"};
+  const Screen screen = compose_top_screen(view, 80, 24);
+  EXPECT_TRUE(shows(screen, "nvml: the NVIDIA driver is not loaded"));
+  EXPECT_TRUE(shows(screen, "CPU"));
+}
+
+TEST(TopScreen, TheMessageReplacesTheKeys) {
+  TopView view = make_top_view(1);
+  view.message = "send SIGTERM to pid 1000? (y/n)";
+  EXPECT_EQ(compose_top_screen(view, 80, 24).back().text(), view.message);
+}
+
+TEST(TopScreen, HelpListsTheKeys) {
+  TopView view = make_top_view(1);
+  view.help = true;
+  const Screen screen = compose_top_screen(view, 100, 40);
+  EXPECT_TRUE(shows(screen, "SIGTERM, then offers SIGKILL"));
+  EXPECT_FALSE(shows(screen, "python train.py"));
+}
+
+TEST(TopGraph, BlocksScaleToTheFullValueAndLeaveGapsBlank) {
+  const std::vector<double> values{0, 50, 100, kNaN};
+  EXPECT_EQ(block_graph(values, 100, 4)[0], "▁▄█ ");
+  EXPECT_EQ(block_graph(values, 100, 6)[0], "  ▁▄█ ");  // short history: blank on the left
+  EXPECT_EQ(block_graph(values, 100, 2)[0], "█ ");      // the newest on the right
+  const auto two = block_graph(std::vector<double>{50, 100}, 100, 2, 2);
+  EXPECT_EQ(two[0], " █");
+  EXPECT_EQ(two[1], "██");
+}
+
+TEST(TopGraph, HorizontalBarsFillInEighths) {
+  EXPECT_EQ(horizontal_bar(0.5, 4), "██  ");
+  EXPECT_EQ(horizontal_bar(1.0, 2), "██");
+  EXPECT_EQ(horizontal_bar(0.0625, 2), "▏ ");
+  EXPECT_EQ(horizontal_bar(kNaN, 3), "   ");
+}
+
+TEST(TopGraph, SlowMetricsAreCarriedForwardFastOnesAreNot) {
+  LiveDevice d;
+  for (int i = 0; i < 4; ++i) {
+    DeviceValues v;
+    if (i != 2) v.set(DeviceMetric::GpuUtilPercent, 10.0 * i);
+    if (i % 2 == 0) v.set(DeviceMetric::TempGpuCelsius, 40.0 + i);
+    d.values.push_back(v);
+  }
+  const auto temp = metric_history(d, DeviceMetric::TempGpuCelsius, 3);
+  EXPECT_EQ(temp, (std::vector<double>{40, 42, 42}));
+  const auto util = metric_history(d, DeviceMetric::GpuUtilPercent, 4);
+  EXPECT_TRUE(std::isnan(util[2]));
+  EXPECT_EQ(util[3], 30);
+}
+
+TEST(TopProcesses, SortPutsTheLargestFirstAndAbsentValuesLast) {
+  std::vector<TopProcess> rows(3);
+  rows[0].pid = 5, rows[0].cpu_percent = 10;
+  rows[1].pid = 3;
+  rows[2].pid = 9, rows[2].cpu_percent = 80;
+  sort_processes(rows, ProcessSort::CpuPercent);
+  EXPECT_EQ(rows[0].pid, 9u);
+  EXPECT_EQ(rows[1].pid, 5u);
+  EXPECT_EQ(rows[2].pid, 3u);
+  sort_processes(rows, ProcessSort::Pid);
+  EXPECT_EQ(rows[0].pid, 3u);
+}
+
+TEST(TopProcesses, TheTableScrollsToKeepTheSelectedRowInView) {
+  TopView view = make_top_view(1, 10, 20);
+  view.selected = 15;
+  const auto lines = process_table(view, 100, 5);
+  ASSERT_EQ(lines.size(), 6u);  // header and five rows
+  EXPECT_EQ(lines.back().spans().front().style, Style::Selected);
+  EXPECT_NE(lines.back().text().find(std::to_string(view.processes[15].pid)), std::string::npos);
+}
+
+TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {
+  const TopView view = make_top_view(2, 5, 2);
+  const std::string json = render_top_json(view);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(json);
+  EXPECT_EQ(int64_t(doc["schema_version"]), kTopJsonSchemaVersion);
+  EXPECT_EQ(doc["gpus"].get_array().size(), 2u);
+  const auto gpu1 = doc["gpus"].at(1);
+  EXPECT_EQ(int64_t(gpu1["index"]), 1);
+  EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["mem_total_bytes"]), 80.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["temp_gpu_celsius"]), 51);
+  // Temperature was last read at the 5th tick (i = 4), the view's now is 5 s.
+  EXPECT_DOUBLE_EQ(double(gpu1["ages_seconds"]["temp_gpu_celsius"]), 0);
+  EXPECT_TRUE(gpu1["ages_seconds"]["gpu_util_percent"].error() != simdjson::SUCCESS);  // fast: no age
+  EXPECT_EQ(doc["processes"].get_array().size(), 2u);
+  EXPECT_EQ(std::string_view(doc["processes"].at(0)["user"]), "alice");
+  EXPECT_DOUBLE_EQ(double(doc["host"]["cpu_percent"]), 45);
+  EXPECT_EQ(doc["host"]["core_percent"].get_array().size(), 8u);
+}
+
+}  // namespace
+}  // namespace gpuwatch

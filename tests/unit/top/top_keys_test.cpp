@@ -1,0 +1,145 @@
+// Every key of `gpuwatch top` on a view, without a terminal: selection,
+// sort, focus, help, interval steps, and the kill confirmation with its
+// refusals.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "../render/top_view_util.h"
+#include "top/top_keys.h"
+
+namespace gpuwatch {
+namespace {
+
+using test::make_top_view;
+
+constexpr std::uint32_t kAlice = 1000;
+
+TEST(TopKeys, QQuits) {
+  TopView view = make_top_view(1);
+  TopKeys keys(kAlice, false);
+  EXPECT_TRUE(keys.handle('q', view).quit);
+}
+
+TEST(TopKeys, DownAndUpMoveTheSelectionWithinTheTable) {
+  TopView view = make_top_view(1, 10, 3);
+  TopKeys keys(kAlice, false);
+  keys.handle(kKeyDown, view);
+  keys.handle('j', view);
+  EXPECT_EQ(view.selected, 2u);
+  keys.handle(kKeyDown, view);
+  EXPECT_EQ(view.selected, 2u);  // the last row stays selected
+  keys.handle(kKeyUp, view);
+  keys.handle(kKeyUp, view);
+  keys.handle(kKeyUp, view);
+  EXPECT_EQ(view.selected, 0u);
+}
+
+TEST(TopKeys, SCyclesTheSortAndResorts) {
+  TopView view = make_top_view(1, 10, 3);
+  TopKeys keys(kAlice, false);
+  EXPECT_EQ(view.processes.front().pid, 1002u);  // most GPU memory
+  keys.handle('s', view);
+  EXPECT_EQ(view.sort, ProcessSort::GpuPercent);
+  keys.handle('s', view);
+  EXPECT_EQ(view.sort, ProcessSort::CpuPercent);
+  EXPECT_EQ(view.processes.front().pid, 1000u);  // most CPU
+  keys.handle('s', view);
+  EXPECT_EQ(view.sort, ProcessSort::Pid);
+  keys.handle('s', view);
+  EXPECT_EQ(view.sort, ProcessSort::GpuMemory);
+}
+
+TEST(TopKeys, KillAsksThenSendsSigtermThenOffersSigkill) {
+  TopView view = make_top_view(1, 10, 2);
+  TopKeys keys(kAlice, false);
+  const std::uint32_t pid = view.processes[0].pid;
+  EXPECT_FALSE(keys.handle('k', view).signal);
+  EXPECT_NE(view.message.find("send SIGTERM to pid " + std::to_string(pid)), std::string::npos) << view.message;
+  const KeyOutcome yes = keys.handle('y', view);
+  ASSERT_TRUE(yes.signal);
+  EXPECT_EQ(yes.signal->pid, pid);
+  EXPECT_EQ(yes.signal->signal, SIGTERM);
+  keys.signal_sent(*yes.signal, 0, view);
+  EXPECT_EQ(view.message, "sent SIGTERM to pid " + std::to_string(pid));
+  keys.handle('k', view);
+  EXPECT_NE(view.message.find("still runs after SIGTERM: send SIGKILL"), std::string::npos) << view.message;
+  const KeyOutcome kill = keys.handle('y', view);
+  ASSERT_TRUE(kill.signal);
+  EXPECT_EQ(kill.signal->signal, SIGKILL);
+}
+
+TEST(TopKeys, AnyOtherAnswerSendsNothing) {
+  TopView view = make_top_view(1, 10, 1);
+  TopKeys keys(kAlice, false);
+  keys.handle('k', view);
+  EXPECT_FALSE(keys.handle('n', view).signal);
+  EXPECT_EQ(view.message, "not sent");
+  EXPECT_FALSE(keys.handle('y', view).signal);  // the question was answered
+}
+
+TEST(TopKeys, OtherUsersProcessesAreRefusedUnlessRoot) {
+  TopView view = make_top_view(1, 10, 1);
+  view.processes[0].uid = 1001;
+  view.processes[0].user = "bob";
+  TopKeys alice(kAlice, false);
+  alice.handle('k', view);
+  EXPECT_NE(view.message.find("belongs to bob"), std::string::npos);
+  EXPECT_FALSE(alice.handle('y', view).signal);
+  TopKeys root(0, true);
+  root.handle('k', view);
+  EXPECT_TRUE(root.handle('y', view).signal);
+}
+
+TEST(TopKeys, AFailedSignalSaysWhy) {
+  TopView view = make_top_view(1, 10, 1);
+  TopKeys keys(kAlice, false);
+  keys.signal_sent(SignalRequest{42, SIGTERM}, ESRCH, view);
+  EXPECT_EQ(view.message, "could not send SIGTERM to pid 42: No such process");
+}
+
+TEST(TopKeys, PlusAndMinusStepTheIntervalWithinItsBounds) {
+  EXPECT_EQ(next_interval(1, +1), 2);
+  EXPECT_EQ(next_interval(1, -1), 0.5);
+  EXPECT_EQ(next_interval(0.1, -1), 0.1);
+  EXPECT_EQ(next_interval(60, +1), 60);
+  EXPECT_EQ(next_interval(0.3, +1), 0.5);  // an interval between steps moves to the next one
+  TopView view = make_top_view(1);
+  TopKeys keys(kAlice, false);
+  const KeyOutcome minus = keys.handle('-', view);
+  ASSERT_TRUE(minus.interval_s);
+  EXPECT_EQ(*minus.interval_s, 0.5);
+  view.interval_s = 0.1;
+  EXPECT_FALSE(keys.handle('-', view).interval_s);  // already at the floor
+}
+
+TEST(TopKeys, DigitsFocusAGpuAndTheSameDigitOrEscapeReturns) {
+  TopView view = make_top_view(4);
+  TopKeys keys(kAlice, false);
+  keys.handle('2', view);
+  EXPECT_EQ(view.focus_gpu, 2);
+  keys.handle('2', view);
+  EXPECT_FALSE(view.focus_gpu);
+  keys.handle('3', view);
+  keys.handle(kKeyEscape, view);
+  EXPECT_FALSE(view.focus_gpu);
+  keys.handle('7', view);
+  EXPECT_FALSE(view.focus_gpu);
+  EXPECT_EQ(view.message, "there is no GPU 7 here");
+}
+
+TEST(TopKeys, PauseTogglesAndHelpClosesOnAnyKey) {
+  TopView view = make_top_view(1);
+  TopKeys keys(kAlice, false);
+  keys.handle('p', view);
+  EXPECT_TRUE(view.paused);
+  keys.handle('p', view);
+  EXPECT_FALSE(view.paused);
+  keys.handle('h', view);
+  EXPECT_TRUE(view.help);
+  EXPECT_FALSE(keys.handle('q', view).quit);  // closes the help only
+  EXPECT_FALSE(view.help);
+}
+
+}  // namespace
+}  // namespace gpuwatch
