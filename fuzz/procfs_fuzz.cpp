@@ -5,7 +5,9 @@
 #include <string_view>
 
 #include "backends/procfs/host.h"
+#include "backends/procfs/process_details.h"
 #include "backends/procfs/process_identity.h"
+#include "core/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -29,6 +31,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (const auto state = gpuwatch::parse_pid_state(text); state && (*state < 'A' || *state > 'z')) __builtin_trap();
   if (const auto pid = gpuwatch::parse_pid(text)) {
     if (*pid == 0 || *pid > 0x7fffffffU || text.size() > 10) __builtin_trap();
+  }
+  (void)gpuwatch::parse_status_uid(text);
+  // The cut limit from the first byte, so that cuts inside characters are tried.
+  const std::size_t max_bytes = size == 0 ? 4096 : data[0];
+  const auto cmd = gpuwatch::parse_cmdline(text, max_bytes);
+  if (cmd.size() > max_bytes || cmd.size() > size) __builtin_trap();
+  for (std::size_t i = 0; i < cmd.size();) {  // valid UTF-8 without C0 controls
+    const auto n = gpuwatch::utf8_sequence_length(cmd, i);
+    if (n == 0 || static_cast<unsigned char>(cmd[i]) < 0x20 || cmd[i] == 0x7f) __builtin_trap();
+    i += n;
   }
   return 0;
 }

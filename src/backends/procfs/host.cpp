@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <limits>
@@ -18,54 +17,11 @@
 #include <utility>
 
 #include "backends/procfs/host.h"
+#include "backends/procfs/read_at.h"
 #include "core/unique_fd.h"
 
 namespace gpuwatch {
 namespace {
-
-// /proc/stat of an 8192-CPU machine is about 1.5 MB; anything past this is
-// not a procfs file and is treated as unreadable.
-constexpr std::size_t kMaxFileBytes = std::size_t{16} << 20;
-
-// Reads a whole file into buf. procfs reports size 0, so read until EOF; buf
-// only grows, so steady-state reads allocate nothing.
-std::optional<std::string_view> read_at(int dir_fd, const char* path, std::string& buf) {
-  if (dir_fd < 0 && dir_fd != AT_FDCWD) return std::nullopt;
-  const UniqueFd fd(::openat(dir_fd, path, O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return std::nullopt;
-  if (buf.size() < 4096) buf.resize(4096);
-  std::size_t used = 0;
-  for (;;) {
-    if (used == buf.size()) {
-      if (buf.size() >= kMaxFileBytes) return std::nullopt;
-      buf.resize(buf.size() * 2);
-    }
-    const ssize_t n = ::read(fd.get(), buf.data() + used, buf.size() - used);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return std::nullopt;
-    }
-    used += static_cast<std::size_t>(n);
-  }
-  return std::string_view(buf.data(), used);
-}
-
-// "<pid>/<leaf>" in a fixed buffer: built for every process every tick.
-class PidPath {
- public:
-  PidPath(std::uint32_t pid, std::string_view leaf) {
-    char* end = std::to_chars(text_.data(), text_.data() + 10, pid).ptr;
-    *end++ = '/';
-    leaf = leaf.substr(0, text_.size() - 12);
-    end = std::copy(leaf.begin(), leaf.end(), end);
-    *end = '\0';
-  }
-  [[nodiscard]] const char* c_str() const { return text_.data(); }
-
- private:
-  std::array<char, 32> text_{};
-};
 
 // Process directories are canonical decimal pids; "self", "sys", "0042" are not.
 std::optional<std::uint32_t> pid_of_entry(std::string_view name) {
@@ -95,11 +51,6 @@ bool for_each_pid_entry(int dir_fd, const char* path, Fn&& fn) {
     if (const auto pid = pid_of_entry(entry->d_name)) fn(::dirfd(dir.get()), *pid);
   }
   return true;
-}
-
-long sysconf_or(int name, long fallback) {
-  const long v = ::sysconf(name);
-  return v > 0 ? v : fallback;
 }
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {

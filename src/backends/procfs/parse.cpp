@@ -1,15 +1,18 @@
-// Parsers for the procfs files the host reader needs. They see every process
-// on the machine each tick, and they are fuzzed: no exceptions, no undefined
-// behaviour on any input, no allocation beyond the result.
+// Parsers for the procfs files the host and process readers need. They see
+// every process on the machine each tick, and they are fuzzed: no exceptions,
+// no undefined behaviour on any input, no allocation beyond the result.
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "backends/procfs/host.h"
+#include "backends/procfs/process_details.h"
 #include "core/lines.h"
+#include "core/utf8.h"
 
 namespace gpuwatch {
 namespace {
@@ -40,6 +43,16 @@ std::optional<T> to_number(std::string_view s) {
   const auto [ptr, ec] = std::from_chars(s.data(), end, value);
   if (s.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
   return value;
+}
+
+// What follows `key` on the first line that starts with it ("Key: value"
+// files such as status and io); nullopt when no line does.
+std::optional<std::string_view> value_of_key(std::string_view text, std::string_view key) {
+  while (!text.empty()) {
+    auto line = take_line(text);
+    if (line.starts_with(key)) return line.substr(key.size());
+  }
+  return std::nullopt;
 }
 
 bool add(std::uint64_t& acc, std::uint64_t v) { return !__builtin_add_overflow(acc, v, &acc); }
@@ -175,16 +188,43 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
 }
 
 std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text) {
-  constexpr std::string_view kKey = "read_bytes:";
-  while (!text.empty()) {
-    auto line = take_line(text);
-    if (!line.starts_with(kKey)) continue;
-    line.remove_prefix(kKey.size());
-    const auto value = to_number<std::uint64_t>(take_token(line));
-    if (!value || !take_token(line).empty()) return std::nullopt;
-    return value;
+  auto rest = value_of_key(text, "read_bytes:");
+  if (!rest) return std::nullopt;
+  const auto value = to_number<std::uint64_t>(take_token(*rest));
+  if (!value || !take_token(*rest).empty()) return std::nullopt;
+  return value;
+}
+
+std::optional<std::uint32_t> parse_status_uid(std::string_view status_text) {
+  auto rest = value_of_key(status_text, "Uid:");
+  if (!rest) return std::nullopt;
+  return to_number<std::uint32_t>(take_token(*rest));
+}
+
+std::string parse_cmdline(std::string_view raw, std::size_t max_bytes) {
+  // The kernel ends every argument with a NUL; a process that rewrote its
+  // argv (setproctitle) may leave a run of them as padding.
+  while (!raw.empty() && raw.back() == '\0') raw.remove_suffix(1);
+  std::string out;
+  out.reserve(raw.size() < max_bytes ? raw.size() : max_bytes);
+  for (std::size_t i = 0; i < raw.size();) {
+    const auto c = static_cast<unsigned char>(raw[i]);
+    std::size_t n = utf8_sequence_length(raw, i);
+    std::string_view piece = raw.substr(i, n);
+    if (c == '\0') {
+      piece = " ";
+    } else if (n == 0 || c < 0x20 || c == 0x7f ||
+               // C1 controls (U+0080..U+009F): a terminal obeys those too.
+               (n == 2 && c == 0xC2 && static_cast<unsigned char>(raw[i + 1]) < 0xA0)) {
+      // Arguments are bytes, not text; escape sequences must not reach the terminal.
+      piece = "?";
+      if (n == 0) n = 1;
+    }
+    if (out.size() + piece.size() > max_bytes) break;
+    out.append(piece);
+    i += n;
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace gpuwatch
