@@ -95,7 +95,7 @@ ScreenLine title_line(const DeviceInfo& info, const LiveDevice* device, std::int
   }
   const std::size_t gap = std::max<std::size_t>(2, width > line.width() + right.width() ? width - line.width() - right.width() : 0);
   line.add(std::string(gap, ' '));
-  for (const Span& s : right.spans()) line.add(s.text, s.style);
+  line.append(right);
   return line;
 }
 
@@ -153,7 +153,7 @@ void side_by_side(std::vector<ScreenLine>& out, const std::vector<ScreenLine>& l
   for (std::size_t i = 0; i < left.size(); ++i) {
     ScreenLine line = left[i];
     line.pad_to(left_width + 1);
-    for (const Span& s : right[i].spans()) line.add(s.text, s.style);
+    line.append(right[i]);
     out.push_back(std::move(line));
   }
 }

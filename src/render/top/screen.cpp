@@ -15,6 +15,11 @@ ScreenLine& ScreenLine::add(std::string text, Style style) {
   return *this;
 }
 
+ScreenLine& ScreenLine::append(const ScreenLine& other) {
+  for (const Span& span : other.spans_) add(span.text, span.style);
+  return *this;
+}
+
 ScreenLine& ScreenLine::pad_to(std::size_t column, Style style) {
   if (width_ < column) add(std::string(column - width_, ' '), style);
   return *this;

@@ -38,6 +38,7 @@ class ScreenLine {
   ScreenLine() = default;
   explicit ScreenLine(std::string text, Style style = Style::Normal) { add(std::move(text), style); }
   ScreenLine& add(std::string text, Style style = Style::Normal);
+  ScreenLine& append(const ScreenLine& other);
   // Spaces up to `column` (nothing if already there).
   ScreenLine& pad_to(std::size_t column, Style style = Style::Normal);
   [[nodiscard]] std::size_t width() const { return width_; }

@@ -203,9 +203,7 @@ void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_
         for (std::size_t r = 0; r < left.size(); ++r) {
           ScreenLine line = left[r].cut(half);
           line.pad_to(half + 2);
-          if (r < right.size()) {
-            for (const Span& s : right[r].cut(half).spans()) line.add(s.text, s.style);
-          }
+          if (r < right.size()) line.append(right[r].cut(half));
           out.push_back(std::move(line));
         }
       }
