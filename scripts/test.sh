@@ -27,6 +27,11 @@ if [ "${1:-}" != "--quick" ]; then
   # The second and third builds are unity builds (a few sources per compiler
   # run), which compile the library in about a third of the time. The plain build above stays
   # one file at a time, as a user's or packager's, so a missing #include shows.
+  # Unity builds break on names that two sources both define at file level,
+  # but only for the pairs that happen to share a batch: this check finds
+  # every such pair in seconds, before the build would.
+  echo "== unity-build name check =="
+  scripts/unity-check.sh
   echo "== address + undefined-behaviour sanitizers =="
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite build-sanitize -DGPUWATCH_SANITIZE=ON -DGPUWATCH_BENCH=OFF -DCMAKE_UNITY_BUILD=ON

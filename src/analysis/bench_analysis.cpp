@@ -7,12 +7,11 @@
 
 #include "analysis/pooled.h"
 #include "analysis/throttle.h"
+#include "core/bytes.h"
 
 namespace gpuwatch {
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 // Samples of one column inside [start, end], scaled.
 std::optional<Summary> window_summary(const std::vector<std::int64_t>& time, const std::vector<double>& column,

@@ -40,7 +40,7 @@ constexpr DeviceMetric kDetectorMetrics[] = {
     DeviceMetric::ClockEventReasons, DeviceMetric::PcieLinkGen, DeviceMetric::PcieLinkWidth,
 };
 // The remaining statistics are read this many metrics at a time.
-constexpr std::size_t kMetricsPerPass = 12;
+constexpr std::size_t kSummaryMetricsPerPass = 12;
 
 bool in_first_pass(DeviceMetric m) {
   return std::find(std::begin(kDetectorMetrics), std::end(kDetectorMetrics), m) != std::end(kDetectorMetrics);
@@ -176,8 +176,9 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
     const auto metric = static_cast<DeviceMetric>(m);
     if (summarizable(metric) && !in_first_pass(metric)) rest.push_back(metric);
   }
-  for (std::size_t i = 0; i < rest.size(); i += kMetricsPerPass) {
-    const auto group = std::span<const DeviceMetric>(rest).subspan(i, std::min(kMetricsPerPass, rest.size() - i));
+  for (std::size_t i = 0; i < rest.size(); i += kSummaryMetricsPerPass) {
+    const auto group =
+        std::span<const DeviceMetric>(rest).subspan(i, std::min(kSummaryMetricsPerPass, rest.size() - i));
     add_summaries(report, columns.load(facts.info.index, group), group);
   }
   // Catalogue order, whatever order the passes read them in.

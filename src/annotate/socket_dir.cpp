@@ -26,8 +26,8 @@ constexpr std::size_t kMkdtempSuffix = 6;
 
 // "<key> <value>" with a value of 1..max_size characters that `allowed` takes.
 template <typename Allowed>
-std::optional<std::string_view> field(std::string_view& text, std::string_view key, std::size_t max_size,
-                                      Allowed allowed) {
+std::optional<std::string_view> owner_field(std::string_view& text, std::string_view key, std::size_t max_size,
+                                            Allowed allowed) {
   if (text.find('\n') == std::string_view::npos) return std::nullopt;
   auto line = take_line(text);
   if (!line.starts_with(key) || line.size() <= key.size() || line[key.size()] != ' ') return std::nullopt;
@@ -125,10 +125,10 @@ std::optional<SocketDirOwner> parse_socket_dir_owner(std::string_view text) {
       take_line(text) != kOwnerHeader) {
     return std::nullopt;
   }
-  const auto host = field(text, "host", 255, is_host_char);
-  const auto boot = field(text, "boot", 64, is_boot_char);
-  const auto pid_text = field(text, "pid", 10, is_digit_or_dash);
-  const auto start = field(text, "start", 20, is_digit_or_dash);
+  const auto host = owner_field(text, "host", 255, is_host_char);
+  const auto boot = owner_field(text, "boot", 64, is_boot_char);
+  const auto pid_text = owner_field(text, "pid", 10, is_digit_or_dash);
+  const auto start = owner_field(text, "start", 20, is_digit_or_dash);
   if (!host || !boot || !pid_text || !start || !text.empty()) return std::nullopt;
   const auto pid = parse_pid(*pid_text);
   if (!pid) return std::nullopt;

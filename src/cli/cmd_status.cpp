@@ -14,8 +14,6 @@ namespace gpuwatch::cli {
 
 namespace {
 
-constexpr std::int64_t kSecondNs = 1'000'000'000;
-
 struct Windows {
   std::int64_t now_end = 0;
   std::optional<std::int64_t> before_end;

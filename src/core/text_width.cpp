@@ -10,14 +10,14 @@ namespace gpuwatch {
 
 namespace {
 
-struct Range {
+struct CodepointRange {
   char32_t first;
   char32_t last;
 };
 
 // Unicode 15.0, EastAsianWidth.txt W and F, adjacent ranges merged and a few
 // unassigned gaps inside CJK blocks filled (they would be wide if assigned).
-constexpr std::array kWide = std::to_array<Range>({
+constexpr std::array kWide = std::to_array<CodepointRange>({
     {0x1100, 0x115F},   {0x231A, 0x231B},   {0x2329, 0x232A},   {0x23E9, 0x23EC},   {0x23F0, 0x23F0},
     {0x23F3, 0x23F3},   {0x25FD, 0x25FE},   {0x2614, 0x2615},   {0x2648, 0x2653},   {0x267F, 0x267F},
     {0x2693, 0x2693},   {0x26A1, 0x26A1},   {0x26AA, 0x26AB},   {0x26BD, 0x26BE},   {0x26C4, 0x26C5},
@@ -44,7 +44,7 @@ constexpr std::array kWide = std::to_array<Range>({
 // Zero columns: the combining marks (Mn, Me) of the common scripts, the
 // Hangul medial and final jamo, zero-width and bidirectional format
 // characters, variation selectors, skin-tone modifiers and tags.
-constexpr std::array kZero = std::to_array<Range>({
+constexpr std::array kZero = std::to_array<CodepointRange>({
     {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x05BF, 0x05BF}, {0x05C1, 0x05C2},
     {0x05C4, 0x05C5}, {0x05C7, 0x05C7}, {0x0610, 0x061A}, {0x064B, 0x065F}, {0x0670, 0x0670},
     {0x06D6, 0x06DC}, {0x06DF, 0x06E4}, {0x06E7, 0x06E8}, {0x06EA, 0x06ED}, {0x0900, 0x0902},
@@ -56,9 +56,9 @@ constexpr std::array kZero = std::to_array<Range>({
 });
 
 template <std::size_t N>
-bool in(const std::array<Range, N>& table, char32_t cp) {
+bool in(const std::array<CodepointRange, N>& table, char32_t cp) {
   const auto it = std::upper_bound(table.begin(), table.end(), cp,
-                                   [](char32_t c, const Range& r) { return c < r.first; });
+                                   [](char32_t c, const CodepointRange& r) { return c < r.first; });
   return it != table.begin() && cp <= std::prev(it)->last;
 }
 

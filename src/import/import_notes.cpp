@@ -4,12 +4,9 @@
 
 namespace gpuwatch {
 
-namespace {
-// "1 value was", "3 values were"
 std::string counted(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
-}  // namespace
 
 void ImportNotes::drop(std::string_view reason, std::size_t n) {
   for (auto& [why, count] : drops_) {

@@ -46,4 +46,7 @@ class ImportNotes {
   std::set<std::string> not_kept_;
 };
 
+// "1 value was", "3 values were": the count that starts a warning.
+std::string counted(std::size_t n, std::string_view one, std::string_view many);
+
 }  // namespace gpuwatch

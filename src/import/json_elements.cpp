@@ -6,10 +6,8 @@ namespace gpuwatch {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 std::size_t skip_space(std::string_view text, std::size_t pos) {
-  while (pos < text.size() && is_space(text[pos])) ++pos;
+  while (pos < text.size() && is_json_space(text[pos])) ++pos;
   return pos;
 }
 

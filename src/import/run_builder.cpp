@@ -18,11 +18,6 @@ namespace {
 // times within int64 whatever the timestamps say.
 constexpr std::int64_t kMaxMonoNs = 1'000'000'000'000'000'000;
 
-// "1 value was", "3 values were"
-std::string counted(std::size_t n, std::string_view one, std::string_view many) {
-  return fmt::format("{} {}", n, n == 1 ? one : many);
-}
-
 // The value, or NaN (counted in `out_of_range`) when it lies outside `range`.
 double checked(double v, const ValueRange& range, std::size_t& out_of_range) {
   if (std::isnan(v) || range.contains(v)) return v;

@@ -36,8 +36,6 @@ const char* file_kind(mode_t mode) {
 
 [[noreturn]] void cannot_read(int err) { throw ImportError(fmt::format("cannot read it: {}", std::strerror(err))); }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 }  // namespace
 
 TextSource::TextSource(std::string_view text) : data_(text.data()), end_(text.size()) {}
@@ -105,7 +103,7 @@ bool TextSource::skip_space() {
   while (true) {
     const std::string_view w = window();
     std::size_t i = 0;
-    while (i < w.size() && is_space(w[i])) ++i;
+    while (i < w.size() && is_json_space(w[i])) ++i;
     consume(i);
     if (i < w.size()) return true;
     if (!more()) return false;

@@ -13,6 +13,10 @@
 
 namespace gpuwatch {
 
+// JSON's whitespace: what TextSource::skip_space and the JSON scanner skip
+// between values.
+inline bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 class TextSource {
  public:
   // All of `text`, which must outlive the source.

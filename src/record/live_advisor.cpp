@@ -6,6 +6,7 @@
 
 #include "analysis/run_report.h"
 #include "analysis/training.h"
+#include "core/durations.h"
 #include "render/advisories.h"
 
 namespace gpuwatch {
@@ -13,7 +14,6 @@ namespace gpuwatch {
 namespace {
 
 constexpr auto kMemUsed = static_cast<std::size_t>(DeviceMetric::MemUsedBytes);
-constexpr std::int64_t kSecondNs = 1'000'000'000;
 
 DeviceSeries* series_of(RunData& data, int device_index) {
   for (DeviceSeries& s : data.devices) {

@@ -11,8 +11,6 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr std::size_t kWidth = 100;
-
 std::string whole_or_one_decimal(double v) {
   return std::abs(v - std::round(v)) < 0.05 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
 }
@@ -24,15 +22,15 @@ std::string head(const Advisory& a, std::string_view tag) {
 }
 
 std::string block(const Advisory& a, std::string_view tag, std::string_view note = {}) {
-  std::string out = wrap_text(fmt::format("{}{}: {}", head(a, tag), note, a.summary), kWidth, "", "    ");
+  std::string out = wrap_text(fmt::format("{}{}: {}", head(a, tag), note, a.summary), kTextReportWidth, "", "    ");
   if (!a.evidence.empty()) {
     std::string evidence = "evidence:";
     for (std::size_t i = 0; i < a.evidence.size(); ++i) {
       evidence += fmt::format("{} {} {}", i == 0 ? "" : ",", a.evidence[i].name, format_evidence_value(a.evidence[i]));
     }
-    out += wrap_text(evidence, kWidth, "    ", "      ");
+    out += wrap_text(evidence, kTextReportWidth, "    ", "      ");
   }
-  if (!a.suggestion.empty()) out += wrap_text("suggestion: " + a.suggestion, kWidth, "    ", "      ");
+  if (!a.suggestion.empty()) out += wrap_text("suggestion: " + a.suggestion, kTextReportWidth, "    ", "      ");
   return out;
 }
 

@@ -7,7 +7,6 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr std::size_t kWidth = 100;
 // Runs per samples table: three columns each, so two runs fit 100 columns.
 constexpr std::size_t kRunsPerSamplesTable = 2;
 
@@ -18,29 +17,29 @@ std::string render_compare_text(const Comparison& c) {
   std::string out;
   const std::string& a = c.runs[0].label;
   out += direction_text(c) + "\n\n";
-  out += render_text_table(runs_table(c), kWidth, "  ");
+  out += render_text_table(runs_table(c), kTextReportWidth, "  ");
   out += "\n";
-  out += wrap_text(alignment_text(c), kWidth, "", "");
-  out += wrap_text(method_text(c), kWidth, "", "");
+  out += wrap_text(alignment_text(c), kTextReportWidth, "", "");
+  out += wrap_text(method_text(c), kTextReportWidth, "", "");
 
   for (std::size_t run = 1; run < c.runs.size(); ++run) {
     out += fmt::format("\n{} relative to {}\n", c.runs[run].label, a);
-    out += render_text_table(pair_table(c, run), kWidth, "  ");
+    out += render_text_table(pair_table(c, run), kTextReportWidth, "  ");
     out += "\n";
     for (const MetricComparison& m : c.metrics) {
       const std::string sentence = compare_sentence(c, m, run);
-      if (!sentence.empty()) out += wrap_text(sentence, kWidth, "  ", "    ");
+      if (!sentence.empty()) out += wrap_text(sentence, kTextReportWidth, "  ", "    ");
     }
   }
 
   out += "\nSamples behind each mean (effective: worth that many independent samples; block: bootstrap block)\n";
   for (std::size_t first = 0; first < c.runs.size(); first += kRunsPerSamplesTable) {
     if (first > 0) out += "\n";
-    out += render_text_table(samples_table(c, first, kRunsPerSamplesTable), kWidth, "  ");
+    out += render_text_table(samples_table(c, first, kRunsPerSamplesTable), kTextReportWidth, "  ");
   }
   if (!c.notes.empty()) {
     out += "\n";
-    for (const std::string& note : c.notes) out += wrap_text("Note: " + note, kWidth, "", "  ");
+    for (const std::string& note : c.notes) out += wrap_text("Note: " + note, kTextReportWidth, "", "  ");
   }
   return out;
 }

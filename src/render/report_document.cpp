@@ -14,7 +14,7 @@ namespace gpuwatch {
 
 namespace {
 
-struct Row {
+struct DeviceRow {
   std::string_view label;
   DeviceMetric metric;
   double divisor;
@@ -22,7 +22,7 @@ struct Row {
 };
 
 // The metrics people read first; the JSON report has all of them.
-constexpr Row kDeviceRows[] = {
+constexpr DeviceRow kDeviceRows[] = {
     {"utilization %", DeviceMetric::GpuUtilPercent, 1, 1},
     {"memory util %", DeviceMetric::MemUtilPercent, 1, 1},
     {"memory used GiB", DeviceMetric::MemUsedBytes, kGiB, 2},
@@ -39,22 +39,22 @@ constexpr Row kDeviceRows[] = {
 // Process names are single words: a long one is shortened with "…".
 constexpr std::size_t kProcessNameColumns = 40;
 
-const Row* row_of(DeviceMetric m) {
-  for (const Row& r : kDeviceRows) {
+const DeviceRow* row_of(DeviceMetric m) {
+  for (const DeviceRow& r : kDeviceRows) {
     if (r.metric == m) return &r;
   }
   return nullptr;
 }
 
 std::string_view metric_label(DeviceMetric m) {
-  const Row* r = row_of(m);
+  const DeviceRow* r = row_of(m);
   return r ? r->label : info(m).name;
 }
 
 // A value in the unit people read it in.
 std::string short_value(DeviceMetric m, double v) {
   if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
-  if (const Row* r = row_of(m)) return fixed(v / r->divisor, r->decimals);
+  if (const DeviceRow* r = row_of(m)) return fixed(v / r->divisor, r->decimals);
   return fmt::format("{:.4g}", v);
 }
 
@@ -65,7 +65,7 @@ std::string seconds_and_percent(double seconds, double of_s) {
 void add_statistics(Document& doc, const DeviceReport& d) {
   TextTable t;
   t.header = {"metric", "mean", "min", "max", "p50", "p95", "std"};
-  for (const Row& row : kDeviceRows) {
+  for (const DeviceRow& row : kDeviceRows) {
     const Summary* s = d.find(row.metric);
     if (!s) continue;
     auto f = [&](double v) { return fixed(v / row.divisor, row.decimals); };
@@ -173,7 +173,7 @@ void add_all_gpus(Document& doc, const RunReport& r) {
   TextTable t;
   t.header = {"metric", "mean", "min", "max", "std", "sum of GPU means"};
   for (const PooledMetric& p : r.all_gpus) {
-    const Row* row = row_of(p.metric);
+    const DeviceRow* row = row_of(p.metric);
     if (!row) continue;
     auto f = [&](double v) { return fixed(v / row->divisor, row->decimals); };
     t.rows.push_back({std::string(row->label), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),

@@ -5,19 +5,18 @@ namespace gpuwatch {
 
 std::string render_run_group_text(const RunGroup& g) {
   using namespace run_group_tables;
-  constexpr std::size_t kWidth = 100;
-  std::string out = wrap_text(heading(g), kWidth, "", "");
+  std::string out = wrap_text(heading(g), kTextReportWidth, "", "");
   out += "\n";
-  out += render_text_table(runs_table(g), kWidth, "  ");
+  out += render_text_table(runs_table(g), kTextReportWidth, "  ");
   if (!g.extremes.empty()) {
     out += "\nLowest and highest (better: which of the two is the better one, where one is)\n";
-    out += render_text_table(extremes_table(g), kWidth, "  ");
+    out += render_text_table(extremes_table(g), kTextReportWidth, "  ");
   }
   if (!g.repeats.empty()) {
     out += "\nRepeats averaged (runs with the same name)\n";
-    out += render_text_table(repeats_table(g), kWidth, "  ");
+    out += render_text_table(repeats_table(g), kTextReportWidth, "  ");
   }
-  out.append("\n").append(wrap_text(legend(g), kWidth, "", ""));  // not "\n" + ...: GCC 12's false -Wrestrict
+  out.append("\n").append(wrap_text(legend(g), kTextReportWidth, "", ""));  // not "\n" + ...: GCC 12's false -Wrestrict
   return out;
 }
 

@@ -11,8 +11,6 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
-
 // " (+12)" beside a value, when there is something to compare with.
 std::string change(std::optional<double> now, std::optional<double> before, double divisor, int decimals) {
   if (!now || !before) return "";

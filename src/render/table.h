@@ -11,6 +11,10 @@
 
 namespace gpuwatch {
 
+// The width that text reports (comparisons, run groups, advisories) are
+// folded and fitted to: one value, so that reports printed together agree.
+inline constexpr std::size_t kTextReportWidth = 100;
+
 struct TableColumn {
   std::string header;
   bool right_aligned = false;
@@ -28,7 +32,8 @@ struct Table {
 
 // Columns separated by `gap` spaces, each line starting with `indent`, and at
 // most `max_width` columns wide when shrinkable columns allow it.
-std::string render_text_table(const Table& table, std::size_t max_width = 100, std::string_view indent = "");
+std::string render_text_table(const Table& table, std::size_t max_width = kTextReportWidth,
+                              std::string_view indent = "");
 
 // Prose folded at spaces into lines of at most `width` columns (a longer
 // word stands alone), the first line starting with `first_indent`, the

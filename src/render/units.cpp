@@ -58,7 +58,7 @@ std::string human_duration(double seconds) {
 std::string human_bytes(double bytes) {
   if (bytes >= kGiB) return fmt::format("{:.2f} GiB", bytes / kGiB);
   if (bytes >= kMiB) return fmt::format("{:.1f} MiB", bytes / kMiB);
-  return fmt::format("{:.0f} KiB", bytes / 1024);
+  return fmt::format("{:.0f} KiB", bytes / kKiB);
 }
 
 std::string fixed(double value, int decimals) {

@@ -5,10 +5,9 @@
 #include <string>
 #include <string_view>
 
-namespace gpuwatch {
+#include "core/bytes.h"
 
-inline constexpr double kMiB = 1024.0 * 1024.0;
-inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+namespace gpuwatch {
 
 // "2026-11-26T03:12:01.123456", local time, as Python's datetime.isoformat()
 // writes it: the seeds' timestamp format.

@@ -11,6 +11,7 @@ namespace {
 
 using blob::Reader;
 using blob::Writer;
+using blob::fail;
 using blob::unzigzag;
 using blob::wrap_add;
 using blob::wrap_sub;
@@ -39,11 +40,6 @@ bool decode_times(Reader& r, std::size_t n, std::vector<std::int64_t>& t) {
     t[i] = prev;
   }
   return true;
-}
-
-bool fail(std::string* error, const char* why) {
-  if (error) *error = why;
-  return false;
 }
 
 // Where decode_column puts values: start(n) once, then set(i, value) for

@@ -32,41 +32,36 @@ bool valid_key(std::int64_t key, bool exact) {
 
 std::uint64_t whole_ns(double w) { return w > 0 ? static_cast<std::uint64_t>(std::llround(w)) : 0; }
 
-bool fail(std::string* error, const char* why) {
-  if (error) *error = why;
-  return false;
-}
-
 bool decode_minute(blob::Reader& r, std::int64_t& minute, double scale, ColumnRollup& m, std::string* error) {
   std::uint64_t z = 0;
   std::uint64_t count = 0;
   std::uint64_t weight = 0;
   std::uint8_t exact = 0;
   std::uint64_t bins = 0;
-  if (!r.varint(z) || !r.varint(count) || !r.varint(weight)) return fail(error, "truncated minute");
+  if (!r.varint(z) || !r.varint(count) || !r.varint(weight)) return blob::fail(error, "truncated minute");
   if (!r.f64(m.mean) || !r.f64(m.m2) || !r.f64(m.min) || !r.f64(m.max) || !r.byte(exact) || !r.varint(bins)) {
-    return fail(error, "truncated minute");
+    return blob::fail(error, "truncated minute");
   }
   minute = blob::wrap_add(minute, blob::unzigzag(z));
   m.minute = minute;
   m.count = static_cast<std::size_t>(count);
   m.weight_ns = static_cast<double>(weight);
   m.exact = exact == 1;
-  if (count == 0 || weight == 0 || weight > kMaxExact || exact > 1) return fail(error, "empty minute");
+  if (count == 0 || weight == 0 || weight > kMaxExact || exact > 1) return blob::fail(error, "empty minute");
   if (!std::isfinite(m.mean) || !std::isfinite(m.m2) || !std::isfinite(m.min) || !std::isfinite(m.max) ||
       m.min > m.max || m.m2 < 0) {
-    return fail(error, "minute statistics out of range");
+    return blob::fail(error, "minute statistics out of range");
   }
-  if (bins == 0 || bins > r.remaining() / kMinBinBytes) return fail(error, "bad bin count");
+  if (bins == 0 || bins > r.remaining() / kMinBinBytes) return blob::fail(error, "bad bin count");
   m.histogram.resize(static_cast<std::size_t>(bins));
   std::int64_t key = 0;
   for (std::size_t b = 0; b < m.histogram.size(); ++b) {
     std::uint64_t w = 0;
-    if (!r.varint(z) || !r.varint(w)) return fail(error, "truncated bins");
+    if (!r.varint(z) || !r.varint(w)) return blob::fail(error, "truncated bins");
     const std::uint64_t step = blob::unzigzag(z);
-    if (b > 0 && (step == 0 || static_cast<std::int64_t>(step) < 0)) return fail(error, "bins out of order");
+    if (b > 0 && (step == 0 || static_cast<std::int64_t>(step) < 0)) return blob::fail(error, "bins out of order");
     key = blob::wrap_add(key, step);
-    if (!valid_key(key, m.exact) || w > kMaxExact) return fail(error, "bin out of range");
+    if (!valid_key(key, m.exact) || w > kMaxExact) return blob::fail(error, "bin out of range");
     m.histogram[b] = {value_of(key, m.exact, scale), static_cast<double>(w)};
   }
   return true;
@@ -108,11 +103,11 @@ std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uin
   std::uint8_t format = 0;
   std::uint64_t n = 0;
   if (!r.byte(format) || format != kRollupFormat) {
-    fail(error, "unknown rollup format");
+    blob::fail(error, "unknown rollup format");
     return std::nullopt;
   }
   if (!r.varint(n) || n > r.remaining() / kMinMinuteBytes) {
-    fail(error, "bad minute count");
+    blob::fail(error, "bad minute count");
     return std::nullopt;
   }
   std::vector<ColumnRollup> out(static_cast<std::size_t>(n));
@@ -121,12 +116,12 @@ std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uin
     const std::int64_t before = minute;
     if (!decode_minute(r, minute, scale, out[i], error)) return std::nullopt;
     if (i > 0 && minute <= before) {
-      fail(error, "minutes out of order");
+      blob::fail(error, "minutes out of order");
       return std::nullopt;
     }
   }
   if (r.remaining() != 0) {
-    fail(error, "trailing bytes");
+    blob::fail(error, "trailing bytes");
     return std::nullopt;
   }
   return out;

@@ -14,7 +14,7 @@ namespace {
 // Columns decoded per pass over a device's chunks while building: each holds
 // a double per sample (10 MB for 35 h at 10 Hz), so a few at a time keep the
 // recorder's closing peak near 100 MB at that size.
-constexpr std::size_t kMetricsPerPass = 6;
+constexpr std::size_t kRollupMetricsPerPass = 6;
 sql::Db open_db(const std::filesystem::path& path, bool writable) {
   const int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
   return sql::open(path.string(), flags, path);
@@ -58,12 +58,13 @@ std::optional<std::vector<Blob>> make_blobs(Store& store, const RunInfo& run) {
   facts.host = false;
   std::vector<Blob> blobs;
   for (const DeviceSeries& device : store.load(run, facts).devices) {
-    for (std::size_t i = 0; i < metrics.size(); i += kMetricsPerPass) {
+    for (std::size_t i = 0; i < metrics.size(); i += kRollupMetricsPerPass) {
       LoadOptions options;
       options.device = device.info.index;
       options.host = false;
+      const std::size_t end = std::min(i + kRollupMetricsPerPass, metrics.size());
       options.metrics.emplace(metrics.begin() + static_cast<std::ptrdiff_t>(i),
-                              metrics.begin() + static_cast<std::ptrdiff_t>(std::min(i + kMetricsPerPass, metrics.size())));
+                              metrics.begin() + static_cast<std::ptrdiff_t>(end));
       const RunData data = store.load(run, options);
       for (const Event& e : data.events) {
         if (e.kind == "store_corrupt_chunk") return std::nullopt;

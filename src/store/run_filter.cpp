@@ -6,13 +6,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/durations.h"
 #include "import/iso_time.h"
 
 namespace gpuwatch {
 
 namespace {
 
-constexpr double kSecondNs = 1e9;
 constexpr double kMaxDurationNs = 100.0 * 366 * 86400 * kSecondNs;
 
 std::optional<double> unit_ns(char unit) {

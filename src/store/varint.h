@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace gpuwatch::blob {
@@ -86,5 +87,12 @@ class Reader {
   std::span<const std::uint8_t> in_;
   std::size_t pos_ = 0;
 };
+
+// How the decoders give up: `why` into *error when the caller wants it, and
+// false, which they return.
+inline bool fail(std::string* error, const char* why) {
+  if (error) *error = why;
+  return false;
+}
 
 }  // namespace gpuwatch::blob

@@ -20,7 +20,7 @@ std::span<const double> column(const DeviceSeries& series, DeviceMetric metric) 
              : std::span<const double>();
 }
 
-std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / kGiB); }
 std::string percent(double value) {
   // Whole numbers where that is exact enough: "49.6 %" must not read "50 %"
   // next to a threshold of 50.

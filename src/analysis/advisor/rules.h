@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "core/bytes.h"
 
 namespace gpuwatch::advisor_rules {
 
@@ -36,8 +37,6 @@ struct Context {
 void memory_rules(const Context& ctx, std::vector<Advisory>& out);       // matrix, leak, growing, drop
 void utilization_rules(const Context& ctx, std::vector<Advisory>& out);  // util.*, balance.*
 void hardware_rules(const Context& ctx, std::vector<Advisory>& out);     // throttle.*, pcie.degraded
-
-inline constexpr double kMiB = 1024.0 * 1024;
 
 // One metric's column of the window's samples; empty when absent.
 std::span<const double> column(const DeviceSeries& series, DeviceMetric metric);

@@ -11,7 +11,7 @@ namespace gpuwatch {
 
 namespace {
 
-struct Candidate {
+struct VersionedSymbol {
   const char* symbol;
   int version;
 };
@@ -19,8 +19,8 @@ struct Candidate {
 // Newest first: old drivers lack the versioned names, new drivers keep the
 // old ones only for binaries built against old headers (with old layouts).
 template <typename Fn>
-Fn lookup(void* handle, std::initializer_list<Candidate> candidates, int* version = nullptr) {
-  for (const Candidate& c : candidates) {
+Fn lookup(void* handle, std::initializer_list<VersionedSymbol> candidates, int* version = nullptr) {
+  for (const VersionedSymbol& c : candidates) {
     if (void* sym = dlsym(handle, c.symbol)) {
       if (version != nullptr) *version = c.version;
       return reinterpret_cast<Fn>(sym);

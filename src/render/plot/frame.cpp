@@ -11,7 +11,7 @@ namespace gpuwatch::plot {
 namespace {
 
 constexpr double kTickLength = 4;
-constexpr double kLabelPad = 3;       // between a tick and its label
+constexpr double kTickLabelPad = 3;   // between a tick and its label
 constexpr double kMinXLabelGap = 14;  // between neighbouring x tick labels
 constexpr double kMinArea = 10;
 
@@ -77,8 +77,8 @@ std::vector<Frame> layout_frames(Canvas& canvas, std::span<const Rect> cells, st
     f.show_x_title = t.show_x_title;
     f.x_grid = x.kind != XAxisSpec::Kind::Categories;
     const double top = f.cell.y + (t.title.empty() ? 0 : title_h) + t.band_h + tick_h / 2;
-    const double bottom_room = kTickLength + (t.x_labels ? kLabelPad + tick_h : tick_h / 2) +
-                               (t.show_x_title ? kLabelPad + axis_h : 0);
+    const double bottom_room = kTickLength + (t.x_labels ? kTickLabelPad + tick_h : tick_h / 2) +
+                               (t.show_x_title ? kTickLabelPad + axis_h : 0);
     f.area.y = top;
     f.area.h = std::max(kMinArea, f.cell.bottom() - bottom_room - top);
     if (t.band_h > 0) f.band = {0, top - tick_h / 2 - t.band_h, 0, t.band_h};
@@ -88,7 +88,7 @@ std::vector<Frame> layout_frames(Canvas& canvas, std::span<const Rect> cells, st
       f.y.ticks.pop_back();
       f.y.labels.pop_back();
     }
-    const double left = axis_h + kGap / 2 + widest(canvas, f.y.labels, fonts::kTick) + kTickLength + kLabelPad;
+    const double left = axis_h + kGap / 2 + widest(canvas, f.y.labels, fonts::kTick) + kTickLength + kTickLabelPad;
     double& column = left_of_column[std::llround(f.cell.x)];
     column = std::max(column, left);
   }
@@ -146,11 +146,11 @@ void draw_frame(Canvas& canvas, const Frame& f) {
     const double y = snap(f.py(f.y.ticks[i]));
     canvas.line(f.area.x - kTickLength, y, f.area.x, y, colors::kAxis, 1);
     const double w = canvas.text_width(f.y.labels[i], fonts::kTick);
-    const Rect box{f.area.x - kTickLength - kLabelPad - w, y - tick_h / 2, w, tick_h};
+    const Rect box{f.area.x - kTickLength - kTickLabelPad - w, y - tick_h / 2, w, tick_h};
     if (i > 0 && box.overlaps(previous)) continue;
     previous = canvas.text(f.y.labels[i], box.right(), y, HAlign::Right, VAlign::Middle, fonts::kTick, colors::kText);
   }
-  const double label_top = f.area.bottom() + kTickLength + kLabelPad;
+  const double label_top = f.area.bottom() + kTickLength + kTickLabelPad;
   for (std::size_t i = 0; i < f.x.ticks.size(); ++i) {
     const double x = snap(f.px(f.x.ticks[i]));
     canvas.line(x, f.area.bottom(), x, f.area.bottom() + kTickLength, colors::kAxis, 1);
@@ -167,7 +167,7 @@ void draw_frame(Canvas& canvas, const Frame& f) {
                    f.area.y + f.area.h / 2, fonts::kAxisTitle, colors::kText);
   }
   if (f.show_x_title && !f.x_title.empty()) {
-    const double top = f.x_labels ? label_top + tick_h + kLabelPad : label_top;
+    const double top = f.x_labels ? label_top + tick_h + kTickLabelPad : label_top;
     canvas.text(canvas.fit(f.x_title, f.area.w, fonts::kAxisTitle), f.area.x + f.area.w / 2, top, HAlign::Center,
                 VAlign::Top, fonts::kAxisTitle, colors::kText);
   }

@@ -14,7 +14,7 @@ namespace gpuwatch::plot {
 
 namespace {
 constexpr double kLabelMaxWidth = 240;
-constexpr double kLabelPad = 6;  // kept free between labels in a row
+constexpr double kMarkerLabelGap = 6;  // kept free between marker labels in a row
 constexpr double kBarFill = 0.7;  // share of a category's width
 constexpr double kBarMaxWidth = 110;
 // cairo's rasterizer visits every edge of a path on each pixel row the path
@@ -149,8 +149,8 @@ std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<con
     double left = x + 3;
     if (left + w > band.right()) left = x - 3 - w;
     if (left < band.x) continue;
-    const double from = std::min(left, x - 1) - kLabelPad / 2;
-    const double to = std::max(left + w, x + 1) + kLabelPad / 2;
+    const double from = std::min(left, x - 1) - kMarkerLabelGap / 2;
+    const double to = std::max(left + w, x + 1) + kMarkerLabelGap / 2;
     for (std::size_t r = 0; r < rows; ++r) {
       auto& row = taken[r];
       const bool free = std::none_of(row.begin(), row.end(),
