@@ -182,12 +182,15 @@ std::size_t env_columns() {
   return 100;
 }
 
-// One snapshot: sampled for a second so that CPU shares cover a second, as
-// `top -b -n 1` after its first refresh would.
+// One snapshot, sampled for a second so that CPU shares are measured, as
+// `top -b -n 1` does after its first refresh.
 int run_once(const SystemPaths& paths, const TopOptions& options) {
   Watcher watcher(paths);
+  // Three ticks half a second apart, the host read at each: its CPU share
+  // needs two readings, the processes' a second between their first and last.
   WatchOptions watch;
-  watch.interval_s = 1.0;
+  watch.interval_s = 0.5;
+  watch.slow_interval_s = 0.5;
   watch.gpus = options.gpus;
   watcher.prepare(watch);
   LiveWindow window(kHistory);
@@ -199,7 +202,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   std::atomic<bool> done = false;
   std::thread sampling([&] {
     try {
-      watcher.run(2);
+      watcher.run(3);
     } catch (...) {
       failure = std::current_exception();
     }

@@ -157,11 +157,11 @@ class TopOnATerminal(unittest.TestCase):
         self.assertFalse(any("gpuwatch top" in r for r in rows), rows)  # the screen was given back
 
     def test_many_gpus_on_a_small_terminal_then_a_resize(self):
-        self.start(80, 24, "gpu_count=16")
+        self.start(80, 20, "gpu_count=16")
         rows = self.wait(self.shows("more GPUs"), "one line per GPU")
         self.assertTrue(any(r.startswith(" 0 H100") for r in rows), rows)
         self.term.resize(200, 50)
-        rows = self.wait(self.shows("15 H100"), "every GPU after the resize")
+        rows = self.wait(self.shows("GPU 15"), "every GPU as a panel after the resize")
         self.assertFalse(any("more GPUs" in r for r in rows), rows)
         self.term.keys("q")
         self.wait(self.shows("EXIT 0"), "top to quit")

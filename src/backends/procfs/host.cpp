@@ -53,11 +53,6 @@ bool for_each_pid_entry(int dir_fd, const char* path, Fn&& fn) {
   return true;
 }
 
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
-}
-
 }  // namespace
 
 HostReader::HostReader(std::filesystem::path procfs_root, long ticks_per_second, long page_size)

@@ -46,11 +46,6 @@ UserLookup look_up_user(std::uint32_t uid) {
   }
 }
 
-std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
-  std::uint64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
-}
-
 }  // namespace
 
 ProcessDetailsReader::ProcessDetailsReader(std::filesystem::path procfs_root, long ticks_per_second,

@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,13 @@ std::optional<std::string_view> read_at(int dir_fd, const char* path, std::strin
 
 // sysconf(name), or `fallback` where the system does not say.
 long sysconf_or(int name, long fallback);
+
+// Tick counters summed over many processes: a garbled file must not wrap
+// the sum into a small number.
+inline std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
 
 // "<pid>/<leaf>" in a fixed buffer: built for every process every tick.
 class PidPath {

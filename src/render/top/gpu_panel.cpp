@@ -19,38 +19,49 @@ namespace {
 constexpr double kStaleSeconds = 5;
 constexpr std::size_t kValueColumns = 17;  // "41.2/80.0 GiB 51%"
 
-using Latest = LatestValues<DeviceMetric, kDeviceMetricCount>;
+// One GPU as the panel reads it: the latest sampled values, and the static
+// ones (maximum clocks and link) that discovery read once.
+struct GpuView {
+  const DeviceInfo& info;
+  const LiveDevice* device;  // null until the GPU's first sample
+  std::int64_t now_mono_ns;
 
-std::optional<double> latest(const LiveDevice* device, DeviceMetric m) {
-  return device ? device->latest.values.get(m) : std::nullopt;
-}
-
-Style freshness(const LiveDevice* device, DeviceMetric m, std::int64_t now, Style fresh = Style::Normal) {
-  if (!device) return Style::Dim;
-  const auto age = device->latest.age_seconds(m, now);
-  return !age || *age > kStaleSeconds ? Style::Dim : fresh;
-}
+  [[nodiscard]] std::optional<double> get(DeviceMetric m) const {
+    if (device != nullptr) {
+      if (const auto v = device->latest.values.get(m)) return v;
+    }
+    return info.static_values.get(m);
+  }
+  // Dimmed when the value is missing or stale.
+  [[nodiscard]] Style freshness(DeviceMetric m, Style fresh = Style::Normal) const {
+    if (gpuwatch::info(m).cadence == Cadence::Static) return get(m) ? fresh : Style::Dim;
+    if (device == nullptr) return Style::Dim;
+    const auto age = device->latest.age_seconds(m, now_mono_ns);
+    return !age || *age > kStaleSeconds ? Style::Dim : fresh;
+  }
+  [[nodiscard]] bool lost() const { return device != nullptr && device->lost.has_value(); }
+};
 
 std::string percent_text(std::optional<double> v) { return v ? fmt::format("{:.0f}%", *v) : "–"; }
 
-std::optional<double> memory_share(const LiveDevice* device) {
-  const auto used = latest(device, DeviceMetric::MemUsedBytes);
-  const auto total = latest(device, DeviceMetric::MemTotalBytes);
+std::optional<double> memory_share(const GpuView& g) {
+  const auto used = g.get(DeviceMetric::MemUsedBytes);
+  const auto total = g.get(DeviceMetric::MemTotalBytes);
   if (!used || !total || *total <= 0) return std::nullopt;
   return *used / *total * 100;
 }
 
-std::string memory_text(const LiveDevice* device) {
-  const auto used = latest(device, DeviceMetric::MemUsedBytes);
-  const auto total = latest(device, DeviceMetric::MemTotalBytes);
+std::string memory_text(const GpuView& g) {
+  const auto used = g.get(DeviceMetric::MemUsedBytes);
+  const auto total = g.get(DeviceMetric::MemTotalBytes);
   if (!used || !total) return "–";
-  return fmt::format("{:.1f}/{:.1f} GiB {}", *used / kGiB, *total / kGiB, percent_text(memory_share(device)));
+  return fmt::format("{:.1f}/{:.1f} GiB {}", *used / kGiB, *total / kGiB, percent_text(memory_share(g)));
 }
 
-std::string power_text(const LiveDevice* device) {
-  const auto power = latest(device, DeviceMetric::PowerWatts);
+std::string power_text(const GpuView& g) {
+  const auto power = g.get(DeviceMetric::PowerWatts);
   if (!power) return "–";
-  const auto limit = latest(device, DeviceMetric::PowerLimitWatts);
+  const auto limit = g.get(DeviceMetric::PowerLimitWatts);
   return limit ? fmt::format("{:.0f}/{:.0f} W", *power, *limit) : fmt::format("{:.0f} W", *power);
 }
 
@@ -65,8 +76,8 @@ Style temp_style(std::optional<double> celsius) {
 
 // The reasons that slow work down, by name; "none" when the mask says the
 // clocks run free.
-std::optional<std::string> throttle_text(const LiveDevice* device) {
-  const auto mask = latest(device, DeviceMetric::ClockEventReasons);
+std::optional<std::string> throttle_text(const GpuView& g) {
+  const auto mask = g.get(DeviceMetric::ClockEventReasons);
   if (!mask) return std::nullopt;
   std::string out;
   for (const ThrottleReason& r : kThrottleReasons) {
@@ -77,21 +88,21 @@ std::optional<std::string> throttle_text(const LiveDevice* device) {
   return out.empty() ? std::string("none") : out;
 }
 
-ScreenLine title_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now, std::size_t width) {
+ScreenLine title_line(const GpuView& g, std::size_t width) {
   ScreenLine line;
-  line.add(fmt::format("GPU {}", info.index), Style::Title).add("  ").add(info.name);
-  if (device && device->lost) {
+  line.add(fmt::format("GPU {}", g.info.index), Style::Title).add("  ").add(g.info.name);
+  if (g.lost()) {
     line.add("  lost: the driver no longer answers for it", Style::Bad);
     return line;
   }
   ScreenLine right;
-  if (const auto p = latest(device, DeviceMetric::PerfState)) {
-    right.add(fmt::format("P{:.0f}", *p), freshness(device, DeviceMetric::PerfState, now)).add("  ");
+  if (const auto p = g.get(DeviceMetric::PerfState)) {
+    right.add(fmt::format("P{:.0f}", *p), g.freshness(DeviceMetric::PerfState)).add("  ");
   }
-  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
-  right.add(temp_text(temp), freshness(device, DeviceMetric::TempGpuCelsius, now, temp_style(temp)));
-  if (const auto fan = latest(device, DeviceMetric::FanPercent)) {
-    right.add("  fan ", Style::Dim).add(percent_text(fan), freshness(device, DeviceMetric::FanPercent, now));
+  const auto temp = g.get(DeviceMetric::TempGpuCelsius);
+  right.add(temp_text(temp), g.freshness(DeviceMetric::TempGpuCelsius, temp_style(temp)));
+  if (const auto fan = g.get(DeviceMetric::FanPercent)) {
+    right.add("  fan ", Style::Dim).add(percent_text(fan), g.freshness(DeviceMetric::FanPercent));
   }
   const std::size_t gap = std::max<std::size_t>(2, width > line.width() + right.width() ? width - line.width() - right.width() : 0);
   line.add(std::string(gap, ' '));
@@ -99,32 +110,32 @@ ScreenLine title_line(const DeviceInfo& info, const LiveDevice* device, std::int
   return line;
 }
 
-ScreenLine details_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now) {
+ScreenLine details_line(const GpuView& g) {
   ScreenLine line("  ");
-  const auto sm = latest(device, DeviceMetric::SmClockMhz);
-  const auto sm_max = latest(device, DeviceMetric::SmClockMaxMhz);
+  const auto sm = g.get(DeviceMetric::SmClockMhz);
+  const auto sm_max = g.get(DeviceMetric::SmClockMaxMhz);
   line.add("SM ", Style::Dim);
   line.add(sm ? (sm_max ? fmt::format("{:.0f}/{:.0f} MHz", *sm, *sm_max) : fmt::format("{:.0f} MHz", *sm)) : "–",
-           freshness(device, DeviceMetric::SmClockMhz, now));
-  if (const auto mem = latest(device, DeviceMetric::MemClockMhz)) {
-    line.add("  mem ", Style::Dim).add(fmt::format("{:.0f} MHz", *mem), freshness(device, DeviceMetric::MemClockMhz, now));
+           g.freshness(DeviceMetric::SmClockMhz));
+  if (const auto mem = g.get(DeviceMetric::MemClockMhz)) {
+    line.add("  mem ", Style::Dim).add(fmt::format("{:.0f} MHz", *mem), g.freshness(DeviceMetric::MemClockMhz));
   }
-  const auto gen = latest(device, DeviceMetric::PcieLinkGen);
-  const auto lanes = latest(device, DeviceMetric::PcieLinkWidth);
+  const auto gen = g.get(DeviceMetric::PcieLinkGen);
+  const auto lanes = g.get(DeviceMetric::PcieLinkWidth);
   if (gen && lanes) {
     line.add("  PCIe ", Style::Dim);
-    const auto gen_max = latest(device, DeviceMetric::PcieLinkGenMax);
-    const auto lanes_max = latest(device, DeviceMetric::PcieLinkWidthMax);
+    const auto gen_max = g.get(DeviceMetric::PcieLinkGenMax);
+    const auto lanes_max = g.get(DeviceMetric::PcieLinkWidthMax);
     // A link below its maximum is normal at idle (power saving); under load
     // it halves host transfers, so it is shown, not judged, here.
     const bool below = (gen_max && *gen < *gen_max) || (lanes_max && *lanes < *lanes_max);
     line.add(fmt::format("gen{:.0f} x{:.0f}", *gen, *lanes), below ? Style::Warn : Style::Normal);
     if (below && gen_max && lanes_max) line.add(fmt::format(" (max gen{:.0f} x{:.0f})", *gen_max, *lanes_max), Style::Dim);
   }
-  if (const auto reasons = throttle_text(device)) {
+  if (const auto reasons = throttle_text(g)) {
     line.add("  throttle ", Style::Dim).add(*reasons, *reasons == "none" ? Style::Good : Style::Warn);
   }
-  if (!info.pci_bus_id.empty()) line.add("  " + info.pci_bus_id, Style::Dim);
+  if (!g.info.pci_bus_id.empty()) line.add("  " + g.info.pci_bus_id, Style::Dim);
   return line;
 }
 
@@ -169,26 +180,27 @@ std::string short_gpu_name(const std::string& name) {
 
 std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* device, std::int64_t now,
                                   std::size_t width, std::size_t graph_rows) {
+  const GpuView g{info, device, now};
   std::vector<ScreenLine> out;
-  out.push_back(title_line(info, device, now, width));
-  out.push_back(details_line(info, device, now));
+  out.push_back(title_line(g, width));
+  out.push_back(details_line(g));
   const std::size_t half = width > 1 ? (width - 1) / 2 : 1;
   // One sample per column: the graphs are as long as the narrower half.
   const std::size_t samples = half;
   const LiveDevice empty;
   const LiveDevice& d = device ? *device : empty;
-  const auto util = latest(device, DeviceMetric::GpuUtilPercent);
+  const auto util = g.get(DeviceMetric::GpuUtilPercent);
   side_by_side(out,
                labelled_graph("util", metric_history(d, DeviceMetric::GpuUtilPercent, samples), 100, percent_text(util),
                               Style::GraphUtil, util ? Style::Normal : Style::Dim, half, graph_rows),
-               labelled_graph("mem", memory_percent_history(d, samples), 100, memory_text(device), Style::GraphMemory,
+               labelled_graph("mem", memory_percent_history(d, samples), 100, memory_text(g), Style::GraphMemory,
                               Style::Normal, half, graph_rows),
                half);
-  const auto limit = latest(device, DeviceMetric::PowerLimitWatts);
-  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
+  const auto limit = g.get(DeviceMetric::PowerLimitWatts);
+  const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   side_by_side(out,
                labelled_graph("power", metric_history(d, DeviceMetric::PowerWatts, samples), limit.value_or(0),
-                              power_text(device), Style::GraphPower, Style::Normal, half, graph_rows),
+                              power_text(g), Style::GraphPower, Style::Normal, half, graph_rows),
                // 100 °C is about where every vendor's GPUs slow down.
                labelled_graph("temp", metric_history(d, DeviceMetric::TempGpuCelsius, samples), 100, temp_text(temp),
                               Style::GraphTemp, temp_style(temp), half, graph_rows),
@@ -197,19 +209,20 @@ std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* devi
 }
 
 ScreenLine gpu_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now, std::size_t width) {
+  const GpuView g{info, device, now};
   ScreenLine line;
   line.add(fmt::format("{:>2} ", info.index), Style::Title).add(shorten(short_gpu_name(info.name), 16)).pad_to(20);
-  if (device && device->lost) return line.add("lost: the driver no longer answers for it", Style::Bad);
-  const auto util = latest(device, DeviceMetric::GpuUtilPercent);
-  const auto share = memory_share(device);
+  if (g.lost()) return line.add("lost: the driver no longer answers for it", Style::Bad);
+  const auto util = g.get(DeviceMetric::GpuUtilPercent);
+  const auto share = memory_share(g);
   line.add("util ", Style::Dim).add(horizontal_bar(util ? *util / 100 : kNaN, 10), Style::GraphUtil);
   line.add(align_right(percent_text(util), 5));
   line.add("  mem ", Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), Style::GraphMemory);
   line.add(align_right(percent_text(share), 5));
-  const auto power = latest(device, DeviceMetric::PowerWatts);
+  const auto power = g.get(DeviceMetric::PowerWatts);
   line.add(align_right(power ? fmt::format("{:.0f} W", *power) : "–", 7));
-  const auto temp = latest(device, DeviceMetric::TempGpuCelsius);
-  line.add(" ").add(align_right(temp_text(temp), 5), freshness(device, DeviceMetric::TempGpuCelsius, now, temp_style(temp)));
+  const auto temp = g.get(DeviceMetric::TempGpuCelsius);
+  line.add(" ").add(align_right(temp_text(temp), 5), g.freshness(DeviceMetric::TempGpuCelsius, temp_style(temp)));
   if (device && width > line.width() + 3) {
     line.add("  ");
     const std::size_t columns = width - line.width();

@@ -79,8 +79,9 @@ ScreenLine header_line(const TopView& view, std::size_t width) {
 }
 
 // Totals across the GPUs, and how evenly the work is spread (the seeds'
-// coefficient of variation bands).
-ScreenLine aggregate_line(const TopView& view) {
+// coefficient of variation bands). Memory loses its GiB before the line
+// loses its end.
+ScreenLine aggregate_line(const TopView& view, std::size_t width) {
   double used = 0, total = 0, power = 0, limit = 0;
   std::vector<double> util;
   for (const DeviceInfo& info : view.devices) {
@@ -93,21 +94,34 @@ ScreenLine aggregate_line(const TopView& view) {
     power += v.get(DeviceMetric::PowerWatts).value_or(0);
     limit += v.get(DeviceMetric::PowerLimitWatts).value_or(0);
   }
-  ScreenLine line;
-  line.add(fmt::format("{} GPUs", view.devices.size()), Style::Title);
   double mean = 0;
   for (double u : util) mean += u;
-  line.add("  util ", Style::Dim).add(util.empty() ? "–" : fmt::format("{:.0f}% mean", mean / static_cast<double>(util.size())));
-  line.add("  memory ", Style::Dim)
-      .add(total > 0 ? fmt::format("{:.1f}/{:.1f} GiB {:.0f}%", used / kGiB, total / kGiB, used / total * 100) : "–");
-  line.add("  power ", Style::Dim).add(limit > 0 ? fmt::format("{:.0f}/{:.0f} W", power, limit) : fmt::format("{:.0f} W", power));
-  if (const auto balance = load_balance(util)) {
-    const Style style = balance->band == BalanceBand::Poor   ? Style::Bad
-                        : balance->band == BalanceBand::Fair ? Style::Warn
-                                                             : Style::Good;
-    line.add("  balance ", Style::Dim).add(fmt::format("CV {:.1f}% {}", balance->cv_percent, to_string(balance->band)), style);
-  }
-  return line;
+  const bool kilowatts = std::max(power, limit) >= 10'000;
+  const auto watts = [&](double w) { return kilowatts ? fixed(w / 1000, 1) : fixed(w, 0); };
+  const std::string unit = kilowatts ? " kW" : " W";
+  const std::string memory_share = total > 0 ? fmt::format("{:.0f}%", used / total * 100) : "–";
+  // Sixteen 80 GB GPUs make 1280 GiB: whole GiB from 100 on.
+  const int decimals = total >= 100 * kGiB ? 0 : 1;
+  const std::string memory = total > 0 ? fmt::format("{}/{} GiB {}", fixed(used / kGiB, decimals),
+                                                     fixed(total / kGiB, decimals), memory_share)
+                                       : memory_share;
+  const auto balance = load_balance(util);
+  const auto compose = [&](const std::string& memory_text) {
+    ScreenLine line;
+    line.add(fmt::format("{} GPUs", view.devices.size()), Style::Title);
+    line.add("  util ", Style::Dim).add(util.empty() ? "–" : fmt::format("{:.0f}%", mean / static_cast<double>(util.size())));
+    line.add("  mem ", Style::Dim).add(memory_text);
+    line.add("  power ", Style::Dim).add(limit > 0 ? watts(power) + "/" + watts(limit) + unit : watts(power) + unit);
+    if (balance) {
+      const Style style = balance->band == BalanceBand::Poor   ? Style::Bad
+                          : balance->band == BalanceBand::Fair ? Style::Warn
+                                                               : Style::Good;
+      line.add("  balance ", Style::Dim).add(fmt::format("CV {:.1f}% {}", balance->cv_percent, to_string(balance->band)), style);
+    }
+    return line;
+  };
+  ScreenLine line = compose(memory);
+  return line.width() <= width ? line : compose(memory_share);
 }
 
 // CPU: the total, then one block per core (the mean of several cores per
@@ -156,14 +170,14 @@ std::vector<ScreenLine> help_lines() {
   std::vector<ScreenLine> out;
   out.emplace_back("Keys", Style::Header);
   for (const char* text : {
-           "  q           quit (also Ctrl-C)",
-           "  ↑ ↓  j      select a process (k is kill, as in htop, not up)",
-           "  s           sort processes: GPU memory, GPU use, CPU, pid",
-           "  k           stop the selected process: asks first, SIGTERM, then offers SIGKILL",
-           "  p           pause the screen (sampling goes on)",
-           "  + -         sample more or less often",
-           "  0-9         show one GPU large; the same digit or Esc shows all again",
-           "  h           this help; any key closes it",
+           "  q      quit (also Ctrl-C)",
+           "  ↑ ↓ j  select a process (k is kill, as in htop, not up)",
+           "  s      sort processes: GPU memory, GPU use, CPU, pid",
+           "  k      stop the selected process: asks, SIGTERM, then offers SIGKILL",
+           "  p      pause the screen (sampling goes on)",
+           "  + -    a longer or shorter interval (0.1 s to 60 s)",
+           "  0-9    show one GPU large; the same digit or Esc shows all again",
+           "  h      this help; any key closes it",
        }) {
     out.emplace_back(text);
   }
@@ -231,12 +245,12 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
   const Layout layout = choose_layout(view, width, height);
   Screen out;
   out.push_back(header_line(view, width));
-  if (view.devices.size() > 1) out.push_back(aggregate_line(view));
-  add_gpus(out, view, layout, width);
-  out.push_back(host_line(view, width));
-  if (view.help) {
+  if (view.help) {  // the whole screen: it must fit the smallest terminal
     for (auto& line : help_lines()) out.push_back(std::move(line));
   } else {
+    if (view.devices.size() > 1) out.push_back(aggregate_line(view, width));
+    add_gpus(out, view, layout, width);
+    out.push_back(host_line(view, width));
     for (auto& line : process_table(view, width, layout.process_rows)) out.push_back(std::move(line));
   }
   // The keys line sits on the last row whatever came before.

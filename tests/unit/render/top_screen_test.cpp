@@ -68,11 +68,17 @@ TEST(TopScreen, OneGpuAt80x24GetsAPanelWithFourGraphs) {
   EXPECT_TRUE(shows(screen, "310/700 W") || shows(screen, "300/700 W"));
 }
 
-TEST(TopScreen, SixteenGpusAt80x24AreOneLineEachAndTheRestCounted) {
+TEST(TopScreen, SixteenGpusAt80x24AreOneLineEachAndOnASmallerTerminalTheRestCounted) {
   const Screen screen = compose_top_screen(make_top_view(16), 80, 24);
   EXPECT_TRUE(shows(screen, " 0 H100 80GB HBM3"));
-  EXPECT_TRUE(shows(screen, "more GPUs")) << all_text(screen);
+  EXPECT_TRUE(shows(screen, "15 H100 80GB HBM3"));
   EXPECT_FALSE(shows(screen, "GPU 0  NVIDIA"));  // no full panels
+  // Memory keeps only its share where the whole line would not fit.
+  EXPECT_TRUE(shows(screen, "16 GPUs  util 47%  mem 50%  power 6.0/11.2 kW  balance CV 61.7% poor")) << all_text(screen);
+  EXPECT_TRUE(shows(compose_top_screen(make_top_view(16), 100, 24), "mem 640/1280 GiB 50%  power"));
+  const Screen small = compose_top_screen(make_top_view(16), 80, 16);
+  EXPECT_TRUE(shows(small, " 0 H100 80GB HBM3"));
+  EXPECT_TRUE(shows(small, "… 9 more GPUs")) << all_text(small);
 }
 
 TEST(TopScreen, SixteenGpusAt200x50ShowEveryGpu) {
@@ -100,8 +106,8 @@ TEST(TopScreen, TheAggregateLineGivesTotalsAndTheBalanceBand) {
   view.live.devices[0].latest.values.set(DeviceMetric::GpuUtilPercent, 90);
   view.live.devices[1].latest.values.set(DeviceMetric::GpuUtilPercent, 30);
   const Screen screen = compose_top_screen(view, 150, 30);
-  EXPECT_TRUE(shows(screen, "util 60% mean"));
-  EXPECT_TRUE(shows(screen, "memory 80.0/160.0 GiB 50%"));
+  EXPECT_TRUE(shows(screen, "util 60%"));
+  EXPECT_TRUE(shows(screen, "mem 80/160 GiB 50%"));
   EXPECT_TRUE(shows(screen, "power 610/1400 W"));
   EXPECT_TRUE(shows(screen, "CV 50.0% poor")) << all_text(screen);  // population sd 30 over mean 60
 }
@@ -131,7 +137,9 @@ TEST(TopScreen, HelpListsTheKeys) {
   TopView view = make_top_view(1);
   view.help = true;
   const Screen screen = compose_top_screen(view, 100, 40);
-  EXPECT_TRUE(shows(screen, "SIGTERM, then offers SIGKILL"));
+  EXPECT_TRUE(shows(screen, "asks, SIGTERM, then offers SIGKILL"));
+  for (const ScreenLine& line : compose_top_screen(view, 80, 24)) EXPECT_LE(line.width(), 80u);
+  EXPECT_TRUE(shows(compose_top_screen(view, 80, 24), "h      this help"));
   EXPECT_FALSE(shows(screen, "python train.py"));
 }
 
