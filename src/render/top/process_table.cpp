@@ -43,6 +43,16 @@ std::optional<double> sort_key(const TopProcess& p, ProcessSort sort) {
 
 std::string or_dash(const std::optional<std::string>& s) { return s.value_or("–"); }
 
+// "/opt/conda/bin/python train.py" as "python train.py": the interpreter's
+// directory takes the columns the script's arguments need.
+std::string shown_command(const std::string& command) {
+  const auto first_space = command.find(' ');
+  const auto program_end = first_space == std::string::npos ? command.size() : first_space;
+  const auto slash = command.rfind('/', program_end == 0 ? 0 : program_end - 1);
+  if (slash == std::string::npos || command.starts_with('[')) return command;
+  return command.substr(slash + 1);
+}
+
 }  // namespace
 
 void sort_processes(std::vector<TopProcess>& processes, ProcessSort sort) {
@@ -81,7 +91,7 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
         align_right(or_dash(p.gpu_percent ? std::optional(fmt::format("{:.0f}", *p.gpu_percent)) : std::nullopt), 4),
         align_right(or_dash(p.cpu_percent ? std::optional(fmt::format("{:.1f}", *p.cpu_percent)) : std::nullopt), 6),
         align_right(p.rss_bytes ? human_bytes(static_cast<double>(*p.rss_bytes)) : "–", 9),
-        p.command.empty() ? "(gone)" : p.command);
+        p.command.empty() ? "(gone)" : shown_command(p.command));
     ScreenLine line(text, i == selected ? Style::Selected : Style::Normal);
     if (i == selected) line.pad_to(width, Style::Selected);
     out.push_back(std::move(line));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include <simdjson.h>
@@ -27,6 +28,7 @@ bool shows(const Screen& screen, const std::string& needle) { return all_text(sc
 struct Size {
   std::size_t width, height;
 };
+void PrintTo(const Size& size, std::ostream* os) { *os << size.width << "x" << size.height; }
 
 class TopLayout : public ::testing::TestWithParam<std::tuple<int, Size>> {};
 
@@ -195,6 +197,14 @@ TEST(TopProcesses, TheTableScrollsToKeepTheSelectedRowInView) {
   ASSERT_EQ(lines.size(), 6u);  // header and five rows
   EXPECT_EQ(lines.back().spans().front().style, Style::Selected);
   EXPECT_NE(lines.back().text().find(std::to_string(view.processes[15].pid)), std::string::npos);
+}
+
+TEST(TopProcesses, TheProgramIsShownWithoutItsDirectory) {
+  TopView view = make_top_view(1, 10, 1);
+  view.processes[0].command = "/opt/conda/bin/python train.py --data /data/x";
+  EXPECT_NE(process_table(view, 120, 3)[1].text().find(" python train.py --data /data/x"), std::string::npos);
+  view.processes[0].command = "[kworker/0:1]";
+  EXPECT_NE(process_table(view, 120, 3)[1].text().find("[kworker/0:1]"), std::string::npos);
 }
 
 TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {
