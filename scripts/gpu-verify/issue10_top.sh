@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a one-GPU machine: `gpuwatch top` against the real driver (issue 10).
-# Expects .device/gpuwatch built elsewhere (and tmux in .device/bin when the
-# machine has none); results go to $OUT.
+# Expects .device/gpuwatch built elsewhere (and in .device/bin tmux when the
+# machine has none, and nvtop: github.com/Syllo/nvtop built with NVIDIA support
+# only); results go to $OUT. COST_ONLY=1 runs step 3 alone.
 #   1. top in tmux (120x40) while a training script runs under `record`: the
 #      screen captured, keys tried (sort, focus, help)
 #   2. top --once --format json beside nvidia-smi's values at the same moment
@@ -16,6 +17,7 @@ export GPUWATCH_STORE=/dev/shm/gw-issue10.db XDG_STATE_HOME="$WORK/state"
 step "machine"; date -u; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
 "$GW" --version; command -v tmux nvtop || true
 
+if [ -z "${COST_ONLY:-}" ]; then
 step "1. top in tmux beside a recorded training script"
 "$GW" record --name top-verify --interval 0.5 --no-summary -- \
   python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds 60 --gib 6 > "$WORK/record.log" 2>&1 &
@@ -55,6 +57,7 @@ for p in d["processes"]:
           "cpu", p["cpu_percent"], "rss MiB", (p["rss_bytes"] or 0) // 2**20, p["command"][:60])
 PY
 wait $rec; echo "record exit $?"; tail -3 "$WORK/record.log"
+fi
 
 step "3. cost: top at 1 s and 0.1 s, nvtop at the same rates, each alone for ${COST_S:-30} s"
 python3 bench/top_cost.py "$GW" --seconds ${COST_S:-30}

@@ -12,12 +12,14 @@ void write_device(JsonWriter& w, const DeviceInfo& info, const LiveDevice* devic
   w.field("index", info.index).field("name", info.name).field("vendor", info.vendor).field("backend", info.backend);
   w.field("uuid", info.uuid).field("pci_bus_id", info.pci_bus_id);
   w.field("lost", device != nullptr && device->lost.has_value());
+  // What discovery read once (maximum clocks and link), then what was sampled.
+  DeviceValues values = info.static_values;
+  if (device) values.merge_from(device->latest.values);
   w.key("metrics").begin_object();
   for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
     const auto m = static_cast<DeviceMetric>(i);
     if (m == DeviceMetric::SlowReadAgeSeconds) continue;  // ages are given per metric below
-    const auto v = device ? device->latest.values.get(m) : std::nullopt;
-    if (v) w.field(gpuwatch::info(m).name, *v);
+    if (const auto v = values.get(m)) w.field(gpuwatch::info(m).name, *v);
   }
   w.end_object();
   // How old each value that is not read every tick is, so a reader can tell
@@ -61,7 +63,7 @@ std::string render_top_json(const TopView& view) {
     w.begin_object();
     w.field("pid", static_cast<std::uint64_t>(p.pid)).field("gpu", p.gpu).field("kind", p.kind);
     w.field("gpu_memory_bytes", p.gpu_memory_bytes).field("gpu_percent", p.gpu_percent);
-    w.field("user", p.user).field("cpu_percent", p.cpu_percent).field("rss_bytes", p.rss_bytes);
+    w.field("user", p.user).field("cpu_percent", p.cpu_percent ? std::optional(round_to(*p.cpu_percent, 1)) : std::nullopt).field("rss_bytes", p.rss_bytes);
     w.field("command", p.command);
     w.end_object();
   }

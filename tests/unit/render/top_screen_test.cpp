@@ -208,7 +208,8 @@ TEST(TopProcesses, TheProgramIsShownWithoutItsDirectory) {
 }
 
 TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {
-  const TopView view = make_top_view(2, 5, 2);
+  TopView view = make_top_view(2, 5, 2);
+  view.devices[1].static_values.set(DeviceMetric::SmClockMaxMhz, 1980);
   const std::string json = render_top_json(view);
   simdjson::dom::parser parser;
   const simdjson::dom::element doc = parser.parse(json);
@@ -218,6 +219,7 @@ TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {
   EXPECT_EQ(int64_t(gpu1["index"]), 1);
   EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["mem_total_bytes"]), 80.0 * 1024 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["temp_gpu_celsius"]), 51);
+  EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["sm_clock_max_mhz"]), 1980);  // static, from discovery
   // Temperature was last read at the 5th tick (i = 4), the view's now is 5 s.
   EXPECT_DOUBLE_EQ(double(gpu1["ages_seconds"]["temp_gpu_celsius"]), 0);
   EXPECT_TRUE(gpu1["ages_seconds"]["gpu_util_percent"].error() != simdjson::SUCCESS);  // fast: no age
