@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -90,6 +91,13 @@ class LiveSampling {
     watcher_->bus().subscribe(window_);
     watcher_->bus().subscribe(ticks_);
     thread_ = std::thread([this] {
+      // Signals go to the screen loop, whose poll() they wake: Ctrl-C and a
+      // resize act at once even when the next tick is a minute away. The
+      // sampler's own threads inherit this mask.
+      sigset_t screen_signals;
+      sigemptyset(&screen_signals);
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&screen_signals, sig);
+      pthread_sigmask(SIG_BLOCK, &screen_signals, nullptr);
       try {
         watcher_->run();
       } catch (const std::exception& e) {

@@ -118,7 +118,7 @@ class TopOnATerminal(unittest.TestCase):
         env = {"GPUWATCH_NVML_LIBRARY": FAKE_NVML, "FAKE_NVML_SET": QUICK + ";" + scenario, "LANG": "C.UTF-8",
                "GPUWATCH_STORE": os.path.join(self.tmp, "runs.db")}
         script = os.path.join(self.tmp, "top.sh")
-        write_script(script, env, f"{shlex.quote(BIN)} top --interval 0.2 {args}")
+        write_script(script, env, f"{shlex.quote(BIN)} top {args or '--interval 0.2'}")
         self.term.run_script(script)
 
     def wait(self, predicate, what):
@@ -167,14 +167,15 @@ class TopOnATerminal(unittest.TestCase):
         self.wait(self.shows("EXIT 0"), "top to quit")
 
     def test_a_lost_gpu_becomes_a_message_and_sigterm_gives_the_terminal_back(self):
-        self.start(100, 30, "gpu_count=2;gpu1.lost_after_s=1")
+        # A long interval: SIGTERM must act at once, not at the next tick.
+        self.start(100, 30, "gpu_count=2;gpu1.lost_after_s=1", args="--interval 10")
         self.wait(self.shows("lost: the driver no longer answers"), "GPU 1 lost")
         self.assertTrue(any(r.startswith("GPU 0") for r in self.term.screen()))
         pids = subprocess.run(["pgrep", "-f", f"{BIN} top"], capture_output=True, text=True).stdout.split()
         self.assertTrue(pids)
         for pid in pids:
             os.kill(int(pid), signal.SIGTERM)
-        rows = self.wait(self.shows("EXIT 0"), "top to end on SIGTERM")
+        rows = self.term.wait_for(self, self.shows("EXIT 0"), "top to end on SIGTERM", timeout=5)
         self.assertFalse(any("gpuwatch top" in r for r in rows), rows)
 
 
