@@ -243,9 +243,22 @@ std::vector<std::int64_t> RunBuilder::monotonic_times(ImportNotes& notes) const 
   return mono;
 }
 
+// Every timestamp lies within kMaxRunSeconds of the median one, yet a file
+// whose clock jumps back and forth by months adds up each forward jump (and
+// each backward one counts as a median step): its tail would make a run
+// longer than any run can be.
+void RunBuilder::drop_beyond_longest_run(std::vector<std::int64_t>& mono, ImportNotes& notes) {
+  const auto longest_ns = static_cast<std::int64_t>(kMaxRunSeconds * 1e9);
+  std::vector<bool> keep(mono.size());
+  for (std::size_t i = 0; i < mono.size(); ++i) keep[i] = mono[i] <= longest_ns;
+  drop_times(keep, "more than 366 days after the first sample (timestamps that jump back and forth)", notes);
+  keep_rows(mono, keep);
+}
+
 RunData RunBuilder::build(const std::string& name, ImportNotes& notes) {
   warn_out_of_range(notes);
-  const std::vector<std::int64_t> mono = monotonic_times(notes);
+  std::vector<std::int64_t> mono = monotonic_times(notes);
+  drop_beyond_longest_run(mono, notes);
   RunData data;
   RunInfo& run = data.run;
   run.name = name;

@@ -87,6 +87,9 @@ class RunBuilder {
   };
 
   [[nodiscard]] std::vector<std::int64_t> monotonic_times(ImportNotes& notes) const;
+  // Drops the time points (and their entries of `mono`) more than
+  // kMaxRunSeconds after the first once clock steps are undone.
+  void drop_beyond_longest_run(std::vector<std::int64_t>& mono, ImportNotes& notes);
   void warn_out_of_range(ImportNotes& notes) const;
 
   std::vector<TimePoint> times_;

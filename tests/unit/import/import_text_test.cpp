@@ -37,6 +37,18 @@ TEST_F(ImportText, ClockStepsBackwardsCountAsOneInterval) {
   EXPECT_TRUE(has_warning(r, "timestamps went backwards 1 time")) << r.warnings.at(0);
 }
 
+TEST_F(ImportText, ClockJumpingBackAndForthNeverMakesARunLongerThanAYear) {
+  // Every timestamp is within 366 days of the median one, but each jump
+  // forwards adds 334 days (and each one back a median step): found by import_fuzz.
+  const std::string jan = "2025-01-01T00:00:00", dec = "2025-12-01T00:00:00";
+  const ImportResult r = import_text(
+      "[" + sample(jan) + "," + sample(dec) + "," + sample(jan) + "," + sample(dec) + "," + sample(jan) + "]", "jumps");
+  constexpr std::int64_t kDay = 86'400 * kS;
+  EXPECT_EQ(r.data.devices.at(0).mono_ns, (std::vector<std::int64_t>{0, 334 * kDay}));
+  EXPECT_EQ(r.samples_dropped, 3u);
+  EXPECT_TRUE(has_warning(r, "3 more than 366 days after the first sample"));
+}
+
 TEST_F(ImportText, ElapsedSecondsOnlyWhenEverySampleHasThem) {
   const ImportResult r = import_text("[" + sample("2025-01-15T10:30:00", R"(, "elapsed_seconds": 7)") + "," +
                                          sample("2025-01-15T10:30:02") + "]",
