@@ -163,12 +163,13 @@ void fill_devices(TopView& view, Watcher& watcher) {
 }
 
 // Refreshes everything but the view's own state, keeping the selected pid
-// selected after the re-sort.
-void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader) {
+// selected after the re-sort. `history`: samples per device to copy, no more
+// than the widest graph shows (a graph has at most one column per sample).
+void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader, std::size_t history) {
   const Timestamp t = now();
   const std::optional<std::uint32_t> selected_pid =
       view.processes.empty() ? std::nullopt : std::optional(view.processes[std::min(view.selected, view.processes.size() - 1)].pid);
-  view.live = window.snapshot();
+  view.live = window.snapshot(std::min(history, window.capacity()));
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
   view.processes = join_processes(view.live.processes, reader, t);
@@ -227,7 +228,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   view.hostname = host_name();
   view.interval_s = watch.interval_s;
   fill_devices(view, watcher);
-  refresh(view, window, reader);
+  refresh(view, window, reader, kHistory);
   if (options.format == "json") {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
@@ -263,7 +264,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
     if ((fds[1].revents & POLLIN) != 0) {
       ticks.drain();
       if (!view.paused) {
-        refresh(view, window, reader);
+        refresh(view, window, reader, terminal.width());
         dirty = true;
       }
     }
