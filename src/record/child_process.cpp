@@ -16,6 +16,23 @@
 
 namespace gpuwatch {
 
+namespace {
+
+// Makes `group` the terminal's foreground group. A background group doing so
+// gets SIGTTOU, which would stop the recorder for the rest of the run, so it
+// is blocked for the call (POSIX: the call then goes through).
+void give_terminal_to(pid_t group) {
+  sigset_t ttou;
+  sigemptyset(&ttou);
+  sigaddset(&ttou, SIGTTOU);
+  sigset_t old;
+  pthread_sigmask(SIG_BLOCK, &ttou, &old);
+  tcsetpgrp(STDIN_FILENO, group);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+}  // namespace
+
 ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
                                  const std::vector<std::pair<std::string, std::string>>& extra_env,
                                  ChildOutput output) {
@@ -72,7 +89,9 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   }
   // Also from the parent, so there is no window where the group does not exist yet.
   setpgid(pid, pid);
-  if (take_terminal) tcsetpgrp(STDIN_FILENO, pid);
+  // The child may already have taken the terminal (under load it often runs
+  // first): the recorder is then a background group.
+  if (take_terminal) give_terminal_to(pid);
   close(fds[1]);
   int err = 0;
   ssize_t n;
@@ -98,16 +117,7 @@ ChildOutcome ChildProcess::wait(const std::function<void()>& before_reap) const 
     if (errno != EINTR) return {};
   }
   if (before_reap) before_reap();
-  if (owns_terminal_) {
-    // Now a background group: SIGTTOU would stop us for taking the terminal back.
-    sigset_t ttou;
-    sigemptyset(&ttou);
-    sigaddset(&ttou, SIGTTOU);
-    sigset_t old;
-    pthread_sigmask(SIG_BLOCK, &ttou, &old);
-    tcsetpgrp(STDIN_FILENO, getpgrp());
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
+  if (owns_terminal_) give_terminal_to(getpgrp());
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) return {};

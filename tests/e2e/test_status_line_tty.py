@@ -41,6 +41,8 @@ class StatusLineOnATerminal(unittest.TestCase):
         def mid_run(rows):
             return compact.match(rows[11]) and sum(r.startswith("training line") for r in rows[:11]) >= 8
 
+        # Under load this caught the recorder stopped by SIGTTOU for the whole run (the child had
+        # taken the terminal first; child_process.cpp): no status line, "[1]+ Stopped" after.
         rows = self.term.wait_for(self, mid_run, "the compact status line under 8 lines of output")
         for row in rows[:11]:
             self.assertNotIn("GPU", row)  # never glued to the command's lines
