@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "backends/procfs/process_details.h"
+#include "backends/procfs/process_identity.h"
 #include "core/unique_fd.h"
 #include "live/live_window.h"
 #include "live/watcher.h"
@@ -146,6 +147,7 @@ std::vector<TopProcess> join_processes(const std::vector<GpuProcess>& on_gpus, P
     const auto it = std::find_if(details.begin(), details.end(), [&](const ProcessDetails& d) { return d.pid == p.pid; });
     if (it != details.end() && !it->gone) {
       row.uid = it->uid;
+      row.start_ticks = it->start_ticks;
       row.user = it->user;
       row.cpu_percent = it->cpu_percent;
       row.rss_bytes = it->rss_bytes;
@@ -163,19 +165,25 @@ void fill_devices(TopView& view, Watcher& watcher) {
 }
 
 // Refreshes everything but the view's own state, keeping the selected pid
-// selected after the re-sort.
-void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader) {
+// selected after the re-sort. `history`: samples per device to copy, no more
+// than the widest graph shows (a graph has at most one column per sample).
+void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader, std::size_t history) {
   const Timestamp t = now();
-  const std::optional<std::uint32_t> selected_pid =
-      view.processes.empty() ? std::nullopt : std::optional(view.processes[std::min(view.selected, view.processes.size() - 1)].pid);
-  view.live = window.snapshot();
+  // A pid may have a row per GPU: the row is the pid on its GPU.
+  std::optional<std::pair<std::uint32_t, int>> selected_row;
+  if (!view.processes.empty()) {
+    const TopProcess& row = view.processes[std::min(view.selected, view.processes.size() - 1)];
+    selected_row = {row.pid, row.gpu};
+  }
+  view.live = window.snapshot(std::min(history, window.capacity()));
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
   view.processes = join_processes(view.live.processes, reader, t);
   sort_processes(view.processes, view.sort);
-  if (selected_pid) {
-    const auto it = std::find_if(view.processes.begin(), view.processes.end(),
-                                 [&](const TopProcess& p) { return p.pid == *selected_pid; });
+  if (selected_row) {
+    const auto it = std::find_if(view.processes.begin(), view.processes.end(), [&](const TopProcess& p) {
+      return p.pid == selected_row->first && p.gpu == selected_row->second;
+    });
     if (it != view.processes.end()) view.selected = static_cast<std::size_t>(it - view.processes.begin());
   }
   if (!view.processes.empty()) view.selected = std::min(view.selected, view.processes.size() - 1);
@@ -227,7 +235,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   view.hostname = host_name();
   view.interval_s = watch.interval_s;
   fill_devices(view, watcher);
-  refresh(view, window, reader);
+  refresh(view, window, reader, kHistory);
   if (options.format == "json") {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
@@ -263,7 +271,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
     if ((fds[1].revents & POLLIN) != 0) {
       ticks.drain();
       if (!view.paused) {
-        refresh(view, window, reader);
+        refresh(view, window, reader, terminal.width());
         dirty = true;
       }
     }
@@ -277,8 +285,14 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
         sampling.start(view.interval_s);
       }
       if (outcome.signal) {
-        const int rc = ::kill(static_cast<pid_t>(outcome.signal->pid), outcome.signal->signal);
-        keys.signal_sent(*outcome.signal, rc == 0 ? 0 : errno, view);
+        // The answer may come long after the question: the pid must still
+        // name the process that was chosen.
+        const auto started = process_start_ticks(paths.procfs_root, outcome.signal->pid);
+        int error = ESRCH;
+        if (started == outcome.signal->start_ticks) {
+          error = ::kill(static_cast<pid_t>(outcome.signal->pid), outcome.signal->signal) == 0 ? 0 : errno;
+        }
+        keys.signal_sent(*outcome.signal, error, view);
       }
     }
   }

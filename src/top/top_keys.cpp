@@ -29,7 +29,7 @@ void TopKeys::ask_to_kill(TopView& view) {
     return;
   }
   const TopProcess& p = view.processes[std::min(view.selected, view.processes.size() - 1)];
-  if (!p.uid) {
+  if (!p.uid || !p.start_ticks) {
     view.message = fmt::format("pid {} is gone or unreadable: nothing to stop", p.pid);
     return;
   }
@@ -37,8 +37,8 @@ void TopKeys::ask_to_kill(TopView& view) {
     view.message = fmt::format("pid {} belongs to {}: only they or root may stop it", p.pid, p.user.empty() ? fmt::format("uid {}", *p.uid) : p.user);
     return;
   }
-  const bool again = terminated_ == p.pid;
-  pending_ = SignalRequest{p.pid, again ? SIGKILL : SIGTERM};
+  const bool again = terminated_ && terminated_->pid == p.pid && terminated_->start_ticks == *p.start_ticks;
+  pending_ = SignalRequest{p.pid, *p.start_ticks, again ? SIGKILL : SIGTERM};
   view.message = again ? fmt::format("pid {} still runs after SIGTERM: send SIGKILL? (y/n)", p.pid)
                        : fmt::format("send SIGTERM to pid {} ({})? (y/n)", p.pid, shorten(p.command, 40));
 }
@@ -113,7 +113,7 @@ void TopKeys::signal_sent(const SignalRequest& request, int error, TopView& view
   const char* name = request.signal == SIGKILL ? "SIGKILL" : "SIGTERM";
   if (error == 0) {
     view.message = fmt::format("sent {} to pid {}", name, request.pid);
-    if (request.signal == SIGTERM) terminated_ = request.pid;
+    if (request.signal == SIGTERM) terminated_ = request;
   } else {
     view.message = fmt::format("could not send {} to pid {}: {}", name, request.pid, std::strerror(error));
   }

@@ -23,6 +23,7 @@ inline constexpr double kTopIntervals[] = {0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60};
 
 struct SignalRequest {
   std::uint32_t pid = 0;
+  std::uint64_t start_ticks = 0;  // the process chosen; a later one with its pid is refused
   int signal = 0;
 };
 
@@ -49,7 +50,7 @@ class TopKeys {
   std::uint32_t my_uid_;
   bool root_;
   std::optional<SignalRequest> pending_;  // waiting for y/n
-  std::optional<std::uint32_t> terminated_;  // sent SIGTERM; k again offers SIGKILL
+  std::optional<SignalRequest> terminated_;  // sent SIGTERM; k again offers SIGKILL
 };
 
 // The next interval up or down the steps from `current`.

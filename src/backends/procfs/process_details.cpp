@@ -108,6 +108,7 @@ ProcessDetails ProcessDetailsReader::read_one(int root_fd, std::uint32_t pid, do
   if (d.command.empty() && st) d.command = "[" + parse_cmdline(st->comm, 64) + "]";
   if (!st || st->pid != pid) return d;
 
+  d.start_ticks = st->start_ticks;
   std::uint64_t rss = 0;
   if (!__builtin_mul_overflow(st->rss_pages, static_cast<std::uint64_t>(page_size_), &rss)) {
     d.rss_bytes = rss;

@@ -30,6 +30,9 @@ struct ProcessDetails {
   // the same process; absent on first sight.
   std::optional<double> cpu_percent;
   std::optional<std::uint64_t> rss_bytes;
+  // Clock ticks since boot when it started: with the pid, names this process
+  // and no later one that reuses the pid.
+  std::optional<std::uint64_t> start_ticks;
   bool gone = false;  // no such process (any more)
 };
 

@@ -17,7 +17,7 @@ namespace {
 // A slow value older than this is shown dimmed: the slow thread is stuck or
 // the driver stopped answering that call.
 constexpr double kStaleSeconds = 5;
-constexpr std::size_t kValueColumns = 17;  // "41.2/80.0 GiB 51%"
+constexpr std::size_t kValueColumns = 19;  // "126.4/140.4 GiB 90%" (an H200)
 
 // One GPU as the panel reads it: the latest sampled values, and the static
 // ones (maximum clocks and link) that discovery read once.
@@ -37,7 +37,14 @@ struct GpuView {
     if (gpuwatch::info(m).cadence == Cadence::Static) return get(m) ? fresh : Style::Dim;
     if (device == nullptr) return Style::Dim;
     const auto age = device->latest.age_seconds(m, now_mono_ns);
-    return !age || *age > kStaleSeconds ? Style::Dim : fresh;
+    return !age || *age > stale_after_seconds() ? Style::Dim : fresh;
+  }
+  // A slow value reaches the screen up to one interval late: at long
+  // intervals "stale" is three intervals, the gap between the last samples.
+  [[nodiscard]] double stale_after_seconds() const {
+    const auto& t = device->mono_ns;
+    const double gap = t.size() >= 2 ? static_cast<double>(t[t.size() - 1] - t[t.size() - 2]) / 1e9 : 0;
+    return std::max(kStaleSeconds, 3 * gap);
   }
   [[nodiscard]] bool lost() const { return device != nullptr && device->lost.has_value(); }
 };

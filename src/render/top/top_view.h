@@ -23,6 +23,7 @@ struct TopProcess {
   std::optional<double> gpu_percent;              // where the driver gives it
   std::string kind;                               // "compute", "graphics", "mps"
   std::optional<std::uint32_t> uid;  // who may signal it
+  std::optional<std::uint64_t> start_ticks;  // with pid, this process and not a later one
   std::string user;
   std::optional<double> cpu_percent;  // % of one core
   std::optional<std::uint64_t> rss_bytes;

@@ -114,6 +114,25 @@ TEST(TopScreen, TheAggregateLineGivesTotalsAndTheBalanceBand) {
   EXPECT_TRUE(shows(screen, "CV 50.0% poor")) << all_text(screen);  // population sd 30 over mean 60
 }
 
+TEST(TopScreen, SlowValuesAreDimmedOnlyWhenOlderThanThreeIntervals) {
+  TopView view = make_top_view(1, 10, 0);  // 1 s apart; temperature last read at 9 s, now 10 s
+  const auto temp_style = [](const Screen& screen) {
+    for (const ScreenLine& line : screen) {
+      for (const Span& span : line.spans()) {
+        if (span.text.find("°C") != std::string::npos) return span.style;
+      }
+    }
+    return Style::Header;
+  };
+  EXPECT_NE(temp_style(compose_top_screen(view, 100, 30)), Style::Dim);
+  view.now_mono_ns += 10'000'000'000;  // 11 s old: stale at 1 s
+  EXPECT_EQ(temp_style(compose_top_screen(view, 100, 30)), Style::Dim);
+  for (auto& t : view.live.devices[0].mono_ns) t *= 10;  // the same history 10 s apart
+  view.now_mono_ns = view.live.devices[0].mono_ns.back() + 11'000'000'000;  // 11 s old at 10 s: fresh
+  for (auto& t : view.live.devices[0].latest.read_mono_ns) t *= 10;
+  EXPECT_NE(temp_style(compose_top_screen(view, 100, 30)), Style::Dim);
+}
+
 TEST(TopScreen, ALostGpuSaysSo) {
   TopView view = make_top_view(2);
   view.live.devices[1].lost = Timestamp{1, 1};

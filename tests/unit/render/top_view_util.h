@@ -54,6 +54,7 @@ inline TopView make_top_view(int gpus, std::size_t samples = 120, int processes 
     row.gpu = gpus > 0 ? p % gpus : 0;
     row.gpu_memory_bytes = static_cast<std::uint64_t>((p + 1) * kGiB);
     row.uid = 1000;
+    row.start_ticks = 5000 + static_cast<std::uint64_t>(p);
     row.user = "alice";
     row.cpu_percent = 10.0 * (processes - p);
     row.rss_bytes = 2ULL << 30;

@@ -69,6 +69,23 @@ TEST(TopKeys, KillAsksThenSendsSigtermThenOffersSigkill) {
   EXPECT_EQ(kill.signal->signal, SIGKILL);
 }
 
+TEST(TopKeys, TheRequestNamesTheProcessByItsStartTimeAndANewOneWithThePidIsNotOfferedSigkill) {
+  TopView view = make_top_view(1, 10, 1);
+  TopKeys keys(kAlice, false);
+  keys.handle('k', view);
+  const KeyOutcome yes = keys.handle('y', view);
+  ASSERT_TRUE(yes.signal);
+  EXPECT_EQ(yes.signal->start_ticks, 5000u);
+  keys.signal_sent(*yes.signal, 0, view);
+  view.processes[0].start_ticks = 9999;  // the pid now names a later process
+  keys.handle('k', view);
+  EXPECT_NE(view.message.find("send SIGTERM"), std::string::npos) << view.message;
+  view.processes[0].start_ticks.reset();  // procfs could not say
+  keys.handle('n', view);
+  keys.handle('k', view);
+  EXPECT_NE(view.message.find("nothing to stop"), std::string::npos) << view.message;
+}
+
 TEST(TopKeys, AnyOtherAnswerSendsNothing) {
   TopView view = make_top_view(1, 10, 1);
   TopKeys keys(kAlice, false);
@@ -94,7 +111,7 @@ TEST(TopKeys, OtherUsersProcessesAreRefusedUnlessRoot) {
 TEST(TopKeys, AFailedSignalSaysWhy) {
   TopView view = make_top_view(1, 10, 1);
   TopKeys keys(kAlice, false);
-  keys.signal_sent(SignalRequest{42, SIGTERM}, ESRCH, view);
+  keys.signal_sent(SignalRequest{42, 7, SIGTERM}, ESRCH, view);
   EXPECT_EQ(view.message, "could not send SIGTERM to pid 42: No such process");
 }
 
