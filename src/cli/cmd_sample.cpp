@@ -93,7 +93,7 @@ void add_sample(CLI::App& app, int& exit_code) {
       ticks = ticks == 0 ? by_duration : std::min(ticks, by_duration);
     }
     auto format = make_sample_formatter(flags->format);
-    PrintSink sink(*format, watcher.backends(), now().wall_ns, flags->format == "table");
+    PrintSink sink(*format, watcher.backends(), now().mono_ns, flags->format == "table");
     watcher.bus().subscribe(sink);
     watcher.run(ticks);
     exit_code = 0;

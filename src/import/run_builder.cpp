@@ -246,19 +246,40 @@ std::vector<std::int64_t> RunBuilder::monotonic_times(ImportNotes& notes) const 
 // Every timestamp lies within kMaxRunSeconds of the median one, yet a file
 // whose clock jumps back and forth by months adds up each forward jump (and
 // each backward one counts as a median step): its tail would make a run
-// longer than any run can be.
-void RunBuilder::drop_beyond_longest_run(std::vector<std::int64_t>& mono, ImportNotes& notes) {
+// longer than any run can be, and its timestamps would disagree with the
+// run's clock by months. Exported (elapsed_s from monotonic time) and
+// imported again, such a run must come back whole, so it must pass the rule
+// that files with elapsed seconds pass: each sample's wall - monotonic
+// within a day of their median. The median moves as samples go: repeated
+// until it holds for every sample kept.
+void RunBuilder::drop_inconsistent_times(std::vector<std::int64_t>& mono, ImportNotes& notes) {
   const auto longest_ns = static_cast<std::int64_t>(kMaxRunSeconds * 1e9);
   std::vector<bool> keep(mono.size());
   for (std::size_t i = 0; i < mono.size(); ++i) keep[i] = mono[i] <= longest_ns;
   drop_times(keep, "more than 366 days after the first sample (timestamps that jump back and forth)", notes);
   keep_rows(mono, keep);
+  for (;;) {
+    std::vector<std::int64_t> offsets(times_.size());
+    for (std::size_t i = 0; i < times_.size(); ++i) offsets[i] = times_[i].wall_ns - mono[i];
+    if (offsets.empty()) return;
+    const std::int64_t middle = median(offsets);
+    keep.assign(offsets.size(), true);
+    bool all = true;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      // Wall times within years 1970..2200 and monotonic ones within a year: the difference fits.
+      keep[i] = std::llabs(offsets[i] - middle) <= kMaxClockDisagreementNs;
+      all = all && keep[i];
+    }
+    if (all) return;
+    drop_times(keep, "whose timestamp disagrees with the run's clock by more than a day", notes);
+    keep_rows(mono, keep);
+  }
 }
 
 RunData RunBuilder::build(const std::string& name, ImportNotes& notes) {
   warn_out_of_range(notes);
   std::vector<std::int64_t> mono = monotonic_times(notes);
-  drop_beyond_longest_run(mono, notes);
+  drop_inconsistent_times(mono, notes);
   RunData data;
   RunInfo& run = data.run;
   run.name = name;

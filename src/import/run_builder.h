@@ -88,8 +88,9 @@ class RunBuilder {
 
   [[nodiscard]] std::vector<std::int64_t> monotonic_times(ImportNotes& notes) const;
   // Drops the time points (and their entries of `mono`) more than
-  // kMaxRunSeconds after the first once clock steps are undone.
-  void drop_beyond_longest_run(std::vector<std::int64_t>& mono, ImportNotes& notes);
+  // kMaxRunSeconds after the first once clock steps are undone, then those
+  // whose wall time disagrees with the run's clock by more than a day.
+  void drop_inconsistent_times(std::vector<std::int64_t>& mono, ImportNotes& notes);
   void warn_out_of_range(ImportNotes& notes) const;
 
   std::vector<TimePoint> times_;

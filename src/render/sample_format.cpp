@@ -9,8 +9,8 @@ namespace gpuwatch {
 
 namespace {
 
-double elapsed_s(std::int64_t wall_ns, std::int64_t start_wall_ns) {
-  return static_cast<double>(wall_ns - start_wall_ns) / 1e9;
+double elapsed_s(const Timestamp& t, std::int64_t start_mono_ns) {
+  return static_cast<double>(t.mono_ns - start_mono_ns) / 1e9;
 }
 
 // Like `nvidia-smi dmon`: one narrow row per device per tick.
@@ -50,7 +50,7 @@ class JsonLinesFormatter final : public SampleFormatter {
     w.field("type", "device");
     w.field("timestamp", iso_utc_ms(s.time.wall_ns));
     w.field("wall_ns", s.time.wall_ns);
-    w.field("elapsed_s", elapsed_s(s.time.wall_ns, start));
+    w.field("elapsed_s", elapsed_s(s.time, start));
     w.field("gpu_index", s.device_index);
     w.field("gpu_name", info.name);
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
@@ -65,7 +65,7 @@ class JsonLinesFormatter final : public SampleFormatter {
     w.field("type", "host");
     w.field("timestamp", iso_utc_ms(s.time.wall_ns));
     w.field("wall_ns", s.time.wall_ns);
-    w.field("elapsed_s", elapsed_s(s.time.wall_ns, start));
+    w.field("elapsed_s", elapsed_s(s.time, start));
     for (std::size_t m = 0; m < kHostMetricCount; ++m) {
       if (auto x = s.values.get(static_cast<HostMetric>(m))) w.field(kHostMetrics[m].name, *x);
     }
@@ -99,7 +99,7 @@ class CsvFormatter final : public SampleFormatter {
   }
   void device(std::string& out, const DeviceSample& s, const DeviceInfo& info, std::int64_t start) override {
     fmt::format_to(std::back_inserter(out), "{},{},{},{}", iso_utc_ms(s.time.wall_ns),
-                   elapsed_s(s.time.wall_ns, start), s.device_index, csv_field(info.name));
+                   elapsed_s(s.time, start), s.device_index, csv_field(info.name));
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       out.push_back(',');
       if (auto x = s.values.get(static_cast<DeviceMetric>(m))) fmt::format_to(std::back_inserter(out), "{}", *x);

@@ -15,10 +15,12 @@ class SampleFormatter {
   virtual ~SampleFormatter() = default;
   // Text before the first row (a header line, or nothing).
   virtual void begin(std::string& out) = 0;
+  // elapsed_s is by the monotonic clock from start_mono_ns: a clock step
+  // of the wall times does not move it.
   virtual void device(std::string& out, const DeviceSample& sample, const DeviceInfo& info,
-                      std::int64_t start_wall_ns) = 0;
+                      std::int64_t start_mono_ns) = 0;
   // Host rows: only formats that can mix row kinds print them.
-  virtual void host(std::string& out, const HostSample& sample, std::int64_t start_wall_ns) = 0;
+  virtual void host(std::string& out, const HostSample& sample, std::int64_t start_mono_ns) = 0;
 };
 
 // "table", "jsonl" or "csv"; nullptr for anything else.

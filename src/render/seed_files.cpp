@@ -160,7 +160,7 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   if (!formatter) return;
   std::string buf;
   formatter->begin(buf);
-  const std::int64_t start = run.run.start_wall_ns;
+  const std::int64_t start = run.run.start_mono_ns;
   std::size_t host_i = 0;
   for (const RowRef& r : rows_by_time(run, std::nullopt)) {
     // Host rows interleave by time (only jsonl prints them).

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "import/import.h"
+#include "render/seed_files.h"
 #include "zone_guard.h"
 
 namespace gpuwatch {
@@ -47,6 +48,21 @@ TEST_F(ImportText, ClockJumpingBackAndForthNeverMakesARunLongerThanAYear) {
   EXPECT_EQ(r.data.devices.at(0).mono_ns, (std::vector<std::int64_t>{0, 334 * kDay}));
   EXPECT_EQ(r.samples_dropped, 3u);
   EXPECT_TRUE(has_warning(r, "3 more than 366 days after the first sample"));
+}
+
+TEST_F(ImportText, ATimestampFarOffTheRunsClockIsDroppedSoThatTheExportImportsWhole) {
+  // Two steps back and none forward: every sample is at monotonic 0, and the
+  // one a year ahead would disagree with the run's clock by a year (import_fuzz).
+  const ImportResult r = import_text("[" + sample("2027-11-26T05:55:47") + "," + sample("2026-11-26T05:53:37") + "," +
+                                         sample("2026-11-25T19:51:13") + "]",
+                                     "jumps");
+  EXPECT_EQ(r.samples_dropped, 1u);
+  EXPECT_TRUE(has_warning(r, "1 whose timestamp disagrees with the run's clock by more than a day"));
+  std::string jsonl;
+  write_sample_rows(r.data, "jsonl", [&jsonl](std::string_view s) { jsonl += s; });
+  const ImportResult again = import_text(jsonl, "again");
+  EXPECT_EQ(again.samples_dropped, 0u) << jsonl;
+  EXPECT_EQ(again.samples_read, 2u);
 }
 
 TEST_F(ImportText, ElapsedSecondsOnlyWhenEverySampleHasThem) {
