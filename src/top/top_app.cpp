@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -70,6 +72,72 @@ std::string host_name() {
   return buf;
 }
 
+// Signals go to the screen loop, whose poll() they wake: Ctrl-C and a resize
+// act at once even when the next tick is a minute away. Threads started
+// after this call inherit the mask.
+void leave_signals_to_the_screen() {
+  sigset_t screen_signals;
+  sigemptyset(&screen_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&screen_signals, sig);
+  pthread_sigmask(SIG_BLOCK, &screen_signals, nullptr);
+}
+
+// The recording run, read from the store on a thread of its own every
+// kRunPeriod: a slow read (a long run, a busy disk) never holds up the
+// screen or the sampling.
+class RunWatch {
+ public:
+  static constexpr auto kRunPeriod = std::chrono::seconds(2);
+
+  explicit RunWatch(std::function<std::optional<RunStatusReport>()> read) : read_(std::move(read)) {
+    if (read_) thread_ = std::thread([this] { loop(); });
+  }
+  ~RunWatch() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  RunWatch(const RunWatch&) = delete;
+  RunWatch& operator=(const RunWatch&) = delete;
+
+  void copy_to(TopView& view) const {
+    std::lock_guard lock(mutex_);
+    view.run = run_;
+    view.run_error = error_;
+  }
+
+ private:
+  void loop() {
+    leave_signals_to_the_screen();
+    std::unique_lock lock(mutex_);
+    while (!stop_) {
+      lock.unlock();
+      std::optional<RunStatusReport> run;
+      std::string error;
+      try {
+        run = read_();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      lock.lock();
+      run_ = std::move(run);
+      error_ = std::move(error);
+      wake_.wait_for(lock, kRunPeriod, [this] { return stop_; });
+    }
+  }
+
+  std::function<std::optional<RunStatusReport>()> read_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::optional<RunStatusReport> run_;
+  std::string error_;
+  std::thread thread_;
+};
+
 // Sampling on its own thread into the window, restartable at a new interval.
 class LiveSampling {
  public:
@@ -92,13 +160,7 @@ class LiveSampling {
     watcher_->bus().subscribe(window_);
     watcher_->bus().subscribe(ticks_);
     thread_ = std::thread([this] {
-      // Signals go to the screen loop, whose poll() they wake: Ctrl-C and a
-      // resize act at once even when the next tick is a minute away. The
-      // sampler's own threads inherit this mask.
-      sigset_t screen_signals;
-      sigemptyset(&screen_signals);
-      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&screen_signals, sig);
-      pthread_sigmask(SIG_BLOCK, &screen_signals, nullptr);
+      leave_signals_to_the_screen();  // the sampler's own threads inherit it
       try {
         watcher_->run();
       } catch (const std::exception& e) {
@@ -236,6 +298,13 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   view.interval_s = watch.interval_s;
   fill_devices(view, watcher);
   refresh(view, window, reader, kHistory);
+  if (options.watched_run) {
+    try {
+      view.run = options.watched_run();
+    } catch (const std::exception& e) {
+      view.run_error = e.what();
+    }
+  }
   if (options.format == "json") {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
@@ -251,6 +320,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
   TickPipe ticks;
   LiveSampling sampling(paths, options, window, ticks);
   ProcessDetailsReader reader(paths.procfs_root);
+  RunWatch run_watch(options.watched_run);
   TopView view;
   view.hostname = host_name();
   view.interval_s = options.interval_s;
@@ -272,6 +342,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
       ticks.drain();
       if (!view.paused) {
         refresh(view, window, reader, terminal.width());
+        run_watch.copy_to(view);
         dirty = true;
       }
     }

@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/run_status.h"
 #include "backends/backend.h"
 
 namespace gpuwatch {
@@ -16,6 +19,9 @@ struct TopOptions {
   std::string format = "text";  // --once: text or json
   std::size_t width = 0;        // --once text: 0 = $COLUMNS or 100
   std::size_t height = 0;       // --once text: 0 = as many lines as it needs
+  // The run shown beside the GPUs (none: nothing recording), read on a
+  // thread of its own every few seconds; unset: no run section.
+  std::function<std::optional<RunStatusReport>()> watched_run;
 };
 
 // Returns the exit code. Throws WatchError on bad options.

@@ -17,6 +17,21 @@ from tmux_terminal import TmuxTerminal, write_script
 GiB = 1024 ** 3
 
 
+TRAINING = ("import time\n"
+            "for step in range(1, 3000):\n"
+            "    print(f'epoch {1 + step // 20} step {step} loss {1 / step:.4f}', flush=True)\n"
+            "    time.sleep(0.05)\n")
+EPOCH_REGEX = r"epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)"
+UNDERUSED = "gpu_count=2;gpu0.util=20;gpu0.mem_used_mib=2048"
+
+
+def short_advisor_config(tmp):
+    path = os.path.join(tmp, "advisor.conf")
+    with open(path, "w") as f:
+        f.write("window_s = 1\nwarmup_s = 0.5\n")
+    return path
+
+
 def start_training_stand_in(tmp):
     """A process the fake driver will list on a GPU: its pid, name and owner are real."""
     script = os.path.join(tmp, "train.py")
@@ -92,6 +107,39 @@ class TopOnce(GpuwatchTestCase):
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no GPU 7", r.stderr)
 
+    def test_a_recording_run_is_shown_with_its_progress_and_advisories(self):
+        scenario = QUICK + ";" + UNDERUSED
+        rec = self.start_gw("record", "--name", "resnet", "--interval", "0.1", "--no-summary", "--annotate-regex",
+                            EPOCH_REGEX, "--", "python3", "-c", TRAINING, scenario=scenario)
+        try:
+            conf = short_advisor_config(self.tmp)
+            self.wait_for(lambda: "epoch 2" in self.run_gw("top", "--once", "--advisor-config", conf,
+                                                          scenario=scenario).stdout, timeout=30, what="epoch 2")
+            doc = json.loads(self.run_gw("top", "--once", "--format", "json", "--advisor-config", conf,
+                                         scenario=scenario).stdout)
+            run = doc["run"]
+            self.assertEqual((run["name"], run["status"], run["live"]), ("resnet", "recording", True))
+            self.assertGreaterEqual(int(run["training"]["epoch"]), 2)
+            self.assertGreater(run["training"]["step"], 20)
+            self.assertIsNotNone(run["training"]["loss"])
+            self.assertIn("memory.batch_too_small", {a["id"] for a in run["advisories"]})
+            text = self.run_gw("top", "--once", "--width", "100", "--advisor-config", conf, scenario=scenario).stdout
+            self.assertRegex(text, r"run resnet [0-9a-f]{12}  recording .*verdict: warning")
+            self.assertIn("warning GPU 0: memory", text)
+            r = self.run_gw("top", "--once", "--format", "json", "--no-run", scenario=scenario)
+            self.assertIsNone(json.loads(r.stdout)["run"])
+        finally:
+            os.killpg(rec.pid, signal.SIGTERM)
+            rec.communicate(timeout=30)
+        # Nothing recording now: no run unless one is named.
+        self.assertIsNone(json.loads(self.run_gw("top", "--once", "--format", "json").stdout)["run"])
+        named = json.loads(self.run_gw("top", "--once", "--format", "json", "--run", "resnet").stdout)["run"]
+        self.assertEqual(named["name"], "resnet")
+        self.assertFalse(named["live"])
+        r = self.run_gw("top", "--once", "--run", "no-such-run")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no-such-run", r.stderr)
+
     def test_not_on_a_terminal_it_says_to_use_once(self):
         r = self.run_gw("top", timeout=20)
         self.assertEqual(r.returncode, 1)
@@ -155,6 +203,27 @@ class TopOnATerminal(unittest.TestCase):
         self.term.keys("q")
         rows = self.wait(self.shows("EXIT 0"), "top to quit")
         self.assertFalse(any("gpuwatch top" in r for r in rows), rows)  # the screen was given back
+
+    def test_a_recording_run_beside_the_gpus_updates_live(self):
+        store = os.path.join(self.tmp, "runs.db")
+        env = dict(os.environ, GPUWATCH_STORE=store, GPUWATCH_NVML_LIBRARY=FAKE_NVML,
+                   FAKE_NVML_SET=QUICK + ";" + UNDERUSED)
+        rec = subprocess.Popen([BIN, "record", "--name", "resnet", "--interval", "0.1", "--no-summary",
+                                "--annotate-regex", EPOCH_REGEX, "--", "python3", "-c", TRAINING], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            conf = short_advisor_config(self.tmp)
+            self.start(100, 30, UNDERUSED, args=f"--interval 0.2 --advisor-config {conf}")
+            rows = self.wait(self.shows("run resnet"), "the recording run")
+            self.wait(self.shows("warning GPU 0: memory"), "its advisory")
+            epoch = lambda rows: next((int(r.split()[1]) for r in rows if r.startswith("  epoch ")), 0)
+            first = epoch(self.wait(lambda rows: epoch(rows) >= 1, "its epoch"))
+            self.wait(lambda rows: epoch(rows) > first, "the next epoch, live")
+            self.term.keys("q")
+            self.wait(self.shows("EXIT 0"), "top to quit")
+        finally:
+            os.killpg(rec.pid, signal.SIGTERM)
+            rec.wait(timeout=30)
 
     def test_many_gpus_on_a_small_terminal_then_a_resize(self):
         self.start(80, 20, "gpu_count=16")

@@ -1,5 +1,6 @@
 #include "render/top/top_json.h"
 
+#include "render/advisories.h"
 #include "render/json_writer.h"
 #include "render/units.h"
 
@@ -34,6 +35,30 @@ void write_device(JsonWriter& w, const DeviceInfo& info, const LiveDevice* devic
   w.end_object();
 }
 
+// The recording run beside the GPUs: null when there is none.
+void write_run(JsonWriter& w, const TopView& view) {
+  w.key("run");
+  if (!view.run) {
+    w.null();
+  } else {
+    const RunStatusReport& s = *view.run;
+    w.begin_object();
+    w.field("id", s.run.id).field("name", s.run.name).field("status", to_string(s.run.status));
+    w.field("live", s.live).field("age_s", round_to(s.age_s, 3)).field("verdict", s.verdict);
+    w.key("command").begin_array();
+    for (const auto& arg : s.run.command) w.value(arg);
+    w.end_array();
+    w.key("training").begin_object();
+    w.field("epoch", s.progress_now.epoch).field("step", s.progress_now.step).field("loss", s.progress_now.loss);
+    w.field("steps_per_second", s.steps_per_second);
+    w.end_object();
+    w.key("advisories");
+    write_advisories_json(w, s.advisories);
+    w.end_object();
+  }
+  if (!view.run_error.empty()) w.field("run_error", view.run_error);
+}
+
 }  // namespace
 
 std::string render_top_json(const TopView& view) {
@@ -42,6 +67,7 @@ std::string render_top_json(const TopView& view) {
   w.begin_object();
   w.field("schema_version", kTopJsonSchemaVersion);
   w.field("time", iso_utc_ms(view.now_wall_ns)).field("hostname", view.hostname).field("interval_s", view.interval_s);
+  write_run(w, view);
   w.key("gpus").begin_array();
   for (const DeviceInfo& info : view.devices) write_device(w, info, view.live.device(info.index), view.now_mono_ns);
   w.end_array();

@@ -10,6 +10,7 @@
 #include "render/top/gpu_panel.h"
 #include "render/top/graph.h"
 #include "render/top/process_table.h"
+#include "render/top/run_panel.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -32,7 +33,8 @@ struct Layout {
 };
 
 std::size_t fixed_lines(const TopView& view) {
-  return 1 /* header */ + (view.devices.size() > 1 ? 1 : 0) + 1 /* host */ + 1 /* keys */ + 1 /* table header */;
+  return 1 /* header */ + (view.devices.size() > 1 ? 1 : 0) + run_panel_height(view) + 1 /* host */ + 1 /* keys */ +
+         1 /* table header */;
 }
 
 Layout choose_layout(const TopView& view, std::size_t width, std::size_t height) {
@@ -248,6 +250,7 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
   if (view.help) {  // the whole screen: it must fit the smallest terminal
     for (auto& line : help_lines()) out.push_back(std::move(line));
   } else {
+    for (auto& line : run_panel(view, width)) out.push_back(std::move(line));
     if (view.devices.size() > 1) out.push_back(aggregate_line(view, width));
     add_gpus(out, view, layout, width);
     out.push_back(host_line(view, width));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/run_status.h"
 #include "core/sample.h"
 #include "live/live_window.h"
 
@@ -52,6 +53,10 @@ struct TopView {
   bool help = false;
   std::string message;                // one line at the bottom: a prompt, what a kill did
   std::vector<std::string> notes;     // why there is no GPU (no driver, ...), shown in place of panels
+  // A gpuwatch record run beside the GPUs (top --run, or the store's
+  // recording run); run_error says why it could not be read.
+  std::optional<RunStatusReport> run;
+  std::string run_error;
 };
 
 }  // namespace gpuwatch

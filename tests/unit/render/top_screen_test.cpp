@@ -70,6 +70,65 @@ TEST(TopScreen, OneGpuAt80x24GetsAPanelWithFourGraphs) {
   EXPECT_TRUE(shows(screen, "310/700 W") || shows(screen, "300/700 W"));
 }
 
+RunStatusReport recording_run(std::size_t advisories) {
+  RunStatusReport run;
+  run.run.id = "25b8a49b3945";
+  run.run.name = "resnet";
+  run.run.command = {"python3", "train.py", "--lr", "\x1b[2J"};  // an escape sequence must not reach the terminal
+  run.live = true;
+  run.age_s = 754;
+  run.progress_now.epoch = "3";
+  run.progress_now.step = 1200;
+  run.progress_now.loss = 0.4123;
+  run.steps_per_second = 5.25;
+  run.verdict = advisories ? "warning" : "ok";
+  for (std::size_t i = 0; i < advisories; ++i) {
+    Advisory a;
+    a.id = "util.low";
+    a.severity = i == advisories - 1 ? Severity::Critical : Severity::Warning;
+    a.device_index = static_cast<int>(i);
+    a.summary = "advisory " + std::to_string(i);
+    run.advisories.push_back(a);
+  }
+  return run;
+}
+
+TEST(TopScreen, ARecordingRunShowsItsProgressAndItsMostSevereAdvisoriesFirst) {
+  for (int gpus : {1, 4, 16}) {
+    TopView view = make_top_view(gpus);
+    view.run = recording_run(3);
+    const Screen screen = compose_top_screen(view, 80, 24);
+    ASSERT_EQ(screen.size(), 24u) << gpus;
+    const std::string text = all_text(screen);
+    EXPECT_NE(text.find("run resnet 25b8a49b3945  recording 12m34s  verdict: warning"), std::string::npos) << text;
+    EXPECT_NE(text.find("epoch 3  step 1200  5.25 steps/s  loss 0.4123"), std::string::npos) << text;
+    // The critical one first, then the rest in their order; the third is counted, not shown.
+    EXPECT_NE(text.find("critical GPU 2: advisory 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("warning (+1 more in gpuwatch status) GPU 0: advisory 0"), std::string::npos) << text;
+    EXPECT_EQ(text.find("advisory 1"), std::string::npos) << text;
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_TRUE(screen.back().text().starts_with("q quit")) << text;
+  }
+  TopView quiet = make_top_view(1);
+  quiet.run = recording_run(0);
+  EXPECT_TRUE(shows(compose_top_screen(quiet, 80, 24), "  no advisories"));
+  TopView broken = make_top_view(1);
+  broken.run_error = "no run matches 'x'";
+  EXPECT_TRUE(shows(compose_top_screen(broken, 80, 24), "run: no run matches 'x'"));
+}
+
+TEST(TopJson, CarriesTheRunOrNull) {
+  TopView view = make_top_view(1);
+  EXPECT_NE(render_top_json(view).find("\"run\": null"), std::string::npos);
+  view.run = recording_run(1);
+  const std::string json = render_top_json(view);
+  simdjson::dom::parser parser;
+  const simdjson::dom::element doc = parser.parse(json);
+  EXPECT_EQ(std::string_view(doc["run"]["name"]), "resnet");
+  EXPECT_EQ(int64_t(doc["run"]["training"]["step"]), 1200);
+  EXPECT_EQ(std::string_view(doc["run"]["advisories"].at(0)["id"]), "util.low");
+}
+
 TEST(TopScreen, SixteenGpusAt80x24AreOneLineEachAndOnASmallerTerminalTheRestCounted) {
   const Screen screen = compose_top_screen(make_top_view(16), 80, 24);
   EXPECT_TRUE(shows(screen, " 0 H100 80GB HBM3"));

@@ -1,0 +1,91 @@
+#include "cli/run_status_source.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/run_report.h"
+#include "cli/options.h"
+#include "cli/status_checks.h"
+
+namespace gpuwatch::cli {
+
+namespace {
+
+struct Windows {
+  std::int64_t now_end = 0;
+  std::optional<std::int64_t> before_end;
+};
+
+// "Before" is the window that ended at the caller's last check (or S seconds
+// ago with --since); the first check compares with the window before "now".
+Windows choose_windows(const RunReader& reader, std::int64_t window_ns, std::optional<double> since_s,
+                       bool remembered) {
+  Windows w;
+  w.now_end = reader.end_mono_ns();
+  std::int64_t before_end = w.now_end - window_ns;
+  if (since_s) {
+    before_end = w.now_end - static_cast<std::int64_t>(*since_s * 1e9);
+  } else if (remembered) {
+    if (auto last = last_check_end_mono_ns(reader.run().id); last && *last < w.now_end) before_end = *last;
+  }
+  if (before_end > reader.run().start_mono_ns) w.before_end = before_end;
+  return w;
+}
+
+}  // namespace
+
+RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config, std::optional<double> since_s,
+                           bool remembered) {
+  const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
+  const Windows w = choose_windows(reader, window_ns, since_s, remembered);
+
+  LoadOptions span;
+  span.since_mono_ns = w.now_end - window_ns;
+  const RunData now = reader.read(span);
+  const RunReport now_report = build_report(now);
+  std::optional<RunReport> before_report;
+  if (w.before_end) {
+    LoadOptions before_span;
+    before_span.since_mono_ns = *w.before_end - window_ns;
+    before_span.until_mono_ns = *w.before_end;
+    before_report = build_report(reader.read(before_span));
+  }
+  // A leak shows across epochs: the whole run's memory, when it has them.
+  std::vector<EpochPeak> epochs;
+  const auto epoch_events = std::count_if(now.events.begin(), now.events.end(), [](const Event& e) { return e.kind == "epoch"; });
+  if (epoch_events > config.leak_min_epochs) {
+    LoadOptions memory;
+    memory.metrics = std::vector<DeviceMetric>{DeviceMetric::MemUsedBytes};
+    memory.host = false;
+    RunData history = reader.read(memory);
+    history.events = now.events;
+    epochs = epoch_peaks(history);
+  }
+  const double age_s = static_cast<double>(w.now_end - reader.run().start_mono_ns) / 1e9;
+  const std::vector<Advisory> advisories = advise(AdvisorInput{now_report, now, age_s, epochs}, config);
+  const double covered_s = std::min(config.window_s, age_s);
+  return build_run_status(RunStatusInput{now_report, before_report ? &*before_report : nullptr, w.now_end,
+                                         w.before_end, now.events, advisories, age_s, covered_s,
+                                         reader.run().status == RunStatus::Recording});
+}
+
+std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
+                                                  const AdvisorConfig& config) {
+  std::string ref = run_ref;
+  if (ref.empty()) {
+    const auto path = store_path(store_flag);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+    // A recorder whose process is gone is listed as interrupted, not recording.
+    const std::vector<RunInfo> runs = Store::open(path, true)->list_runs();
+    const auto it = std::find_if(runs.rbegin(), runs.rend(),
+                                 [](const RunInfo& r) { return r.status == RunStatus::Recording; });
+    if (it == runs.rend()) return std::nullopt;
+    ref = it->id;
+  }
+  const RunReader reader(ref, store_flag);
+  return run_status(reader, config, std::nullopt, false);
+}
+
+}  // namespace gpuwatch::cli

@@ -1,0 +1,27 @@
+// A run's status (`gpuwatch status`), also what `top` shows beside the GPUs:
+// one place that reads a run's last window and asks the advisor about it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analysis/advisor/config.h"
+#include "analysis/run_status.h"
+#include "cli/run_source.h"
+
+namespace gpuwatch::cli {
+
+// The status of the run `reader` reads. The reference ("before") window ends
+// `since_s` before the data's end, else at the caller's last check when
+// `remembered`, else one window before.
+RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config, std::optional<double> since_s,
+                           bool remembered);
+
+// For `top`: the status of RUN, or with run_ref empty of the store's latest
+// run that is still recording (none: no store, or nothing recording). Reads
+// the store on a read-only connection, which never blocks its writer.
+// Throws StoreError (or an import error) for a RUN that names nothing.
+std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
+                                                  const AdvisorConfig& config);
+
+}  // namespace gpuwatch::cli
