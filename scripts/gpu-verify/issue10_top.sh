@@ -18,14 +18,15 @@ step "machine"; date -u; nvidia-smi -L; nvidia-smi --query-gpu=driver_version --
 "$GW" --version; command -v tmux nvtop || true
 
 if [ -z "${COST_ONLY:-}" ]; then
-step "1. top in tmux beside a recorded training script"
+step "1. top in tmux beside a recorded training script (starved CNN: epochs, steps, loss, advisories)"
+CONF="$WORK/advisor.conf"; printf 'window_s = 10\nwarmup_s = 5\n' > "$CONF"
 "$GW" record --name top-verify --interval 0.5 --no-summary -- \
-  python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds 60 --gib 6 > "$WORK/record.log" 2>&1 &
+  python3 scripts/gpu-verify/train_cnn.py --mode starved --seconds 60 > "$WORK/record.log" 2>&1 &
 rec=$!
 sleep 8
 S="$WORK/tmux.sock"
-tmux -S "$S" new-session -d -s top -x 120 -y 40 "$GW top --interval 0.5"
-sleep 20
+tmux -S "$S" new-session -d -s top -x 120 -y 40 "$GW top --interval 0.5 --advisor-config $CONF"
+sleep 25
 tmux -S "$S" capture-pane -t top -p > "$OUT/top_120x40.txt"
 tmux -S "$S" send-keys -t top s; sleep 1.5
 tmux -S "$S" capture-pane -t top -p > "$OUT/top_sorted.txt"
@@ -39,7 +40,7 @@ cat "$OUT/top_120x40.txt"; echo "--- sorted (s):"; head -3 "$OUT/top_sorted.txt"
 echo "--- 80x24:"; cat "$OUT/top_80x24.txt"
 
 step "2. top --once --format json beside nvidia-smi"
-"$GW" top --once --format json > "$OUT/top_once.json"; echo "exit $?"
+"$GW" top --once --format json --advisor-config "$CONF" > "$OUT/top_once.json"; echo "exit $?"
 nvidia-smi --query-gpu=index,name,uuid,pci.bus_id,utilization.gpu,memory.used,memory.total,power.draw,power.limit,temperature.gpu,clocks.sm,clocks.max.sm,clocks.mem,pcie.link.gen.current,pcie.link.width.current,pstate --format=csv
 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv
 python3 - "$OUT/top_once.json" <<'PY'
@@ -52,6 +53,9 @@ for g in d["gpus"]:
           "power", m.get("power_watts"), "/", m.get("power_limit_watts"), "temp", m.get("temp_gpu_celsius"),
           "sm", m.get("sm_clock_mhz"), "/", m.get("sm_clock_max_mhz"), "mem clock", m.get("mem_clock_mhz"),
           "pcie gen", m.get("pcie_link_gen"), "x", m.get("pcie_link_width"), "P", m.get("perf_state"))
+r = d["run"] or {}
+print("run", r.get("name"), r.get("status"), "age", r.get("age_s"), "verdict", r.get("verdict"),
+      "training", r.get("training"), "advisories", [a["id"] for a in r.get("advisories", [])])
 for p in d["processes"]:
     print("process", p["pid"], p["user"], "gpu", p["gpu"], "MiB", (p["gpu_memory_bytes"] or 0) // 2**20,
           "cpu", p["cpu_percent"], "rss MiB", (p["rss_bytes"] or 0) // 2**20, p["command"][:60])
