@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/host_name.h"
 #include "core/lines.h"
 #include "core/unique_fd.h"
 
@@ -100,8 +101,7 @@ void unlink_quietly(int dir_fd, std::string_view name, int flags) {
 
 SocketDirOwner SocketDirOwner::current(const std::filesystem::path& procfs_root) {
   SocketDirOwner me;
-  std::array<char, 256> name{};
-  if (::gethostname(name.data(), name.size() - 1) == 0) me.host = name.data();
+  me.host = host_name();
   me.boot_id = read_boot_id(procfs_root);
   me.process = current_process(procfs_root);
   return me;

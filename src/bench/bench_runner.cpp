@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "core/host_name.h"
 #include "live/watcher.h"
 #include "record/child_process.h"
 
@@ -235,9 +236,7 @@ void run_worker(const WorkerLaunch& w, Collector& collector, int stderr_fd) {
 
 BenchSystemInfo system_info(const BackendSet& backends, const std::vector<WorkerInfo>& infos, const std::string& device) {
   BenchSystemInfo s;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  s.hostname = host;
+  s.hostname = host_name();
   s.device = device;
   for (const DeviceInfo& d : backends.devices) {
     s.gpu_names.push_back(d.name);

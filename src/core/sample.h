@@ -52,6 +52,9 @@ struct GpuProcess {
   int device_index = 0;
   std::uint32_t pid = 0;
   std::optional<std::uint64_t> used_memory_bytes;  // absent when the driver hides it
+  // Its share of the GPU's SMs since the previous read, where the driver
+  // gives it (NVML's per-process utilization).
+  std::optional<double> gpu_percent;
   std::string kind;  // "compute", "graphics", "mps"
   std::string name;  // command name from procfs; empty if unknown (other namespace)
   bool in_tree = false;  // in the recorded command's process tree (set by the sampler)

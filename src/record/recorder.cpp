@@ -22,6 +22,7 @@
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
 #include "core/atomic_file.h"
+#include "core/host_name.h"
 #include "live/queued_sink.h"
 #include "live/watcher.h"
 #include "record/annotation_sources.h"
@@ -40,12 +41,6 @@
 namespace gpuwatch {
 
 namespace {
-
-std::string hostname() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
 
 std::string default_name(const RecordOptions& o) {
   if (!o.name.empty()) return o.name;
@@ -230,7 +225,7 @@ int run_record(const RecordOptions& o) {
   run.name = default_name(o);
   run.command = o.command;
   run.cwd = std::filesystem::current_path().string();
-  run.host = hostname();
+  run.host = host_name();
   run.interval_s = o.interval_s;
   run.version = GPUWATCH_VERSION;
   // The recorder's pid, start time and boot id are the store's to fill in,

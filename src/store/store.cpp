@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "backends/backend.h"
+#include "core/host_name.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
 
@@ -52,8 +53,7 @@ std::filesystem::path default_store_path() {
 
 HostIdentity HostIdentity::current() {
   HostIdentity id;
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) == 0) id.host = name;
+  id.host = host_name();
   id.procfs_root = SystemPaths::from_environment().procfs_root;
   id.boot_id = read_boot_id(id.procfs_root);
   id.self = current_process(id.procfs_root);

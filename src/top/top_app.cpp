@@ -21,6 +21,7 @@
 
 #include "backends/procfs/process_details.h"
 #include "backends/procfs/process_identity.h"
+#include "core/host_name.h"
 #include "core/unique_fd.h"
 #include "live/live_window.h"
 #include "live/watcher.h"
@@ -65,12 +66,6 @@ class TickPipe final : public SampleSink {
   UniqueFd read_end_;
   UniqueFd write_end_;
 };
-
-std::string host_name() {
-  char buf[256] = {};
-  if (::gethostname(buf, sizeof buf - 1) != 0) return {};
-  return buf;
-}
 
 // Signals go to the screen loop, whose poll() they wake: Ctrl-C and a resize
 // act at once even when the next tick is a minute away. Threads started
@@ -205,6 +200,7 @@ std::vector<TopProcess> join_processes(const std::vector<GpuProcess>& on_gpus, P
     row.pid = p.pid;
     row.gpu = p.device_index;
     row.gpu_memory_bytes = p.used_memory_bytes;
+    row.gpu_percent = p.gpu_percent;
     row.kind = p.kind;
     const auto it = std::find_if(details.begin(), details.end(), [&](const ProcessDetails& d) { return d.pid == p.pid; });
     if (it != details.end() && !it->gone) {

@@ -51,7 +51,8 @@ class TopOnce(GpuwatchTestCase):
         super().tearDown()
 
     def scenario(self, gpus=2):
-        return f"{QUICK};gpu_count={gpus};gpu1.processes={self.proc.pid}:{3 * GiB};gpu1.util=77;gpu*.temp_c=48"
+        return (f"{QUICK};gpu_count={gpus};gpu1.processes={self.proc.pid}:{3 * GiB};gpu1.util=77;gpu*.temp_c=48;"
+                f"gpu1.process_util={self.proc.pid}:64")
 
     def test_json_has_every_gpu_its_metrics_and_the_process_with_its_owner(self):
         r = self.run_gw("top", "--once", "--format", "json", scenario=self.scenario())
@@ -69,6 +70,7 @@ class TopOnce(GpuwatchTestCase):
         p = procs[0]
         self.assertEqual(p["gpu"], 1)
         self.assertEqual(p["gpu_memory_bytes"], 3 * GiB)
+        self.assertEqual(p["gpu_percent"], 64)  # the driver's per-process share of the SMs
         self.assertEqual(p["user"], getpass.getuser())
         self.assertIn("train.py --epochs 3", p["command"])
         self.assertIsNotNone(p["rss_bytes"])
@@ -82,7 +84,7 @@ class TopOnce(GpuwatchTestCase):
         lines = r.stdout.split("\n")[:-1]
         self.assertEqual(len(lines), 24, r.stdout)
         self.assertTrue(all(len(line) <= 80 for line in lines), r.stdout)
-        for text in ["gpuwatch top", "4 GPUs", "GPU 0", "GPU 3", "PID", str(self.proc.pid), "q quit"]:
+        for text in ["gpuwatch top", "4 GPUs", "GPU 0", "GPU 3", "PID", str(self.proc.pid), "q quit", " 64 "]:
             self.assertIn(text, r.stdout)
 
     def test_gpus_limits_what_is_shown(self):

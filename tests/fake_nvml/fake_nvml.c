@@ -23,7 +23,7 @@
 #define MIB (1024.0 * 1024.0)
 
 typedef int ret_t; /* NVML return codes */
-enum { OK = 0, UNINIT = 1, INVALID = 2, NOT_SUPPORTED = 3, INSUFFICIENT = 7,
+enum { OK = 0, UNINIT = 1, INVALID = 2, NOT_SUPPORTED = 3, NOT_FOUND = 6, INSUFFICIENT = 7,
        DRIVER_NOT_LOADED = 9, LOST = 15, VERSION_MISMATCH = 25, UNKNOWN = 999 };
 
 /* A value over time: constant, repeating segments, or a ramp that holds. */
@@ -40,10 +40,11 @@ typedef struct { proc p[MAX_PROCS]; int n; } proc_list;
 static const char *const kFeatureNames[] = {
     "util", "memory", "memory_v2", "power", "power_limit", "energy", "temp", "mem_temp",
     "sm_clock", "mem_clock", "max_clocks", "fan", "pstate", "clock_reasons", "pcie_link",
-    "pcie_max", "pcie_throughput", "compute_processes", "graphics_processes", "mps_processes"};
+    "pcie_max", "pcie_throughput", "compute_processes", "graphics_processes", "mps_processes",
+    "process_util"};
 enum { F_UTIL, F_MEMORY, F_MEMORY_V2, F_POWER, F_POWER_LIMIT, F_ENERGY, F_TEMP, F_MEM_TEMP,
        F_SM_CLOCK, F_MEM_CLOCK, F_MAX_CLOCKS, F_FAN, F_PSTATE, F_REASONS, F_PCIE_LINK,
-       F_PCIE_MAX, F_PCIE_THROUGHPUT, F_COMPUTE, F_GRAPHICS, F_MPS, F_COUNT };
+       F_PCIE_MAX, F_PCIE_THROUGHPUT, F_COMPUTE, F_GRAPHICS, F_MPS, F_PROC_UTIL, F_COUNT };
 
 typedef struct gpu {
   char name[96], uuid[96];
@@ -55,6 +56,7 @@ typedef struct gpu {
   int mem_util_set;
   unsigned unsupported; /* bit per F_* */
   proc_list lists[3];   /* compute, graphics, mps */
+  proc_list process_util; /* PID:SM_PERCENT, in `bytes` */
   int add_parent, add_self, add_descendants;
   unsigned long long added_bytes;
   int growth, growth_max;
@@ -232,6 +234,7 @@ static int set_gpu_key(gpu *g, const char *k, const char *v) {
   if (strcmp(k, "processes") == 0) return parse_procs(&g->lists[0], v);
   if (strcmp(k, "graphics_processes") == 0) return parse_procs(&g->lists[1], v);
   if (strcmp(k, "mps_processes") == 0) return parse_procs(&g->lists[2], v);
+  if (strcmp(k, "process_util") == 0) return parse_procs(&g->process_util, v);
   if (strcmp(k, "added_process_bytes") == 0) return g->added_bytes = strtoull(v, NULL, 10), 0;
   if (strcmp(k, "process_growth") == 0) return g->growth = atoi(v), 0;
   if (strcmp(k, "process_growth_max") == 0) return g->growth_max = atoi(v), 0;
@@ -696,6 +699,39 @@ static ret_t processes(gpu *g, int kind, unsigned *count, void *out, size_t elem
   API ret_t nvmlDeviceGet##Kind##RunningProcesses(gpu *g, unsigned *c, void *out) {       \
     return processes(g, k, c, out, sizeof(proc_v1));                                      \
   }
+/* One sample per process of `process_util` with a non-zero share, stamped
+ * now (CPU microseconds), as the driver samples only processes that used the
+ * GPU; none newer than `last_seen`: "not found". */
+typedef struct {
+  unsigned pid;
+  unsigned long long time_stamp;
+  unsigned sm, mem, enc, dec;
+} util_sample;
+API ret_t nvmlDeviceGetProcessUtilization(gpu *g, util_sample *out, unsigned *count,
+                                          unsigned long long last_seen) {
+  ret_t rc = check(g, F_PROC_UTIL);
+  if (rc != OK) return rc;
+  if (!count) return INVALID;
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  const unsigned long long stamp = (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000;
+  if (stamp <= last_seen) return NOT_FOUND;
+  unsigned n = 0;
+  for (int i = 0; i < g->process_util.n; ++i) n += g->process_util.p[i].bytes > 0;
+  if (n == 0) return NOT_FOUND;
+  if (!out || *count < n) {
+    *count = n;
+    return INSUFFICIENT;
+  }
+  n = 0;
+  for (int i = 0; i < g->process_util.n; ++i) {
+    const proc *p = &g->process_util.p[i];
+    if (p->bytes > 0) out[n++] = (util_sample){p->pid, stamp, (unsigned)p->bytes, 0, 0, 0};
+  }
+  *count = n;
+  return OK;
+}
+
 PROCESS_CALLS(Compute, 0)
 PROCESS_CALLS(Graphics, 1)
 PROCESS_CALLS(MPSCompute, 2)

@@ -22,6 +22,7 @@ inline constexpr Return kErrorUninitialized = 1;
 inline constexpr Return kErrorInvalidArgument = 2;
 inline constexpr Return kErrorNotSupported = 3;
 inline constexpr Return kErrorNoPermission = 4;
+inline constexpr Return kErrorNotFound = 6;
 inline constexpr Return kErrorInsufficientSize = 7;
 inline constexpr Return kErrorDriverNotLoaded = 9;
 inline constexpr Return kErrorLibraryNotFound = 12;
@@ -97,6 +98,17 @@ struct ProcessInfoV2 {
   unsigned compute_instance_id;
 };
 
+// Element of nvmlDeviceGetProcessUtilization: one per process that used the
+// GPU since the time asked for (32 bytes on x86-64).
+struct ProcessUtilizationSample {
+  unsigned pid;
+  unsigned long long time_stamp_us;  // CPU time of the sample
+  unsigned sm_util;                  // % of the SMs' time, over the driver's sample period
+  unsigned mem_util;
+  unsigned enc_util;
+  unsigned dec_util;
+};
+
 // Value type tags of FieldValue::value.
 inline constexpr int kValueTypeDouble = 0;
 inline constexpr int kValueTypeUnsignedInt = 1;
@@ -150,5 +162,6 @@ using DeviceEnumUintFn = Return (*)(Device, int, unsigned*);
 using DeviceFieldValuesFn = Return (*)(Device, int, FieldValue*);
 // The element type depends on the symbol's version; see NvmlLibrary.
 using DeviceProcessesFn = Return (*)(Device, unsigned*, void*);
+using DeviceProcessUtilizationFn = Return (*)(Device, ProcessUtilizationSample*, unsigned*, unsigned long long);
 
 }  // namespace gpuwatch::nvml

@@ -23,7 +23,7 @@ using DM = DeviceMetric;
 enum class Feature : std::uint8_t {
   Utilization, MemoryV2, MemoryV1, Power, PowerLimit, Energy, TempGpu, TempMem,
   SmClock, MemClock, Fan, PerfState, ClockReasons, PcieGen, PcieWidth, PcieTx, PcieRx,
-  ComputeProcs, GraphicsProcs, MpsProcs, kCount
+  ComputeProcs, GraphicsProcs, MpsProcs, ProcessUse, kCount
 };
 constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::kCount);
 using Features = std::bitset<kFeatureCount>;
@@ -100,6 +100,9 @@ struct NvmlBackend::Device {
   DeviceInfo info;
   Features enabled;  // written during open() only, read-only afterwards
   std::atomic<bool> lost{false};
+  // The newest per-process utilization sample read so far (the driver's
+  // microseconds): the next read asks only for newer ones. Slow thread only.
+  unsigned long long process_use_seen_us = 0;
 };
 
 namespace {
@@ -185,6 +188,31 @@ void read_slow_cheap_values(const NvmlLibrary::Functions& f, nvml::Device h, Pas
 
 // Appends one entry per pid: a pid in several lists keeps its first kind and
 // the first memory figure the driver knows.
+// The processes' GPU use since `seen_us`, which moves on to the newest
+// sample. kErrorNotFound (no process used the GPU since) is an answer.
+nvml::Return process_uses(const NvmlLibrary& lib, nvml::Device h, unsigned long long& seen_us,
+                          std::vector<NvmlLibrary::ProcessUse>& uses) {
+  unsigned long long newest_us = seen_us;
+  const nvml::Return rc = lib.process_utilization(h, seen_us, uses, newest_us);
+  if (rc != nvml::kSuccess && rc != nvml::kErrorNotFound) return rc;
+  seen_us = newest_us;
+  return nvml::kSuccess;
+}
+
+// Each found process's share of the SMs since the last read. The driver
+// samples only processes that used the GPU, so a listed process without a
+// sample used none of it: 0, not unknown.
+void read_process_use(const NvmlLibrary& lib, nvml::Device h, Pass& pass, unsigned long long& seen_us,
+                      std::vector<GpuProcess>& found) {
+  if (found.empty()) return;
+  std::vector<NvmlLibrary::ProcessUse> uses;
+  if (!pass.run(Feature::ProcessUse, [&] { return process_uses(lib, h, seen_us, uses); })) return;
+  for (GpuProcess& p : found) {
+    const auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.pid == p.pid; });
+    p.gpu_percent = it != uses.end() ? it->sm_percent : 0.0;
+  }
+}
+
 void read_slow_values(const NvmlLibrary& lib, nvml::Device h, const SlowReadPlan& plan, Pass& pass,
                       DeviceValues& out, std::vector<GpuProcess>& found) {
   const NvmlLibrary::Functions& f = lib.fn();
@@ -253,6 +281,7 @@ Features available_features(const NvmlLibrary::Functions& f) {
   s.set(bit(Feature::ComputeProcs), f.compute_processes != nullptr);
   s.set(bit(Feature::GraphicsProcs), f.graphics_processes != nullptr);
   s.set(bit(Feature::MpsProcs), f.mps_processes != nullptr);
+  s.set(bit(Feature::ProcessUse), f.process_utilization != nullptr);
   return s;
 }
 
@@ -348,6 +377,9 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
     std::vector<GpuProcess> ignored;
     read_fast_values(f, dev->handle, pass, probe);
     read_slow_values(lib, dev->handle, SlowReadPlan{}, pass, probe, ignored);
+    // Probed even without processes, so that a driver without it is not asked at every read.
+    std::vector<NvmlLibrary::ProcessUse> uses;
+    pass.run(Feature::ProcessUse, [&] { return process_uses(lib, dev->handle, dev->process_use_seen_us, uses); });
     if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
       info.static_values.set(DM::MemTotalBytes, *total);
     }
@@ -394,6 +426,7 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& p
   Pass pass(enabled, /*probing=*/false);
   std::vector<GpuProcess> found;
   read_slow_values(*lib_, d.handle, plan, pass, out, found);
+  read_process_use(*lib_, d.handle, pass, d.process_use_seen_us, found);
   if (pass.lost()) {
     d.lost.store(true, std::memory_order_relaxed);
     return ReadStatus::Lost;

@@ -169,6 +169,7 @@ void NvmlLibrary::resolve_all() {
        {"nvmlDeviceGetMPSComputeRunningProcesses_v2", 2},
        {"nvmlDeviceGetMPSComputeRunningProcesses", 1}},
       &process_versions_[2]);
+  fn_.process_utilization = lookup<nvml::DeviceProcessUtilizationFn>(h, "nvmlDeviceGetProcessUtilization");
 }
 
 nvml::Return NvmlLibrary::pci_bus_id(nvml::Device device, std::string& out) const {
@@ -189,6 +190,35 @@ nvml::Return NvmlLibrary::running_processes(ProcessKind kind, nvml::Device devic
   return process_versions_[index] >= 2
              ? list_processes<nvml::ProcessInfoV2>(fns[index], device, out)
              : list_processes<nvml::ProcessInfoV1>(fns[index], device, out);
+}
+
+nvml::Return NvmlLibrary::process_utilization(nvml::Device device, unsigned long long since_us,
+                                              std::vector<ProcessUse>& out, unsigned long long& newest_us) const {
+  unsigned count = 0;
+  nvml::Return rc = fn_.process_utilization(device, nullptr, &count, since_us);
+  std::vector<nvml::ProcessUtilizationSample> buffer;
+  for (int attempt = 0; attempt < 4 && rc == nvml::kErrorInsufficientSize; ++attempt) {
+    buffer.assign(count + count / 2 + 8, nvml::ProcessUtilizationSample{});
+    count = static_cast<unsigned>(buffer.size());
+    rc = fn_.process_utilization(device, buffer.data(), &count, since_us);
+  }
+  if (rc != nvml::kSuccess) return rc;
+  count = std::min(count, static_cast<unsigned>(buffer.size()));
+  std::vector<unsigned> samples;  // per entry of `out`
+  for (unsigned i = 0; i < count; ++i) {
+    const nvml::ProcessUtilizationSample& s = buffer[i];
+    newest_us = std::max(newest_us, s.time_stamp_us);
+    auto it = std::find_if(out.begin(), out.end(), [&](const ProcessUse& u) { return u.pid == s.pid; });
+    if (it == out.end()) {
+      out.push_back(ProcessUse{s.pid, 0});
+      samples.push_back(0);
+      it = out.end() - 1;
+    }
+    const auto k = static_cast<std::size_t>(it - out.begin());
+    // A running mean: the driver's percentages, never beyond 100 whatever it says.
+    it->sm_percent += (std::min(s.sm_util, 100u) - it->sm_percent) / ++samples[k];
+  }
+  return rc;
 }
 
 std::string NvmlLibrary::error_string(nvml::Return rc) const {

@@ -48,6 +48,7 @@ class NvmlLibrary {
     nvml::DeviceProcessesFn compute_processes = nullptr;
     nvml::DeviceProcessesFn graphics_processes = nullptr;
     nvml::DeviceProcessesFn mps_processes = nullptr;
+    nvml::DeviceProcessUtilizationFn process_utilization = nullptr;
   };
 
   enum class ProcessKind { Compute, Graphics, Mps };
@@ -75,6 +76,17 @@ class NvmlLibrary {
   // Appends the processes of one kind. Needs that kind's function in fn().
   nvml::Return running_processes(ProcessKind kind, nvml::Device device,
                                  std::vector<Process>& out) const;
+
+  // Each process's share of the SMs in the samples newer than
+  // `since_us` (0: all the driver keeps), averaged per pid, and the newest
+  // sample's time in `newest_us`. Only processes that used the GPU have
+  // samples: kErrorNotFound means none did. Needs fn().process_utilization.
+  struct ProcessUse {
+    std::uint32_t pid = 0;
+    double sm_percent = 0;
+  };
+  nvml::Return process_utilization(nvml::Device device, unsigned long long since_us, std::vector<ProcessUse>& out,
+                                   unsigned long long& newest_us) const;
 
   // "Not Supported (3)": the driver's words where it has nvmlErrorString.
   [[nodiscard]] std::string error_string(nvml::Return rc) const;

@@ -296,6 +296,31 @@ TEST_F(NvmlBackendTest, ProcessesAreMergedPerDevice) {
   for (const GpuProcess& p : processes) EXPECT_EQ(p.device_index, 1);
 }
 
+TEST_F(NvmlBackendTest, ProcessGpuUseIsTheDriversSharePerPidAndZeroForAListedProcessWithoutSamples) {
+  auto backend = open("gpu0.processes=1234:1073741824,42:2048;gpu0.process_util=1234:37,999:50");
+  ASSERT_NE(backend, nullptr) << why_not;
+  for (int read = 0; read < 2; ++read) {  // the second asks only for samples newer than the first's
+    DeviceValues v;
+    std::vector<GpuProcess> processes;
+    ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+    ASSERT_EQ(processes.size(), 2U);
+    EXPECT_EQ(processes[0].gpu_percent, 37.0) << read;
+    EXPECT_EQ(processes[1].gpu_percent, 0.0) << read;  // listed, but the driver sampled no use
+  }
+  backend.reset();  // the fake reads its scenario when the last user is gone
+  DeviceValues v;
+  std::vector<GpuProcess> processes;
+  // No process used the GPU: the driver's "not found" is an answer, not a failure.
+  backend = open("gpu0.processes=1234:1073741824");
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+  EXPECT_EQ(processes.at(0).gpu_percent, 0.0);
+  backend.reset();
+  backend = open("gpu0.processes=1234:1073741824;gpu0.unsupported=process_util");
+  processes.clear();
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+  EXPECT_FALSE(processes.at(0).gpu_percent.has_value());
+}
+
 TEST_F(NvmlBackendTest, ProcessListOutgrowingTheFirstCountIsRetried) {
   // Forty processes start between every two calls: more than the headroom.
   auto backend = open("gpu0.processes=1234:1073741824;gpu0.process_growth=40;"

@@ -34,7 +34,11 @@ class ScriptedBackend final : public GpuBackend {
   ReadStatus read_slow(std::size_t i, const SlowReadPlan&, DeviceValues& out,
                        std::vector<GpuProcess>& processes) override {
     out.set(DeviceMetric::EnergyJoules, static_cast<double>(++slow_reads_));
-    processes.push_back({0, 4242 + static_cast<std::uint32_t>(i), 1024, "compute", ""});
+    GpuProcess p;
+    p.pid = 4242 + static_cast<std::uint32_t>(i);
+    p.used_memory_bytes = 1024;
+    p.kind = "compute";
+    processes.push_back(p);
     return ReadStatus::Ok;
   }
 
