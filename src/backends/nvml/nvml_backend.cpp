@@ -100,9 +100,6 @@ struct NvmlBackend::Device {
   DeviceInfo info;
   Features enabled;  // written during open() only, read-only afterwards
   std::atomic<bool> lost{false};
-  // The newest per-process utilization sample read so far (the driver's
-  // microseconds): the next read asks only for newer ones. Slow thread only.
-  unsigned long long process_use_seen_us = 0;
 };
 
 namespace {
@@ -188,25 +185,29 @@ void read_slow_cheap_values(const NvmlLibrary::Functions& f, nvml::Device h, Pas
 
 // Appends one entry per pid: a pid in several lists keeps its first kind and
 // the first memory figure the driver knows.
-// The processes' GPU use since `seen_us`, which moves on to the newest
-// sample. kErrorNotFound (no process used the GPU since) is an answer.
-nvml::Return process_uses(const NvmlLibrary& lib, nvml::Device h, unsigned long long& seen_us,
-                          std::vector<NvmlLibrary::ProcessUse>& uses) {
-  unsigned long long newest_us = seen_us;
-  const nvml::Return rc = lib.process_utilization(h, seen_us, uses, newest_us);
-  if (rc != nvml::kSuccess && rc != nvml::kErrorNotFound) return rc;
-  seen_us = newest_us;
-  return nvml::kSuccess;
+// The driver's samples of the last second. Each process's samples carry
+// their own times, which lag one another by up to seconds: asking for those
+// newer than the newest of the previous read (as the API suggests) drops a
+// busy process whose sample came a moment earlier than another's (seen on
+// an H200: 0 % for a process pmon put at 59 %). A process idle since keeps
+// its last, old sample: the window leaves it out.
+constexpr unsigned long long kProcessUseWindowUs = 1'000'000;
+
+// kErrorNotFound (no process used the GPU in the window) is an answer.
+nvml::Return process_uses(const NvmlLibrary& lib, nvml::Device h, std::vector<NvmlLibrary::ProcessUse>& uses) {
+  // The driver stamps samples with the CPU's wall clock, in microseconds.
+  const auto now_us = static_cast<unsigned long long>(now().wall_ns / 1000);
+  const nvml::Return rc = lib.process_utilization(h, now_us - kProcessUseWindowUs, uses);
+  return rc == nvml::kErrorNotFound ? nvml::kSuccess : rc;
 }
 
-// Each found process's share of the SMs since the last read. The driver
+// Each found process's share of the SMs over the last second. The driver
 // samples only processes that used the GPU, so a listed process without a
 // sample used none of it: 0, not unknown.
-void read_process_use(const NvmlLibrary& lib, nvml::Device h, Pass& pass, unsigned long long& seen_us,
-                      std::vector<GpuProcess>& found) {
+void read_process_use(const NvmlLibrary& lib, nvml::Device h, Pass& pass, std::vector<GpuProcess>& found) {
   if (found.empty()) return;
   std::vector<NvmlLibrary::ProcessUse> uses;
-  if (!pass.run(Feature::ProcessUse, [&] { return process_uses(lib, h, seen_us, uses); })) return;
+  if (!pass.run(Feature::ProcessUse, [&] { return process_uses(lib, h, uses); })) return;
   for (GpuProcess& p : found) {
     const auto it = std::find_if(uses.begin(), uses.end(), [&](const auto& u) { return u.pid == p.pid; });
     p.gpu_percent = it != uses.end() ? it->sm_percent : 0.0;
@@ -379,7 +380,7 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
     read_slow_values(lib, dev->handle, SlowReadPlan{}, pass, probe, ignored);
     // Probed even without processes, so that a driver without it is not asked at every read.
     std::vector<NvmlLibrary::ProcessUse> uses;
-    pass.run(Feature::ProcessUse, [&] { return process_uses(lib, dev->handle, dev->process_use_seen_us, uses); });
+    pass.run(Feature::ProcessUse, [&] { return process_uses(lib, dev->handle, uses); });
     if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
       info.static_values.set(DM::MemTotalBytes, *total);
     }
@@ -426,7 +427,7 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& p
   Pass pass(enabled, /*probing=*/false);
   std::vector<GpuProcess> found;
   read_slow_values(*lib_, d.handle, plan, pass, out, found);
-  read_process_use(*lib_, d.handle, pass, d.process_use_seen_us, found);
+  read_process_use(*lib_, d.handle, pass, found);
   if (pass.lost()) {
     d.lost.store(true, std::memory_order_relaxed);
     return ReadStatus::Lost;

@@ -193,7 +193,7 @@ nvml::Return NvmlLibrary::running_processes(ProcessKind kind, nvml::Device devic
 }
 
 nvml::Return NvmlLibrary::process_utilization(nvml::Device device, unsigned long long since_us,
-                                              std::vector<ProcessUse>& out, unsigned long long& newest_us) const {
+                                              std::vector<ProcessUse>& out) const {
   unsigned count = 0;
   nvml::Return rc = fn_.process_utilization(device, nullptr, &count, since_us);
   std::vector<nvml::ProcessUtilizationSample> buffer;
@@ -207,7 +207,6 @@ nvml::Return NvmlLibrary::process_utilization(nvml::Device device, unsigned long
   std::vector<unsigned> samples;  // per entry of `out`
   for (unsigned i = 0; i < count; ++i) {
     const nvml::ProcessUtilizationSample& s = buffer[i];
-    newest_us = std::max(newest_us, s.time_stamp_us);
     auto it = std::find_if(out.begin(), out.end(), [&](const ProcessUse& u) { return u.pid == s.pid; });
     if (it == out.end()) {
       out.push_back(ProcessUse{s.pid, 0});

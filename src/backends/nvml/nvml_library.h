@@ -77,16 +77,16 @@ class NvmlLibrary {
   nvml::Return running_processes(ProcessKind kind, nvml::Device device,
                                  std::vector<Process>& out) const;
 
-  // Each process's share of the SMs in the samples newer than
-  // `since_us` (0: all the driver keeps), averaged per pid, and the newest
-  // sample's time in `newest_us`. Only processes that used the GPU have
-  // samples: kErrorNotFound means none did. Needs fn().process_utilization.
+  // Each process's share of the SMs in the driver's samples newer than
+  // `since_us` (its wall clock, in microseconds), averaged per pid. Only
+  // processes that used the GPU have samples: kErrorNotFound means none did.
+  // Needs fn().process_utilization.
   struct ProcessUse {
     std::uint32_t pid = 0;
     double sm_percent = 0;
   };
-  nvml::Return process_utilization(nvml::Device device, unsigned long long since_us, std::vector<ProcessUse>& out,
-                                   unsigned long long& newest_us) const;
+  nvml::Return process_utilization(nvml::Device device, unsigned long long since_us,
+                                   std::vector<ProcessUse>& out) const;
 
   // "Not Supported (3)": the driver's words where it has nvmlErrorString.
   [[nodiscard]] std::string error_string(nvml::Return rc) const;

@@ -299,7 +299,7 @@ TEST_F(NvmlBackendTest, ProcessesAreMergedPerDevice) {
 TEST_F(NvmlBackendTest, ProcessGpuUseIsTheDriversSharePerPidAndZeroForAListedProcessWithoutSamples) {
   auto backend = open("gpu0.processes=1234:1073741824,42:2048;gpu0.process_util=1234:37,999:50");
   ASSERT_NE(backend, nullptr) << why_not;
-  for (int read = 0; read < 2; ++read) {  // the second asks only for samples newer than the first's
+  for (int read = 0; read < 2; ++read) {  // the same at every read: the last second of samples
     DeviceValues v;
     std::vector<GpuProcess> processes;
     ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
