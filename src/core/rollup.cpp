@@ -58,7 +58,9 @@ std::int64_t rollup_bucket_key(double value) {
 
 double rollup_bucket_value(std::int64_t key) {
   if (key == 0) return 0;
-  const auto b = static_cast<double>((key > 0 ? key : -key) - kKeyOffset);
+  // Negated unsigned: a stored key may be INT64_MIN, whose negation overflows (rollup_codec_fuzz).
+  const std::uint64_t magnitude = key > 0 ? static_cast<std::uint64_t>(key) : 0 - static_cast<std::uint64_t>(key);
+  const double b = static_cast<double>(magnitude) - static_cast<double>(kKeyOffset);
   const double v = std::pow(kRollupBucketRatio, b) * 2 * kRollupBucketRatio / (kRollupBucketRatio + 1);
   return key > 0 ? v : -v;
 }
