@@ -15,25 +15,16 @@ namespace gpuwatch::cli {
 namespace {
 
 // Prints each sample as it arrives; flushes per tick so pipes see it live.
-// The table, a view for people, repeats the last value of metrics read once
-// a second (temperature, clocks) on the ticks between, as nvidia-smi dmon
-// does; jsonl and csv print exactly what was read at each tick.
+// Every format repeats the last slow read (temperature, clocks) on the ticks
+// between, as nvidia-smi dmon does; jsonl and csv mark such rows.
 class PrintSink final : public SampleSink {
  public:
-  PrintSink(SampleFormatter& format, const BackendSet& set, std::int64_t start, bool carry_forward)
-      : format_(format), set_(set), start_(start), carry_forward_(carry_forward), last_(set.devices.size()) {
+  PrintSink(SampleFormatter& format, const BackendSet& set, std::int64_t start)
+      : format_(format), set_(set), start_(start) {
     format_.begin(buf_);
   }
   void on_device_sample(const DeviceSample& s) override {
-    const auto index = static_cast<std::size_t>(s.device_index);
-    if (!carry_forward_) {
-      format_.device(buf_, s, set_.devices[index], start_);
-      return;
-    }
-    last_[index].merge_from(s.values);
-    DeviceSample shown = s;
-    shown.values = last_[index];
-    format_.device(buf_, shown, set_.devices[index], start_);
+    format_.device(buf_, s, set_.devices[static_cast<std::size_t>(s.device_index)], start_);
   }
   void on_host_sample(const HostSample& s) override { format_.host(buf_, s, start_); }
   void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
@@ -48,8 +39,6 @@ class PrintSink final : public SampleSink {
   SampleFormatter& format_;
   const BackendSet& set_;
   std::int64_t start_;
-  bool carry_forward_;
-  std::vector<DeviceValues> last_;  // per device
   std::string buf_;
 };
 
@@ -93,7 +82,7 @@ void add_sample(CLI::App& app, int& exit_code) {
       ticks = ticks == 0 ? by_duration : std::min(ticks, by_duration);
     }
     auto format = make_sample_formatter(flags->format);
-    PrintSink sink(*format, watcher.backends(), now().mono_ns, flags->format == "table");
+    PrintSink sink(*format, watcher.backends(), now().mono_ns);
     watcher.bus().subscribe(sink);
     watcher.run(ticks);
     exit_code = 0;

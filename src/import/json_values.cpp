@@ -35,6 +35,11 @@ std::string_view string_field(dom::object object, std::string_view key) {
   return value;
 }
 
+bool true_field(simdjson::dom::object object, std::string_view key) {
+  bool b = false;
+  return object.at_key(key).get(b) == simdjson::SUCCESS && b;
+}
+
 std::optional<double> number_of(dom::element value, ImportNotes& notes) {
   switch (value.type()) {
     case dom::element_type::INT64:

@@ -26,6 +26,8 @@ std::optional<simdjson::dom::element> field(simdjson::dom::object object, std::s
 std::optional<simdjson::dom::object> object_field(simdjson::dom::object object, std::string_view key);
 // "" when absent or not a string.
 std::string_view string_field(simdjson::dom::object object, std::string_view key);
+// Whether the field is JSON `true` (anything else, or absent, is not).
+bool true_field(simdjson::dom::object object, std::string_view key);
 
 // A measurement: a finite JSON number, or a string that holds one entirely
 // (the seed tools wrote some numbers through str(); counted in `notes`).

@@ -15,6 +15,7 @@
 #include "import/json_values.h"
 #include "import/names.h"
 #include "import/plausible.h"
+#include "render/slow_carry.h"
 
 namespace gpuwatch {
 
@@ -98,9 +99,11 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
     return false;
   }
   DeviceValues values;
-  read_metrics<DeviceMetric>(record, kDeviceMetrics,
-                             {"type", "timestamp", "wall_ns", "elapsed_s", "gpu_index", "gpu_name", "gpu_type"},
-                             values, notes);
+  read_metrics<DeviceMetric>(
+      record, kDeviceMetrics,
+      {"type", "timestamp", "wall_ns", "elapsed_s", "gpu_index", "gpu_name", "gpu_type", kSlowValuesCarriedField},
+      values, notes);
+  if (true_field(record, kSlowValuesCarriedField)) drop_carried_slow_values(values);
   builder.add_device_sample(builder.add_time(*wall_ns, elapsed_s), *index, values);
   const std::string_view name = string_field(record, "gpu_name");
   builder.describe_device(*index, name, vendor_from(string_field(record, "gpu_type"), name));
@@ -241,7 +244,7 @@ void import_jsonl(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
 void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   in.skip_bom_and_space();
   const CsvRecord header = read_csv_record(in);
-  std::optional<std::size_t> timestamp, elapsed, index, name;
+  std::optional<std::size_t> timestamp, elapsed, index, name, carried;
   std::vector<std::pair<std::size_t, DeviceMetric>> metrics;
   for (std::size_t c = 0; c < header.fields.size(); ++c) {
     const std::string& h = header.fields[c];
@@ -253,6 +256,8 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
       index = c;
     } else if (h == "gpu_name") {
       name = c;
+    } else if (h == kSlowValuesCarriedField) {
+      carried = c;
     } else if (const int m = metric_index_by_name(kDeviceMetrics, h); m >= 0) {
       metrics.emplace_back(c, static_cast<DeviceMetric>(m));
     } else {
@@ -295,6 +300,7 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
     for (const auto& [column, metric] : metrics) {
       if (const auto v = csv_number(f[column], notes)) values.set(metric, *v);
     }
+    if (carried && f[*carried] == "1") drop_carried_slow_values(values);
     const std::size_t time = builder.add_time(*wall_ns, elapsed_s);
     builder.add_device_sample(time, gpu, values);
     if (name) {

@@ -10,6 +10,7 @@
 #include "import/json_elements.h"
 #include "import/json_values.h"
 #include "import/names.h"
+#include "render/slow_carry.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -183,6 +184,8 @@ std::optional<GpuFields> read_gpu(dom::object gpu, int default_index, ImportNote
   if (const std::string_view level = string_field(gpu, "performance_level"); !level.empty() && level != "unknown") {
     notes.not_kept("performance_level");
   }
+  // A temperature gpuwatch's export repeated from an earlier read.
+  if (true_field(gpu, kSlowValuesCarriedField)) drop_carried_slow_values(out.values);
   return out;
 }
 

@@ -21,7 +21,7 @@ class TableFormatter final : public SampleFormatter {
                        "# time", "gpu", "util", "mutil", "mem_GiB", "total_GiB", "pwr_W", "temp", "mtemp",
                        "sm_MHz", "mem_MHz", "fan", "pst", "events");
   }
-  void device(std::string& out, const DeviceSample& s, const DeviceInfo&, std::int64_t) override {
+  void write_device(std::string& out, const DeviceSample& s, bool, const DeviceInfo&, std::int64_t) override {
     const DeviceValues& v = s.values;
     auto num = [&](DeviceMetric m, double divisor, int decimals) -> std::string {
       auto x = v.get(m);
@@ -44,7 +44,8 @@ class TableFormatter final : public SampleFormatter {
 class JsonLinesFormatter final : public SampleFormatter {
  public:
   void begin(std::string&) override {}
-  void device(std::string& out, const DeviceSample& s, const DeviceInfo& info, std::int64_t start) override {
+  void write_device(std::string& out, const DeviceSample& s, bool carried, const DeviceInfo& info,
+                    std::int64_t start) override {
     JsonWriter w(out);
     w.begin_object();
     w.field("type", "device");
@@ -56,6 +57,7 @@ class JsonLinesFormatter final : public SampleFormatter {
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       if (auto x = s.values.get(static_cast<DeviceMetric>(m))) w.field(kDeviceMetrics[m].name, *x);
     }
+    if (carried) w.field(kSlowValuesCarriedField, true);
     w.end_object();
     out.push_back('\n');
   }
@@ -95,21 +97,29 @@ class CsvFormatter final : public SampleFormatter {
   void begin(std::string& out) override {
     out += "timestamp,elapsed_s,gpu_index,gpu_name";
     for (const MetricInfo& m : kDeviceMetrics) fmt::format_to(std::back_inserter(out), ",{}", m.name);
-    out.push_back('\n');
+    fmt::format_to(std::back_inserter(out), ",{}\n", kSlowValuesCarriedField);
   }
-  void device(std::string& out, const DeviceSample& s, const DeviceInfo& info, std::int64_t start) override {
+  void write_device(std::string& out, const DeviceSample& s, bool carried, const DeviceInfo& info,
+                    std::int64_t start) override {
     fmt::format_to(std::back_inserter(out), "{},{},{},{}", iso_utc_ms(s.time.wall_ns),
                    elapsed_s(s.time, start), s.device_index, csv_field(info.name));
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       out.push_back(',');
       if (auto x = s.values.get(static_cast<DeviceMetric>(m))) fmt::format_to(std::back_inserter(out), "{}", *x);
     }
-    out.push_back('\n');
+    out += carried ? ",1\n" : ",\n";
   }
   void host(std::string&, const HostSample&, std::int64_t) override {}
 };
 
 }  // namespace
+
+void SampleFormatter::device(std::string& out, const DeviceSample& sample, const DeviceInfo& info,
+                             std::int64_t start_mono_ns) {
+  DeviceSample row = sample;
+  const bool carried = carry_.fill(row);
+  write_device(out, row, carried, info, start_mono_ns);
+}
 
 std::unique_ptr<SampleFormatter> make_sample_formatter(std::string_view format) {
   if (format == "table") return std::make_unique<TableFormatter>();

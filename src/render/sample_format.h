@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/sample.h"
+#include "render/slow_carry.h"
 
 namespace gpuwatch {
 
@@ -16,11 +17,19 @@ class SampleFormatter {
   // Text before the first row (a header line, or nothing).
   virtual void begin(std::string& out) = 0;
   // elapsed_s is by the monotonic clock from start_mono_ns: a clock step
-  // of the wall times does not move it.
-  virtual void device(std::string& out, const DeviceSample& sample, const DeviceInfo& info,
-                      std::int64_t start_mono_ns) = 0;
+  // of the wall times does not move it. A row between two slow reads gets
+  // the last one's values (render/slow_carry.h): rows of each device must
+  // come in time order.
+  void device(std::string& out, const DeviceSample& sample, const DeviceInfo& info, std::int64_t start_mono_ns);
   // Host rows: only formats that can mix row kinds print them.
   virtual void host(std::string& out, const HostSample& sample, std::int64_t start_mono_ns) = 0;
+
+ protected:
+  virtual void write_device(std::string& out, const DeviceSample& sample, bool slow_values_carried,
+                            const DeviceInfo& info, std::int64_t start_mono_ns) = 0;
+
+ private:
+  SlowCarry carry_;
 };
 
 // "table", "jsonl" or "csv"; nullptr for anything else.

@@ -7,34 +7,47 @@
 #include "core/utf8.h"
 #include "render/json_writer.h"
 #include "render/sample_format.h"
+#include "render/slow_carry.h"
 #include "render/units.h"
 
 namespace gpuwatch {
 
 namespace {
 
-double column(const DeviceSeries& s, DeviceMetric m, std::size_t i) {
-  const auto c = static_cast<std::size_t>(m);
-  return c < s.values.size() && i < s.values[c].size() ? s.values[c][i] : kNaN;
-}
-
 double elapsed(const RunData& run, std::int64_t mono_ns) {
   return round_to(static_cast<double>(mono_ns - run.run.start_mono_ns) / 1e9, 3);
 }
 
-// The per-GPU fields both seed formats share. Absent values are null, never 0.
-void write_gpu_fields(JsonWriter& w, const DeviceSeries& s, std::size_t i) {
-  const double used = column(s, DeviceMetric::MemUsedBytes, i);
-  const double total = column(s, DeviceMetric::MemTotalBytes, i);
-  w.field("gpu_index", s.info.index);
-  w.field("gpu_name", s.info.name);
-  w.field("gpu_type", s.info.vendor);
-  w.field("utilization", round_to(column(s, DeviceMetric::GpuUtilPercent, i), 1));
+// The per-GPU fields both seed formats share. Absent values are null, never
+// 0. A temperature repeated from an earlier read (render/slow_carry.h) comes
+// with its age and the mark, as in jsonl.
+void write_gpu_fields(JsonWriter& w, const DeviceInfo& info, const DeviceValues& v, bool carried) {
+  const double used = v.value_or_nan(DeviceMetric::MemUsedBytes);
+  const double total = v.value_or_nan(DeviceMetric::MemTotalBytes);
+  w.field("gpu_index", info.index);
+  w.field("gpu_name", info.name);
+  w.field("gpu_type", info.vendor);
+  w.field("utilization", round_to(v.value_or_nan(DeviceMetric::GpuUtilPercent), 1));
   w.field("memory_used", round_to(used / kMiB, 1));
   w.field("memory_total", round_to(total / kMiB, 1));
   w.field("memory_percent", total > 0 ? round_to(used / total * 100, 1) : kNaN);
-  w.field("power", round_to(column(s, DeviceMetric::PowerWatts, i), 1));
-  w.field("temperature", round_to(column(s, DeviceMetric::TempGpuCelsius, i), 1));
+  w.field("power", round_to(v.value_or_nan(DeviceMetric::PowerWatts), 1));
+  w.field("temperature", round_to(v.value_or_nan(DeviceMetric::TempGpuCelsius), 1));
+  if (carried) {
+    w.field("slow_read_age_seconds", round_to(v.value_or_nan(DeviceMetric::SlowReadAgeSeconds), 3));
+    w.field(kSlowValuesCarriedField, true);
+  }
+}
+
+// One stored row as written: with the device's last slow read repeated.
+struct ShownRow {
+  DeviceSample sample;
+  bool carried = false;
+};
+ShownRow shown_row(SlowCarry& carry, const DeviceSeries& s, std::size_t i) {
+  ShownRow row{device_sample_at(s, i)};
+  row.carried = carry.fill(row.sample);
+  return row;
 }
 
 // (mono time, device position, sample position) for every stored sample, by time.
@@ -80,15 +93,17 @@ void write_seed_single_json(const RunData& run, std::optional<int> gpu, const Te
   emit("[");
   bool first = true;
   std::string buf;
+  SlowCarry carry;
   for (const RowRef& r : rows_by_time(run, gpu)) {
     const DeviceSeries& s = run.devices[r.device];
+    const ShownRow row = shown_row(carry, s, r.row);
     buf.clear();
     buf += first ? "\n  " : ",\n  ";
     first = false;
     JsonWriter w(buf);
     w.begin_object();
     w.field("timestamp", iso_local(s.wall_ns[r.row]));
-    write_gpu_fields(w, s, r.row);
+    write_gpu_fields(w, s.info, row.sample.values, row.carried);
     w.field("elapsed_seconds", elapsed(run, r.mono_ns));
     w.end_object();
     emit(buf);
@@ -103,6 +118,7 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit) {
   emit("[");
   bool first = true;
   std::string buf;
+  SlowCarry carry;
   for (const auto& [mono, members] : ticks) {
     buf.clear();
     buf += first ? "\n  " : ",\n  ";
@@ -128,14 +144,16 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit) {
     w.key("multi_gpu_data").begin_array();
     for (auto [d, i] : members) {
       const DeviceSeries& s = run.devices[d];
+      const ShownRow row = shown_row(carry, s, i);
+      const DeviceValues& v = row.sample.values;
       w.begin_object();
-      write_gpu_fields(w, s, i);
+      write_gpu_fields(w, s.info, v, row.carried);
       w.end_object();
-      used.add(column(s, DeviceMetric::MemUsedBytes, i));
-      total.add(column(s, DeviceMetric::MemTotalBytes, i));
-      power.add(column(s, DeviceMetric::PowerWatts, i));
-      util.add(column(s, DeviceMetric::GpuUtilPercent, i));
-      if (double t = column(s, DeviceMetric::TempGpuCelsius, i); !std::isnan(t)) {
+      used.add(v.value_or_nan(DeviceMetric::MemUsedBytes));
+      total.add(v.value_or_nan(DeviceMetric::MemTotalBytes));
+      power.add(v.value_or_nan(DeviceMetric::PowerWatts));
+      util.add(v.value_or_nan(DeviceMetric::GpuUtilPercent));
+      if (double t = v.value_or_nan(DeviceMetric::TempGpuCelsius); !std::isnan(t)) {
         max_temp = std::isnan(max_temp) ? t : std::max(max_temp, t);
       }
     }

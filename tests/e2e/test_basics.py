@@ -82,6 +82,14 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(len(devices), 3)
         self.assertTrue(all(x["gpu_index"] == 1 for x in devices))
         self.assertTrue(any(x["type"] == "host" and "mem_total_bytes" in x for x in lines))
+        # Slow values (read once a second) are on every row: the read's own, or
+        # repeated with their age and marked (issue 10: 8 of 12 rows had none).
+        self.assertEqual(devices[0].get("slow_values_carried"), None)
+        for later in devices[1:]:
+            self.assertEqual(later["temp_gpu_celsius"], devices[0]["temp_gpu_celsius"])
+            self.assertTrue(later["slow_values_carried"])
+            self.assertGreater(later["slow_read_age_seconds"], devices[0]["slow_read_age_seconds"])
+            self.assertNotIn("energy_joules", later)
 
     def test_sample_table(self):
         r = self.run_gw("sample", "--count", "2", "--interval", "0.05")
@@ -90,7 +98,7 @@ class Basics(GpuwatchTestCase):
         self.assertTrue(lines[0].startswith("# time"))
         self.assertEqual(len(lines), 5)
         self.assertRegex(lines[1], r"^\d\d:\d\d:\d\d\.\d{3}\s+0\s+0\s")
-        # Metrics read once a second are repeated on the ticks between, in the table only.
+        # Metrics read once a second are repeated on the ticks between.
         self.assertEqual(lines[3].split()[7], "34", lines)  # temperature of GPU 0, second tick
 
     def test_sample_bad_gpu_list(self):

@@ -176,5 +176,39 @@ TEST_F(RoundTrip, CsvKeepsEveryValueAndTimesToTheMillisecond) {
   }
 }
 
+// Slow values are on every other row; the rows between repeat them, marked,
+// with their age (0.5 s and the jitter later), and the importer drops the
+// copies again (the tests above).
+TEST_F(RoundTrip, RowsBetweenSlowReadsRepeatTheLastReadMarked) {
+  auto exported = [this](const std::string& format) {
+    std::string text;
+    const TextSink sink = [&text](std::string_view s) { text += s; };
+    if (format == "json") {
+      write_seed_single_json(run_, std::nullopt, sink);
+    } else {
+      write_sample_rows(run_, format, sink);
+    }
+    return text;
+  };
+  auto count = [](const std::string& text, std::string_view what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string jsonl = exported("jsonl");
+  EXPECT_EQ(count(jsonl, "\"slow_values_carried\":true"), kRows);  // 3 rows of each GPU
+  EXPECT_EQ(count(jsonl, "\"temp_gpu_celsius\":"), 2 * kRows);
+  EXPECT_EQ(count(jsonl, "\"slow_read_age_seconds\":0.5005"), kRows);  // each a tick after its read
+  EXPECT_EQ(count(jsonl, "\"energy_joules\":"), kRows);            // read every other row, not repeated
+
+  const std::string csv = exported("csv");
+  EXPECT_NE(csv.find(",slow_values_carried\n"), std::string::npos);
+  EXPECT_EQ(count(csv, ",1\n"), kRows);
+
+  const std::string json = exported("json");
+  EXPECT_EQ(count(json, "\"temperature\":null"), 0u);
+  EXPECT_EQ(count(json, "\"slow_values_carried\":true"), kRows);
+}
+
 }  // namespace
 }  // namespace gpuwatch
