@@ -1,6 +1,8 @@
 #include "top/terminal.h"
 
 #include <curses.h>
+#include <fcntl.h>
+#include <langinfo.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -8,7 +10,10 @@
 #include <clocale>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
+
+#include "render/top/ascii_glyphs.h"
 
 namespace gpuwatch {
 
@@ -19,8 +24,17 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 struct termios g_saved_modes {};
 bool g_have_saved_modes = false;
+// The write end of the pipe the screen loop polls: a stop signal that comes
+// while the loop draws still wakes its next poll().
+int g_wake_write_fd = -1;
 
-void on_stop_signal(int) { g_stop = 1; }
+void on_stop_signal(int) {
+  g_stop = 1;
+  if (g_wake_write_fd >= 0) {
+    const char byte = 1;
+    [[maybe_unused]] const auto n = ::write(g_wake_write_fd, &byte, 1);
+  }
+}
 
 // Runs on a crash: only async-signal-safe calls. Leaves the alternate
 // screen, shows the cursor, resets attributes, restores the saved modes, and
@@ -33,15 +47,40 @@ void on_crash_signal(int sig) {
   std::raise(sig);
 }
 
-void install(int sig, void (*handler)(int)) {
+constexpr std::array kCrashSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+// Ctrl-\ (SIGQUIT) too: its default action would leave the screen as it is.
+constexpr std::array kStopSignals{SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+// What was installed before, given back on the way out (SIGHUP stays
+// ignored under nohup).
+std::array<struct sigaction, kCrashSignals.size() + kStopSignals.size()> g_previous{};
+
+void install(std::size_t slot, int sig, void (*handler)(int)) {
   struct sigaction action {};
   action.sa_handler = handler;
   sigemptyset(&action.sa_mask);
   action.sa_flags = 0;  // no SA_RESTART: a waiting poll() wakes up with EINTR
-  ::sigaction(sig, &action, nullptr);
+  ::sigaction(sig, &action, &g_previous[slot]);
 }
 
-constexpr std::array kCrashSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+void install_handlers() {
+  std::size_t slot = 0;
+  for (int sig : kCrashSignals) install(slot++, sig, on_crash_signal);
+  for (int sig : kStopSignals) install(slot++, sig, on_stop_signal);
+}
+
+void restore_handlers() {
+  std::size_t slot = 0;
+  for (int sig : kCrashSignals) ::sigaction(sig, &g_previous[slot++], nullptr);
+  for (int sig : kStopSignals) ::sigaction(sig, &g_previous[slot++], nullptr);
+}
+
+// UTF-8 for the block and braille graphs: the user's locale, else C.UTF-8
+// (CUDA containers often set no LANG at all). False when neither is UTF-8.
+bool utf8_locale() {
+  std::setlocale(LC_ALL, "");
+  if (std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0) return true;
+  return std::setlocale(LC_CTYPE, "C.UTF-8") != nullptr && std::strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+}
 
 // ncurses colour pair per style; 0 is the terminal's default.
 short colour_of(Style style) {
@@ -82,15 +121,33 @@ attr_t attributes(Style style) {
 }
 }  // namespace
 
-Terminal::Terminal() {
+void Terminal::require_terminal() {
   if (::isatty(STDIN_FILENO) == 0 || ::isatty(STDOUT_FILENO) == 0) {
     throw std::runtime_error("top needs a terminal; for scripts use `gpuwatch top --once` (--format json)");
   }
-  std::setlocale(LC_ALL, "");  // UTF-8 block characters
+}
+
+Terminal::Terminal() {
+  require_terminal();
+  ascii_ = !utf8_locale();
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
+  wake_read_ = UniqueFd(fds[0]);
+  wake_write_ = UniqueFd(fds[1]);
+  g_wake_write_fd = wake_write_.get();
   g_have_saved_modes = ::tcgetattr(STDIN_FILENO, &g_saved_modes) == 0;
-  for (int sig : kCrashSignals) install(sig, on_crash_signal);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) install(sig, on_stop_signal);
-  if (initscr() == nullptr) throw std::runtime_error("could not set up the terminal (is TERM right?)");
+  install_handlers();
+  // newterm, not initscr: initscr exits the process on an unknown TERM,
+  // without unwinding (the sampling threads still running).
+  screen_ = newterm(nullptr, stdout, stdin);
+  if (screen_ == nullptr) {
+    restore_handlers();
+    g_wake_write_fd = -1;
+    const char* term = std::getenv("TERM");
+    throw std::runtime_error(std::string("cannot drive this terminal (TERM=") + (term != nullptr ? term : "") +
+                             "); try TERM=xterm-256color");
+  }
+  set_term(screen_);
   cbreak();
   noecho();
   nonl();
@@ -114,8 +171,9 @@ Terminal::Terminal() {
 
 Terminal::~Terminal() {
   endwin();
-  for (int sig : kCrashSignals) std::signal(sig, SIG_DFL);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, SIG_DFL);
+  delscreen(screen_);
+  restore_handlers();
+  g_wake_write_fd = -1;
 }
 
 std::size_t Terminal::width() const { return static_cast<std::size_t>(std::max(COLS, 1)); }
@@ -127,7 +185,7 @@ void Terminal::draw(const Screen& screen) {
     move(static_cast<int>(row), 0);
     for (const Span& span : screen[row].spans()) {
       attrset(attributes(span.style));
-      addstr(span.text.c_str());
+      addstr(ascii_ ? ascii_glyphs(span.text).c_str() : span.text.c_str());
     }
   }
   attrset(A_NORMAL);
@@ -140,5 +198,11 @@ int Terminal::read_key() {
 }
 
 bool Terminal::stop_requested() { return g_stop != 0; }
+
+void Terminal::drain_wake() const {
+  char buf[16];
+  while (::read(wake_read_.get(), buf, sizeof buf) > 0) {
+  }
+}
 
 }  // namespace gpuwatch

@@ -73,7 +73,7 @@ class TickPipe final : public SampleSink {
 void leave_signals_to_the_screen() {
   sigset_t screen_signals;
   sigemptyset(&screen_signals);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGWINCH}) sigaddset(&screen_signals, sig);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH}) sigaddset(&screen_signals, sig);
   pthread_sigmask(SIG_BLOCK, &screen_signals, nullptr);
 }
 
@@ -305,13 +305,17 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
     const std::size_t width = options.width != 0 ? options.width : env_columns();
-    const std::size_t height = options.height != 0 ? options.height : 24 + 8 * view.devices.size();
+    // Tall enough for every panel and every process: a snapshot for a bug
+    // report leaves nothing out.
+    const std::size_t height =
+        options.height != 0 ? options.height : 24 + 8 * view.devices.size() + view.processes.size();
     std::fputs(plain_text(compose_top_screen(view, width, height)).c_str(), stdout);
   }
   return 0;
 }
 
 int run_interactive(const SystemPaths& paths, const TopOptions& options) {
+  Terminal::require_terminal();  // before any backend is opened (`gpuwatch top | less`)
   LiveWindow window(kHistory);
   TickPipe ticks;
   LiveSampling sampling(paths, options, window, ticks);
@@ -332,8 +336,11 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
       terminal.draw(compose_top_screen(view, terminal.width(), terminal.height()));
       dirty = false;
     }
-    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {ticks.fd(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    pollfd fds[3] = {{STDIN_FILENO, POLLIN, 0}, {ticks.fd(), POLLIN, 0}, {terminal.wake_fd(), POLLIN, 0}};
+    if (::poll(fds, 3, -1) < 0 && errno != EINTR) break;
+    // The terminal went away without a SIGHUP reaching us: nothing to draw on.
+    if ((fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) break;
+    if ((fds[2].revents & POLLIN) != 0) terminal.drain_wake();
     if ((fds[1].revents & POLLIN) != 0) {
       ticks.drain();
       if (!view.paused) {

@@ -40,11 +40,33 @@ void TopKeys::ask_to_kill(TopView& view) {
   const bool again = terminated_ && terminated_->pid == p.pid && terminated_->start_ticks == *p.start_ticks;
   pending_ = SignalRequest{p.pid, *p.start_ticks, again ? SIGKILL : SIGTERM};
   view.message = again ? fmt::format("pid {} still runs after SIGTERM: send SIGKILL? (y/n)", p.pid)
-                       : fmt::format("send SIGTERM to pid {} ({})? (y/n)", p.pid, shorten(p.command, 40));
+                       : fmt::format("send SIGTERM to pid {}? (y/n)  {}", p.pid, shorten(p.command, 40));
 }
 
-KeyOutcome TopKeys::handle(int key, TopView& view) {
+void TopKeys::focus_digit(int digit, TopView& view, std::chrono::steady_clock::time_point at) {
+  constexpr auto kSecondDigit = std::chrono::seconds(1);
+  const auto watched = [&view](int gpu) {
+    return std::any_of(view.devices.begin(), view.devices.end(), [gpu](const DeviceInfo& d) { return d.index == gpu; });
+  };
+  const std::optional<Digit> before = last_digit_;
+  last_digit_ = Digit{digit, at};
+  if (before && at - before->at <= kSecondDigit && watched(before->digit * 10 + digit)) {
+    view.focus_gpu = before->digit * 10 + digit;
+    last_digit_.reset();  // a third digit starts again
+    return;
+  }
+  if (view.focus_gpu == digit) {
+    view.focus_gpu.reset();
+  } else if (watched(digit)) {
+    view.focus_gpu = digit;
+  } else {
+    view.message = fmt::format("there is no GPU {} here", digit);
+  }
+}
+
+KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::time_point at) {
   KeyOutcome out;
+  if (key < '0' || key > '9') last_digit_.reset();
   if (pending_) {
     const SignalRequest request = *pending_;
     pending_.reset();
@@ -92,18 +114,7 @@ KeyOutcome TopKeys::handle(int key, TopView& view) {
     case '?': view.help = true; break;
     case kKeyEscape: view.focus_gpu.reset(); break;
     default:
-      if (key >= '0' && key <= '9') {
-        const int gpu = key - '0';
-        const bool watched = std::any_of(view.devices.begin(), view.devices.end(),
-                                          [gpu](const DeviceInfo& d) { return d.index == gpu; });
-        if (view.focus_gpu == gpu) {
-          view.focus_gpu.reset();
-        } else if (watched) {
-          view.focus_gpu = gpu;
-        } else {
-          view.message = fmt::format("there is no GPU {} here", gpu);
-        }
-      }
+      if (key >= '0' && key <= '9') focus_digit(key - '0', view, at);
       break;
   }
   return out;

@@ -3,6 +3,8 @@
 // effects (restart sampling at a new interval, send a signal, quit).
 #pragma once
 
+#include <chrono>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -38,19 +40,29 @@ class TopKeys {
   // `my_uid`: the real uid of gpuwatch; `root`: may signal anyone's process.
   TopKeys(std::uint32_t my_uid, bool root) : my_uid_(my_uid), root_(root) {}
 
-  // Applies `key` to `view` (selection, sort, focus, help, the message line).
-  KeyOutcome handle(int key, TopView& view);
+  // Applies `key` to `view` (selection, sort, focus, help, the message
+  // line). `at`: when it was pressed (two digits within a second name GPUs
+  // 10 and up).
+  KeyOutcome handle(int key, TopView& view,
+                    std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now());
 
   // What kill() said: 0 or an errno. Sets the message line.
   void signal_sent(const SignalRequest& request, int error, TopView& view);
 
  private:
   void ask_to_kill(TopView& view);
+  void focus_digit(int digit, TopView& view, std::chrono::steady_clock::time_point at);
+
+  struct Digit {
+    int digit = 0;
+    std::chrono::steady_clock::time_point at;
+  };
 
   std::uint32_t my_uid_;
   bool root_;
   std::optional<SignalRequest> pending_;  // waiting for y/n
   std::optional<SignalRequest> terminated_;  // sent SIGTERM; k again offers SIGKILL
+  std::optional<Digit> last_digit_;  // the key before was this digit
 };
 
 // The next interval up or down the steps from `current`.

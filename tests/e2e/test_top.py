@@ -234,8 +234,12 @@ class TopOnATerminal(unittest.TestCase):
         self.term.resize(200, 50)
         rows = self.wait(self.shows("GPU 15"), "every GPU as a panel after the resize")
         self.assertFalse(any("more GPUs" in r for r in rows), rows)
-        self.term.keys("q")
-        self.wait(self.shows("EXIT 0"), "top to quit")
+        self.term.keys("1", "2")  # two digits within a second: GPU 12
+        self.wait(lambda rows: any(r.startswith("GPU 12") for r in rows)
+                  and not any(r.startswith("GPU 1 ") for r in rows), "GPU 12 alone")
+        self.term.keys("C-\\")  # SIGQUIT gives the terminal back too
+        rows = self.wait(self.shows("EXIT 0"), "top to end on Ctrl-\\")
+        self.assertFalse(any("gpuwatch top" in r for r in rows), rows)
 
     def test_a_lost_gpu_becomes_a_message_and_sigterm_gives_the_terminal_back(self):
         # A long interval: SIGTERM must act at once, not at the next tick.

@@ -215,7 +215,12 @@ std::string parse_cmdline(std::string_view raw, std::size_t max_bytes) {
       piece = " ";
     } else if (n == 0 || c < 0x20 || c == 0x7f ||
                // C1 controls (U+0080..U+009F): a terminal obeys those too.
-               (n == 2 && c == 0xC2 && static_cast<unsigned char>(raw[i + 1]) < 0xA0)) {
+               (n == 2 && c == 0xC2 && static_cast<unsigned char>(raw[i + 1]) < 0xA0) ||
+               // Bidirectional overrides and isolates (U+202A..U+202E,
+               // U+2066..U+2069): a terminal that applies them would reorder
+               // the row, and the kill question with it.
+               (n == 3 && c == 0xE2 && ((raw[i + 1] == '\x80' && raw[i + 2] >= '\xAA' && raw[i + 2] <= '\xAE') ||
+                                        (raw[i + 1] == '\x81' && raw[i + 2] >= '\xA6' && raw[i + 2] <= '\xA9')))) {
       // Arguments are bytes, not text; escape sequences must not reach the terminal.
       piece = "?";
       if (n == 0) n = 1;

@@ -29,7 +29,11 @@ ScreenLine ScreenLine::cut(std::size_t columns) const {
   ScreenLine out;
   for (const Span& span : spans_) {
     if (out.width_ >= columns) break;
-    out.add(std::string(prefix_fitting(span.text, columns - out.width_)), span.style);
+    const std::string_view kept = prefix_fitting(span.text, columns - out.width_);
+    out.add(std::string(kept), span.style);
+    // A wide character that did not fit ends the line: what follows it must
+    // not move up into its place.
+    if (kept.size() < span.text.size()) break;
   }
   return out;
 }

@@ -231,7 +231,7 @@ void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_
       for (std::size_t i = 0; i < shown; ++i) {
         out.push_back(gpu_line(view.devices[i], live_device(view, view.devices[i].index), now, width));
       }
-      if (shown < n) out.emplace_back(fmt::format("   … {} more GPUs: a digit shows one alone, a larger terminal shows all", n - shown), Style::Dim);
+      if (shown < n) out.emplace_back(fmt::format("   … {} more GPUs: type a number (0-99) to show one alone, or enlarge the terminal", n - shown), Style::Dim);
       return;
     }
   }

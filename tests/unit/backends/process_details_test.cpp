@@ -93,6 +93,9 @@ TEST(ProcessCmdlineParse, ControlCharactersAndBrokenUtf8BecomeQuestionMarks) {
   EXPECT_EQ(parse_cmdline("x\xC2\x9B" "2J"), "x?2J");  // C1 CSI
   EXPECT_EQ(parse_cmdline("caf\xC3\xA9 \xE6\x97\xA5"), "caf\xC3\xA9 \xE6\x97\xA5");
   EXPECT_EQ(parse_cmdline("a\xff" "b\xC3"), "a?b?");
+  // Bidirectional overrides (U+202E) and isolates (U+2066) would reorder the row.
+  EXPECT_EQ(parse_cmdline("run\xE2\x80\xAE" "yp.niart \xE2\x81\xA6" "x\xE2\x81\xA9"), "run?yp.niart ?x?");
+  EXPECT_EQ(parse_cmdline("a\xE2\x80\x94" "b"), "a\xE2\x80\x94" "b");  // an em dash is text
 }
 
 TEST(ProcessCmdlineParse, CutBetweenCharacters) {

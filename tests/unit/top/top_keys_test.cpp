@@ -145,6 +145,29 @@ TEST(TopKeys, DigitsFocusAGpuAndTheSameDigitOrEscapeReturns) {
   EXPECT_EQ(view.message, "there is no GPU 7 here");
 }
 
+TEST(TopKeys, TwoDigitsWithinASecondFocusGpusTenAndUp) {
+  TopView view = make_top_view(16);
+  TopKeys keys(kAlice, false);
+  const auto t0 = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  keys.handle('1', view, t0);
+  EXPECT_EQ(view.focus_gpu, 1);
+  keys.handle('2', view, t0 + std::chrono::milliseconds(300));
+  EXPECT_EQ(view.focus_gpu, 12);
+  // Later than a second: a digit of its own.
+  keys.handle('1', view, t0 + std::chrono::seconds(5));
+  keys.handle('3', view, t0 + std::chrono::seconds(7));
+  EXPECT_EQ(view.focus_gpu, 3);
+  // A GPU that is not there: the second digit alone.
+  keys.handle('2', view, t0 + std::chrono::seconds(9));
+  keys.handle('5', view, t0 + std::chrono::milliseconds(9200));
+  EXPECT_EQ(view.focus_gpu, 5);
+  // Another key between breaks the pair.
+  keys.handle('1', view, t0 + std::chrono::seconds(20));
+  keys.handle('s', view, t0 + std::chrono::milliseconds(20100));
+  keys.handle('4', view, t0 + std::chrono::milliseconds(20200));
+  EXPECT_EQ(view.focus_gpu, 4);
+}
+
 TEST(TopKeys, PauseTogglesAndHelpClosesOnAnyKey) {
   TopView view = make_top_view(1);
   TopKeys keys(kAlice, false);
