@@ -37,7 +37,7 @@ std::vector<DeviceInfo> Watcher::devices(const std::vector<int>& indices) const 
 }
 
 void Watcher::prepare(const WatchOptions& options) {
-  if (sampler_) throw std::logic_error("Watcher::prepare called twice");
+  if (running_) throw std::logic_error("Watcher::prepare while it runs");
   if (!(options.interval_s >= kMinIntervalSeconds && options.interval_s <= kMaxIntervalSeconds)) {
     throw WatchError(fmt::format("--interval must be between {} and {} seconds, not {}", kMinIntervalSeconds,
                                  kMaxIntervalSeconds, options.interval_s));
@@ -65,11 +65,17 @@ void Watcher::prepare(const WatchOptions& options) {
   so.processes = options.processes;
   so.prime_slow_metrics = options.prime_slow_metrics;
   so.closing_sample = options.closing_sample;
+  sampler_.reset();  // a previous run's, done
   sampler_ = std::make_unique<Sampler>(backends_, &host_, so);
 }
 
 void Watcher::run(std::uint64_t max_ticks) {
   if (!sampler_) throw std::logic_error("Watcher::run before prepare");
+  running_ = true;
+  struct Done {
+    std::atomic<bool>& running;
+    ~Done() { running = false; }
+  } done{running_};
   sampler_->run(bus_, max_ticks);
 }
 

@@ -3,6 +3,7 @@
 // machine the same way and refuse the same bad input with the same words.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -53,7 +54,10 @@ class Watcher {
   // The devices among `indices`, in the machine's order.
   [[nodiscard]] std::vector<DeviceInfo> devices(const std::vector<int>& indices) const;
 
-  // Validates `options` and sets up the sampler; throws WatchError. Once.
+  // Validates `options` and sets up the sampler; throws WatchError. Again
+  // after run() has returned, for a new run with other options on the
+  // backends already open (top's +/-: no driver opened anew, no device
+  // discovered again).
   void prepare(const WatchOptions& options);
   // What the sampler delivers to; subscribe before run().
   [[nodiscard]] SampleBus& bus() { return bus_; }
@@ -72,6 +76,7 @@ class Watcher {
   SampleBus bus_;
   std::vector<int> watched_;
   std::unique_ptr<Sampler> sampler_;
+  std::atomic<bool> running_ = false;
 };
 
 }  // namespace gpuwatch

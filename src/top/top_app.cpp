@@ -137,27 +137,31 @@ class RunWatch {
 class LiveSampling {
  public:
   LiveSampling(const SystemPaths& paths, const TopOptions& options, LiveWindow& window, SampleSink& ticks)
-      : paths_(paths), gpus_(options.gpus), window_(window), ticks_(ticks) {
+      : watcher_(paths), gpus_(options.gpus) {
+    watcher_.bus().subscribe(window);
+    watcher_.bus().subscribe(ticks);
     start(options.interval_s);
   }
   ~LiveSampling() { stop(); }
   LiveSampling(const LiveSampling&) = delete;
   LiveSampling& operator=(const LiveSampling&) = delete;
 
+  // The backends stay open: a new interval only builds a new sampler.
   void start(double interval_s) {
     stop();
-    watcher_ = std::make_unique<Watcher>(paths_);
+    {
+      std::lock_guard lock(failure_mutex_);
+      failure_.clear();
+    }
     WatchOptions options;
     options.interval_s = interval_s;
     options.gpus = gpus_;
     options.prime_slow_metrics = false;  // the screen comes up at once; slow values follow within a second
-    watcher_->prepare(options);
-    watcher_->bus().subscribe(window_);
-    watcher_->bus().subscribe(ticks_);
+    watcher_.prepare(options);
     thread_ = std::thread([this] {
       leave_signals_to_the_screen();  // the sampler's own threads inherit it
       try {
-        watcher_->run();
+        watcher_.run();
       } catch (const std::exception& e) {
         std::lock_guard lock(failure_mutex_);
         failure_ = e.what();
@@ -165,22 +169,18 @@ class LiveSampling {
     });
   }
   void stop() {
-    if (!watcher_) return;
-    watcher_->stop();
+    watcher_.stop();
     if (thread_.joinable()) thread_.join();
   }
-  [[nodiscard]] Watcher& watcher() { return *watcher_; }
+  [[nodiscard]] Watcher& watcher() { return watcher_; }
   [[nodiscard]] std::string failure() const {
     std::lock_guard lock(failure_mutex_);
     return failure_;
   }
 
  private:
-  SystemPaths paths_;
+  Watcher watcher_;
   std::vector<int> gpus_;
-  LiveWindow& window_;
-  SampleSink& ticks_;
-  std::unique_ptr<Watcher> watcher_;
   std::thread thread_;
   mutable std::mutex failure_mutex_;
   std::string failure_;

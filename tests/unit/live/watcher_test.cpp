@@ -94,5 +94,26 @@ TEST_F(WatcherTest, NoGpusMeansTheHostAlone) {
   EXPECT_TRUE(s.devices.empty());
 }
 
+// top's +/-: a new run at another interval on the backends already open.
+TEST_F(WatcherTest, RunsAgainWithOtherOptionsOnTheSameBackends) {
+  Watcher w(paths());
+  const auto* backend = w.backends().backends.front().backend.get();
+  WatchOptions o;
+  o.interval_s = 0.01;
+  o.processes = false;
+  w.prepare(o);
+  LiveWindow window(20);
+  w.bus().subscribe(window);
+  w.run(2);
+  o.interval_s = 0.02;
+  o.gpus = {1};
+  w.prepare(o);
+  EXPECT_EQ(w.slow_interval(), std::chrono::seconds(1));
+  EXPECT_EQ(w.watched_gpus(), std::vector<int>{1});
+  w.run(3);
+  EXPECT_EQ(window.snapshot().ticks, 5u);
+  EXPECT_EQ(w.backends().backends.front().backend.get(), backend);  // not opened again
+}
+
 }  // namespace
 }  // namespace gpuwatch
