@@ -62,20 +62,12 @@ bool in(const std::array<CodepointRange, N>& table, char32_t cp) {
   return it != table.begin() && cp <= std::prev(it)->last;
 }
 
-// The code point at s[i] (n bytes long, n > 1, already validated).
-char32_t decode(std::string_view s, std::size_t i, std::size_t n) {
-  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
-  char32_t cp = b(0) & (0xFFu >> (n + 1));
-  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(k) & 0x3F);
-  return cp;
-}
-
 // Columns and bytes of the character at s[i].
 std::pair<int, std::size_t> next(std::string_view s, std::size_t i) {
   const std::size_t n = utf8_sequence_length(s, i);
   if (n == 0) return {1, 1};
   if (n == 1) return {codepoint_width(static_cast<unsigned char>(s[i])), 1};
-  return {codepoint_width(decode(s, i, n)), n};
+  return {codepoint_width(utf8_decode(s, i, n)), n};
 }
 
 }  // namespace

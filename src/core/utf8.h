@@ -37,6 +37,15 @@ constexpr std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+// The code point of the valid sequence of n > 1 bytes at s[i] (as
+// utf8_sequence_length measured it).
+constexpr char32_t utf8_decode(std::string_view s, std::size_t i, std::size_t n) {
+  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  char32_t cp = b(0) & (0xFFu >> (n + 1));
+  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(k) & 0x3F);
+  return cp;
+}
+
 // U+FFFD, what an invalid byte becomes.
 inline constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
 

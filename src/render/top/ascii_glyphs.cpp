@@ -7,13 +7,6 @@ namespace gpuwatch {
 
 namespace {
 
-char32_t decode(std::string_view s, std::size_t i, std::size_t n) {
-  const auto b = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
-  if (n == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-  if (n == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-  return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
-}
-
 // One column of ASCII for a one-column character; '?' for what has none.
 char one_column(char32_t cp) {
   // Lower eighth blocks ▁..█ (graph bars): rising marks.
@@ -56,7 +49,7 @@ std::string ascii_glyphs(std::string_view utf8) {
       ++i;
       continue;
     }
-    const char32_t cp = decode(utf8, i, n);
+    const char32_t cp = utf8_decode(utf8, i, n);
     const int columns = codepoint_width(cp);
     if (columns == 1) {
       out.push_back(one_column(cp));
