@@ -227,6 +227,7 @@ int run_record(const RecordOptions& o) {
   run.cwd = std::filesystem::current_path().string();
   run.host = host_name();
   run.interval_s = o.interval_s;
+  run.slow_interval_s = std::chrono::duration<double>(watcher.slow_interval()).count();
   run.version = GPUWATCH_VERSION;
   // The recorder's pid, start time and boot id are the store's to fill in,
   // read under GPUWATCH_PROCFS_ROOT like every other procfs read.

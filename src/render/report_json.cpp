@@ -30,6 +30,8 @@ void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
   w.field("exit_signal", run.exit_signal);
   w.field("end_reason", run.end_reason);
   w.field("interval_s", run.interval_s);
+  // null for runs recorded before it was stored, and imported ones.
+  w.field("slow_interval_s", run.slow_interval_s > 0 ? std::optional<double>(run.slow_interval_s) : std::nullopt);
   w.field("gpuwatch_version", run.version);
   w.key("sampler").begin_object();
   w.field("ticks", run.jitter.ticks);

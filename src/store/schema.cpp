@@ -132,10 +132,17 @@ constexpr std::string_view kRecorderStartTicks = R"sql(
 ALTER TABLE runs ADD COLUMN recorder_start_ticks INTEGER;
 )sql";
 
+// How often the run's slow metrics were read (RunInfo::slow_interval_s);
+// NULL for runs recorded before. Readable by this build's readers as step 3.
+constexpr std::string_view kSlowInterval = R"sql(
+ALTER TABLE runs ADD COLUMN slow_interval_s REAL;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
     Migration{2, kSchemaRollups, true},
     Migration{3, kRecorderStartTicks, true},
+    Migration{4, kSlowInterval, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

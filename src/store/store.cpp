@@ -198,10 +198,10 @@ std::unique_ptr<Store> Store::open(const std::filesystem::path& path, bool read_
       impl->db = open_read_only(path);
       impl->version = read_schema_version(impl->db.get());
       check_readable(impl->version, migrations, where);
-      impl->runs_have_start_ticks = has_column(impl->db.get(), "runs", "recorder_start_ticks");
+      impl->find_optional_columns();
     } else {
       open_and_migrate(*impl, migrations);
-      impl->runs_have_start_ticks = has_column(impl->db.get(), "runs", "recorder_start_ticks");
+      impl->find_optional_columns();
       // A writer stores what it finds: runs whose recorder died are saved as
       // interrupted now rather than recomputed by every reader forever.
       if (impl->runs_have_start_ticks) (void)impl->query_runs("WHERE status = 'recording'");

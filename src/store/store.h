@@ -6,6 +6,7 @@
 // a long run stays small and fast to scan.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -39,6 +40,14 @@ struct RunInfo {
   std::optional<int> exit_code;
   std::optional<int> exit_signal;
   double interval_s = 0.5;
+  // How often slow metrics (temperatures, clocks) were read: the sampler's
+  // max(interval, 1 s), or a bench's own; 0 where not stored (runs recorded
+  // before schema 4, imported files).
+  double slow_interval_s = 0;
+  // slow_interval_s, or the sampler's rule where it is unknown.
+  [[nodiscard]] double slow_interval_or_default_s() const {
+    return slow_interval_s > 0 ? slow_interval_s : std::max(interval_s, 1.0);
+  }
   std::string version;
   RunStatus status = RunStatus::Recording;
   std::int64_t recorder_pid = 0;

@@ -61,6 +61,8 @@ struct Store::Impl {
   // False for a store of schema 1 opened read-only: its runs have no
   // recorder_start_ticks column yet.
   bool runs_have_start_ticks = true;
+  // False before schema 4 (read-only): no slow_interval_s column.
+  bool runs_have_slow_interval = true;
   HostIdentity here = HostIdentity::current();
 
   // Serialises use of the connection and its cached statements.
@@ -134,6 +136,8 @@ struct Store::Impl {
   // SELECT ... FROM runs <tail>; `bind` fills the tail's parameters.
   std::vector<RunInfo> query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind = {});
   void settle_liveness(std::vector<RunInfo>& runs);
+  // Which columns of later schema steps the runs table has.
+  void find_optional_columns();
   RunData load_locked(const RunInfo& run, const LoadOptions& options);
 };
 

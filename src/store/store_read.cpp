@@ -7,6 +7,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/command_json.h"
+#include "store/schema.h"
 #include "store/store_impl.h"
 
 namespace gpuwatch {
@@ -17,9 +18,9 @@ constexpr std::string_view kRunColumns = R"sql(
          exit_signal, interval_s, version, status, recorder_pid, recorder_boot_id, attached_pid,
          end_reason, heartbeat_wall_ns, jitter_ticks, jitter_missed_deadlines, jitter_mean_late_ns,
          jitter_p99_late_ns, jitter_max_late_ns, )sql";
-// Schema 1 has no such column; a reader of an old store selects NULL instead.
-constexpr std::string_view kStartTicksColumn = "recorder_start_ticks FROM runs ";
-constexpr std::string_view kNoStartTicksColumn = "NULL FROM runs ";
+// Columns later schema steps added; a reader of an older store selects NULL
+// in their place.
+constexpr std::string_view kOptionalRunColumns[] = {"recorder_start_ticks", "slow_interval_s"};
 
 std::optional<int> opt_int(const sql::Stmt& q, int c) {
   if (q.is_null(c)) return std::nullopt;
@@ -55,6 +56,11 @@ RunInfo run_from_row(const sql::Stmt& q) {
   r.jitter.p99_late_ns = q.real(22);
   r.jitter.max_late_ns = q.real(23);
   if (const auto ticks = q.opt_int64(24); ticks && *ticks >= 0) r.recorder_start_ticks = static_cast<std::uint64_t>(*ticks);
+  if (!q.is_null(25)) {
+    // Anything but a plausible period (a damaged file) counts as unknown.
+    const double slow = q.real(25);
+    if (slow >= r.interval_s && slow <= 86400) r.slow_interval_s = slow;
+  }
   return r;
 }
 
@@ -157,14 +163,24 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
 }  // namespace
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
-  sql::Stmt q(db.get(), std::string(kRunColumns) +
-                            std::string(runs_have_start_ticks ? kStartTicksColumn : kNoStartTicksColumn) +
-                            std::string(tail));
+  std::string select(kRunColumns);
+  const bool present[] = {runs_have_start_ticks, runs_have_slow_interval};
+  for (std::size_t c = 0; c < std::size(kOptionalRunColumns); ++c) {
+    select += c == 0 ? "" : ", ";
+    select += present[c] ? kOptionalRunColumns[c] : "NULL";
+  }
+  select += " FROM runs ";
+  sql::Stmt q(db.get(), select + std::string(tail));
   if (bind) bind(q);
   std::vector<RunInfo> out;
   while (q.step()) out.push_back(run_from_row(q));
   settle_liveness(out);
   return out;
+}
+
+void Store::Impl::find_optional_columns() {
+  runs_have_start_ticks = has_column(db.get(), "runs", "recorder_start_ticks");
+  runs_have_slow_interval = has_column(db.get(), "runs", "slow_interval_s");
 }
 
 void Store::Impl::settle_liveness(std::vector<RunInfo>& runs) {

@@ -155,6 +155,10 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
     sql::Stmt ticks(raw, "UPDATE runs SET recorder_start_ticks = ?2 WHERE id = ?1");
     ticks.bind(1, run.row_id).bind(2, clamp_to_int64(*run.recorder_start_ticks)).run();
   }
+  if (run.slow_interval_s > 0 && runs_have_slow_interval) {
+    sql::Stmt slow(raw, "UPDATE runs SET slow_interval_s = ?2 WHERE id = ?1");
+    slow.bind(1, run.row_id).bind(2, run.slow_interval_s).run();
+  }
 
   sql::Stmt dev(raw, R"sql(
     INSERT INTO devices (run_id, idx, backend, vendor, name, uuid, pci_bus_id, driver_version,

@@ -23,6 +23,7 @@ class RecordExit(GpuwatchTestCase):
         self.assertEqual(run["exit_code"], 3)
         self.assertEqual(run["command"], ["sh", "-c", "sleep 0.5; exit 3"])
         self.assertEqual(run["interval_s"], 0.05)
+        self.assertEqual(run["slow_interval_s"], 1)  # max(interval, 1 s), stored with the run
         self.assertEqual(len(rep["devices"]), 2)
         self.assertGreaterEqual(rep["devices"][0]["samples"], 5)
         self.assertGreater(run["wall_duration_s"], 0.45)

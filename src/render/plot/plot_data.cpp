@@ -23,14 +23,14 @@ std::int64_t tick_tolerance_ns(const RunInfo& run) {
 }
 
 // How long a value stays current for the mean across GPUs: a few of the
-// metric's read periods (slow metrics are read once a second, costly ones
-// every kCostlyPeriodSeconds; see core/metrics.h).
+// metric's read periods (slow metrics every slow interval, stored with the
+// run; costly ones every kCostlyPeriodSeconds; see core/metrics.h).
 std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
   const double interval = std::max(run.interval_s, 0.001);
   double period = interval;
   switch (info(metric).cadence) {
     case Cadence::Fast: break;
-    case Cadence::Slow: period = std::max(interval, 1.0); break;
+    case Cadence::Slow: period = run.slow_interval_or_default_s(); break;
     case Cadence::Costly: period = std::max(interval, double{kCostlyPeriodSeconds}); break;
     case Cadence::Static: period = 1e9; break;
   }

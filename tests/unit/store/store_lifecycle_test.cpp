@@ -109,6 +109,33 @@ TEST_F(StoreLifecycle, AStoreWithoutStartTimesIsReadAndUpgraded) {
   EXPECT_EQ(raw.text("SELECT recorder_start_ticks FROM runs"), "<null>");
 }
 
+TEST_F(StoreLifecycle, TheSlowIntervalIsStoredAndUnknownBeforeSchemaFour) {
+  {
+    // As gpuwatch wrote it before the slow interval was stored: schema 3.
+    auto old = Store::open(path_, false, schema_migrations().first(3));
+    RunInfo run = new_run("old");
+    run.slow_interval_s = 2;  // nowhere to keep it
+    old->begin_run(run, {});
+    old->finish_run(run);
+  }
+  {
+    auto reader = Store::open(path_, true);
+    const RunInfo r = reader->resolve("old");
+    EXPECT_EQ(r.slow_interval_s, 0);
+    EXPECT_EQ(r.slow_interval_or_default_s(), 1);  // the sampler's rule at 0.1 s
+  }
+  auto writer = Store::open(path_, false);
+  EXPECT_EQ(writer->resolve("old").slow_interval_s, 0);
+  RunInfo run = new_run("bench-like");
+  run.interval_s = 0.1;
+  run.slow_interval_s = 0.2;
+  writer->begin_run(run, {});
+  writer->finish_run(run);
+  const RunInfo r = Store::open(path_, true)->resolve("bench-like");
+  EXPECT_EQ(r.slow_interval_s, 0.2);
+  EXPECT_EQ(r.slow_interval_or_default_s(), 0.2);
+}
+
 TEST_F(StoreLifecycle, WritersCreatingTheStoreTogetherBothSucceed) {
   // Both children open the same new file at the same moment, 20 times over.
   for (int round = 0; round < 20; ++round) {
