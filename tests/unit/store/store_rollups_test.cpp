@@ -139,6 +139,7 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
   // (and without the later steps' columns: the finished run's rollups
   // migrated the file to this build's version)
   ASSERT_TRUE(raw.exec("DROP TABLE rollups; DROP TABLE rollup_runs; ALTER TABLE runs DROP COLUMN recorder_start_ticks; "
+                       "ALTER TABLE runs DROP COLUMN slow_interval_s; "
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'rollups'"), "<none>");
   {
