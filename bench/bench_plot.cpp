@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "render/plot/plot.h"
-#include "store/device_columns.h"
+#include "store/stored_columns.h"
 #include "../tests/unit/render/plot_test_util.h"
 #include "rss.h"
 

@@ -21,7 +21,7 @@
 
 #include "analysis/run_series.h"
 #include "analysis/stats.h"
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analysis/run_series.h"
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

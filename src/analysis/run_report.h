@@ -17,8 +17,8 @@
 #include "analysis/stats.h"
 #include "analysis/throttle.h"
 #include "analysis/training.h"
-#include "store/device_columns.h"
-#include "store/store.h"
+#include "core/device_columns.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

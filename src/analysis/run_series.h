@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

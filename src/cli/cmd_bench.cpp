@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "bench/bench_file.h"
+#include "bench/bench_render.h"
 #include "bench/bench_runner.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "core/atomic_file.h"
-#include "render/bench.h"
 
 namespace gpuwatch::cli {
 

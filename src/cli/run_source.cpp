@@ -10,7 +10,7 @@
 
 #include "cli/options.h"
 #include "analysis/rollup_stats.h"
-#include "store/device_columns.h"
+#include "store/stored_columns.h"
 #include "store/rollups.h"
 
 namespace gpuwatch::cli {

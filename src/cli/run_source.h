@@ -8,7 +8,7 @@
 
 #include "analysis/run_report.h"
 #include "import/import.h"
-#include "store/device_columns.h"
+#include "core/device_columns.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "import/iso_time.h"
+#include "core/iso_time.h"
 #include "import/json_elements.h"
 #include "import/json_values.h"
 #include "import/names.h"

@@ -36,7 +36,7 @@
 #include "render/report.h"
 #include "render/seed_files.h"
 #include "record/run_name.h"
-#include "store/device_columns.h"
+#include "store/stored_columns.h"
 
 namespace gpuwatch {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/durations.h"
-#include "import/iso_time.h"
+#include "core/iso_time.h"
 
 namespace gpuwatch {
 

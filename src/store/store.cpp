@@ -18,16 +18,8 @@
 
 namespace gpuwatch {
 
-std::string_view to_string(RunStatus s) { return to_db(s); }
-
-std::string_view to_db(RunStatus s) {
-  switch (s) {
-    case RunStatus::Recording: return "recording";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Interrupted: return "interrupted";
-  }
-  return "interrupted";
-}
+// The file keeps the names the program shows.
+std::string_view to_db(RunStatus s) { return to_string(s); }
 
 RunStatus run_status_from_db(std::string_view s) {
   if (s == "recording") return RunStatus::Recording;

@@ -12,7 +12,7 @@
 #include "analysis/advisor/advisory.h"
 #include "analysis/advisor/config.h"
 #include "analysis/run_report.h"
-#include "store/store.h"
+#include "core/run.h"
 
 namespace gpuwatch {
 

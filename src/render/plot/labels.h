@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "core/metrics.h"
+#include "core/run.h"
 #include "render/plot/plot_data.h"
-#include "store/store.h"
 
 namespace gpuwatch::plot {
 

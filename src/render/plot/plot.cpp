@@ -168,17 +168,4 @@ void write_plot(std::span<const RunData> runs, const PlotOptions& options, const
   write_plot(read_all(runs, options), options, out);
 }
 
-void write_stored_run_plot(const std::filesystem::path& store_path, const RunInfo& run, const PlotOptions& options,
-                           const std::filesystem::path& out) {
-  file_format(out);
-  check_plot_request(1, options);
-  RunData base;
-  {
-    const auto store = Store::open(store_path, true);
-    base = load_run_base(*store, run);
-  }
-  const PlotRun read = read_for_plot(std::move(base), StoredColumns(store_path, run), options);
-  write_plot({&read, 1}, options, out);
-}
-
 }  // namespace gpuwatch::plot

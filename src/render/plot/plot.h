@@ -21,13 +21,13 @@
 #include <string_view>
 #include <vector>
 
+#include "core/device_columns.h"
 #include "core/metrics.h"
+#include "core/run.h"
 #include "render/plot/canvas.h"
 #include "render/plot/frame.h"
 #include "render/plot/legend.h"
 #include "render/plot/plot_data.h"
-#include "store/device_columns.h"
-#include "store/store.h"
 
 namespace gpuwatch::plot {
 
@@ -94,11 +94,5 @@ void write_plot(std::span<const PlotRun> runs, const PlotOptions& options, const
 // The same for runs in memory.
 PlotGeometry render_plot(Canvas& canvas, std::span<const RunData> runs, const PlotOptions& options);
 void write_plot(std::span<const RunData> runs, const PlotOptions& options, const std::filesystem::path& out);
-
-// The picture of a run in the store file `store_path` (`record
-// --generate-graphs`): its GPUs are read one at a time, on read-only
-// connections of their own, so a recorder may hold the store open.
-void write_stored_run_plot(const std::filesystem::path& store_path, const RunInfo& run, const PlotOptions& options,
-                           const std::filesystem::path& out);
 
 }  // namespace gpuwatch::plot

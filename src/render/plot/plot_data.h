@@ -23,7 +23,7 @@
 #include "analysis/histogram.h"
 #include "analysis/stats.h"
 #include "render/plot/series.h"
-#include "store/device_columns.h"
+#include "core/device_columns.h"
 
 namespace gpuwatch::plot {
 

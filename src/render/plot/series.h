@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analysis/downsample.h"
+#include "core/run.h"
 #include "render/plot/frame.h"
-#include "store/store.h"
 
 namespace gpuwatch::plot {
 

@@ -13,8 +13,10 @@
 #include <gtest/gtest.h>
 
 #include "analysis/aggregate.h"
+#include "record/stored_plot.h"
 #include "render/plot/plot.h"
 #include "render/plot/style.h"
+#include "store/stored_columns.h"
 #include "../store/store_test_util.h"
 #include "plot_test_util.h"
 

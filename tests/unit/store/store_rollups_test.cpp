@@ -9,7 +9,7 @@
 
 #include "analysis/rollup_stats.h"
 #include "analysis/run_report.h"
-#include "store/device_columns.h"
+#include "store/stored_columns.h"
 #include "store/rollup_codec.h"
 #include "store/rollups.h"
 #include "store/schema.h"

@@ -1,6 +1,7 @@
+#include "bench/bench_render.h"
+
 #include <fmt/format.h>
 
-#include "render/bench.h"
 #include "render/json_writer.h"
 #include "render/units.h"
 

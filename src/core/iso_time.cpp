@@ -1,4 +1,4 @@
-#include "import/iso_time.h"
+#include "core/iso_time.h"
 
 #include <ctime>
 

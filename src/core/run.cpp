@@ -1,11 +1,21 @@
-// Rows of the column-oriented series, for code that works sample by sample
-// (exports, and writing a whole imported run).
+// The run model's helpers: rows of the column-oriented series, for code that
+// works sample by sample (exports, and writing a whole imported run), and
+// cutting a run to a span.
+#include "core/run.h"
+
 #include <algorithm>
 #include <cmath>
 
-#include "store/store.h"
-
 namespace gpuwatch {
+
+std::string_view to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::Recording: return "recording";
+    case RunStatus::Finished: return "finished";
+    case RunStatus::Interrupted: return "interrupted";
+  }
+  return "interrupted";
+}
 
 DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i) {
   DeviceSample s;
@@ -44,8 +54,6 @@ std::size_t drop_front(Series& s, std::int64_t mono_ns) {
   return n;
 }
 
-}  // namespace
-
 template <typename Series>
 std::size_t keep_front(Series& s, std::int64_t mono_ns) {
   const auto n = static_cast<std::size_t>(std::upper_bound(s.mono_ns.begin(), s.mono_ns.end(), mono_ns) - s.mono_ns.begin());
@@ -56,6 +64,8 @@ std::size_t keep_front(Series& s, std::int64_t mono_ns) {
   }
   return n;
 }
+
+}  // namespace
 
 void append_sample(RunData& data, const DeviceSample& sample) {
   for (DeviceSeries& s : data.devices) {

@@ -1,8 +1,8 @@
-#include "import/iso_time.h"
+#include "core/iso_time.h"
 
 #include <gtest/gtest.h>
 
-#include "zone_guard.h"
+#include "../import/zone_guard.h"
 
 namespace gpuwatch {
 namespace {

@@ -1,4 +1,4 @@
-// `gpuwatch bench` results: seed 003's JSON (with our extra fields) and the
+// `gpuwatch bench` results as text: seed 003's JSON (with our extra fields) and the
 // table printed at the end; `bench compare` of two result files.
 #pragma once
 

@@ -1,8 +1,9 @@
+#include "bench/bench_render.h"
+
 #include <map>
 
 #include <fmt/format.h>
 
-#include "render/bench.h"
 #include "render/table.h"
 
 namespace gpuwatch {

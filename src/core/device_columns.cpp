@@ -1,0 +1,40 @@
+#include "core/device_columns.h"
+
+#include <utility>
+
+namespace gpuwatch {
+
+DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+  DeviceSeries out;
+  out.info.index = index;
+  out.values.resize(kDeviceMetricCount);
+  for (const DeviceSeries& d : data_.devices) {
+    if (d.info.index != index) continue;
+    out.info = d.info;
+    out.mono_ns = d.mono_ns;
+    out.wall_ns = d.wall_ns;
+    out.lost_at_wall_ns = d.lost_at_wall_ns;
+    for (DeviceMetric m : metrics) {
+      const auto i = static_cast<std::size_t>(m);
+      if (i < d.values.size()) out.values[i] = d.values[i];
+    }
+  }
+  return out;
+}
+
+RunData run_base(const RunData& data) {
+  RunData base;
+  base.run = data.run;
+  base.processes = data.processes;
+  base.events = data.events;
+  for (const DeviceSeries& d : data.devices) {
+    DeviceSeries facts;
+    facts.info = d.info;
+    facts.values.resize(kDeviceMetricCount);
+    facts.lost_at_wall_ns = d.lost_at_wall_ns;
+    base.devices.push_back(std::move(facts));
+  }
+  return base;
+}
+
+}  // namespace gpuwatch
