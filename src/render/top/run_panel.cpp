@@ -42,14 +42,14 @@ std::vector<const Advisory*> most_severe_first(const std::vector<Advisory>& advi
   return out;
 }
 
-ScreenLine title_line(const RunStatusReport& s, std::size_t width) {
+// `advisories`: the run's, most severe first.
+ScreenLine title_line(const RunStatusReport& s, const std::vector<const Advisory*>& advisories, std::size_t width) {
   const RunInfo& r = s.run;
   ScreenLine line;
   line.add("run ", Style::Title).add(printable(r.name.empty() ? r.id : r.name), Style::Title);
   if (!r.name.empty() && !r.id.empty()) line.add(" " + r.id, Style::Dim);
   line.add(fmt::format("  {} {}", s.live ? "recording" : std::string(to_string(r.status)), human_duration(s.age_s)));
-  const Style verdict_style =
-      s.advisories.empty() ? Style::Good : severity_style(most_severe_first(s.advisories).front()->severity);
+  const Style verdict_style = advisories.empty() ? Style::Good : severity_style(advisories.front()->severity);
   line.add("  verdict: ").add(s.verdict, verdict_style);
   if (!r.command.empty() && line.width() + 4 < width) line.add("  " + joined(r.command), Style::Dim);
   return line;
@@ -85,9 +85,9 @@ std::vector<ScreenLine> run_panel(const TopView& view, std::size_t width) {
     return out;
   }
   const RunStatusReport& s = *view.run;
-  out.push_back(title_line(s, width));
-  out.push_back(progress_line(s));
   const auto advisories = most_severe_first(s.advisories);
+  out.push_back(title_line(s, advisories, width));
+  out.push_back(progress_line(s));
   if (advisories.empty()) out.emplace_back("  no advisories", Style::Dim);
   for (std::size_t i = 0; i < advisories.size() && i < kMaxRunAdvisoryLines; ++i) {
     const Advisory& a = *advisories[i];
