@@ -1,7 +1,6 @@
 // Parsers for the procfs files the host and process readers need. They see
 // every process on the machine each tick, and they are fuzzed: no exceptions,
 // no undefined behaviour on any input, no allocation beyond the result.
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,6 +12,7 @@
 #include "backends/procfs/process_details.h"
 #include "core/lines.h"
 #include "core/utf8.h"
+#include "core/whole_number.h"
 
 namespace gpuwatch {
 namespace {
@@ -34,15 +34,10 @@ std::string_view take_token(std::string_view& rest) {
   return token;
 }
 
-// Whole token must be a number in range; from_chars rejects signs, so "-1"
-// and "+1" are malformed here.
+// Whole token must be a number in range: "-1" and "+1" are malformed here.
 template <typename T>
 std::optional<T> to_number(std::string_view s) {
-  T value{};
-  const auto* end = s.data() + s.size();
-  const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-  if (s.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
-  return value;
+  return parse_whole_number<T>(s);
 }
 
 // What follows `key` on the first line that starts with it ("Key: value"
