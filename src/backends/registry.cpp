@@ -3,6 +3,7 @@
 #include <array>
 #include <functional>
 
+#include "backends/amdgpu/amdgpu_backend.h"
 #include "backends/backend.h"
 #include "backends/nvml/nvml_backend.h"
 
@@ -12,8 +13,10 @@ namespace {
 
 using Factory = std::unique_ptr<GpuBackend> (*)(const SystemPaths&, std::string& why_not);
 
-constexpr std::array<Factory, 1> kBackends{
+// In this order: NVIDIA's GPUs take the first indices, AMD's follow.
+constexpr std::array<Factory, 2> kBackends{
     &open_nvml_backend,
+    &open_amdgpu_backend,
 };
 
 }  // namespace

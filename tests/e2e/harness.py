@@ -30,6 +30,9 @@ class GpuwatchTestCase(unittest.TestCase):
         env["GPUWATCH_NVML_LIBRARY"] = library if library is not None else FAKE_NVML
         env["FAKE_NVML_SET"] = scenario
         env.pop("FAKE_NVML_SCENARIO", None)
+        # No sysfs GPU unless a test names a tree: the machine running the tests
+        # may have AMD GPUs of its own.
+        env["GPUWATCH_SYSFS_ROOT"] = os.path.join(FIXTURES, "sysfs", "none")
         # record follows these (issue 9): a test sets them when it means to.
         env.pop("CUDA_VISIBLE_DEVICES", None)
         env.pop("CUDA_DEVICE_ORDER", None)

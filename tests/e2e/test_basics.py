@@ -2,9 +2,10 @@
 import csv
 import io
 import json
+import os
 import re
 
-from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase
+from harness import BIN, FAKE_NVML_OLD, FIXTURES, GpuwatchTestCase
 
 COMMANDS = ["devices", "sample", "record", "runs", "rm", "prune", "report", "compare", "plot", "export", "import"]
 
@@ -56,6 +57,29 @@ class Basics(GpuwatchTestCase):
         r = self.run_gw("devices", scenario="init_error=9")
         self.assertEqual(r.returncode, 9)
         self.assertIn("no GPU found: ", r.stderr)
+
+    def test_amd_gpus_from_sysfs_without_nvidia_driver(self):
+        root = os.path.join(FIXTURES, "sysfs", "mi300x")
+        r = self.run_gw("devices", "--json", library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual([d["index"] for d in data["devices"]], [0, 1])
+        gpu = data["devices"][0]
+        self.assertEqual((gpu["vendor"], gpu["backend"], gpu["name"]), ("AMD", "amdgpu", "AMD Instinct MI300X OAM"))
+        self.assertEqual(gpu["pci_bus_id"], "0000:05:00.0")
+        self.assertEqual(gpu["static"]["mem_total_bytes"], 205822885888)
+        self.assertIn("power_watts", gpu["metrics"])
+        self.assertNotIn("fan_percent", gpu["metrics"])
+        self.assertEqual(len(data["notes"]), 1)  # NVIDIA's reason
+        r = self.run_gw("sample", "--count", "2", "--interval", "0.05", "--format", "csv",
+                        library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual(len(rows), 4)  # 2 ticks x 2 GPUs
+        first = [row for row in rows if row["gpu_index"] == "0"][0]
+        self.assertEqual(float(first["gpu_util_percent"]), 97)
+        self.assertEqual(float(first["power_watts"]), 305)
+        self.assertEqual(float(first["temp_gpu_celsius"]), 49)
 
     def test_old_driver_falls_back(self):
         r = self.run_gw("devices", "--json", library=FAKE_NVML_OLD)

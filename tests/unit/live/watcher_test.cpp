@@ -23,6 +23,7 @@ class WatcherTest : public ::testing::Test {
     SystemPaths p;
     p.nvml_library = FAKE_NVML_PATH;
     p.procfs_root = GPUWATCH_FIXTURES "/proc";
+    p.sysfs_root = GPUWATCH_FIXTURES "/sysfs/none";  // no AMD GPU, whatever this machine has
     return p;
   }
 

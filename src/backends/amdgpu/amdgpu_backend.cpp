@@ -1,0 +1,509 @@
+#include "backends/amdgpu/amdgpu_backend.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bitset>
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "backends/amdgpu/amdgpu_parse.h"
+#include "backends/procfs/read_at.h"
+#include "core/unique_fd.h"
+#include "core/whole_number.h"
+
+namespace gpuwatch {
+namespace amdgpu {
+namespace {
+
+// One file that can be switched off on its own.
+enum class Feature : std::uint8_t {
+  RuntimeStatus,  // power/runtime_status, read first in every round
+  GpuBusy, MemBusy, VramUsed, Power, PowerCap, Energy, TempGpu, TempMem, FanPwm, FanRpm,
+  Sclk, Mclk, LinkSpeed, LinkWidth, kCount
+};
+
+}  // namespace
+
+constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::kCount);
+
+}  // namespace amdgpu
+
+struct AmdgpuBackend::Device {
+  DeviceInfo info;
+  // <root>/class/drm/cardN/device: gone once the GPU is (unplugged, unbound).
+  std::string device_path;
+  UniqueFd device_dir;
+  UniqueFd hwmon_dir;  // not valid when the card has no hwmon directory
+  // Each feature's file, relative to its directory.
+  std::array<std::string, amdgpu::kFeatureCount> files;
+  std::bitset<amdgpu::kFeatureCount> enabled;  // written during open() only
+  std::optional<double> vram_total_bytes;      // read once, sent with every fast read
+  double pwm_full_scale = 255;                 // pwm1_max
+  double rpm_full_scale = 0;                   // fan1_max
+  // One buffer per reading thread: read_fast runs on the sampling thread,
+  // read_slow on the slow thread, possibly at the same time.
+  std::string fast_buf;
+  std::string slow_buf;
+  std::atomic<bool> lost{false};
+};
+
+namespace amdgpu {
+namespace {
+
+namespace fs = std::filesystem;
+using DM = DeviceMetric;
+using Device = AmdgpuBackend::Device;
+
+constexpr std::size_t bit(Feature f) { return static_cast<std::size_t>(f); }
+
+// The hwmon files; the others are the PCI device's.
+bool in_hwmon(Feature f) {
+  switch (f) {
+    case Feature::Power:
+    case Feature::PowerCap:
+    case Feature::Energy:
+    case Feature::TempGpu:
+    case Feature::TempMem:
+    case Feature::FanPwm:
+    case Feature::FanRpm: return true;
+    default: return false;
+  }
+}
+
+// The metric each feature gives: what a card supports follows from which of
+// its files passed the probe.
+struct FeatureMetric {
+  Feature feature;
+  DM metric;
+};
+constexpr FeatureMetric kFeatureMetrics[] = {
+    {Feature::GpuBusy, DM::GpuUtilPercent},  {Feature::MemBusy, DM::MemUtilPercent},
+    {Feature::VramUsed, DM::MemUsedBytes},    {Feature::Power, DM::PowerWatts},
+    {Feature::PowerCap, DM::PowerLimitWatts}, {Feature::Energy, DM::EnergyJoules},
+    {Feature::TempGpu, DM::TempGpuCelsius},   {Feature::TempMem, DM::TempMemCelsius},
+    {Feature::FanPwm, DM::FanPercent},        {Feature::FanRpm, DM::FanPercent},
+    {Feature::Sclk, DM::SmClockMhz},          {Feature::Mclk, DM::MemClockMhz},
+    {Feature::LinkSpeed, DM::PcieLinkGen},    {Feature::LinkWidth, DM::PcieLinkWidth},
+};
+
+constexpr std::string_view kAmdVendorId = "0x1002";
+
+// A whole small file by path (discovery and static facts only).
+std::optional<std::string> read_text(const fs::path& path) {
+  std::string buf;
+  const std::optional<std::string_view> text = read_at(AT_FDCWD, path.c_str(), buf);
+  if (!text) return std::nullopt;
+  return std::string(trim_sysfs(*text));
+}
+
+std::optional<std::int64_t> read_integer_at(int dir_fd, const std::string& name, std::string& buf) {
+  const std::optional<std::string_view> text = read_at(dir_fd, name.c_str(), buf);
+  return text ? parse_sysfs_integer(*text) : std::nullopt;
+}
+
+bool exists_at(int dir_fd, const std::string& name) {
+  return dir_fd >= 0 && !name.empty() && ::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0;
+}
+
+int dir_of(const Device& card, Feature f) { return in_hwmon(f) ? card.hwmon_dir.get() : card.device_dir.get(); }
+
+// The card's sysfs directory has gone: the device was unplugged or its
+// driver unbound. Asked only after a read failed, so it costs nothing while
+// all is well.
+bool gone(const Device& card) { return ::access(card.device_path.c_str(), F_OK) != 0 && errno == ENOENT; }
+
+// One pass over a card's files by one thread. While probing (in open() only,
+// before any other thread can see the card) a file that is missing or does
+// not parse switches its feature off for good. Afterwards a failed read
+// leaves its metric out of this round and is remembered, so that the caller
+// can tell a vanished GPU from one sensor's hiccup.
+class Round {
+ public:
+  Round(Device& card, std::string& buf, bool probing) : card_(card), buf_(buf), probing_(probing) {}
+
+  template <typename Parse>
+  auto read(Feature f, Parse&& parse) -> decltype(parse(std::string_view{})) {
+    using Result = decltype(parse(std::string_view{}));
+    if (!card_.enabled.test(bit(f))) return Result{};
+    const std::optional<std::string_view> text = read_at(dir_of(card_, f), card_.files[bit(f)].c_str(), buf_);
+    Result value = text ? parse(*text) : Result{};
+    if (!value) {
+      if (probing_) {
+        card_.enabled.reset(bit(f));
+      } else {
+        failed_ = true;
+      }
+    }
+    return value;
+  }
+
+  std::optional<double> number(Feature f) {
+    const std::optional<std::int64_t> v = read(f, parse_sysfs_integer);
+    if (!v) return std::nullopt;
+    return static_cast<double>(*v);
+  }
+
+  // power/runtime_status says "suspended" (or is on its way there): every
+  // sensor read would wake the GPU, which is what an idle dGPU saves power by
+  // avoiding (amdgpu_top checks the same file and stops reading sensors).
+  // The GPU may still suspend between this check and the reads: then one
+  // round wakes it, as it would any other reader's.
+  bool asleep() {
+    const auto status = read(Feature::RuntimeStatus, [](std::string_view text) -> std::optional<std::string_view> {
+      text = trim_sysfs(text);
+      if (text.empty()) return std::nullopt;
+      return text;
+    });
+    return status && (*status == "suspended" || *status == "suspending");
+  }
+
+  [[nodiscard]] bool failed() const { return failed_; }
+
+ private:
+  Device& card_;
+  std::string& buf_;
+  bool probing_;
+  bool failed_ = false;
+};
+
+// Every tick: what changes from one tick to the next and costs one small
+// read each. gpu_busy_percent is the SMU firmware's own average over its
+// sampling window (amdgpu_pm.c, "DOC: gpu_busy_percent").
+void read_fast_values(Round& r, const Device& card, DeviceValues& out) {
+  if (const auto v = r.number(Feature::GpuBusy)) out.set(DM::GpuUtilPercent, *v);
+  if (const auto v = r.number(Feature::MemBusy)) out.set(DM::MemUtilPercent, *v);
+  if (const auto v = r.number(Feature::VramUsed)) out.set(DM::MemUsedBytes, *v);
+  if (card.vram_total_bytes) out.set(DM::MemTotalBytes, *card.vram_total_bytes);
+  // Socket power in µW (on an APU it includes the CPU cores). power1_average
+  // or power1_input, whichever the probe found (the driver hides the one the
+  // SMU lacks: MI300X has no average, MI210 no input).
+  if (const auto uw = r.number(Feature::Power)) out.set(DM::PowerWatts, *uw / 1e6);
+}
+
+// Once per slow round: values that change over seconds, and the pp_dpm
+// tables, each of which costs the driver a message to the SMU.
+void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, DeviceValues& out) {
+  if (plan.costly) {
+    // Not costly here, but the catalogue reads energy at the costly cadence
+    // for every backend (the counter is cumulative: nothing is lost).
+    if (const auto uj = r.number(Feature::Energy)) out.set(DM::EnergyJoules, *uj / 1e6);
+  }
+  if (const auto uw = r.number(Feature::PowerCap)) out.set(DM::PowerLimitWatts, *uw / 1e6);
+  if (const auto mc = r.number(Feature::TempGpu)) out.set(DM::TempGpuCelsius, *mc / 1000);
+  if (const auto mc = r.number(Feature::TempMem)) out.set(DM::TempMemCelsius, *mc / 1000);
+  if (const auto pwm = r.number(Feature::FanPwm)) {
+    out.set(DM::FanPercent, *pwm * 100 / card.pwm_full_scale);
+  } else if (const auto rpm = r.number(Feature::FanRpm)) {
+    out.set(DM::FanPercent, *rpm * 100 / card.rpm_full_scale);
+  }
+  if (const auto c = r.read(Feature::Sclk, parse_pp_dpm); c && c->current_mhz) {
+    out.set(DM::SmClockMhz, *c->current_mhz);
+  }
+  if (const auto c = r.read(Feature::Mclk, parse_pp_dpm); c && c->current_mhz) {
+    out.set(DM::MemClockMhz, *c->current_mhz);
+  }
+  // The link of the GPU's own PCI function. On Navi cards that function sits
+  // behind the card's internal switch, so this can differ from the slot's link
+  // (VENDORS.md: the same files exist on the upstream bridge).
+  if (const auto gen = r.read(Feature::LinkSpeed, pcie_gen_from_speed)) out.set(DM::PcieLinkGen, *gen);
+  if (const auto width = r.number(Feature::LinkWidth)) out.set(DM::PcieLinkWidth, *width);
+}
+
+// The round's values go out unless the GPU turned out to be gone: a lost
+// GPU's last round adds nothing (not even the remembered VRAM size).
+ReadStatus finish(Device& card, const Round& r, const DeviceValues& values, DeviceValues& out) {
+  if (r.failed() && gone(card)) {
+    card.lost.store(true, std::memory_order_relaxed);
+    return ReadStatus::Lost;
+  }
+  out.merge_from(values);
+  return ReadStatus::Ok;
+}
+
+// "card1", not "card1-DP-1" (a connector) or "renderD128".
+std::optional<unsigned> card_number(std::string_view name) {
+  if (!name.starts_with("card")) return std::nullopt;
+  return parse_whole_number<unsigned>(name.substr(4));
+}
+
+// The card directories' names, in the kernel's order (card2 before card10).
+std::vector<std::string> list_cards(const fs::path& drm_class) {
+  std::vector<std::pair<unsigned, std::string>> cards;
+  std::error_code ec;
+  for (fs::directory_iterator it(drm_class, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (const auto n = card_number(name)) cards.emplace_back(*n, std::move(name));
+  }
+  std::sort(cards.begin(), cards.end());
+  std::vector<std::string> names;
+  names.reserve(cards.size());
+  for (auto& card : cards) names.push_back(std::move(card.second));
+  return names;
+}
+
+// The hwmon directory the driver registered ("name" is "amdgpu"), or the
+// only one there is.
+fs::path find_hwmon(const fs::path& device) {
+  fs::path first;
+  std::error_code ec;
+  for (fs::directory_iterator it(device / "hwmon", ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->path().filename().string().starts_with("hwmon")) continue;
+    if (read_text(it->path() / "name") == "amdgpu") return it->path();
+    if (first.empty()) first = it->path();
+  }
+  return first;
+}
+
+// temp<N>_input files by their label: edge, junction (hotspot) and mem. Only
+// SOC15 dGPUs have junction and mem; MI300-class parts have no edge; a
+// kernel without labels has temp1 only, and that is the edge sensor.
+void choose_temperature_files(const fs::path& hwmon, Device& card) {
+  std::string edge;
+  std::string junction;
+  std::string mem;
+  std::error_code ec;
+  for (fs::directory_iterator it(hwmon, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (!file.starts_with("temp") || !file.ends_with("_label")) continue;
+    const std::string input = file.substr(0, file.size() - 6) + "_input";
+    const std::optional<std::string> label = read_text(it->path());
+    if (label == "edge") edge = input;
+    if (label == "junction") junction = input;
+    if (label == "mem") mem = input;
+  }
+  if (edge.empty() && junction.empty() && mem.empty() && exists_at(card.hwmon_dir.get(), "temp1_input")) {
+    edge = "temp1_input";
+  }
+  card.files[bit(Feature::TempGpu)] = edge.empty() ? junction : edge;
+  card.files[bit(Feature::TempMem)] = mem;
+}
+
+// Which file each feature reads, before any is probed.
+void choose_files(const fs::path& hwmon, Device& card) {
+  auto& f = card.files;
+  f[bit(Feature::RuntimeStatus)] = "power/runtime_status";
+  f[bit(Feature::GpuBusy)] = "gpu_busy_percent";
+  f[bit(Feature::MemBusy)] = "mem_busy_percent";
+  f[bit(Feature::VramUsed)] = "mem_info_vram_used";
+  f[bit(Feature::Power)] = "power1_average";
+  f[bit(Feature::PowerCap)] = "power1_cap";
+  f[bit(Feature::Energy)] = "energy1_input";
+  f[bit(Feature::FanPwm)] = "pwm1";
+  f[bit(Feature::FanRpm)] = "fan1_input";
+  f[bit(Feature::Sclk)] = "pp_dpm_sclk";
+  f[bit(Feature::Mclk)] = "pp_dpm_mclk";
+  f[bit(Feature::LinkSpeed)] = "current_link_speed";
+  f[bit(Feature::LinkWidth)] = "current_link_width";
+  if (!hwmon.empty()) choose_temperature_files(hwmon, card);
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    card.enabled.set(i, exists_at(dir_of(card, static_cast<Feature>(i)), f[i]));
+  }
+  // "Not all products support both" (amdgpu_pm.c): the one that exists.
+  if (!card.enabled.test(bit(Feature::Power))) {
+    f[bit(Feature::Power)] = "power1_input";
+    card.enabled.set(bit(Feature::Power), exists_at(card.hwmon_dir.get(), f[bit(Feature::Power)]));
+  }
+}
+
+// Maximum clocks and link, total VRAM: read once, from an awake GPU.
+void read_static_facts(Device& card, std::string& buf) {
+  const int dir = card.device_dir.get();
+  DeviceValues& s = card.info.static_values;
+  if (const auto bytes = read_integer_at(dir, "mem_info_vram_total", buf)) {
+    card.vram_total_bytes = static_cast<double>(*bytes);
+    s.set(DM::MemTotalBytes, *card.vram_total_bytes);
+  }
+  const auto max_clock = [&](const char* file, DM metric) {
+    const std::optional<std::string_view> text = read_at(dir, file, buf);
+    const std::optional<DpmClocks> clocks = text ? parse_pp_dpm(*text) : std::nullopt;
+    if (clocks) s.set(metric, clocks->max_mhz);
+  };
+  max_clock("pp_dpm_sclk", DM::SmClockMaxMhz);
+  max_clock("pp_dpm_mclk", DM::MemClockMaxMhz);
+  const std::optional<std::string_view> speed = read_at(dir, "max_link_speed", buf);
+  if (const std::optional<int> gen = speed ? pcie_gen_from_speed(*speed) : std::nullopt) {
+    s.set(DM::PcieLinkGenMax, *gen);
+  }
+  if (const auto width = read_integer_at(dir, "max_link_width", buf)) s.set(DM::PcieLinkWidthMax, static_cast<double>(*width));
+  // The fan's full scale: pwm1 runs 0..pwm1_max (255); fan1_input is in
+  // RPM, a percentage only against fan1_max.
+  if (const auto pwm_max = read_integer_at(card.hwmon_dir.get(), "pwm1_max", buf); pwm_max && *pwm_max > 0) {
+    card.pwm_full_scale = static_cast<double>(*pwm_max);
+  }
+  if (const auto rpm_max = read_integer_at(card.hwmon_dir.get(), "fan1_max", buf); rpm_max && *rpm_max > 0) {
+    card.rpm_full_scale = static_cast<double>(*rpm_max);
+  }
+}
+
+// Reads every file once; those that do not parse are switched off.
+void probe(Device& card) {
+  Round round(card, card.slow_buf, /*probing=*/true);
+  if (card.rpm_full_scale <= 0) card.enabled.reset(bit(Feature::FanRpm));
+  DeviceValues ignored;
+  // power1_average may exist and still fail (the SMU lacks the sensor):
+  // then power1_input.
+  if (card.enabled.test(bit(Feature::Power)) && !round.number(Feature::Power) &&
+      card.files[bit(Feature::Power)] == "power1_average") {
+    card.files[bit(Feature::Power)] = "power1_input";
+    card.enabled.set(bit(Feature::Power), exists_at(card.hwmon_dir.get(), card.files[bit(Feature::Power)]));
+  }
+  read_fast_values(round, card, ignored);
+  read_slow_values(round, card, SlowReadPlan{}, ignored);
+  if (card.enabled.test(bit(Feature::FanPwm))) card.enabled.reset(bit(Feature::FanRpm));
+}
+
+// A suspended GPU at open: reading its sensors would wake it, so the probe
+// goes by which files exist (done in choose_files), and the static facts
+// that need an awake GPU stay unknown. A fan in RPM needs fan1_max, which
+// needs the GPU: left out.
+void probe_asleep(Device& card) { card.enabled.reset(bit(Feature::FanRpm)); }
+
+void list_supported(Device& card) {
+  std::bitset<kDeviceMetricCount> metrics;
+  for (const FeatureMetric& fm : kFeatureMetrics) {
+    if (card.enabled.test(bit(fm.feature))) metrics.set(static_cast<std::size_t>(fm.metric));
+  }
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (card.info.static_values.has(static_cast<DM>(m))) metrics.set(m);
+  }
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (metrics.test(m)) card.info.supported.push_back(static_cast<DM>(m));
+  }
+}
+
+// "0000:03:00.0": domain, bus, device, function in hex.
+bool looks_like_pci_address(std::string_view s) {
+  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == 4 || i == 7 || i == 10) continue;
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// The kernel links cardN/device to "../../../0000:03:00.0".
+std::string pci_bus_id(const fs::path& card_dir) {
+  std::error_code ec;
+  std::string id = fs::read_symlink(card_dir / "device", ec).filename().string();
+  if (ec || !looks_like_pci_address(id)) id = fs::canonical(card_dir / "device", ec).filename().string();
+  return ec ? std::string() : id;
+}
+
+}  // namespace
+}  // namespace amdgpu
+
+AmdgpuBackend::~AmdgpuBackend() = default;
+
+std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not) {
+  namespace fs = std::filesystem;
+  std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend());
+  // The DKMS driver (ROCm's amdgpu-dkms) has a version; the kernel's own has
+  // none: its version is the kernel's.
+  const std::string driver_version = amdgpu::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
+  std::vector<std::string> not_amdgpu;  // AMD GPUs driven by something else (radeon, vfio-pci, none)
+  std::vector<std::string> bus_ids;
+
+  for (const std::string& card_name : amdgpu::list_cards(paths.sysfs_root / "class/drm")) {
+    const fs::path card_dir = paths.sysfs_root / "class/drm" / card_name;
+    const fs::path device = card_dir / "device";
+    // A BMC's display (ASPEED, 0x1a03) and other vendors' cards have another
+    // vendor id; an MI300X partition's extra card node hangs off a platform
+    // device (amdgpu_xcp.N) with no vendor file, and is the same GPU.
+    if (amdgpu::read_text(device / "vendor") != amdgpu::kAmdVendorId) continue;
+    const std::string bus_id = amdgpu::pci_bus_id(card_dir);
+    std::error_code ec;
+    const std::string driver = fs::read_symlink(device / "driver", ec).filename().string();
+    if (driver != "amdgpu") {
+      not_amdgpu.push_back(bus_id + " (" + (driver.empty() ? "no driver" : driver) + ")");
+      continue;
+    }
+    if (std::find(bus_ids.begin(), bus_ids.end(), bus_id) != bus_ids.end()) continue;
+
+    auto card = std::make_unique<Device>();
+    card->device_path = device.string();
+    card->device_dir.reset(::open(device.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!card->device_dir.valid()) continue;
+    const fs::path hwmon = amdgpu::find_hwmon(device);
+    if (!hwmon.empty()) card->hwmon_dir.reset(::open(hwmon.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+
+    DeviceInfo& info = card->info;
+    info.index = static_cast<int>(backend->devices_.size());
+    info.backend = "amdgpu";
+    info.vendor = "AMD";
+    info.pci_bus_id = bus_id;
+    info.driver_version = driver_version;
+    // product_name and unique_id are what the driver read at load (board
+    // FRU, SMU): reading them does not wake the GPU. Only some boards have
+    // a FRU with a name (Instinct, Radeon Pro), only some ASICs an id.
+    const std::string product = amdgpu::read_text(device / "product_name").value_or("");
+    info.name = !product.empty() ? product : "AMD GPU " + amdgpu::read_text(device / "device").value_or("");
+    info.uuid = amdgpu::read_text(device / "unique_id").value_or("");
+
+    amdgpu::choose_files(hwmon, *card);
+    amdgpu::Round status(*card, card->slow_buf, /*probing=*/true);
+    if (status.asleep()) {
+      amdgpu::probe_asleep(*card);
+    } else {
+      amdgpu::read_static_facts(*card, card->slow_buf);
+      amdgpu::probe(*card);
+    }
+    amdgpu::list_supported(*card);
+    bus_ids.push_back(bus_id);
+    backend->devices_.push_back(std::move(card));
+  }
+
+  if (backend->devices_.empty()) {
+    std::string list;
+    for (const std::string& s : not_amdgpu) list += (list.empty() ? "" : ", ") + s;
+    if (!list.empty()) why_not = "AMD: no GPU driven by amdgpu (" + list + ")";
+    return nullptr;
+  }
+  return backend;
+}
+
+std::vector<DeviceInfo> AmdgpuBackend::devices() const {
+  std::vector<DeviceInfo> out;
+  out.reserve(devices_.size());
+  for (const auto& d : devices_) out.push_back(d->info);
+  return out;
+}
+
+ReadStatus AmdgpuBackend::read_fast(std::size_t local_index, DeviceValues& out) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& card = *devices_[local_index];
+  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  amdgpu::Round round(card, card.fast_buf, /*probing=*/false);
+  DeviceValues values;
+  if (!round.asleep()) amdgpu::read_fast_values(round, card, values);
+  return amdgpu::finish(card, round, values, out);
+}
+
+ReadStatus AmdgpuBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
+                                    std::vector<GpuProcess>& /*processes*/) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& card = *devices_[local_index];
+  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  amdgpu::Round round(card, card.slow_buf, /*probing=*/false);
+  DeviceValues values;
+  if (!round.asleep()) amdgpu::read_slow_values(round, card, plan, values);
+  // No processes yet: they come from DRM fdinfo, a later step (see the header).
+  return amdgpu::finish(card, round, values, out);
+}
+
+std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths, std::string& why_not) {
+  return AmdgpuBackend::open(paths, why_not);
+}
+
+}  // namespace gpuwatch
