@@ -266,8 +266,9 @@ fs::path find_hwmon(const fs::path& device) {
 }
 
 // temp<N>_input files by their label: edge, junction (hotspot) and mem. Only
-// SOC15 dGPUs have junction and mem; MI300-class parts have no edge; a
-// kernel without labels has temp1 only, and that is the edge sensor.
+// SOC15 dGPUs have junction and mem; MI300-class parts have no edge. A hwmon
+// without any label is read as temp1 = edge, the one sensor every amdgpu
+// part has had.
 void choose_temperature_files(const fs::path& hwmon, Device& card) {
   std::string edge;
   std::string junction;
@@ -412,7 +413,8 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
   // The DKMS driver (ROCm's amdgpu-dkms) has a version; the kernel's own has
   // none: its version is the kernel's.
   const std::string driver_version = amdgpu::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
-  std::vector<std::string> not_amdgpu;  // AMD GPUs driven by something else (radeon, vfio-pci, none)
+  // AMD GPUs with a DRM card but another driver: radeon, on GCN 1.0/1.1 parts.
+  std::vector<std::string> not_amdgpu;
   std::vector<std::string> bus_ids;
 
   for (const std::string& card_name : amdgpu::list_cards(paths.sysfs_root / "class/drm")) {

@@ -227,6 +227,16 @@ TEST_F(AmdgpuBackendTest, AmdGpuOnAnotherDriverIsExplained) {
   EXPECT_EQ(why_not, "AMD: no GPU driven by amdgpu (0000:03:00.0 (radeon))");
 }
 
+TEST_F(AmdgpuBackendTest, BusIdFromTheResolvedDeviceWhenTheLinkDoesNotEndInOne) {
+  const fs::path root = copy_of("w7900");
+  const fs::path link = root / kCardDevice / "drm/card1/device";
+  fs::remove(link);
+  fs::create_symlink("../../../0000:03:00.0/.", link);
+  auto backend = open(root);
+  ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_EQ(backend->devices()[0].pci_bus_id, "0000:03:00.0");
+}
+
 // ---- values ----------------------------------------------------------------
 
 TEST_F(AmdgpuBackendTest, W7900ValuesInCatalogueUnits) {
@@ -291,6 +301,20 @@ TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {
   EXPECT_EQ(idle.get(DM::PowerWatts), 138);
   EXPECT_EQ(idle.get(DM::SmClockMhz), 500);
   EXPECT_EQ(idle.get(DM::TempGpuCelsius), 38);
+}
+
+TEST_F(AmdgpuBackendTest, TemperatureWithoutLabelsIsTemp1AsEdge) {
+  const fs::path root = copy_of("w7900");
+  const fs::path hwmon = root / kCardDevice / "hwmon/hwmon3";
+  for (const char* file : {"temp1_label", "temp2_label", "temp3_label"}) fs::remove(hwmon / file);
+  auto backend = open(root);
+  ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_FALSE(has_metric(backend->devices()[0], DM::TempMemCelsius));
+  DeviceValues v;
+  std::vector<GpuProcess> processes;
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+  EXPECT_EQ(v.get(DM::TempGpuCelsius), 56);
+  EXPECT_FALSE(v.has(DM::TempMemCelsius));
 }
 
 TEST_F(AmdgpuBackendTest, PowerAverageThatDoesNotReadFallsBackToInput) {
