@@ -3,8 +3,9 @@ import csv
 import io
 import json
 import os
+import shutil
 
-from harness import GpuwatchTestCase, QUICK
+from harness import FIXTURES, GpuwatchTestCase, QUICK
 
 
 class Report(GpuwatchTestCase):
@@ -56,6 +57,25 @@ class Report(GpuwatchTestCase):
         self.assertGreater(g0["samples"], g1["samples"] + 15)
         self.assertTrue(any(e["kind"] == "gpu_lost" and e["gpu_index"] == 1 for e in rep["events"]))
         self.assertIn("LOST at", self.run_gw("report", "last").stdout)
+
+    def test_amd_gpu_removed_from_sysfs_is_lost_and_the_other_keeps_going(self):
+        # A copy of the two-MI300X tree; the recorded command removes the second GPU's PCI
+        # device half-way, as a hot-unplug removes its sysfs directory.
+        root = os.path.join(self.tmp, "sysfs")
+        shutil.copytree(os.path.join(FIXTURES, "sysfs", "mi300x"), root, symlinks=True)
+        gone = os.path.join(root, "devices", "pci0000:10")
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", "sh", "-c",
+                        f"sleep 0.7; rm -rf '{gone}'; sleep 1.3",
+                        library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("GPU 1 was lost", r.stderr)
+        rep = self.report()
+        g0, g1 = rep["devices"]
+        self.assertIsNone(g0["lost_at"])
+        self.assertIsNotNone(g1["lost_at"])
+        self.assertGreater(g0["samples"], g1["samples"] + 15)
+        self.assertAlmostEqual(g0["metrics"]["power_watts"]["mean"], 305)
+        self.assertTrue(any(e["kind"] == "gpu_lost" and e["gpu_index"] == 1 for e in rep["events"]))
 
     def test_processes_of_the_command_are_listed(self):
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", "sleep", "1.5",
