@@ -11,6 +11,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/bytes.h"
+
 namespace gpuwatch {
 
 // "No value" in columnar data (a double, unlike the float NAN macro).
@@ -76,50 +78,60 @@ inline constexpr int kCostlyPeriodSeconds = 30;
 
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
-  std::string_view unit;   // for humans
+  std::string_view unit;   // the stored unit
   double scale;            // stored as llround(value * scale): fixed point
   Cadence cadence;
+  // How people see it, in every report, plot, table and live view: what it
+  // is ("GPU utilization"), its word in a table's column ("utilization",
+  // followed by the display unit), and the unit and decimals it is shown in
+  // (the stored value divided by display_divisor).
+  std::string_view label;
+  std::string_view short_label;
+  std::string_view display_unit;
+  double display_divisor;
+  int decimals;
 };
+
 
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
 inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMetric::kCount);
 
 // Scales keep every driver-reported value exact (mW, mJ, m°C, KiB/s are integers).
 inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
-    {"gpu_util_percent", "%", 100, Cadence::Fast},
-    {"mem_util_percent", "%", 100, Cadence::Fast},
-    {"mem_used_bytes", "B", 1, Cadence::Fast},
-    {"mem_total_bytes", "B", 1, Cadence::Fast},
-    {"mem_reserved_bytes", "B", 1, Cadence::Fast},
-    {"power_watts", "W", 1000, Cadence::Fast},
-    {"power_limit_watts", "W", 1000, Cadence::Slow},
-    {"energy_joules", "J", 1000, Cadence::Costly},
-    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow},
-    {"temp_mem_celsius", "°C", 1000, Cadence::Slow},
-    {"sm_clock_mhz", "MHz", 1, Cadence::Slow},
-    {"mem_clock_mhz", "MHz", 1, Cadence::Slow},
-    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static},
-    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static},
-    {"fan_percent", "%", 100, Cadence::Slow},
-    {"perf_state", "P", 1, Cadence::Slow},
-    {"clock_event_reasons", "mask", 1, Cadence::Slow},
-    {"pcie_link_gen", "gen", 1, Cadence::Slow},
-    {"pcie_link_width", "lanes", 1, Cadence::Slow},
-    {"pcie_link_gen_max", "gen", 1, Cadence::Static},
-    {"pcie_link_width_max", "lanes", 1, Cadence::Static},
-    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly},
-    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly},
-    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow},
+    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", "%", 1, 1},
+    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", "%", 1, 1},
+    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", "GiB", kGiB, 2},
+    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", "GiB", kGiB, 1},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", "GiB", kGiB, 2},
+    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", "W", 1, 1},
+    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", "W", 1, 0},
+    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", "kJ", 1000, 1},
+    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", "°C", 1, 1},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", "°C", 1, 1},
+    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", "MHz", 1, 0},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", "MHz", 1, 0},
+    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", "MHz", 1, 0},
+    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock", "MHz", 1, 0},
+    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", "%", 1, 0},
+    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", "", 1, 0},
+    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events", "", 1, 0},
+    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", "", 1, 0},
+    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", "", 1, 0},
+    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen", "", 1, 0},
+    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", "", 1, 0},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", "MB/s", 1e6, 1},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", "MB/s", 1e6, 1},
+    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", "s", 1, 3},
 }};
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
-    {"cpu_percent", "%", 100, Cadence::Slow},
-    {"mem_used_bytes", "B", 1, Cadence::Slow},
-    {"mem_total_bytes", "B", 1, Cadence::Slow},
-    {"tree_cpu_percent", "%", 100, Cadence::Slow},
-    {"tree_rss_bytes", "B", 1, Cadence::Slow},
-    {"tree_process_count", "", 1, Cadence::Slow},
-    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow},
+    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", "%", 1, 1},
+    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", "GiB", kGiB, 2},
+    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", "GiB", kGiB, 1},
+    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", "% of a core", 1, 1},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", "MiB", kMiB, 0},
+    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", "", 1, 0},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", "MB/s", 1e6, 1},
 }};
 
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }

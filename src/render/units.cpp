@@ -67,6 +67,15 @@ std::string fixed(double value, int decimals) {
   return s;
 }
 
+std::string column_title(const MetricInfo& metric) {
+  if (metric.display_unit.empty()) return std::string(metric.short_label);
+  return fmt::format("{} {}", metric.short_label, metric.display_unit);
+}
+
+std::string display_value(const MetricInfo& metric, double stored) {
+  return fixed(stored / metric.display_divisor, metric.decimals);
+}
+
 std::string signed_fixed(double value, int decimals, std::string_view minus) {
   const std::string digits = fixed(std::abs(value), decimals);
   if (digits.find_first_not_of("0.") == std::string::npos) return digits;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/bytes.h"
+#include "core/metrics.h"
 
 namespace gpuwatch {
 
@@ -35,5 +36,10 @@ std::string human_count(double count);
 std::string shorten(std::string_view text, std::size_t max_columns);
 // Rounds to `decimals` places for human-facing files (seed JSON keeps one).
 double round_to(double value, int decimals);
+
+// A table's column for a metric, from the catalogue: "memory used GiB".
+std::string column_title(const MetricInfo& metric);
+// A stored value in the metric's display unit and decimals: "61.3".
+std::string display_value(const MetricInfo& metric, double stored);
 
 }  // namespace gpuwatch
