@@ -11,8 +11,6 @@
 #include <optional>
 #include <string_view>
 
-#include "core/bytes.h"
-
 namespace gpuwatch {
 
 // "No value" in columnar data (a double, unlike the float NAN macro).
@@ -76,6 +74,11 @@ enum class Cadence : std::uint8_t { Fast, Slow, Costly, Static };
 // end readings.
 inline constexpr int kCostlyPeriodSeconds = 30;
 
+namespace catalogue_units {
+inline constexpr double kGibibyte = 1024.0 * 1024.0 * 1024.0;  // as kGiB in core/bytes.h
+inline constexpr double kMebibyte = 1024.0 * 1024.0;
+}  // namespace catalogue_units
+
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
   std::string_view unit;   // the stored unit
@@ -100,9 +103,9 @@ inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMet
 inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
     {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", "%", 1, 1},
     {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", "%", 1, 1},
-    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", "GiB", kGiB, 2},
-    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", "GiB", kGiB, 1},
-    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", "GiB", kGiB, 2},
+    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", "GiB", catalogue_units::kGibibyte, 2},
+    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", "GiB", catalogue_units::kGibibyte, 1},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", "GiB", catalogue_units::kGibibyte, 2},
     {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", "W", 1, 1},
     {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", "W", 1, 0},
     {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", "kJ", 1000, 1},
@@ -126,10 +129,10 @@ inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
     {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", "%", 1, 1},
-    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", "GiB", kGiB, 2},
-    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", "GiB", kGiB, 1},
+    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", "GiB", catalogue_units::kGibibyte, 2},
+    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", "GiB", catalogue_units::kGibibyte, 1},
     {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", "% of a core", 1, 1},
-    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", "MiB", kMiB, 0},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", "MiB", catalogue_units::kMebibyte, 0},
     {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", "", 1, 0},
     {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", "MB/s", 1e6, 1},
 }};
