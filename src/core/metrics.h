@@ -11,6 +11,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/bytes.h"
+
 namespace gpuwatch {
 
 // "No value" in columnar data (a double, unlike the float NAN macro).
@@ -74,10 +76,31 @@ enum class Cadence : std::uint8_t { Fast, Slow, Costly, Static };
 // end readings.
 inline constexpr int kCostlyPeriodSeconds = 30;
 
-namespace catalogue_units {
-inline constexpr double kGibibyte = 1024.0 * 1024.0 * 1024.0;  // as kGiB in core/bytes.h
-inline constexpr double kMebibyte = 1024.0 * 1024.0;
-}  // namespace catalogue_units
+// How a value is shown to people: in `unit`, the stored value divided by
+// `divisor`, with `decimals` places. Derived numbers (compare's, the group
+// summary's) use the same formats, so a GiB is shown alike everywhere.
+struct DisplayFormat {
+  std::string_view unit;
+  double divisor;
+  int decimals;
+};
+
+namespace display {
+inline constexpr DisplayFormat kPercent{"%", 1, 1};
+inline constexpr DisplayFormat kWholePercent{"%", 1, 0};
+inline constexpr DisplayFormat kGiBytes{"GiB", kGiB, 2};
+inline constexpr DisplayFormat kGiBytesTotal{"GiB", kGiB, 1};
+inline constexpr DisplayFormat kMiBytes{"MiB", kMiB, 0};
+inline constexpr DisplayFormat kWatts{"W", 1, 1};
+inline constexpr DisplayFormat kWholeWatts{"W", 1, 0};
+inline constexpr DisplayFormat kKilojoules{"kJ", 1000, 1};
+inline constexpr DisplayFormat kCelsius{"°C", 1, 1};
+inline constexpr DisplayFormat kMegahertz{"MHz", 1, 0};
+inline constexpr DisplayFormat kMegabytesPerSecond{"MB/s", 1e6, 1};
+inline constexpr DisplayFormat kCoreShare{"% of a core", 1, 1};
+inline constexpr DisplayFormat kSeconds{"s", 1, 3};
+inline constexpr DisplayFormat kPlain{"", 1, 0};  // states, masks, counts
+}  // namespace display
 
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
@@ -86,55 +109,51 @@ struct MetricInfo {
   Cadence cadence;
   // How people see it, in every report, plot, table and live view: what it
   // is ("GPU utilization"), its word in a table's column ("utilization",
-  // followed by the display unit), and the unit and decimals it is shown in
-  // (the stored value divided by display_divisor).
+  // followed by the display unit), and its display format.
   std::string_view label;
   std::string_view short_label;
-  std::string_view display_unit;
-  double display_divisor;
-  int decimals;
+  DisplayFormat display;
 };
-
 
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
 inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMetric::kCount);
 
 // Scales keep every driver-reported value exact (mW, mJ, m°C, KiB/s are integers).
 inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
-    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", "%", 1, 1},
-    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", "%", 1, 1},
-    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", "GiB", catalogue_units::kGibibyte, 2},
-    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", "GiB", catalogue_units::kGibibyte, 1},
-    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", "GiB", catalogue_units::kGibibyte, 2},
-    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", "W", 1, 1},
-    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", "W", 1, 0},
-    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", "kJ", 1000, 1},
-    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", "°C", 1, 1},
-    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", "°C", 1, 1},
-    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", "MHz", 1, 0},
-    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", "MHz", 1, 0},
-    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", "MHz", 1, 0},
-    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock", "MHz", 1, 0},
-    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", "%", 1, 0},
-    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", "", 1, 0},
-    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events", "", 1, 0},
-    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", "", 1, 0},
-    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", "", 1, 0},
-    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen", "", 1, 0},
-    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", "", 1, 0},
-    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", "MB/s", 1e6, 1},
-    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", "MB/s", 1e6, 1},
-    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", "s", 1, 3},
+    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", display::kPercent},
+    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", display::kGiBytesTotal},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", display::kGiBytes},
+    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", display::kWatts},
+    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", display::kWholeWatts},
+    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", display::kKilojoules},
+    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", display::kCelsius},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", display::kCelsius},
+    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", display::kMegahertz},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", display::kMegahertz},
+    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", display::kMegahertz},
+    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock", display::kMegahertz},
+    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", display::kWholePercent},
+    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", display::kPlain},
+    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events", display::kPlain},
+    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", display::kPlain},
+    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", display::kPlain},
+    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen", display::kPlain},
+    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", display::kPlain},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", display::kMegabytesPerSecond},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", display::kMegabytesPerSecond},
+    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", display::kSeconds},
 }};
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
-    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", "%", 1, 1},
-    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", "GiB", catalogue_units::kGibibyte, 2},
-    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", "GiB", catalogue_units::kGibibyte, 1},
-    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", "% of a core", 1, 1},
-    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", "MiB", catalogue_units::kMebibyte, 0},
-    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", "", 1, 0},
-    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", "MB/s", 1e6, 1},
+    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", display::kGiBytesTotal},
+    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", display::kCoreShare},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", display::kMiBytes},
+    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", display::kPlain},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", display::kMegabytesPerSecond},
 }};
 
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }

@@ -34,7 +34,7 @@ std::string metric_label(DeviceMetric m) { return in_rows(m) ? column_title(info
 // A value in the unit people read it in.
 std::string short_value(DeviceMetric m, double v) {
   if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
-  if (in_rows(m)) return display_value(info(m), v);
+  if (in_rows(m)) return display_value(info(m).display, v);
   return fmt::format("{:.4g}", v);
 }
 
@@ -48,7 +48,7 @@ void add_statistics(Document& doc, const DeviceReport& d) {
   for (DeviceMetric m : kDeviceRows) {
     const Summary* s = d.find(m);
     if (!s) continue;
-    auto f = [&](double v) { return display_value(info(m), v); };
+    auto f = [&](double v) { return display_value(info(m).display, v); };
     t.rows.push_back({column_title(info(m)), f(s->mean), f(s->min), f(s->max), f(s->p50), f(s->p95), f(s->std)});
   }
   doc.table(std::move(t));
@@ -154,7 +154,7 @@ void add_all_gpus(Document& doc, const RunReport& r) {
   t.header = {"metric", "mean", "min", "max", "std", "sum of GPU means"};
   for (const PooledMetric& p : r.all_gpus) {
     if (!in_rows(p.metric)) continue;
-    auto f = [&](double v) { return display_value(info(p.metric), v); };
+    auto f = [&](double v) { return display_value(info(p.metric).display, v); };
     t.rows.push_back({column_title(info(p.metric)), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),
                       additive(p.metric) ? f(p.pooled.sum_of_means) : std::string("-")});
   }

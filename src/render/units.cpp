@@ -67,13 +67,15 @@ std::string fixed(double value, int decimals) {
   return s;
 }
 
-std::string column_title(const MetricInfo& metric) {
-  if (metric.display_unit.empty()) return std::string(metric.short_label);
-  return fmt::format("{} {}", metric.short_label, metric.display_unit);
+std::string column_title(std::string_view word, const DisplayFormat& format) {
+  if (format.unit.empty()) return std::string(word);
+  return fmt::format("{} {}", word, format.unit);
 }
 
-std::string display_value(const MetricInfo& metric, double stored) {
-  return fixed(stored / metric.display_divisor, metric.decimals);
+std::string column_title(const MetricInfo& metric) { return column_title(metric.short_label, metric.display); }
+
+std::string display_value(const DisplayFormat& format, double stored) {
+  return fixed(stored / format.divisor, format.decimals);
 }
 
 std::string signed_fixed(double value, int decimals, std::string_view minus) {

@@ -37,9 +37,11 @@ std::string shorten(std::string_view text, std::size_t max_columns);
 // Rounds to `decimals` places for human-facing files (seed JSON keeps one).
 double round_to(double value, int decimals);
 
-// A table's column for a metric, from the catalogue: "memory used GiB".
+// A table's column: its word and the display unit, "memory used GiB"; for a
+// catalogue metric, its short label.
+std::string column_title(std::string_view word, const DisplayFormat& format);
 std::string column_title(const MetricInfo& metric);
-// A stored value in the metric's display unit and decimals: "61.3".
-std::string display_value(const MetricInfo& metric, double stored);
+// A stored value in a display format, without the unit: "61.3".
+std::string display_value(const DisplayFormat& format, double stored);
 
 }  // namespace gpuwatch
