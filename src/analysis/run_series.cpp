@@ -23,22 +23,25 @@ struct Row {
   Fold fold;
 };
 
+// Memory used as a share of the GPUs' total: a percentage with what of.
+constexpr DisplayFormat kShareOfTotal{"% of total", 1, 1};
+
 constexpr Row kRows[kRunMetricCount] = {
-    {{"gpu_util_percent", "%", "mean over GPUs", Better::Higher},
+    {{"gpu_util_percent", "%", "mean over GPUs", Better::Higher, info(DeviceMetric::GpuUtilPercent).display},
      false, device_column(DeviceMetric::GpuUtilPercent), Fold::Mean},
-    {{"mem_used_bytes", "B", "sum over GPUs", Better::Lower},
+    {{"mem_used_bytes", "B", "sum over GPUs", Better::Lower, info(DeviceMetric::MemUsedBytes).display},
      false, device_column(DeviceMetric::MemUsedBytes), Fold::Sum},
-    {{"mem_used_percent", "%", "sum of used over sum of total, over GPUs", Better::Lower},
+    {{"mem_used_percent", "%", "sum of used over sum of total, over GPUs", Better::Lower, kShareOfTotal},
      false, device_column(DeviceMetric::MemUsedBytes), Fold::PercentOfTotal},
-    {{"power_watts", "W", "sum over GPUs", Better::Neither},
+    {{"power_watts", "W", "sum over GPUs", Better::Neither, info(DeviceMetric::PowerWatts).display},
      false, device_column(DeviceMetric::PowerWatts), Fold::Sum},
-    {{"temp_gpu_celsius", "°C", "max over GPUs", Better::Lower},
+    {{"temp_gpu_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempGpuCelsius).display},
      false, device_column(DeviceMetric::TempGpuCelsius), Fold::Max},
-    {{"sm_clock_mhz", "MHz", "mean over GPUs", Better::Higher},
+    {{"sm_clock_mhz", "MHz", "mean over GPUs", Better::Higher, info(DeviceMetric::SmClockMhz).display},
      false, device_column(DeviceMetric::SmClockMhz), Fold::Mean},
-    {{"host_cpu_percent", "%", "host, all cores", Better::Neither},
+    {{"host_cpu_percent", "%", "host, all cores", Better::Neither, info(HostMetric::CpuPercent).display},
      true, host_column(HostMetric::CpuPercent), Fold::Mean},
-    {{"tree_rss_bytes", "B", "host, recorded process tree", Better::Lower},
+    {{"tree_rss_bytes", "B", "host, recorded process tree", Better::Lower, info(HostMetric::TreeRssBytes).display},
      true, host_column(HostMetric::TreeRssBytes), Fold::Mean},
 };
 

@@ -36,6 +36,7 @@ struct RunMetricInfo {
   std::string_view unit;         // stored unit, as in metrics.h
   std::string_view aggregation;  // how GPUs are folded, for docs and output
   Better better;
+  DisplayFormat display;  // the catalogue's, of the metric it folds
 };
 
 const RunMetricInfo& info(RunMetric m);

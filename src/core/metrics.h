@@ -11,6 +11,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/bytes.h"
+
 namespace gpuwatch {
 
 // "No value" in columnar data (a double, unlike the float NAN macro).
@@ -74,11 +76,43 @@ enum class Cadence : std::uint8_t { Fast, Slow, Costly, Static };
 // end readings.
 inline constexpr int kCostlyPeriodSeconds = 30;
 
+// How a value is shown to people: in `unit`, the stored value divided by
+// `divisor`, with `decimals` places. Derived numbers (compare's, the group
+// summary's) use the same formats, so a GiB is shown alike everywhere.
+struct DisplayFormat {
+  std::string_view unit;
+  double divisor;
+  int decimals;
+};
+
+namespace display {
+inline constexpr DisplayFormat kPercent{"%", 1, 1};
+inline constexpr DisplayFormat kWholePercent{"%", 1, 0};
+inline constexpr DisplayFormat kGiBytes{"GiB", kGiB, 2};
+inline constexpr DisplayFormat kGiBytesTotal{"GiB", kGiB, 1};
+inline constexpr DisplayFormat kMiBytes{"MiB", kMiB, 0};
+inline constexpr DisplayFormat kWatts{"W", 1, 1};
+inline constexpr DisplayFormat kWholeWatts{"W", 1, 0};
+inline constexpr DisplayFormat kKilojoules{"kJ", 1000, 1};
+inline constexpr DisplayFormat kCelsius{"°C", 1, 1};
+inline constexpr DisplayFormat kMegahertz{"MHz", 1, 0};
+inline constexpr DisplayFormat kMegabytesPerSecond{"MB/s", 1e6, 1};
+inline constexpr DisplayFormat kCoreShare{"% of a core", 1, 1};
+inline constexpr DisplayFormat kSeconds{"s", 1, 3};
+inline constexpr DisplayFormat kPlain{"", 1, 0};  // states, masks, counts
+}  // namespace display
+
 struct MetricInfo {
   std::string_view name;   // stable identifier: JSON keys, CSV headers, DB
-  std::string_view unit;   // for humans
+  std::string_view unit;   // the stored unit
   double scale;            // stored as llround(value * scale): fixed point
   Cadence cadence;
+  // How people see it, in every report, plot, table and live view: what it
+  // is ("GPU utilization"), its word in a table's column ("utilization",
+  // followed by the display unit), and its display format.
+  std::string_view label;
+  std::string_view short_label;
+  DisplayFormat display;
 };
 
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
@@ -86,40 +120,40 @@ inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMet
 
 // Scales keep every driver-reported value exact (mW, mJ, m°C, KiB/s are integers).
 inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
-    {"gpu_util_percent", "%", 100, Cadence::Fast},
-    {"mem_util_percent", "%", 100, Cadence::Fast},
-    {"mem_used_bytes", "B", 1, Cadence::Fast},
-    {"mem_total_bytes", "B", 1, Cadence::Fast},
-    {"mem_reserved_bytes", "B", 1, Cadence::Fast},
-    {"power_watts", "W", 1000, Cadence::Fast},
-    {"power_limit_watts", "W", 1000, Cadence::Slow},
-    {"energy_joules", "J", 1000, Cadence::Costly},
-    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow},
-    {"temp_mem_celsius", "°C", 1000, Cadence::Slow},
-    {"sm_clock_mhz", "MHz", 1, Cadence::Slow},
-    {"mem_clock_mhz", "MHz", 1, Cadence::Slow},
-    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static},
-    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static},
-    {"fan_percent", "%", 100, Cadence::Slow},
-    {"perf_state", "P", 1, Cadence::Slow},
-    {"clock_event_reasons", "mask", 1, Cadence::Slow},
-    {"pcie_link_gen", "gen", 1, Cadence::Slow},
-    {"pcie_link_width", "lanes", 1, Cadence::Slow},
-    {"pcie_link_gen_max", "gen", 1, Cadence::Static},
-    {"pcie_link_width_max", "lanes", 1, Cadence::Static},
-    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly},
-    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly},
-    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow},
+    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", display::kPercent},
+    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", display::kGiBytesTotal},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", display::kGiBytes},
+    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", display::kWatts},
+    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", display::kWholeWatts},
+    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", display::kKilojoules},
+    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", display::kCelsius},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", display::kCelsius},
+    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", display::kMegahertz},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", display::kMegahertz},
+    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", display::kMegahertz},
+    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock", display::kMegahertz},
+    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", display::kWholePercent},
+    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", display::kPlain},
+    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events", display::kPlain},
+    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", display::kPlain},
+    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", display::kPlain},
+    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen", display::kPlain},
+    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", display::kPlain},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", display::kMegabytesPerSecond},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", display::kMegabytesPerSecond},
+    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", display::kSeconds},
 }};
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
-    {"cpu_percent", "%", 100, Cadence::Slow},
-    {"mem_used_bytes", "B", 1, Cadence::Slow},
-    {"mem_total_bytes", "B", 1, Cadence::Slow},
-    {"tree_cpu_percent", "%", 100, Cadence::Slow},
-    {"tree_rss_bytes", "B", 1, Cadence::Slow},
-    {"tree_process_count", "", 1, Cadence::Slow},
-    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow},
+    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", display::kGiBytesTotal},
+    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", display::kCoreShare},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", display::kMiBytes},
+    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", display::kPlain},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", display::kMegabytesPerSecond},
 }};
 
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }

@@ -14,14 +14,14 @@ namespace gpuwatch::compare_format {
 namespace {
 
 constexpr MetricWords kWords[kRunMetricCount] = {
-    {"GPU utilization %", 1, 1, "has", "higher", "lower", "GPU utilization", "GPU utilization"},
-    {"GPU memory GiB", kGiB, 2, "uses", "more", "less", "GPU memory", "GPU memory"},
-    {"GPU memory % of total", 1, 1, "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
-    {"GPU power W", 1, 1, "draws", "more", "less", "GPU power", "GPU power"},
-    {"hottest GPU °C", 1, 1, "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
-    {"SM clock MHz", 1, 0, "has a", "higher", "lower", "SM clock", "SM clock"},
-    {"host CPU %", 1, 1, "uses", "more", "less", "host CPU", "host CPU"},
-    {"command RSS MiB", kMiB, 0, "uses", "more", "less", "host memory (process tree RSS)",
+    {"GPU utilization", "has", "higher", "lower", "GPU utilization", "GPU utilization"},
+    {"GPU memory", "uses", "more", "less", "GPU memory", "GPU memory"},
+    {"GPU memory", "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
+    {"GPU power", "draws", "more", "less", "GPU power", "GPU power"},
+    {"hottest GPU", "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
+    {"SM clock", "has a", "higher", "lower", "SM clock", "SM clock"},
+    {"host CPU", "uses", "more", "less", "host CPU", "host CPU"},
+    {"command RSS", "uses", "more", "less", "host memory (process tree RSS)",
      "host memory (process tree RSS)"},
 };
 
@@ -46,12 +46,16 @@ std::string magnitude(RunMetric m, const Difference& d) {
 
 const MetricWords& words(RunMetric m) { return kWords[static_cast<std::size_t>(m)]; }
 
-std::string table_number(RunMetric m, double value) {
-  const MetricWords& w = words(m);
-  return fixed(value / w.divisor, w.decimals);
-}
+std::string metric_title(RunMetric m) { return column_title(words(m).label, info(m).display); }
+
+std::string table_number(RunMetric m, double value) { return display_value(info(m).display, value); }
 
 std::string signed_number(double value, int decimals) { return signed_fixed(value, decimals, kMinus); }
+
+std::string signed_delta(RunMetric m, double delta) {
+  const DisplayFormat& f = info(m).display;
+  return signed_number(delta / f.divisor, f.decimals);
+}
 
 std::string signed_percent(double percent) {
   const double p = std::abs(percent);
@@ -73,9 +77,7 @@ std::string interval_text(RunMetric m, const Difference& d) {
   if (d.ci_low_percent && d.ci_high_percent) {
     return fmt::format("{} to {}", signed_percent(*d.ci_low_percent), signed_percent(*d.ci_high_percent));
   }
-  const MetricWords& w = words(m);
-  return fmt::format("{} to {}", signed_number(d.ci_low / w.divisor, w.decimals),
-                     signed_number(d.ci_high / w.divisor, w.decimals));
+  return fmt::format("{} to {}", signed_delta(m, d.ci_low), signed_delta(m, d.ci_high));
 }
 
 std::string run_name(const Comparison& c, std::size_t run) {
@@ -181,10 +183,9 @@ Table pair_table(const Comparison& c, std::size_t run) {
     const auto& base = m.runs[0];
     const auto& other = m.runs[run];
     const auto& d = m.differences[run];
-    const MetricWords& w = words(m.metric);
-    t.rows.push_back({std::string(w.label), base ? table_number(m.metric, base->summary.mean) : "n/a",
+    t.rows.push_back({metric_title(m.metric), base ? table_number(m.metric, base->summary.mean) : "n/a",
                       other ? table_number(m.metric, other->summary.mean) : "n/a",
-                      d ? signed_number(d->delta / w.divisor, w.decimals) : "",
+                      d ? signed_delta(m.metric, d->delta) : "",
                       d && d->delta_percent ? signed_percent(*d->delta_percent) : "",
                       d ? interval_text(m.metric, *d) : "", d ? (d->real ? "yes" : "no") : ""});
   }
@@ -201,7 +202,7 @@ Table samples_table(const Comparison& c, std::size_t first, std::size_t count) {
     t.columns.push_back({"block", true});
   }
   for (const MetricComparison& m : c.metrics) {
-    std::vector<std::string> row{std::string(words(m.metric).label)};
+    std::vector<std::string> row{metric_title(m.metric)};
     for (std::size_t r = first; r < end; ++r) {
       const auto& s = m.runs[r];
       row.push_back(s ? fmt::format("{}", s->summary.count) : "n/a");
@@ -231,7 +232,7 @@ std::string compare_sentence(const Comparison& c, const MetricComparison& m, std
                        d.delta > 0 ? w.more : w.less, w.noun, run_name(c, 0), values, interval);
   }
   const std::string delta =
-      d.delta_percent ? signed_percent(*d.delta_percent) : signed_number(d.delta / w.divisor, w.decimals);
+      d.delta_percent ? signed_percent(*d.delta_percent) : signed_delta(m.metric, d.delta);
   return fmt::format("No real difference in {} between {} and {}: {} ({}), {}", w.topic, run_name(c, run),
                      run_name(c, 0), values, delta, interval);
 }

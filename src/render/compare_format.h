@@ -18,9 +18,7 @@ namespace gpuwatch::compare_format {
 inline constexpr std::string_view kMinus = "−";  // U+2212, as typeset
 
 struct MetricWords {
-  std::string_view label;  // table row, with the unit: "GPU memory GiB"
-  double divisor;          // stored unit -> label unit
-  int decimals;
+  std::string_view label;  // table row, before the display unit: "GPU memory"
   // The sentence "B <verb> 7.5 % <more|less> <noun> than A".
   std::string_view verb;
   std::string_view more;
@@ -29,12 +27,16 @@ struct MetricWords {
   std::string_view topic;  // "No real difference in <topic> between ..."
 };
 const MetricWords& words(RunMetric m);
+// The table row's title: the label and the display unit, "GPU memory GiB".
+std::string metric_title(RunMetric m);
 
 // In the label's unit, e.g. "11.71" (GiB).
 std::string table_number(RunMetric m, double value);
 // "+0.25", "−0.88", "0.00".
 std::string signed_number(double value, int decimals);
 // "−7.5 %", "+0.042 %".
+// A difference in the metric's display unit, signed: "+1.25".
+std::string signed_delta(RunMetric m, double delta);
 std::string signed_percent(double percent);
 // As people read it: "10.83 GiB", "61.2 %", "410 W".
 std::string human_value(RunMetric m, double value);

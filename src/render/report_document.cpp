@@ -1,4 +1,5 @@
 // The report for people: one Document, rendered as text or Markdown.
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -14,47 +15,26 @@ namespace gpuwatch {
 
 namespace {
 
-struct DeviceRow {
-  std::string_view label;
-  DeviceMetric metric;
-  double divisor;
-  int decimals;
-};
-
-// The metrics people read first; the JSON report has all of them.
-constexpr DeviceRow kDeviceRows[] = {
-    {"utilization %", DeviceMetric::GpuUtilPercent, 1, 1},
-    {"memory util %", DeviceMetric::MemUtilPercent, 1, 1},
-    {"memory used GiB", DeviceMetric::MemUsedBytes, kGiB, 2},
-    {"power W", DeviceMetric::PowerWatts, 1, 1},
-    {"temperature °C", DeviceMetric::TempGpuCelsius, 1, 1},
-    {"memory temp °C", DeviceMetric::TempMemCelsius, 1, 1},
-    {"SM clock MHz", DeviceMetric::SmClockMhz, 1, 0},
-    {"memory clock MHz", DeviceMetric::MemClockMhz, 1, 0},
-    {"fan %", DeviceMetric::FanPercent, 1, 0},
-    {"PCIe TX MB/s", DeviceMetric::PcieTxBytesPerSec, 1e6, 1},
-    {"PCIe RX MB/s", DeviceMetric::PcieRxBytesPerSec, 1e6, 1},
+// The metrics people read first; the JSON report has all of them. Labels,
+// units and decimals are the catalogue's (core/metrics.h).
+constexpr DeviceMetric kDeviceRows[] = {
+    DeviceMetric::GpuUtilPercent, DeviceMetric::MemUtilPercent,    DeviceMetric::MemUsedBytes,
+    DeviceMetric::PowerWatts,     DeviceMetric::TempGpuCelsius,    DeviceMetric::TempMemCelsius,
+    DeviceMetric::SmClockMhz,     DeviceMetric::MemClockMhz,       DeviceMetric::FanPercent,
+    DeviceMetric::PcieTxBytesPerSec, DeviceMetric::PcieRxBytesPerSec,
 };
 
 // Process names are single words: a long one is shortened with "…".
 constexpr std::size_t kProcessNameColumns = 40;
 
-const DeviceRow* row_of(DeviceMetric m) {
-  for (const DeviceRow& r : kDeviceRows) {
-    if (r.metric == m) return &r;
-  }
-  return nullptr;
-}
+bool in_rows(DeviceMetric m) { return std::find(std::begin(kDeviceRows), std::end(kDeviceRows), m) != std::end(kDeviceRows); }
 
-std::string_view metric_label(DeviceMetric m) {
-  const DeviceRow* r = row_of(m);
-  return r ? r->label : info(m).name;
-}
+std::string metric_label(DeviceMetric m) { return in_rows(m) ? column_title(info(m)) : std::string(info(m).name); }
 
 // A value in the unit people read it in.
 std::string short_value(DeviceMetric m, double v) {
   if (m == DeviceMetric::MemUsedBytes) return human_bytes(v);
-  if (const DeviceRow* r = row_of(m)) return fixed(v / r->divisor, r->decimals);
+  if (in_rows(m)) return display_value(info(m).display, v);
   return fmt::format("{:.4g}", v);
 }
 
@@ -65,11 +45,11 @@ std::string seconds_and_percent(double seconds, double of_s) {
 void add_statistics(Document& doc, const DeviceReport& d) {
   TextTable t;
   t.header = {"metric", "mean", "min", "max", "p50", "p95", "std"};
-  for (const DeviceRow& row : kDeviceRows) {
-    const Summary* s = d.find(row.metric);
+  for (DeviceMetric m : kDeviceRows) {
+    const Summary* s = d.find(m);
     if (!s) continue;
-    auto f = [&](double v) { return fixed(v / row.divisor, row.decimals); };
-    t.rows.push_back({std::string(row.label), f(s->mean), f(s->min), f(s->max), f(s->p50), f(s->p95), f(s->std)});
+    auto f = [&](double v) { return display_value(info(m).display, v); };
+    t.rows.push_back({column_title(info(m)), f(s->mean), f(s->min), f(s->max), f(s->p50), f(s->p95), f(s->std)});
   }
   doc.table(std::move(t));
 }
@@ -173,10 +153,9 @@ void add_all_gpus(Document& doc, const RunReport& r) {
   TextTable t;
   t.header = {"metric", "mean", "min", "max", "std", "sum of GPU means"};
   for (const PooledMetric& p : r.all_gpus) {
-    const DeviceRow* row = row_of(p.metric);
-    if (!row) continue;
-    auto f = [&](double v) { return fixed(v / row->divisor, row->decimals); };
-    t.rows.push_back({std::string(row->label), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),
+    if (!in_rows(p.metric)) continue;
+    auto f = [&](double v) { return display_value(info(p.metric).display, v); };
+    t.rows.push_back({column_title(info(p.metric)), f(p.pooled.mean), f(p.pooled.min), f(p.pooled.max), f(p.pooled.std),
                       additive(p.metric) ? f(p.pooled.sum_of_means) : std::string("-")});
   }
   doc.table(std::move(t));
@@ -191,7 +170,7 @@ void add_balance(Document& doc, const RunReport& r) {
   t.header = {"metric", "CV %", "quality", "note"};
   t.first_numeric_column = 1;
   for (const BalanceReport& b : r.balance) {
-    if (!row_of(b.metric)) continue;  // the JSON report has every metric
+    if (!in_rows(b.metric)) continue;  // the JSON report has every metric
     std::string note;
     if (b.balance.band != BalanceBand::Excellent && b.balance.straggler) {
       const std::size_t s = *b.balance.straggler;
@@ -201,7 +180,7 @@ void add_balance(Document& doc, const RunReport& r) {
       note = fmt::format("GPU {} {} vs GPU {} {}", b.device_indices[0], short_value(b.metric, b.per_gpu_mean[0]),
                          b.device_indices[1], short_value(b.metric, b.per_gpu_mean[1]));
     }
-    t.rows.push_back({std::string(metric_label(b.metric)), fmt::format("{:.1f}", b.balance.cv_percent),
+    t.rows.push_back({metric_label(b.metric), fmt::format("{:.1f}", b.balance.cv_percent),
                       std::string(to_string(b.balance.band)), note});
   }
   doc.table(std::move(t));

@@ -10,29 +10,39 @@ namespace gpuwatch::run_group_tables {
 namespace {
 
 struct ColumnWords {
-  std::string_view header;  // with the unit of the numbers
-  std::string_view label;   // in prose and the extremes table
-  double divisor;
-  int decimals;
+  std::string_view header;  // a short word, before the display unit
+  std::string_view label;   // in prose and the extremes table, before the unit
+  DisplayFormat format;     // the catalogue's, of the metric summarized
 };
 
+// Durations are shown as 1h02m03s in the runs table, in seconds elsewhere.
+constexpr DisplayFormat kDurationSeconds{"s", 1, 1};
+
 constexpr ColumnWords kColumns[kGroupColumnCount] = {
-    {"duration", "duration s", 1, 1},
-    {"util %", "GPU utilization %", 1, 1},
-    {"mem GiB", "GPU memory mean GiB", kGiB, 2},
-    {"peak GiB", "GPU memory peak GiB", kGiB, 2},
-    {"power W", "GPU power W", 1, 1},
-    {"energy kJ", "GPU energy kJ", 1000, 1},
+    {"duration", "duration", kDurationSeconds},
+    {"util", "GPU utilization", info(DeviceMetric::GpuUtilPercent).display},
+    {"mem", "GPU memory mean", info(DeviceMetric::MemUsedBytes).display},
+    {"peak", "GPU memory peak", info(DeviceMetric::MemUsedBytes).display},
+    {"power", "GPU power", info(DeviceMetric::PowerWatts).display},
+    {"energy", "GPU energy", info(DeviceMetric::EnergyJoules).display},
 };
 
 const ColumnWords& words(std::size_t c) { return kColumns[c]; }
 
-std::string number(std::size_t c, double v) { return fmt::format("{:.{}f}", v / words(c).divisor, words(c).decimals); }
+bool is_duration(std::size_t c) { return static_cast<GroupColumn>(c) == GroupColumn::DurationS; }
+
+std::string header(std::size_t c) {
+  return is_duration(c) ? std::string(words(c).header) : column_title(words(c).header, words(c).format);
+}
+
+std::string label(std::size_t c) { return column_title(words(c).label, words(c).format); }
+
+std::string number(std::size_t c, double v) { return display_value(words(c).format, v); }
 
 // Duration reads better as 1h02m03s in the per-run table.
 std::string cell(std::size_t c, const std::optional<double>& v) {
   if (!v) return "n/a";
-  if (static_cast<GroupColumn>(c) == GroupColumn::DurationS) return human_duration(*v);
+  if (is_duration(c)) return human_duration(*v);
   return number(c, *v);
 }
 
@@ -51,7 +61,7 @@ Table runs_table(const RunGroup& g) {
   Table t;
   t.gap = 1;  // ten columns: one space apart they fit 100
   t.columns = {{"name", false, true, 8}, {"id"}, {"started"}};
-  for (std::size_t c = 0; c < kGroupColumnCount; ++c) t.columns.push_back({std::string(words(c).header), true});
+  for (std::size_t c = 0; c < kGroupColumnCount; ++c) t.columns.push_back({header(c), true});
   t.columns.push_back({"outcome", false, true, 6});
   for (const GroupRow& row : g.rows) {
     // Month, day and time: the year is rarely what tells runs apart.
@@ -69,7 +79,7 @@ Table extremes_table(const RunGroup& g) {
   t.columns = {{"column"}, {"better"}, {"lowest", false, true, 12}, {"highest", false, true, 12}};
   for (const GroupExtremes& e : g.extremes) {
     const auto c = static_cast<std::size_t>(e.column);
-    t.rows.push_back({std::string(words(c).label), std::string(to_string(info(e.column).better)),
+    t.rows.push_back({label(c), std::string(to_string(info(e.column).better)),
                       run_cell(g.rows[e.lowest], c), run_cell(g.rows[e.highest], c)});
   }
   return t;
@@ -85,7 +95,7 @@ Table repeats_table(const RunGroup& g) {
       const auto& s = config.values[c];
       if (!s) continue;
       t.rows.push_back({first ? fmt::format("{} ({} runs)", config.name, config.rows.size()) : "",
-                        std::string(words(c).label), fmt::format("{}", s->n), number(c, s->mean), number(c, s->std),
+                        label(c), fmt::format("{}", s->n), number(c, s->mean), number(c, s->std),
                         number(c, s->min), number(c, s->max)});
       first = false;
     }

@@ -13,30 +13,38 @@ double elapsed_s(const Timestamp& t, std::int64_t start_mono_ns) {
   return static_cast<double>(t.mono_ns - start_mono_ns) / 1e9;
 }
 
-// Like `nvidia-smi dmon`: one narrow row per device per tick.
+// Like `nvidia-smi dmon`: one narrow row per device per tick. Headers are
+// short to keep rows narrow; values are in the catalogue's display format.
+struct SampleColumn {
+  std::string_view header;
+  int width;
+  DeviceMetric metric;
+};
+
+constexpr SampleColumn kSampleColumns[] = {
+    {"util", 5, DeviceMetric::GpuUtilPercent},  {"mutil", 5, DeviceMetric::MemUtilPercent},
+    {"mem_GiB", 9, DeviceMetric::MemUsedBytes}, {"total_GiB", 9, DeviceMetric::MemTotalBytes},
+    {"pwr_W", 7, DeviceMetric::PowerWatts},     {"temp", 5, DeviceMetric::TempGpuCelsius},
+    {"mtemp", 5, DeviceMetric::TempMemCelsius}, {"sm_MHz", 6, DeviceMetric::SmClockMhz},
+    {"mem_MHz", 7, DeviceMetric::MemClockMhz},  {"fan", 4, DeviceMetric::FanPercent},
+    {"pst", 3, DeviceMetric::PerfState},
+};
+
 class TableFormatter final : public SampleFormatter {
  public:
   void begin(std::string& out) override {
-    out += fmt::format("{:<12} {:>3} {:>5} {:>5} {:>9} {:>9} {:>7} {:>5} {:>5} {:>6} {:>6} {:>4} {:>3} {:>6}\n",
-                       "# time", "gpu", "util", "mutil", "mem_GiB", "total_GiB", "pwr_W", "temp", "mtemp",
-                       "sm_MHz", "mem_MHz", "fan", "pst", "events");
+    out += fmt::format("{:<12} {:>3}", "# time", "gpu");
+    for (const SampleColumn& c : kSampleColumns) out += fmt::format(" {:>{}}", c.header, c.width);
+    out += fmt::format(" {:>6}\n", "events");
   }
   void write_device(std::string& out, const DeviceSample& s, bool, const DeviceInfo&, std::int64_t) override {
-    const DeviceValues& v = s.values;
-    auto num = [&](DeviceMetric m, double divisor, int decimals) -> std::string {
-      auto x = v.get(m);
-      if (!x) return "-";
-      return fmt::format("{:.{}f}", *x / divisor, decimals);
-    };
-    const auto reasons = v.get(DeviceMetric::ClockEventReasons);
-    out += fmt::format("{:<12} {:>3} {:>5} {:>5} {:>9} {:>9} {:>7} {:>5} {:>5} {:>6} {:>6} {:>4} {:>3} {:>6}\n",
-                       clock_local_ms(s.time.wall_ns), s.device_index, num(DeviceMetric::GpuUtilPercent, 1, 0),
-                       num(DeviceMetric::MemUtilPercent, 1, 0), num(DeviceMetric::MemUsedBytes, kGiB, 2),
-                       num(DeviceMetric::MemTotalBytes, kGiB, 1), num(DeviceMetric::PowerWatts, 1, 1),
-                       num(DeviceMetric::TempGpuCelsius, 1, 0), num(DeviceMetric::TempMemCelsius, 1, 0),
-                       num(DeviceMetric::SmClockMhz, 1, 0), num(DeviceMetric::MemClockMhz, 1, 0),
-                       num(DeviceMetric::FanPercent, 1, 0), num(DeviceMetric::PerfState, 1, 0),
-                       reasons ? fmt::format("{:#x}", static_cast<std::uint64_t>(*reasons)) : std::string("-"));
+    out += fmt::format("{:<12} {:>3}", clock_local_ms(s.time.wall_ns), s.device_index);
+    for (const SampleColumn& c : kSampleColumns) {
+      const auto x = s.values.get(c.metric);
+      out += fmt::format(" {:>{}}", x ? display_value(info(c.metric).display, *x) : std::string("-"), c.width);
+    }
+    const auto reasons = s.values.get(DeviceMetric::ClockEventReasons);
+    out += fmt::format(" {:>6}\n", reasons ? fmt::format("{:#x}", static_cast<std::uint64_t>(*reasons)) : "-");
   }
   void host(std::string&, const HostSample&, std::int64_t) override {}
 };

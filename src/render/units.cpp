@@ -67,6 +67,17 @@ std::string fixed(double value, int decimals) {
   return s;
 }
 
+std::string column_title(std::string_view word, const DisplayFormat& format) {
+  if (format.unit.empty()) return std::string(word);
+  return fmt::format("{} {}", word, format.unit);
+}
+
+std::string column_title(const MetricInfo& metric) { return column_title(metric.short_label, metric.display); }
+
+std::string display_value(const DisplayFormat& format, double stored) {
+  return fixed(stored / format.divisor, format.decimals);
+}
+
 std::string signed_fixed(double value, int decimals, std::string_view minus) {
   const std::string digits = fixed(std::abs(value), decimals);
   if (digits.find_first_not_of("0.") == std::string::npos) return digits;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/bytes.h"
+#include "core/metrics.h"
 
 namespace gpuwatch {
 
@@ -35,5 +36,12 @@ std::string human_count(double count);
 std::string shorten(std::string_view text, std::size_t max_columns);
 // Rounds to `decimals` places for human-facing files (seed JSON keeps one).
 double round_to(double value, int decimals);
+
+// A table's column: its word and the display unit, "memory used GiB"; for a
+// catalogue metric, its short label.
+std::string column_title(std::string_view word, const DisplayFormat& format);
+std::string column_title(const MetricInfo& metric);
+// A stored value in a display format, without the unit: "61.3".
+std::string display_value(const DisplayFormat& format, double stored);
 
 }  // namespace gpuwatch

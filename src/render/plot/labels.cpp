@@ -9,36 +9,7 @@
 
 namespace gpuwatch::plot {
 
-std::string_view metric_title(DeviceMetric m) {
-  switch (m) {
-    case DeviceMetric::GpuUtilPercent: return "GPU utilization";
-    case DeviceMetric::MemUtilPercent: return "Memory activity";
-    case DeviceMetric::MemUsedBytes: return "Memory used";
-    case DeviceMetric::MemTotalBytes: return "Memory total";
-    case DeviceMetric::MemReservedBytes: return "Memory reserved";
-    case DeviceMetric::PowerWatts: return "Power";
-    case DeviceMetric::PowerLimitWatts: return "Power limit";
-    case DeviceMetric::EnergyJoules: return "Energy counter";
-    case DeviceMetric::TempGpuCelsius: return "GPU temperature";
-    case DeviceMetric::TempMemCelsius: return "Memory temperature";
-    case DeviceMetric::SmClockMhz: return "SM clock";
-    case DeviceMetric::MemClockMhz: return "Memory clock";
-    case DeviceMetric::SmClockMaxMhz: return "Max SM clock";
-    case DeviceMetric::MemClockMaxMhz: return "Max memory clock";
-    case DeviceMetric::FanPercent: return "Fan speed";
-    case DeviceMetric::PerfState: return "Performance state";
-    case DeviceMetric::ClockEventReasons: return "Clock event reasons";
-    case DeviceMetric::PcieLinkGen: return "PCIe link generation";
-    case DeviceMetric::PcieLinkWidth: return "PCIe link width";
-    case DeviceMetric::PcieLinkGenMax: return "Max PCIe link generation";
-    case DeviceMetric::PcieLinkWidthMax: return "Max PCIe link width";
-    case DeviceMetric::PcieTxBytesPerSec: return "PCIe transmit";
-    case DeviceMetric::PcieRxBytesPerSec: return "PCIe receive";
-    case DeviceMetric::SlowReadAgeSeconds: return "Age of slow reads";
-    case DeviceMetric::kCount: break;
-  }
-  return "?";
-}
+std::string_view metric_title(DeviceMetric m) { return info(m).label; }
 
 std::string axis_title(std::string_view title, std::string_view unit) {
   if (unit.empty()) return std::string(title);

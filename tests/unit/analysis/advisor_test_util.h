@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "core/bytes.h"
 #include "analysis/advisor/advisor.h"
 #include "analysis/run_report.h"
 
 namespace gpuwatch::advisor_test {
 
 constexpr std::int64_t kSec = 1'000'000'000;
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 constexpr std::int64_t kStartMono = 1000 * kSec;
 using Curve = std::function<double(double)>;  // seconds since the start -> value
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/bytes.h"
 #include "run_data_util.h"
 
 namespace gpuwatch {
@@ -12,7 +13,6 @@ namespace {
 
 using namespace run_data_test;
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 RunData run(const std::string& name, const std::string& id, std::int64_t start_s, double util, double mem_gib) {
   RunData d = make_run(name, id, start_s);

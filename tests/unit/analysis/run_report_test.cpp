@@ -4,11 +4,12 @@
 
 #include <cmath>
 
+#include "core/bytes.h"
+
 namespace gpuwatch {
 namespace {
 
 constexpr std::int64_t kSec = 1'000'000'000;
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 // One GPU sampled every 0.1 s for `seconds`, utilization and memory from the
 // given functions of elapsed seconds.

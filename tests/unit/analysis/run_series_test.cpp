@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/bytes.h"
 #include "run_data_util.h"
 
 namespace gpuwatch {
@@ -11,7 +12,6 @@ namespace {
 
 using namespace run_data_test;
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 RunData two_gpus() {
   RunData d = make_run("x", "000000000001");

@@ -16,13 +16,14 @@
 #include <thread>
 #include <unistd.h>
 
+#include "core/bytes.h"
+
 namespace gpuwatch {
 namespace {
 
 using DM = DeviceMetric;
 using namespace std::chrono_literals;
 
-constexpr double kMiB = 1024.0 * 1024.0;
 // Slow calls are instant unless a test asks otherwise.
 constexpr const char* kFast = "pcie_delay_ms=0;energy_delay_ms=0;";
 

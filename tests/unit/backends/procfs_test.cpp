@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/bytes.h"
 #include "backends/procfs/host.h"
 
 namespace gpuwatch {
@@ -25,7 +26,6 @@ using ::testing::UnorderedElementsAre;
 const fs::path kFixtures = GPUWATCH_FIXTURES;
 constexpr long kHz = 100;
 constexpr long kPage = 4096;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/bytes.h"
 #include "../analysis/run_data_util.h"
 #include "render/table.h"
 
@@ -12,7 +13,6 @@ namespace {
 
 using namespace run_data_test;
 
-constexpr double kMiB = 1024.0 * 1024;
 
 // Memory alternates mib ± swing_mib, so its time-weighted mean is exactly mib.
 RunData memory_run(const std::string& name, const std::string& id, double mib, double swing_mib, std::uint64_t seed) {

@@ -5,12 +5,12 @@
 
 #include <string>
 
+#include "core/bytes.h"
 #include "render/top/top_view.h"
 
 namespace gpuwatch::test {
 
 inline TopView make_top_view(int gpus, std::size_t samples = 120, int processes = 3) {
-  constexpr double kGiB = 1024.0 * 1024 * 1024;
   constexpr std::int64_t kSecondNs = 1'000'000'000;
   TopView view;
   view.hostname = "node1";
