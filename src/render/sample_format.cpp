@@ -14,20 +14,22 @@ double elapsed_s(const Timestamp& t, std::int64_t start_mono_ns) {
 }
 
 // Like `nvidia-smi dmon`: one narrow row per device per tick. Headers are
-// short to keep rows narrow; values are in the catalogue's display format.
+// short to keep rows narrow; values are in the catalogue's display unit, and
+// percentages and temperatures are whole numbers, as the driver reads them.
 struct SampleColumn {
   std::string_view header;
   int width;
   DeviceMetric metric;
+  int decimals;
 };
 
 constexpr SampleColumn kSampleColumns[] = {
-    {"util", 5, DeviceMetric::GpuUtilPercent},  {"mutil", 5, DeviceMetric::MemUtilPercent},
-    {"mem_GiB", 9, DeviceMetric::MemUsedBytes}, {"total_GiB", 9, DeviceMetric::MemTotalBytes},
-    {"pwr_W", 7, DeviceMetric::PowerWatts},     {"temp", 5, DeviceMetric::TempGpuCelsius},
-    {"mtemp", 5, DeviceMetric::TempMemCelsius}, {"sm_MHz", 6, DeviceMetric::SmClockMhz},
-    {"mem_MHz", 7, DeviceMetric::MemClockMhz},  {"fan", 4, DeviceMetric::FanPercent},
-    {"pst", 3, DeviceMetric::PerfState},
+    {"util", 5, DeviceMetric::GpuUtilPercent, 0},     {"mutil", 5, DeviceMetric::MemUtilPercent, 0},
+    {"mem_GiB", 9, DeviceMetric::MemUsedBytes, 2},    {"total_GiB", 9, DeviceMetric::MemTotalBytes, 1},
+    {"pwr_W", 7, DeviceMetric::PowerWatts, 1},        {"temp", 5, DeviceMetric::TempGpuCelsius, 0},
+    {"mtemp", 5, DeviceMetric::TempMemCelsius, 0},    {"sm_MHz", 6, DeviceMetric::SmClockMhz, 0},
+    {"mem_MHz", 7, DeviceMetric::MemClockMhz, 0},     {"fan", 4, DeviceMetric::FanPercent, 0},
+    {"pst", 3, DeviceMetric::PerfState, 0},
 };
 
 class TableFormatter final : public SampleFormatter {
@@ -41,7 +43,7 @@ class TableFormatter final : public SampleFormatter {
     out += fmt::format("{:<12} {:>3}", clock_local_ms(s.time.wall_ns), s.device_index);
     for (const SampleColumn& c : kSampleColumns) {
       const auto x = s.values.get(c.metric);
-      out += fmt::format(" {:>{}}", x ? display_value(info(c.metric).display, *x) : std::string("-"), c.width);
+      out += fmt::format(" {:>{}}", x ? fixed(*x / info(c.metric).display.divisor, c.decimals) : std::string("-"), c.width);
     }
     const auto reasons = s.values.get(DeviceMetric::ClockEventReasons);
     out += fmt::format(" {:>6}\n", reasons ? fmt::format("{:#x}", static_cast<std::uint64_t>(*reasons)) : "-");
