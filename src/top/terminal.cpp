@@ -1,7 +1,6 @@
 #include "top/terminal.h"
 
 #include <curses.h>
-#include <fcntl.h>
 #include <langinfo.h>
 #include <termios.h>
 #include <unistd.h>
@@ -30,10 +29,7 @@ int g_wake_write_fd = -1;
 
 void on_stop_signal(int) {
   g_stop = 1;
-  if (g_wake_write_fd >= 0) {
-    const char byte = 1;
-    [[maybe_unused]] const auto n = ::write(g_wake_write_fd, &byte, 1);
-  }
+  if (g_wake_write_fd >= 0) WakePipe::notify(g_wake_write_fd);
 }
 
 // Runs on a crash: only async-signal-safe calls. Leaves the alternate
@@ -130,11 +126,7 @@ void Terminal::require_terminal() {
 Terminal::Terminal() {
   require_terminal();
   ascii_ = !utf8_locale();
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
-  wake_read_ = UniqueFd(fds[0]);
-  wake_write_ = UniqueFd(fds[1]);
-  g_wake_write_fd = wake_write_.get();
+  g_wake_write_fd = wake_.write_fd();
   g_have_saved_modes = ::tcgetattr(STDIN_FILENO, &g_saved_modes) == 0;
   install_handlers();
   // newterm, not initscr: initscr exits the process on an unknown TERM,
@@ -198,11 +190,5 @@ int Terminal::read_key() {
 }
 
 bool Terminal::stop_requested() { return g_stop != 0; }
-
-void Terminal::drain_wake() const {
-  char buf[16];
-  while (::read(wake_read_.get(), buf, sizeof buf) > 0) {
-  }
-}
 
 }  // namespace gpuwatch

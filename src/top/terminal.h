@@ -8,8 +8,8 @@
 
 #include <cstddef>
 
-#include "core/unique_fd.h"
 #include "render/top/screen.h"
+#include "top/wake_pipe.h"
 
 struct screen;  // ncurses' SCREEN
 
@@ -39,15 +39,14 @@ class Terminal {
   static bool stop_requested();
   // Readable once a stop signal has come: poll it with the keys, so a signal
   // that comes while the loop is busy is not slept through.
-  [[nodiscard]] int wake_fd() const { return wake_read_.get(); }
-  void drain_wake() const;
+  [[nodiscard]] int wake_fd() const { return wake_.read_fd(); }
+  void drain_wake() const { wake_.drain(); }
   // No UTF-8 locale could be had: graphs and symbols are drawn in ASCII.
   [[nodiscard]] bool ascii() const { return ascii_; }
 
  private:
   struct screen* screen_ = nullptr;
-  UniqueFd wake_read_;
-  UniqueFd wake_write_;
+  WakePipe wake_;
   bool ascii_ = false;
 };
 

@@ -1,6 +1,5 @@
 #include "top/top_app.h"
 
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -22,13 +21,13 @@
 #include "backends/procfs/process_details.h"
 #include "backends/procfs/process_identity.h"
 #include "core/host_name.h"
-#include "core/unique_fd.h"
 #include "live/live_window.h"
 #include "live/watcher.h"
 #include "render/top/top_json.h"
 #include "render/top/top_screen.h"
 #include "top/terminal.h"
 #include "top/top_keys.h"
+#include "top/wake_pipe.h"
 
 namespace gpuwatch {
 
@@ -37,34 +36,19 @@ namespace {
 // History kept per device: one sample per column of the widest graphs.
 constexpr std::size_t kHistory = 512;
 
-// Wakes the screen loop when a tick has been delivered: a byte down a pipe,
-// so the loop sleeps in poll() on keys and ticks together.
+// Wakes the screen loop when a tick has been delivered.
 class TickPipe final : public SampleSink {
  public:
-  TickPipe() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) throw std::runtime_error("pipe2 failed");
-    read_end_.reset(fds[0]);
-    write_end_.reset(fds[1]);
-  }
   void on_device_sample(const DeviceSample&) override {}
   void on_host_sample(const HostSample&) override {}
   void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
   void on_device_lost(int, Timestamp) override {}
-  void on_tick(Timestamp) override {
-    const char byte = 1;
-    [[maybe_unused]] const auto n = ::write(write_end_.get(), &byte, 1);  // full pipe: a wake-up is pending anyway
-  }
-  [[nodiscard]] int fd() const { return read_end_.get(); }
-  void drain() {
-    char buf[64];
-    while (::read(read_end_.get(), buf, sizeof buf) > 0) {
-    }
-  }
+  void on_tick(Timestamp) override { pipe_.notify(); }
+  [[nodiscard]] int fd() const { return pipe_.read_fd(); }
+  void drain() const { pipe_.drain(); }
 
  private:
-  UniqueFd read_end_;
-  UniqueFd write_end_;
+  WakePipe pipe_;
 };
 
 // Signals go to the screen loop, whose poll() they wake: Ctrl-C and a resize
