@@ -1,6 +1,7 @@
 #include "top/top_app.h"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -26,6 +28,7 @@
 #include "render/top/top_json.h"
 #include "render/top/top_screen.h"
 #include "top/terminal.h"
+#include "top/process_details_cache.h"
 #include "top/top_keys.h"
 #include "top/wake_pipe.h"
 
@@ -171,15 +174,10 @@ class LiveSampling {
 };
 
 // The processes the driver lists, each with what procfs says of it.
-std::vector<TopProcess> join_processes(const std::vector<GpuProcess>& on_gpus, ProcessDetailsReader& reader,
-                                       Timestamp time) {
-  std::vector<std::uint32_t> pids;
-  for (const GpuProcess& p : on_gpus) pids.push_back(p.pid);
-  std::sort(pids.begin(), pids.end());
-  pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
-  const auto details = reader.read(pids, time);
+std::vector<TopProcess> join_processes(const LiveSnapshot& live, ProcessDetailsCache& cache, Timestamp time) {
+  const auto& details = cache.details(live.processes, live.processes_seen, time);
   std::vector<TopProcess> out;
-  for (const GpuProcess& p : on_gpus) {
+  for (const GpuProcess& p : live.processes) {
     TopProcess row;
     row.pid = p.pid;
     row.gpu = p.device_index;
@@ -209,7 +207,7 @@ void fill_devices(TopView& view, Watcher& watcher) {
 // Refreshes everything but the view's own state, keeping the selected pid
 // selected after the re-sort. `history`: samples per device to copy, no more
 // than the widest graph shows (a graph has at most one column per sample).
-void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& reader, std::size_t history) {
+void refresh(TopView& view, const LiveWindow& window, ProcessDetailsCache& processes, std::size_t history) {
   const Timestamp t = now();
   // A pid may have a row per GPU: the row is the pid on its GPU.
   std::optional<std::pair<std::uint32_t, int>> selected_row;
@@ -220,7 +218,7 @@ void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& read
   view.live = window.snapshot(std::min(history, window.capacity()));
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
-  view.processes = join_processes(view.live.processes, reader, t);
+  view.processes = join_processes(view.live, processes, t);
   sort_processes(view.processes, view.sort);
   if (selected_row) {
     const auto it = std::find_if(view.processes.begin(), view.processes.end(), [&](const TopProcess& p) {
@@ -231,7 +229,11 @@ void refresh(TopView& view, const LiveWindow& window, ProcessDetailsReader& read
   if (!view.processes.empty()) view.selected = std::min(view.selected, view.processes.size() - 1);
 }
 
-std::size_t env_columns() {
+// The terminal's width when stdout is one (bash does not export COLUMNS),
+// else $COLUMNS, else 100.
+std::size_t once_columns() {
+  winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 40) return size.ws_col;
   const char* columns = std::getenv("COLUMNS");
   if (columns != nullptr) {
     const long n = std::strtol(columns, nullptr, 10);
@@ -255,7 +257,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   watcher.bus().subscribe(window);
   TickPipe ticks;
   watcher.bus().subscribe(ticks);
-  ProcessDetailsReader reader(paths.procfs_root);
+  ProcessDetailsCache processes(paths.procfs_root);
   std::exception_ptr failure;
   std::atomic<bool> done = false;
   std::thread sampling([&] {
@@ -270,14 +272,14 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   pollfd first_tick{ticks.fd(), POLLIN, 0};
   while (!done && ::poll(&first_tick, 1, 100) <= 0) {
   }
-  (void)join_processes(window.snapshot(0).processes, reader, now());
+  (void)join_processes(window.snapshot(0), processes, now());
   sampling.join();
   if (failure) std::rethrow_exception(failure);
   TopView view;
   view.hostname = host_name();
   view.interval_s = watch.interval_s;
   fill_devices(view, watcher);
-  refresh(view, window, reader, kHistory);
+  refresh(view, window, processes, kHistory);
   if (options.watched_run) {
     try {
       view.run = options.watched_run();
@@ -288,7 +290,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   if (options.format == "json") {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
-    const std::size_t width = options.width != 0 ? options.width : env_columns();
+    const std::size_t width = options.width != 0 ? options.width : once_columns();
     // Tall enough for every panel and every process: a snapshot for a bug
     // report leaves nothing out.
     const std::size_t height =
@@ -303,7 +305,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
   LiveWindow window(kHistory);
   TickPipe ticks;
   LiveSampling sampling(paths, options, window, ticks);
-  ProcessDetailsReader reader(paths.procfs_root);
+  ProcessDetailsCache processes(paths.procfs_root);
   RunWatch run_watch(options.watched_run);
   TopView view;
   view.hostname = host_name();
@@ -328,7 +330,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
     if ((fds[1].revents & POLLIN) != 0) {
       ticks.drain();
       if (!view.paused) {
-        refresh(view, window, reader, terminal.width());
+        refresh(view, window, processes, terminal.width());
         run_watch.copy_to(view);
         dirty = true;
       }

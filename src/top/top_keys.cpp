@@ -93,6 +93,16 @@ KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::ti
     case kKeyUp:
       if (view.selected > 0) view.selected = std::min(view.selected - 1, rows > 0 ? rows - 1 : 0);
       break;
+    case kKeyPageDown:
+      if (rows > 0) view.selected = std::min(view.selected + kProcessPage, rows - 1);
+      break;
+    case kKeyPageUp:
+      view.selected = std::min(view.selected > kProcessPage ? view.selected - kProcessPage : 0, rows > 0 ? rows - 1 : 0);
+      break;
+    case kKeyHome: view.selected = 0; break;
+    case kKeyEnd:
+      if (rows > 0) view.selected = rows - 1;
+      break;
     case 's':
       view.sort = next(view.sort);
       sort_processes(view.processes, view.sort);

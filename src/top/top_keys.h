@@ -18,6 +18,12 @@ namespace gpuwatch {
 inline constexpr int kKeyUp = 0x103;    // ncurses KEY_UP
 inline constexpr int kKeyDown = 0x102;  // ncurses KEY_DOWN
 inline constexpr int kKeyEscape = 27;
+inline constexpr int kKeyHome = 0x106;       // ncurses KEY_HOME
+inline constexpr int kKeyEnd = 0x168;        // ncurses KEY_END
+inline constexpr int kKeyPageDown = 0x152;   // ncurses KEY_NPAGE
+inline constexpr int kKeyPageUp = 0x153;     // ncurses KEY_PPAGE
+// PgUp and PgDn move the selection by this many processes.
+inline constexpr std::size_t kProcessPage = 10;
 
 // The interval steps + and - move along (seconds). 0.1 s is the floor: a
 // screen redrawn faster cannot be read, and sampling costs grow with it.

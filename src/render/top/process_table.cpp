@@ -91,7 +91,7 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
         align_right(or_dash(p.gpu_percent ? std::optional(fmt::format("{:.0f}", *p.gpu_percent)) : std::nullopt), 4),
         align_right(or_dash(p.cpu_percent ? std::optional(fmt::format("{:.1f}", *p.cpu_percent)) : std::nullopt), 6),
         align_right(p.rss_bytes ? human_bytes(static_cast<double>(*p.rss_bytes)) : "–", 9),
-        p.command.empty() ? "(gone)" : shown_command(p.command));
+        p.command.empty() ? "(not in /proc here)" : shown_command(p.command));
     ScreenLine line(text, i == selected ? Style::Selected : Style::Normal);
     if (i == selected) line.pad_to(width, Style::Selected);
     out.push_back(std::move(line));

@@ -174,6 +174,7 @@ std::vector<ScreenLine> help_lines() {
   for (const char* text : {
            "  q      quit (also Ctrl-C)",
            "  ↑ ↓ j  select a process (k is kill, as in htop, not up)",
+           "  PgUp PgDn Home End  ten processes up or down, the first, the last",
            "  s      sort processes: GPU memory, GPU use, CPU, pid",
            "  k      stop the selected process: asks, SIGTERM, then offers SIGKILL",
            "  p      pause the screen (sampling goes on)",

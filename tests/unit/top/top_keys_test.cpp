@@ -35,6 +35,33 @@ TEST(TopKeys, DownAndUpMoveTheSelectionWithinTheTable) {
   EXPECT_EQ(view.selected, 0u);
 }
 
+TEST(TopKeys, PagesHomeAndEndMoveTheSelectionWithinTheTable) {
+  TopView view = make_top_view(1, 10, 25);
+  TopKeys keys(kAlice, false);
+  keys.handle(kKeyPageDown, view);
+  EXPECT_EQ(view.selected, kProcessPage);
+  keys.handle(kKeyPageDown, view);
+  keys.handle(kKeyPageDown, view);
+  EXPECT_EQ(view.selected, 24u);  // stops at the last row
+  keys.handle(kKeyPageUp, view);
+  EXPECT_EQ(view.selected, 24u - kProcessPage);
+  keys.handle(kKeyHome, view);
+  EXPECT_EQ(view.selected, 0u);
+  keys.handle(kKeyPageUp, view);
+  EXPECT_EQ(view.selected, 0u);
+  keys.handle(kKeyEnd, view);
+  EXPECT_EQ(view.selected, 24u);
+}
+
+TEST(TopKeys, PagingAnEmptyTableSelectsNothing) {
+  TopView view = make_top_view(1, 10, 0);
+  TopKeys keys(kAlice, false);
+  keys.handle(kKeyPageDown, view);
+  keys.handle(kKeyEnd, view);
+  keys.handle(kKeyPageUp, view);
+  EXPECT_EQ(view.selected, 0u);
+}
+
 TEST(TopKeys, SCyclesTheSortAndResorts) {
   TopView view = make_top_view(1, 10, 3);
   TopKeys keys(kAlice, false);
