@@ -118,6 +118,8 @@ RunReader::RunReader(const std::string& run_ref, const std::string& store_flag) 
   run_ = std::move(stored.run);
 }
 
+RunReader::RunReader(std::unique_ptr<Store> store, RunInfo run) : store_(std::move(store)), run_(std::move(run)) {}
+
 RunReader::~RunReader() = default;
 
 std::int64_t RunReader::end_mono_ns() const {

@@ -42,6 +42,8 @@ RunColumns open_run_columns(const std::string& run_ref, const std::string& store
 class RunReader {
  public:
   RunReader(const std::string& run_ref, const std::string& store_flag);
+  // A run already found in an open store.
+  RunReader(std::unique_ptr<Store> store, RunInfo run);
   ~RunReader();
   RunReader(const RunReader&) = delete;
   RunReader& operator=(const RunReader&) = delete;

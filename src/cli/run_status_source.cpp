@@ -72,20 +72,18 @@ RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config,
 
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
                                                   const AdvisorConfig& config) {
-  std::string ref = run_ref;
-  if (ref.empty()) {
-    const auto path = store_path(store_flag);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    // A recorder whose process is gone is listed as interrupted, not recording.
-    const std::vector<RunInfo> runs = Store::open(path, true)->list_runs();
-    const auto it = std::find_if(runs.rbegin(), runs.rend(),
-                                 [](const RunInfo& r) { return r.status == RunStatus::Recording; });
-    if (it == runs.rend()) return std::nullopt;
-    ref = it->id;
-  }
-  const RunReader reader(ref, store_flag);
-  return run_status(reader, config, std::nullopt, false);
+  if (!run_ref.empty()) return run_status(RunReader(run_ref, store_flag), config, std::nullopt, false);
+  const auto path = store_path(store_flag);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  // One open per poll: the run is read through the store it was found in.
+  std::unique_ptr<Store> store = Store::open(path, true);
+  // A recorder whose process is gone is listed as interrupted, not recording.
+  const std::vector<RunInfo> runs = store->list_runs();
+  const auto it = std::find_if(runs.rbegin(), runs.rend(),
+                               [](const RunInfo& r) { return r.status == RunStatus::Recording; });
+  if (it == runs.rend()) return std::nullopt;
+  return run_status(RunReader(std::move(store), *it), config, std::nullopt, false);
 }
 
 }  // namespace gpuwatch::cli
