@@ -86,8 +86,10 @@ DrmFdinfoScanner::ProcessFds DrmFdinfoScanner::list_fds(int root_fd, std::uint32
   fds.listed_scan = scan_count_;
   const drm_fdinfo::DirPtr dir = drm_fdinfo::open_dir_at(root_fd, PidPath(pid, "fd").c_str());
   if (!dir) {
-    // EACCES: another user's process (ENOENT: it has just exited).
-    fds.hidden = (errno == EACCES || errno == EPERM) && drm_fdinfo::has_command_line(root_fd, pid, buf_);
+    // EACCES: another user's process. ENOENT or ESRCH: it has just exited.
+    // Anything else is as unreadable as EACCES, and counted the same.
+    const bool exited = errno == ENOENT || errno == ESRCH;
+    fds.hidden = !exited && drm_fdinfo::has_command_line(root_fd, pid, buf_);
     return fds;
   }
   const int dir_fd = ::dirfd(dir.get());
