@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/amdgpu/amdgpu_parse.h"
+#include "backends/amdgpu/amdgpu_processes.h"
 #include "backends/procfs/read_at.h"
 #include "core/unique_fd.h"
 #include "core/whole_number.h"
@@ -405,11 +406,14 @@ std::string pci_bus_id(const fs::path& card_dir) {
 }  // namespace
 }  // namespace amdgpu
 
+AmdgpuBackend::AmdgpuBackend(const SystemPaths& paths)
+    : procfs_root_(paths.procfs_root), drm_scans_(paths.procfs_root) {}
+
 AmdgpuBackend::~AmdgpuBackend() = default;
 
 std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not) {
   namespace fs = std::filesystem;
-  std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend());
+  std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend(paths));
   // The DKMS driver (ROCm's amdgpu-dkms) has a version; the kernel's own has
   // none: its version is the kernel's.
   const std::string driver_version = amdgpu::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
@@ -493,15 +497,24 @@ ReadStatus AmdgpuBackend::read_fast(std::size_t local_index, DeviceValues& out) 
 }
 
 ReadStatus AmdgpuBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
-                                    std::vector<GpuProcess>& /*processes*/) {
+                                    std::vector<GpuProcess>& processes) {
   if (local_index >= devices_.size()) return ReadStatus::Lost;
   Device& card = *devices_[local_index];
   if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
   amdgpu::Round round(card, card.slow_buf, /*probing=*/false);
   DeviceValues values;
   if (!round.asleep()) amdgpu::read_slow_values(round, card, plan, values);
-  // No processes yet: they come from DRM fdinfo, a later step (see the header).
-  return amdgpu::finish(card, round, values, out);
+  const ReadStatus status = amdgpu::finish(card, round, values, out);
+  // Read from /proc, not from the card: a suspended GPU has no busy clients
+  // but may have clients holding VRAM, and reading fdinfo does not wake it.
+  if (status == ReadStatus::Ok) {
+    const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
+    for (GpuProcess& p : amdgpu::processes_on(*scan, card.info.pci_bus_id, procfs_root_)) {
+      p.device_index = static_cast<int>(local_index);
+      processes.push_back(std::move(p));
+    }
+  }
+  return status;
 }
 
 std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths, std::string& why_not) {

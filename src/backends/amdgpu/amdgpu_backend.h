@@ -10,16 +10,22 @@
 // (reading a sensor file would power it up). A GPU whose sysfs directory has
 // gone (unplugged, driver unbound) is reported Lost.
 //
-// Processes: not listed yet. Per-process use on amdgpu comes from DRM fdinfo
-// (VENDORS.md section 1.1), a reader shared with the Intel backends that is a
-// later step; read_slow leaves the process list empty until then.
+// Processes: from DRM fdinfo (/proc/PID/fdinfo/N of the fds that point into
+// /dev/dri; VENDORS.md section 1.1), read by the drm_fdinfo scanner that the
+// Intel backends will share. One /proc scan serves every card of a slow
+// round. Each process's VRAM (drm-resident-vram or drm-memory-vram) and its
+// gfx/compute engine use since the previous round. Without root only the
+// caller's own processes can be read. ROCm work through /dev/kfd is not in
+// fdinfo and is not listed (amdgpu_processes.h).
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/drm_fdinfo/fdinfo_rounds.h"
 
 namespace gpuwatch {
 
@@ -42,8 +48,10 @@ class AmdgpuBackend final : public GpuBackend {
   struct Device;
 
  private:
-  AmdgpuBackend() = default;
+  explicit AmdgpuBackend(const SystemPaths& paths);
   std::vector<std::unique_ptr<Device>> devices_;
+  std::filesystem::path procfs_root_;
+  DrmScanPerRound drm_scans_;
 };
 
 // The registry's factory.

@@ -256,9 +256,11 @@ void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
   last_tree_time_ = time;
 }
 
-std::string HostReader::process_name(std::uint32_t pid) const {
+std::string HostReader::process_name(std::uint32_t pid) const { return read_process_name(root_, pid); }
+
+std::string read_process_name(const std::filesystem::path& procfs_root, std::uint32_t pid) {
   std::string buf;
-  const auto path = root_ / std::to_string(pid) / "stat";
+  const auto path = procfs_root / std::to_string(pid) / "stat";
   const auto text = read_at(AT_FDCWD, path.c_str(), buf);
   if (!text) return {};
   auto st = parse_pid_stat(*text);

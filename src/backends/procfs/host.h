@@ -53,6 +53,11 @@ std::optional<PidStat> parse_pid_stat(std::string_view text);
 // read_bytes from /proc/PID/io (unreadable for other users' processes).
 std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text);
 
+// A process's name (comm, from procfs_root/PID/stat; the same 15 characters
+// as /proc/PID/comm), empty if it is gone. For backends whose driver gives
+// pids without names.
+std::string read_process_name(const std::filesystem::path& procfs_root, std::uint32_t pid);
+
 // --- Stateful reader: turns counters into rates between two reads ---
 
 class HostReader {

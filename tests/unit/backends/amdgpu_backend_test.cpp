@@ -63,9 +63,12 @@ class AmdgpuBackendTest : public ::testing::Test {
     if (!scratch_.empty()) fs::remove_all(scratch_);
   }
 
-  std::unique_ptr<AmdgpuBackend> open(const fs::path& root) {
+  // No procfs unless a test gives one: the machine's own /proc would make
+  // the process lists depend on what runs here.
+  std::unique_ptr<AmdgpuBackend> open(const fs::path& root, const fs::path& procfs = "/nonexistent/proc") {
     SystemPaths paths;
     paths.sysfs_root = root;
+    paths.procfs_root = procfs;
     paths.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     why_not.clear();
     return AmdgpuBackend::open(paths, why_not);
@@ -265,7 +268,50 @@ TEST_F(AmdgpuBackendTest, W7900ValuesInCatalogueUnits) {
   EXPECT_EQ(slow.get(DM::PcieLinkWidth), 16);
   EXPECT_FALSE(slow.has(DM::EnergyJoules));         // no energy1_input on this card
   expect_cadence(slow, {Cadence::Slow, Cadence::Costly});
-  EXPECT_TRUE(processes.empty());                   // fdinfo reader: a later step
+  EXPECT_TRUE(processes.empty());                   // no procfs given
+}
+
+// One slow round's process list (its values are other tests' business).
+std::vector<GpuProcess> round_of_processes(AmdgpuBackend& backend) {
+  DeviceValues values;
+  std::vector<GpuProcess> processes;
+  EXPECT_EQ(backend.read_slow(0, SlowReadPlan{}, values, processes), ReadStatus::Ok);
+  return processes;
+}
+
+// Processes from DRM fdinfo: tests/fixtures/procfs/README.md gives the values.
+TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
+  const fs::path procfs = copy_of("w7900").parent_path() / "proc";
+  fs::copy(fs::path(GPUWATCH_FIXTURES) / "procfs/drm_amdgpu", procfs,
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  auto backend = open(kSysfs / "w7900", procfs);
+  ASSERT_NE(backend, nullptr) << why_not;
+  std::vector<GpuProcess> processes = round_of_processes(*backend);
+  // glxgears' client once (two fds, and a forked child's), python3's; not
+  // the xe client on another slot, not Xorg's fd without usage stats.
+  ASSERT_EQ(processes.size(), 2U);
+  EXPECT_EQ(processes[0].pid, 2001U);
+  EXPECT_EQ(processes[0].device_index, 0);
+  EXPECT_EQ(processes[0].name, "glxgears");
+  EXPECT_EQ(processes[0].kind, "graphics");
+  EXPECT_EQ(processes[0].used_memory_bytes, 2068U * 1024);  // drm-memory-vram
+  EXPECT_FALSE(processes[0].gpu_percent);                   // first round: no rate yet
+  EXPECT_EQ(processes[1].pid, 2003U);
+  EXPECT_EQ(processes[1].name, "python3");
+  EXPECT_EQ(processes[1].kind, "compute");                  // compute 8.25 s, gfx 1.5 ms
+  EXPECT_EQ(processes[1].used_memory_bytes, 1610612736U);   // drm-resident-vram: 1536 MiB
+
+  // The next round: python3's compute ring busy 0.2 s more, glxgears idle.
+  std::ofstream(procfs / "2003/fdinfo/7", std::ios::app) << "drm-engine-compute:\t8450000000 ns\n";
+  processes = round_of_processes(*backend);
+  ASSERT_EQ(processes.size(), 2U);
+  ASSERT_TRUE(processes[0].gpu_percent);
+  EXPECT_EQ(*processes[0].gpu_percent, 0);
+  ASSERT_TRUE(processes[1].gpu_percent);
+  // 0.2 s over a wall interval that the test does not control: above 0,
+  // at most 100, and never a timed assertion.
+  EXPECT_GT(*processes[1].gpu_percent, 0);
+  EXPECT_LE(*processes[1].gpu_percent, 100);
 }
 
 TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {
