@@ -43,6 +43,17 @@ enum class DeviceMetric : std::uint8_t {
   PcieLinkWidthMax,
   PcieTxBytesPerSec,
   PcieRxBytesPerSec,
+  // NVIDIA GPM (Hopper and newer): averages over the window between two GPM
+  // samples, which is the slow interval (never under 100 ms, GPM's floor).
+  SmActivePercent,      // time an SM had a warp resident, averaged over the SMs
+  SmOccupancyPercent,   // warps resident / the SMs' maximum
+  TensorActivePercent,  // any tensor pipe busy
+  DramBwUtilPercent,    // % of peak DRAM bandwidth used
+  Fp64ActivePercent,    // non-tensor FP64 pipe busy
+  Fp32ActivePercent,
+  Fp16ActivePercent,
+  NvlinkTxBytesPerSec,  // all NVLinks together
+  NvlinkRxBytesPerSec,
   // How long before the sample's timestamp the slow metrics in it (energy,
   // PCIe throughput) were read: lets analysis place the energy counter at
   // its true time instead of the tick that carried it.
@@ -97,6 +108,7 @@ inline constexpr DisplayFormat kKilojoules{"kJ", 1000, 1};
 inline constexpr DisplayFormat kCelsius{"°C", 1, 1};
 inline constexpr DisplayFormat kMegahertz{"MHz", 1, 0};
 inline constexpr DisplayFormat kMegabytesPerSecond{"MB/s", 1e6, 1};
+inline constexpr DisplayFormat kGigabytesPerSecond{"GB/s", 1e9, 2};  // NVLink: hundreds of GB/s
 inline constexpr DisplayFormat kCoreShare{"% of a core", 1, 1};
 inline constexpr DisplayFormat kSeconds{"s", 1, 3};
 inline constexpr DisplayFormat kPlain{"", 1, 0};  // states, masks, counts
@@ -143,6 +155,15 @@ inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
     {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", display::kPlain},
     {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", display::kMegabytesPerSecond},
     {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", display::kMegabytesPerSecond},
+    {"sm_active_percent", "%", 100, Cadence::Slow, "SM active", "SM active", display::kPercent},
+    {"sm_occupancy_percent", "%", 100, Cadence::Slow, "SM occupancy", "SM occupancy", display::kPercent},
+    {"tensor_active_percent", "%", 100, Cadence::Slow, "Tensor pipes active", "tensor active", display::kPercent},
+    {"dram_bw_util_percent", "%", 100, Cadence::Slow, "DRAM bandwidth used", "DRAM BW", display::kPercent},
+    {"fp64_active_percent", "%", 100, Cadence::Slow, "FP64 pipe active", "FP64 active", display::kPercent},
+    {"fp32_active_percent", "%", 100, Cadence::Slow, "FP32 pipe active", "FP32 active", display::kPercent},
+    {"fp16_active_percent", "%", 100, Cadence::Slow, "FP16 pipe active", "FP16 active", display::kPercent},
+    {"nvlink_tx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink transmit", "NVLink TX", display::kGigabytesPerSecond},
+    {"nvlink_rx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink receive", "NVLink RX", display::kGigabytesPerSecond},
     {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", display::kSeconds},
 }};
 

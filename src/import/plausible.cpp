@@ -42,6 +42,15 @@ constexpr std::array<ValueRange, kDeviceMetricCount> kDeviceRanges{{
     {0, 64, "0 to 64 lanes"},                   // pcie_link_width_max
     kBytesPerSec,                               // pcie_tx_bytes_per_sec
     kBytesPerSec,                               // pcie_rx_bytes_per_sec
+    kPercent,                                   // sm_active_percent
+    kPercent,                                   // sm_occupancy_percent
+    kPercent,                                   // tensor_active_percent
+    kPercent,                                   // dram_bw_util_percent
+    kPercent,                                   // fp64_active_percent
+    kPercent,                                   // fp32_active_percent
+    kPercent,                                   // fp16_active_percent
+    kBytesPerSec,                               // nvlink_tx_bytes_per_sec
+    kBytesPerSec,                               // nvlink_rx_bytes_per_sec
     {0, 3600, "0 to 3600 s"},                   // slow_read_age_seconds
 }};
 

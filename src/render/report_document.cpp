@@ -17,11 +17,15 @@ namespace {
 
 // The metrics people read first; the JSON report has all of them. Labels,
 // units and decimals are the catalogue's (core/metrics.h).
+// GPM's rows (Hopper and newer) follow utilization: how much of the chip the
+// busy time used, which utilization alone does not say.
 constexpr DeviceMetric kDeviceRows[] = {
-    DeviceMetric::GpuUtilPercent, DeviceMetric::MemUtilPercent,    DeviceMetric::MemUsedBytes,
-    DeviceMetric::PowerWatts,     DeviceMetric::TempGpuCelsius,    DeviceMetric::TempMemCelsius,
-    DeviceMetric::SmClockMhz,     DeviceMetric::MemClockMhz,       DeviceMetric::FanPercent,
-    DeviceMetric::PcieTxBytesPerSec, DeviceMetric::PcieRxBytesPerSec,
+    DeviceMetric::GpuUtilPercent,      DeviceMetric::SmActivePercent,     DeviceMetric::SmOccupancyPercent,
+    DeviceMetric::TensorActivePercent, DeviceMetric::DramBwUtilPercent,   DeviceMetric::MemUtilPercent,
+    DeviceMetric::MemUsedBytes,        DeviceMetric::PowerWatts,          DeviceMetric::TempGpuCelsius,
+    DeviceMetric::TempMemCelsius,      DeviceMetric::SmClockMhz,          DeviceMetric::MemClockMhz,
+    DeviceMetric::FanPercent,          DeviceMetric::PcieTxBytesPerSec,   DeviceMetric::PcieRxBytesPerSec,
+    DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec,
 };
 
 // Process names are single words: a long one is shortened with "…".
@@ -144,7 +148,8 @@ void add_device(Document& doc, const DeviceReport& d, std::int64_t start_mono_ns
 // Metrics whose per-GPU values add up to something meaningful for the machine.
 bool additive(DeviceMetric m) {
   return m == DeviceMetric::MemUsedBytes || m == DeviceMetric::PowerWatts || m == DeviceMetric::PcieTxBytesPerSec ||
-         m == DeviceMetric::PcieRxBytesPerSec;
+         m == DeviceMetric::PcieRxBytesPerSec || m == DeviceMetric::NvlinkTxBytesPerSec ||
+         m == DeviceMetric::NvlinkRxBytesPerSec;
 }
 
 void add_all_gpus(Document& doc, const RunReport& r) {

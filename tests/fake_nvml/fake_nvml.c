@@ -41,10 +41,17 @@ static const char *const kFeatureNames[] = {
     "util", "memory", "memory_v2", "power", "power_limit", "energy", "temp", "mem_temp",
     "sm_clock", "mem_clock", "max_clocks", "fan", "pstate", "clock_reasons", "pcie_link",
     "pcie_max", "pcie_throughput", "compute_processes", "graphics_processes", "mps_processes",
-    "process_util"};
+    "process_util", "gpm"};
 enum { F_UTIL, F_MEMORY, F_MEMORY_V2, F_POWER, F_POWER_LIMIT, F_ENERGY, F_TEMP, F_MEM_TEMP,
        F_SM_CLOCK, F_MEM_CLOCK, F_MAX_CLOCKS, F_FAN, F_PSTATE, F_REASONS, F_PCIE_LINK,
-       F_PCIE_MAX, F_PCIE_THROUGHPUT, F_COMPUTE, F_GRAPHICS, F_MPS, F_PROC_UTIL, F_COUNT };
+       F_PCIE_MAX, F_PCIE_THROUGHPUT, F_COMPUTE, F_GRAPHICS, F_MPS, F_PROC_UTIL, F_GPM, F_COUNT };
+
+/* GPM metrics the fake computes: nvmlGpmMetricId_t and the scenario key. */
+enum { GPM_METRICS = 9 };
+static const struct { unsigned id; const char *key; } kGpmMetrics[GPM_METRICS] = {
+    {2, "sm_active"}, {3, "sm_occupancy"}, {5, "tensor_active"}, {10, "dram_bw_util"},
+    {11, "fp64_active"}, {12, "fp32_active"}, {13, "fp16_active"},
+    {60, "nvlink_rx_mibs"}, {61, "nvlink_tx_mibs"}};
 
 typedef struct gpu {
   char name[96], uuid[96];
@@ -55,6 +62,10 @@ typedef struct gpu {
       clock_reasons, pcie_gen, pcie_width, pcie_tx_kbs, pcie_rx_kbs;
   int mem_util_set;
   unsigned unsupported; /* bit per F_* */
+  int gpm;              /* nvmlGpmQueryDeviceSupport's answer */
+  int gpm_error, gpm_sample_error; /* what nvmlGpmMetricsGet / nvmlGpmSampleGet return */
+  char gpm_unsupported[256];       /* metric ids answered "not supported" */
+  pattern gpm_values[GPM_METRICS]; /* in the order of kGpmMetrics */
   proc_list lists[3];   /* compute, graphics, mps */
   proc_list process_util; /* PID:SM_PERCENT, in `bytes` */
   int add_parent, add_self, add_descendants;
@@ -228,6 +239,14 @@ static int set_gpu_key(gpu *g, const char *k, const char *v) {
   for (size_t i = 0; i < sizeof numbers / sizeof *numbers; ++i) {
     if (strcmp(k, numbers[i].key) == 0) return *numbers[i].d = strtod(v, NULL), 0;
   }
+  for (int i = 0; i < GPM_METRICS; ++i) {
+    if (strcmp(k, kGpmMetrics[i].key) == 0) return parse_pattern(&g->gpm_values[i], v);
+  }
+  if (strcmp(k, "gpm") == 0) return g->gpm = atoi(v), 0;
+  if (strcmp(k, "gpm_error") == 0) return g->gpm_error = atoi(v), 0;
+  if (strcmp(k, "gpm_sample_error") == 0) return g->gpm_sample_error = atoi(v), 0;
+  if (strcmp(k, "gpm_unsupported") == 0)
+    return snprintf(g->gpm_unsupported, sizeof g->gpm_unsupported, "%s", v), 0;
   if (strcmp(k, "name") == 0) return snprintf(g->name, sizeof g->name, "%s", v), 0;
   if (strcmp(k, "uuid") == 0) return snprintf(g->uuid, sizeof g->uuid, "%s", v), 0;
   if (strcmp(k, "pci_bus") == 0) return g->pci_bus = (unsigned)strtoul(v, NULL, 16), 0;
@@ -264,6 +283,10 @@ static int set_key(const char *k, const char *v) {
     return snprintf(cfg.driver_version, sizeof cfg.driver_version, "%s", v), 0;
   if (strcmp(k, "pcie_delay_ms") == 0) return cfg.pcie_delay_ms = strtod(v, NULL), 0;
   if (strcmp(k, "energy_delay_ms") == 0) return cfg.energy_delay_ms = strtod(v, NULL), 0;
+  if (strcmp(k, "gpm") == 0) { /* shorthand for gpu*.gpm */
+    for (int i = 0; i < MAX_GPUS; ++i) cfg.gpus[i].gpm = atoi(v);
+    return 0;
+  }
   if (strncmp(k, "gpu*.", 5) == 0) {
     for (int i = 0; i < MAX_GPUS; ++i) {
       if (set_gpu_key(&cfg.gpus[i], k + 5, v) != 0) return -1;
@@ -735,3 +758,90 @@ API ret_t nvmlDeviceGetProcessUtilization(gpu *g, util_sample *out, unsigned *co
 PROCESS_CALLS(Compute, 0)
 PROCESS_CALLS(Graphics, 1)
 PROCESS_CALLS(MPSCompute, 2)
+
+/* ---- GPM (NVML 11.8 and later; absent from the old build) --------------- */
+
+/* A sample records which GPU it was taken of and when; a metric is the mean
+ * of its pattern between two samples' times (the value at the second when
+ * they coincide), as GPM averages its counters over the window. */
+typedef struct { unsigned magic; gpu *g; double t; int taken; } gpm_sample;
+enum { GPM_SAMPLE_MAGIC = 0x67706d31u, FAKE_GPM_METRIC_MAX = 98 /* NVML 11.8-12.8 */ };
+
+typedef struct {
+  unsigned metric_id;
+  ret_t nvml_return;
+  double value;
+  struct { char *short_name, *long_name, *unit; } info;
+} gpm_metric;
+typedef struct {
+  unsigned version, num_metrics;
+  gpm_sample *sample1, *sample2;
+  gpm_metric metrics[FAKE_GPM_METRIC_MAX];
+} gpm_metrics_get;
+typedef struct { unsigned version, is_supported_device; } gpm_support;
+
+MODERN ret_t nvmlGpmQueryDeviceSupport(gpu *g, gpm_support *s) {
+  CHECK(g, F_GPM, s);
+  if (s->version != 1) return VERSION_MISMATCH;
+  s->is_supported_device = g->gpm ? 1u : 0u;
+  return OK;
+}
+
+MODERN ret_t nvmlGpmSampleAlloc(gpm_sample **out) {
+  if (atomic_load(&init_count) == 0) return UNINIT;
+  if (!out) return INVALID;
+  *out = calloc(1, sizeof **out);
+  if (!*out) return UNKNOWN;
+  (*out)->magic = GPM_SAMPLE_MAGIC;
+  return OK;
+}
+
+MODERN ret_t nvmlGpmSampleFree(gpm_sample *s) {
+  if (!s || s->magic != GPM_SAMPLE_MAGIC) return INVALID;
+  s->magic = 0;
+  free(s);
+  return OK;
+}
+
+MODERN ret_t nvmlGpmSampleGet(gpu *g, gpm_sample *s) {
+  CHECK(g, F_GPM, s);
+  if (s->magic != GPM_SAMPLE_MAGIC) return INVALID;
+  if (!g->gpm) return NOT_SUPPORTED;
+  if (g->gpm_sample_error != OK) return g->gpm_sample_error;
+  s->g = g;
+  s->t = seconds_since_init();
+  s->taken = 1;
+  return OK;
+}
+
+static double mean_between(const pattern *p, double t1, double t2) {
+  if (t2 <= t1) return pattern_at(p, t2);
+  return (pattern_integral(p, t2) - pattern_integral(p, t1)) / (t2 - t1);
+}
+
+MODERN ret_t nvmlGpmMetricsGet(gpm_metrics_get *m) {
+  if (atomic_load(&init_count) == 0) return UNINIT;
+  if (!m) return INVALID;
+  if (m->version != 1) return VERSION_MISMATCH;
+  const gpm_sample *a = m->sample1, *b = m->sample2;
+  if (!a || !b || a->magic != GPM_SAMPLE_MAGIC || b->magic != GPM_SAMPLE_MAGIC || !a->taken ||
+      !b->taken || a->g != b->g || m->num_metrics > FAKE_GPM_METRIC_MAX) {
+    return INVALID;
+  }
+  ret_t rc = check(a->g, F_GPM);
+  if (rc != OK) return rc;
+  if (a->g->gpm_error != OK) return a->g->gpm_error;
+  for (unsigned i = 0; i < m->num_metrics; ++i) {
+    gpm_metric *out = &m->metrics[i];
+    char id[16];
+    snprintf(id, sizeof id, "%u", out->metric_id);
+    out->nvml_return = NOT_SUPPORTED;
+    if (has_word(a->g->gpm_unsupported, id)) continue;
+    for (int k = 0; k < GPM_METRICS; ++k) {
+      if (kGpmMetrics[k].id != out->metric_id) continue;
+      out->value = mean_between(&a->g->gpm_values[k], a->t, b->t);
+      out->nvml_return = OK;
+    }
+  }
+  return OK;
+}

@@ -136,12 +136,68 @@ struct FieldValue {
   Value value;
 };
 
+// GPM (GPU performance monitoring, Hopper and newer). A sample is an opaque
+// buffer the library allocates; metrics are computed from two of them.
+struct GpmSampleOpaque;
+using GpmSample = GpmSampleOpaque*;
+
+// Ids of nvmlGpmMetricId_t that gpuwatch asks for.
+inline constexpr unsigned kGpmSmUtil = 2;          // % of SMs busy (DCGM's "SM active")
+inline constexpr unsigned kGpmSmOccupancy = 3;     // % of the theoretical warps resident
+inline constexpr unsigned kGpmAnyTensorUtil = 5;
+inline constexpr unsigned kGpmDramBwUtil = 10;     // % of peak DRAM bandwidth
+inline constexpr unsigned kGpmFp64Util = 11;
+inline constexpr unsigned kGpmFp32Util = 12;
+inline constexpr unsigned kGpmFp16Util = 13;
+inline constexpr unsigned kGpmNvlinkTotalRxPerSec = 60;  // MiB/s, all links
+inline constexpr unsigned kGpmNvlinkTotalTxPerSec = 61;
+
+inline constexpr unsigned kGpmMetricsGetVersion = 1;
+inline constexpr unsigned kGpmSupportVersion = 1;
+
+// One entry of nvmlGpmMetricsGet_t's array: the caller sets metric_id, the
+// library fills nvml_return and, where that is success, value.
+struct GpmMetric {
+  unsigned metric_id;
+  Return nvml_return;
+  double value;
+  struct {
+    char* short_name;  // may be null
+    char* long_name;
+    char* unit;
+  } info;
+};
+
+// The array's length is NVML_GPM_METRIC_MAX of the header a program was built
+// with, which grew (98 in NVML 11.8-12.8, 210 in 12.9-13.1, 333 in 13.3) while
+// the struct's version stayed 1. A driver reads `num_metrics` entries; the
+// buffer has room for the largest header known, so that a driver that
+// touches its whole struct still stays inside ours. `num_metrics` is kept
+// within 98, the smallest, which every GPM driver accepts.
+inline constexpr std::size_t kGpmMetricSlots = 333;
+inline constexpr unsigned kGpmMetricsEveryDriverTakes = 98;
+struct GpmMetricsGet {
+  unsigned version;
+  unsigned num_metrics;
+  GpmSample sample1;  // the earlier sample
+  GpmSample sample2;
+  GpmMetric metrics[kGpmMetricSlots];
+};
+
+struct GpmSupport {
+  unsigned version;
+  unsigned is_supported_device;
+};
+
 static_assert(sizeof(MemoryV1) == 24);
 static_assert(sizeof(MemoryV2) == 40);
 static_assert(sizeof(PciInfo) == 68);
 static_assert(sizeof(ProcessInfoV1) == 16);
 static_assert(sizeof(ProcessInfoV2) == 24);
 static_assert(sizeof(FieldValue) == 40);
+static_assert(sizeof(GpmMetric) == 40);
+static_assert(offsetof(GpmMetricsGet, metrics) == 24);
+static_assert(sizeof(GpmSupport) == 8);
 
 // Function signatures, by shape.
 using InitFn = Return (*)();
@@ -162,6 +218,11 @@ using DeviceEnumUintFn = Return (*)(Device, int, unsigned*);
 using DeviceFieldValuesFn = Return (*)(Device, int, FieldValue*);
 // The element type depends on the symbol's version; see NvmlLibrary.
 using DeviceProcessesFn = Return (*)(Device, unsigned*, void*);
+using GpmQueryDeviceSupportFn = Return (*)(Device, GpmSupport*);
+using GpmSampleAllocFn = Return (*)(GpmSample*);
+using GpmSampleFreeFn = Return (*)(GpmSample);
+using GpmSampleGetFn = Return (*)(Device, GpmSample);
+using GpmMetricsGetFn = Return (*)(GpmMetricsGet*);
 using DeviceProcessUtilizationFn = Return (*)(Device, ProcessUtilizationSample*, unsigned*, unsigned long long);
 
 }  // namespace gpuwatch::nvml

@@ -29,15 +29,6 @@ constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::kCount);
 using Features = std::bitset<kFeatureCount>;
 constexpr std::size_t bit(Feature f) { return static_cast<std::size_t>(f); }
 
-// Answers that will not change while the driver stays loaded. Invalid
-// argument and version mismatch are included: retrying the same arguments
-// every tick cannot succeed either.
-bool refused_for_good(nvml::Return rc) {
-  return rc == nvml::kErrorNotSupported || rc == nvml::kErrorNoPermission ||
-         rc == nvml::kErrorFunctionNotFound || rc == nvml::kErrorInvalidArgument ||
-         rc == nvml::kErrorArgumentVersionMismatch;
-}
-
 // One pass over a device's calls. While probing (only at open, before other
 // threads can see the device) a refusal switches its feature off; afterwards
 // switched-off features are skipped without calling the driver. Once the GPU
@@ -52,7 +43,7 @@ class Pass {
     const nvml::Return rc = call();
     if (rc == nvml::kSuccess) return true;
     if (rc == nvml::kErrorGpuIsLost) lost_ = true;
-    if (probing_ && refused_for_good(rc)) enabled_.reset(bit(f));
+    if (probing_ && nvml_refused_for_good(rc)) enabled_.reset(bit(f));
     return false;
   }
 
@@ -100,6 +91,7 @@ struct NvmlBackend::Device {
   DeviceInfo info;
   Features enabled;  // written during open() only, read-only afterwards
   std::atomic<bool> lost{false};
+  std::unique_ptr<NvmlGpm> gpm;  // null: no GPM on this device or driver
 };
 
 namespace {
@@ -326,7 +318,7 @@ NvmlBackend::NvmlBackend(std::unique_ptr<NvmlLibrary> library) : lib_(std::move(
 NvmlBackend::~NvmlBackend() = default;
 
 std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> library,
-                                               std::string& why_not) {
+                                               std::string& why_not, GpmClock gpm_clock) {
   std::unique_ptr<NvmlBackend> backend(new NvmlBackend(std::move(library)));
   const NvmlLibrary& lib = *backend->lib_;
   const NvmlLibrary::Functions& f = lib.fn();
@@ -385,10 +377,18 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
       info.static_values.set(DM::MemTotalBytes, *total);
     }
     probe.merge_from(info.static_values);
+    bool gpm_lost = false;
+    if (!pass.lost()) dev->gpm = NvmlGpm::open(f, dev->handle, gpm_clock, gpm_lost);
+    // GPM's metrics need a window, so none was read yet: a GPM device is
+    // taken to give them all (one the driver refuses stays absent).
+    const std::vector<DM> gpm_metrics = dev->gpm ? NvmlGpm::metrics() : std::vector<DM>{};
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
-      if (probe.has(static_cast<DM>(m))) info.supported.push_back(static_cast<DM>(m));
+      const auto metric = static_cast<DM>(m);
+      if (probe.has(metric) || std::find(gpm_metrics.begin(), gpm_metrics.end(), metric) != gpm_metrics.end()) {
+        info.supported.push_back(metric);
+      }
     }
-    dev->lost = pass.lost();
+    dev->lost = pass.lost() || gpm_lost;
     backend->devices_.push_back(std::move(dev));
   }
 
@@ -428,7 +428,8 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& p
   std::vector<GpuProcess> found;
   read_slow_values(*lib_, d.handle, plan, pass, out, found);
   read_process_use(*lib_, d.handle, pass, found);
-  if (pass.lost()) {
+  const bool gpm_lost = !pass.lost() && d.gpm && d.gpm->read(out) == NvmlGpm::Status::Lost;
+  if (pass.lost() || gpm_lost) {
     d.lost.store(true, std::memory_order_relaxed);
     return ReadStatus::Lost;
   }

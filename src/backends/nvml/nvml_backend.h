@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/nvml/nvml_gpm.h"
 
 namespace gpuwatch {
 
@@ -19,8 +20,9 @@ class NvmlBackend final : public GpuBackend {
  public:
   // Discovers devices, reads their static facts and probes every metric.
   // Returns null with a one-line reason when the driver has no usable GPU.
+  // `gpm_clock` times GPM's windows (empty: the monotonic clock).
   static std::unique_ptr<NvmlBackend> open(std::unique_ptr<NvmlLibrary> library,
-                                           std::string& why_not);
+                                           std::string& why_not, GpmClock gpm_clock = {});
   ~NvmlBackend() override;
 
   [[nodiscard]] std::string name() const override { return "nvml"; }

@@ -170,6 +170,11 @@ void NvmlLibrary::resolve_all() {
        {"nvmlDeviceGetMPSComputeRunningProcesses", 1}},
       &process_versions_[2]);
   fn_.process_utilization = lookup<nvml::DeviceProcessUtilizationFn>(h, "nvmlDeviceGetProcessUtilization");
+  fn_.gpm_query_device_support = lookup<nvml::GpmQueryDeviceSupportFn>(h, "nvmlGpmQueryDeviceSupport");
+  fn_.gpm_sample_alloc = lookup<nvml::GpmSampleAllocFn>(h, "nvmlGpmSampleAlloc");
+  fn_.gpm_sample_free = lookup<nvml::GpmSampleFreeFn>(h, "nvmlGpmSampleFree");
+  fn_.gpm_sample_get = lookup<nvml::GpmSampleGetFn>(h, "nvmlGpmSampleGet");
+  fn_.gpm_metrics_get = lookup<nvml::GpmMetricsGetFn>(h, "nvmlGpmMetricsGet");
 }
 
 nvml::Return NvmlLibrary::pci_bus_id(nvml::Device device, std::string& out) const {

@@ -49,6 +49,12 @@ class NvmlLibrary {
     nvml::DeviceProcessesFn graphics_processes = nullptr;
     nvml::DeviceProcessesFn mps_processes = nullptr;
     nvml::DeviceProcessUtilizationFn process_utilization = nullptr;
+    // GPM: drivers of the CUDA 11.8 generation (R520) and later.
+    nvml::GpmQueryDeviceSupportFn gpm_query_device_support = nullptr;
+    nvml::GpmSampleAllocFn gpm_sample_alloc = nullptr;
+    nvml::GpmSampleFreeFn gpm_sample_free = nullptr;
+    nvml::GpmSampleGetFn gpm_sample_get = nullptr;
+    nvml::GpmMetricsGetFn gpm_metrics_get = nullptr;
   };
 
   enum class ProcessKind { Compute, Graphics, Mps };
@@ -103,6 +109,15 @@ class NvmlLibrary {
   int pci_info_version_ = 0;     // 1: only the leading legacy bus id is written
   int process_versions_[3] = {};  // per ProcessKind; 1: ProcessInfoV1 elements
 };
+
+// Answers that will not change while the driver stays loaded. Invalid
+// argument and version mismatch are included: retrying the same arguments
+// cannot succeed either.
+inline bool nvml_refused_for_good(nvml::Return rc) {
+  return rc == nvml::kErrorNotSupported || rc == nvml::kErrorNoPermission ||
+         rc == nvml::kErrorFunctionNotFound || rc == nvml::kErrorInvalidArgument ||
+         rc == nvml::kErrorArgumentVersionMismatch;
+}
 
 // The text of a fixed-size char buffer the driver filled, which it may leave
 // without a terminating NUL when the text fills it.
