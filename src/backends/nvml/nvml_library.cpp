@@ -34,26 +34,34 @@ Fn lookup(void* handle, const char* symbol) {
   return lookup<Fn>(handle, {{symbol, 1}});
 }
 
-// The size dance: ask for the count, then fill a buffer with headroom because
-// processes start between the two calls; retry a few times if they still
-// outgrow it. `Info` is the element layout of the resolved symbol's version.
+// The size dance of NVML's lists: ask for the count, then fill a buffer with
+// headroom because entries (processes) come between the two calls; retry a
+// few times if they still outgrow it. `call(data, &count)` is one NVML call;
+// on success `buffer` holds exactly the entries the driver wrote.
+template <typename T, typename Call>
+nvml::Return read_list(Call call, std::vector<T>& buffer) {
+  unsigned count = 0;
+  nvml::Return rc = call(nullptr, &count);
+  for (int attempt = 0; attempt < 4 && rc == nvml::kErrorInsufficientSize; ++attempt) {
+    buffer.assign(count + count / 2 + 8, T{});
+    count = static_cast<unsigned>(buffer.size());
+    rc = call(buffer.data(), &count);
+  }
+  buffer.resize(rc == nvml::kSuccess ? std::min<std::size_t>(count, buffer.size()) : 0);
+  return rc;
+}
+
+// `Info` is the element layout of the resolved symbol's version.
 template <typename Info>
 nvml::Return list_processes(nvml::DeviceProcessesFn fn, nvml::Device device,
                             std::vector<NvmlLibrary::Process>& out) {
-  unsigned count = 0;
-  nvml::Return rc = fn(device, &count, nullptr);
   std::vector<Info> buffer;
-  for (int attempt = 0; attempt < 4 && rc == nvml::kErrorInsufficientSize; ++attempt) {
-    buffer.assign(count + count / 2 + 8, Info{});
-    count = static_cast<unsigned>(buffer.size());
-    rc = fn(device, &count, buffer.data());
-  }
-  if (rc != nvml::kSuccess) return rc;
-  count = std::min(count, static_cast<unsigned>(buffer.size()));
-  for (unsigned i = 0; i < count; ++i) {
+  const nvml::Return rc =
+      read_list([&](Info* data, unsigned* count) { return fn(device, count, data); }, buffer);
+  for (const Info& info : buffer) {
     NvmlLibrary::Process p;
-    p.pid = buffer[i].pid;
-    if (buffer[i].used_gpu_memory != nvml::kValueNotAvailable) p.used_bytes = buffer[i].used_gpu_memory;
+    p.pid = info.pid;
+    if (info.used_gpu_memory != nvml::kValueNotAvailable) p.used_bytes = info.used_gpu_memory;
     out.push_back(p);
   }
   return rc;
@@ -199,19 +207,15 @@ nvml::Return NvmlLibrary::running_processes(ProcessKind kind, nvml::Device devic
 
 nvml::Return NvmlLibrary::process_utilization(nvml::Device device, unsigned long long since_us,
                                               std::vector<ProcessUse>& out) const {
-  unsigned count = 0;
-  nvml::Return rc = fn_.process_utilization(device, nullptr, &count, since_us);
   std::vector<nvml::ProcessUtilizationSample> buffer;
-  for (int attempt = 0; attempt < 4 && rc == nvml::kErrorInsufficientSize; ++attempt) {
-    buffer.assign(count + count / 2 + 8, nvml::ProcessUtilizationSample{});
-    count = static_cast<unsigned>(buffer.size());
-    rc = fn_.process_utilization(device, buffer.data(), &count, since_us);
-  }
+  const nvml::Return rc = read_list(
+      [&](nvml::ProcessUtilizationSample* data, unsigned* count) {
+        return fn_.process_utilization(device, data, count, since_us);
+      },
+      buffer);
   if (rc != nvml::kSuccess) return rc;
-  count = std::min(count, static_cast<unsigned>(buffer.size()));
   std::vector<unsigned> samples;  // per entry of `out`
-  for (unsigned i = 0; i < count; ++i) {
-    const nvml::ProcessUtilizationSample& s = buffer[i];
+  for (const nvml::ProcessUtilizationSample& s : buffer) {
     auto it = std::find_if(out.begin(), out.end(), [&](const ProcessUse& u) { return u.pid == s.pid; });
     if (it == out.end()) {
       out.push_back(ProcessUse{s.pid, 0});
