@@ -29,7 +29,8 @@ enum class ReadStatus {
 
 // What the slow thread asks for in one round.
 struct SlowReadPlan {
-  bool costly = true;  // also read the Costly metrics (see Cadence)
+  bool costly = true;     // also read the Costly metrics (see Cadence)
+  bool processes = true;  // also list the processes on the device (bench does not want them)
 };
 
 class GpuBackend {

@@ -157,8 +157,9 @@ void Sampler::deliver_slow(SampleSink& sink, std::vector<Pending>& pending) {
   if (box.host_fresh) sink.on_host_sample(box.host);
 }
 
-void Sampler::read_slow_once(SlowMailbox& into, const SlowReadPlan& plan) {
+void Sampler::read_slow_once(SlowMailbox& into, SlowReadPlan plan) {
   reset(into);
+  plan.processes = options_.processes;  // not listed at all when nobody wants them
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     Target& target = *targets_[i];
     if (target.lost.load()) continue;

@@ -87,7 +87,7 @@ class Sampler {
   };
 
   void slow_loop();
-  void read_slow_once(SlowMailbox& into, const SlowReadPlan& plan);
+  void read_slow_once(SlowMailbox& into, SlowReadPlan plan);
   void read_slow_into_mailbox(const SlowReadPlan& plan);
   void merge_into_mailbox(SlowMailbox&& fresh);  // mutex_ held
   // Slow values waiting for the next tick of their device.

@@ -507,7 +507,7 @@ ReadStatus AmdgpuBackend::read_slow(std::size_t local_index, const SlowReadPlan&
   const ReadStatus status = amdgpu::finish(card, round, values, out);
   // Read from /proc, not from the card: a suspended GPU has no busy clients
   // but may have clients holding VRAM, and reading fdinfo does not wake it.
-  if (status == ReadStatus::Ok) {
+  if (status == ReadStatus::Ok && plan.processes) {
     const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
     for (GpuProcess& p : amdgpu::processes_on(*scan, card.info.pci_bus_id, procfs_root_)) {
       p.device_index = static_cast<int>(local_index);

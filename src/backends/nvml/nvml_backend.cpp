@@ -233,6 +233,7 @@ void read_slow_values(const NvmlLibrary& lib, nvml::Device h, const SlowReadPlan
   const char* const kind_names[] = {"compute", "graphics", "mps"};
   std::vector<NvmlLibrary::Process> listed;
   for (const auto& entry : kinds) {
+    if (!plan.processes) break;
     const Kind kind = entry.first;  // not a structured binding: older clangs cannot capture one
     listed.clear();
     if (!pass.run(entry.second, [&] { return lib.running_processes(kind, h, listed); })) continue;
@@ -427,7 +428,7 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& p
   Pass pass(enabled, /*probing=*/false);
   std::vector<GpuProcess> found;
   read_slow_values(*lib_, d.handle, plan, pass, out, found);
-  read_process_use(*lib_, d.handle, pass, found);
+  if (plan.processes) read_process_use(*lib_, d.handle, pass, found);
   const bool gpm_lost = !pass.lost() && d.gpm && d.gpm->read(out) == NvmlGpm::Status::Lost;
   if (pass.lost() || gpm_lost) {
     d.lost.store(true, std::memory_order_relaxed);

@@ -277,6 +277,18 @@ TEST_F(NvmlBackendTest, OldDriverFallsBackToPlainSymbols) {
   EXPECT_FALSE(processes[1].used_memory_bytes.has_value());
 }
 
+TEST_F(NvmlBackendTest, ASlowReadWithoutProcessesListsNoneButReadsTheMetrics) {
+  auto backend = open("gpu0.processes=1234:1073741824;gpu0.clock_reasons=0x4");
+  ASSERT_NE(backend, nullptr) << why_not;
+  DeviceValues v;
+  std::vector<GpuProcess> processes;
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{.processes = false}, v, processes), ReadStatus::Ok);
+  EXPECT_TRUE(processes.empty());
+  EXPECT_EQ(v.get(DM::ClockEventReasons), 4);
+  ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+  EXPECT_EQ(processes.size(), 1U);
+}
+
 TEST_F(NvmlBackendTest, ProcessesAreMergedPerDevice) {
   auto backend = open("gpu1.processes=1234:1073741824,42:na;gpu1.graphics_processes=1234:na,"
                       "4321:2048;gpu1.mps_processes=42:4096,777:8192");
