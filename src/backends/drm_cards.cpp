@@ -61,6 +61,31 @@ std::string driver_of(const fs::path& device) {
   return ec ? std::string() : target.filename().string();
 }
 
+std::vector<FoundCard> find_cards(const fs::path& sysfs_root, std::string_view vendor_id,
+                                  const std::vector<std::string_view>& drivers,
+                                  std::vector<std::string>& other_driver) {
+  std::vector<FoundCard> found;
+  for (const std::string& name : list_cards(sysfs_root / "class/drm")) {
+    const fs::path card_dir = sysfs_root / "class/drm" / name;
+    if (read_text(card_dir / "device/vendor") != vendor_id) continue;
+    FoundCard card{card_dir, pci_bus_id(card_dir), driver_of(card_dir / "device")};
+    if (std::find(drivers.begin(), drivers.end(), card.driver) == drivers.end()) {
+      other_driver.push_back(card.pci_bus_id + " (" + (card.driver.empty() ? "no driver" : card.driver) + ")");
+      continue;
+    }
+    const auto same = [&](const FoundCard& c) { return c.pci_bus_id == card.pci_bus_id; };
+    if (std::find_if(found.begin(), found.end(), same) != found.end()) continue;
+    found.push_back(std::move(card));
+  }
+  return found;
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string list;
+  for (const std::string& s : items) list += (list.empty() ? "" : ", ") + s;
+  return list;
+}
+
 std::optional<std::string> read_text(const fs::path& path) {
   std::string buf;
   const std::optional<std::string_view> text = read_at(AT_FDCWD, path.c_str(), buf);

@@ -368,24 +368,14 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
   // none: its version is the kernel's.
   const std::string driver_version = drm_cards::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
   // AMD GPUs with a DRM card but another driver: radeon, on GCN 1.0/1.1 parts.
+  // A BMC's display (ASPEED, 0x1a03) and other vendors' cards have another
+  // vendor id; an MI300X partition's extra card node hangs off a platform
+  // device (amdgpu_xcp.N) with no vendor file, and is the same GPU.
   std::vector<std::string> not_amdgpu;
-  std::vector<std::string> bus_ids;
-
-  for (const std::string& card_name : drm_cards::list_cards(paths.sysfs_root / "class/drm")) {
-    const fs::path card_dir = paths.sysfs_root / "class/drm" / card_name;
-    const fs::path device = card_dir / "device";
-    // A BMC's display (ASPEED, 0x1a03) and other vendors' cards have another
-    // vendor id; an MI300X partition's extra card node hangs off a platform
-    // device (amdgpu_xcp.N) with no vendor file, and is the same GPU.
-    if (drm_cards::read_text(device / "vendor") != amdgpu::kAmdVendorId) continue;
-    const std::string bus_id = drm_cards::pci_bus_id(card_dir);
-    const std::string driver = drm_cards::driver_of(device);
-    if (driver != "amdgpu") {
-      not_amdgpu.push_back(bus_id + " (" + (driver.empty() ? "no driver" : driver) + ")");
-      continue;
-    }
-    if (std::find(bus_ids.begin(), bus_ids.end(), bus_id) != bus_ids.end()) continue;
-
+  for (const drm_cards::FoundCard& found :
+       drm_cards::find_cards(paths.sysfs_root, amdgpu::kAmdVendorId, {"amdgpu"}, not_amdgpu)) {
+    const fs::path device = found.card_dir / "device";
+    const std::string& bus_id = found.pci_bus_id;
     auto card = std::make_unique<Device>();
     card->device_path = device.string();
     card->device_dir.reset(::open(device.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -415,14 +405,11 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
       amdgpu::probe(*card);
     }
     amdgpu::list_supported(*card);
-    bus_ids.push_back(bus_id);
     backend->devices_.push_back(std::move(card));
   }
 
   if (backend->devices_.empty()) {
-    std::string list;
-    for (const std::string& s : not_amdgpu) list += (list.empty() ? "" : ", ") + s;
-    if (!list.empty()) why_not = "AMD: no GPU driven by amdgpu (" + list + ")";
+    if (!not_amdgpu.empty()) why_not = "AMD: no GPU driven by amdgpu (" + drm_cards::join(not_amdgpu) + ")";
     return nullptr;
   }
   return backend;

@@ -322,30 +322,17 @@ IntelBackend::IntelBackend(const SystemPaths& paths) : procfs_root_(paths.procfs
 IntelBackend::~IntelBackend() = default;
 
 std::unique_ptr<IntelBackend> IntelBackend::open(const SystemPaths& paths, std::string& why_not) {
-  namespace fs = std::filesystem;
   std::unique_ptr<IntelBackend> backend(new IntelBackend(paths));
-  std::vector<std::string> other_driver;
-  std::vector<std::string> bus_ids;
-  for (const std::string& name : drm_cards::list_cards(paths.sysfs_root / "class/drm")) {
-    const fs::path card_dir = paths.sysfs_root / "class/drm" / name;
-    if (drm_cards::read_text(card_dir / "device/vendor") != intel::kIntelVendorId) continue;
-    const std::string bus_id = drm_cards::pci_bus_id(card_dir);
-    const std::string driver = drm_cards::driver_of(card_dir / "device");
-    if (driver != "i915" && driver != "xe") {
-      other_driver.push_back(bus_id + " (" + (driver.empty() ? "no driver" : driver) + ")");
-      continue;
-    }
-    if (std::find(bus_ids.begin(), bus_ids.end(), bus_id) != bus_ids.end()) continue;
-    std::unique_ptr<Device> card = intel::open_card(card_dir, driver, bus_id);
+  std::vector<std::string> other_driver;  // vfio-pci (passed to a VM), none
+  for (const drm_cards::FoundCard& found :
+       drm_cards::find_cards(paths.sysfs_root, intel::kIntelVendorId, {"i915", "xe"}, other_driver)) {
+    std::unique_ptr<Device> card = intel::open_card(found.card_dir, found.driver, found.pci_bus_id);
     if (!card) continue;
     card->info.index = static_cast<int>(backend->devices_.size());
-    bus_ids.push_back(bus_id);
     backend->devices_.push_back(std::move(card));
   }
   if (backend->devices_.empty()) {
-    std::string list;
-    for (const std::string& s : other_driver) list += (list.empty() ? "" : ", ") + s;
-    if (!list.empty()) why_not = "Intel: no GPU driven by i915 or xe (" + list + ")";
+    if (!other_driver.empty()) why_not = "Intel: no GPU driven by i915 or xe (" + drm_cards::join(other_driver) + ")";
     return nullptr;
   }
   return backend;
