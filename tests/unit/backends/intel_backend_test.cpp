@@ -16,31 +16,20 @@
 #include <thread>
 #include <vector>
 
+#include "tests/unit/backends/fixture_tree.h"
+
 namespace gpuwatch {
 namespace {
 
 namespace fs = std::filesystem;
 using DM = DeviceMetric;
+using testing::has_metric;
+using testing::supported_names;
+using testing::write_file;
 
 const fs::path kFixtures = fs::path(GPUWATCH_FIXTURES);
 constexpr const char* kB50Device = "devices/pci0000:00/0000:00:01.0/0000:03:00.0";
 constexpr const char* kIgpuDevice = "devices/pci0000:00/0000:00:02.0";
-
-bool has_metric(const DeviceInfo& info, DM m) {
-  return std::find(info.supported.begin(), info.supported.end(), m) != info.supported.end();
-}
-
-std::vector<std::string> supported_names(const DeviceInfo& d) {
-  std::vector<std::string> names;
-  for (DM m : d.supported) names.emplace_back(info(m).name);
-  return names;
-}
-
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
 
 // Sets "key:\tvalue" in an fdinfo text, in place.
 void set_key(const fs::path& path, const std::string& key, const std::string& value) {
@@ -66,36 +55,16 @@ void set_xe_total_cycles(const fs::path& path, const std::string& value) {
 
 class IntelBackendTest : public ::testing::Test {
  protected:
-  void TearDown() override {
-    if (!scratch_.empty()) fs::remove_all(scratch_);
-  }
-
   std::unique_ptr<IntelBackend> open(const fs::path& root, const fs::path& procfs = "/nonexistent/proc") {
-    SystemPaths paths;
-    paths.sysfs_root = root;
-    paths.procfs_root = procfs;
-    paths.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     why_not.clear();
-    return IntelBackend::open(paths, why_not);
+    return IntelBackend::open(testing::fixture_paths(root, procfs), why_not);
   }
-
-  // A copy of a fixture tree (symlinks kept) that a test may change.
-  fs::path copy_of(const std::string& tree) {
-    if (scratch_.empty()) {
-      std::string pattern = (fs::temp_directory_path() / "gpuwatch-intel-XXXXXX").string();
-      EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
-      scratch_ = pattern;
-    }
-    const fs::path root = scratch_ / tree;
-    fs::create_directories(root.parent_path());
-    fs::copy(kFixtures / tree, root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return root;
-  }
+  fs::path copy_of(const std::string& tree) { return scratch_.copy_of(tree); }
 
   std::string why_not;
 
  private:
-  fs::path scratch_;
+  testing::ScratchTrees scratch_{kFixtures};
 };
 
 DeviceValues slow_round(IntelBackend& backend, std::vector<GpuProcess>* processes = nullptr,
