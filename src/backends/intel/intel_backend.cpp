@@ -8,6 +8,7 @@
 #include <atomic>
 #include <bitset>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -60,6 +61,11 @@ struct IntelBackend::Device {
   std::string fast_buf;
   std::string slow_buf;
   std::atomic<bool> lost{false};
+  // The last fdinfo scan's utilization and VRAM used (NaN: absent), written
+  // by read_slow, sent with every read_fast: they are Fast metrics, and
+  // every tick has them as it has NVML's (itself an average over a window).
+  std::atomic<double> scan_util{kNaN};
+  std::atomic<double> scan_mem_used{kNaN};
 };
 
 namespace intel {
@@ -356,6 +362,10 @@ ReadStatus IntelBackend::read_fast(std::size_t local_index, DeviceValues& out) {
   } else {
     intel::read_power(round, card, values);
   }
+  for (const auto& [metric, value] : {std::pair{DeviceMetric::GpuUtilPercent, &card.scan_util},
+                                      std::pair{DeviceMetric::MemUsedBytes, &card.scan_mem_used}}) {
+    if (const double v = value->load(std::memory_order_relaxed); !std::isnan(v)) values.set(metric, v);
+  }
   return intel::finish(card, round, values, out);
 }
 
@@ -372,11 +382,10 @@ ReadStatus IntelBackend::read_slow(std::size_t local_index, const SlowReadPlan& 
   // takes a runtime-PM reference (VENDORS.md 1.3): it may wake the GPU.
   const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
   const intel::CardUse use = intel::card_use(*scan, card.info.pci_bus_id, card.driver);
-  if (use.busiest_percent) out.set(DeviceMetric::GpuUtilPercent, *use.busiest_percent);
+  card.scan_util.store(use.busiest_percent.value_or(kNaN), std::memory_order_relaxed);
   // Only the clients this user can read: a lower bound without root.
-  if (!card.integrated && use.local_memory_bytes) {
-    out.set(DeviceMetric::MemUsedBytes, static_cast<double>(*use.local_memory_bytes));
-  }
+  const bool vram = !card.integrated && use.local_memory_bytes;
+  card.scan_mem_used.store(vram ? static_cast<double>(*use.local_memory_bytes) : kNaN, std::memory_order_relaxed);
   for (GpuProcess& p : intel::processes_on(*scan, card.info.pci_bus_id, card.driver, procfs_root_)) {
     p.device_index = static_cast<int>(local_index);
     processes.push_back(std::move(p));

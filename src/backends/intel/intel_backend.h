@@ -9,9 +9,10 @@
 // what a GPU lacks is absent, never 0; a runtime-suspended GPU is not read
 // until it wakes; a GPU whose sysfs directory goes is reported Lost.
 //
-// Utilization and VRAM used come from the fdinfo scan of the slow round,
-// so they arrive once per slow round, and cover only the processes that
-// this user can read (all of them under root).
+// Utilization and VRAM used come from the fdinfo scan of the slow round:
+// measured once per slow round, sent with every fast read until the next
+// one, and covering only the processes that this user can read (all of
+// them under root).
 #pragma once
 
 #include <filesystem>

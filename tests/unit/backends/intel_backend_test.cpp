@@ -75,6 +75,13 @@ DeviceValues slow_round(IntelBackend& backend, std::vector<GpuProcess>* processe
   return v;
 }
 
+// A fast read after slow rounds: utilization and VRAM used as the last scan measured them.
+DeviceValues fast_round(IntelBackend& backend) {
+  DeviceValues v;
+  EXPECT_EQ(backend.read_fast(0, v), ReadStatus::Ok);
+  return v;
+}
+
 // ---- discovery -------------------------------------------------------------
 
 TEST_F(IntelBackendTest, ArcB50OnXeIsFoundWithItsMaximumClock) {
@@ -254,7 +261,8 @@ TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
   auto backend = open(kFixtures / "sysfs/arc_b50_xe", procfs);
   ASSERT_NE(backend, nullptr) << why_not;
   std::vector<GpuProcess> processes;
-  DeviceValues v = slow_round(*backend, &processes);
+  EXPECT_FALSE(slow_round(*backend, &processes).has(DM::MemUsedBytes));  // scan results go out with fast reads
+  DeviceValues v = fast_round(*backend);
   EXPECT_FALSE(v.has(DM::GpuUtilPercent));  // one scan: no rate yet
   // Both xe clients' vram0: 23992 KiB + 705932 KiB.
   EXPECT_EQ(v.get(DM::MemUsedBytes), (23992.0 + 705932.0) * 1024);
@@ -279,9 +287,11 @@ TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
   set_key(b, "drm-cycles-rcs", "600000000");
   set_key(b, "drm-cycles-ccs", "22000000000");
   processes.clear();
-  v = slow_round(*backend, &processes);
+  slow_round(*backend, &processes);
+  v = fast_round(*backend);
   ASSERT_TRUE(v.has(DM::GpuUtilPercent));
-  EXPECT_NEAR(*v.get(DM::GpuUtilPercent), 90, 1e-9);  // rcs: 30 + 60, busier than ccs' 50
+  EXPECT_NEAR(*v.get(DM::GpuUtilPercent), 90, 1e-9);
+  EXPECT_EQ(fast_round(*backend).get(DM::GpuUtilPercent), v.get(DM::GpuUtilPercent));  // until the next scan  // rcs: 30 + 60, busier than ccs' 50
   ASSERT_EQ(processes.size(), 2U);
   ASSERT_TRUE(processes[0].gpu_percent && processes[1].gpu_percent);
   EXPECT_NEAR(*processes[0].gpu_percent, 30, 1e-9);
@@ -292,7 +302,16 @@ TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
   set_xe_total_cycles(b, "9655183225");
   set_key(a, "drm-cycles-rcs", std::to_string(28257900 + 800000000));
   set_key(b, "drm-cycles-rcs", "1300000000");
-  EXPECT_EQ(slow_round(*backend).get(DM::GpuUtilPercent), 100);
+  slow_round(*backend);
+  EXPECT_EQ(fast_round(*backend).get(DM::GpuUtilPercent), 100);
+
+  // Every client gone: nothing measured, nothing sent.
+  fs::remove_all(procfs / "4002");
+  fs::remove_all(procfs / "4003");
+  slow_round(*backend);
+  v = fast_round(*backend);
+  EXPECT_FALSE(v.has(DM::GpuUtilPercent));
+  EXPECT_FALSE(v.has(DM::MemUsedBytes));
 }
 
 TEST_F(IntelBackendTest, I915UtilizationFromBusyTimeAndNoMemoryOnAnIgpu) {
@@ -300,7 +319,8 @@ TEST_F(IntelBackendTest, I915UtilizationFromBusyTimeAndNoMemoryOnAnIgpu) {
   auto backend = open(kFixtures / "sysfs/i915_igpu", procfs);
   ASSERT_NE(backend, nullptr) << why_not;
   std::vector<GpuProcess> processes;
-  DeviceValues v = slow_round(*backend, &processes);
+  slow_round(*backend, &processes);
+  DeviceValues v = fast_round(*backend);
   EXPECT_FALSE(v.has(DM::GpuUtilPercent));
   EXPECT_FALSE(v.has(DM::MemUsedBytes));  // an iGPU's buffers are host memory
   ASSERT_EQ(processes.size(), 1U);
@@ -311,7 +331,8 @@ TEST_F(IntelBackendTest, I915UtilizationFromBusyTimeAndNoMemoryOnAnIgpu) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   set_key(procfs / "4001/fdinfo/3", "drm-engine-render", "9298864723 ns");  // 10 ms busier
   processes.clear();
-  v = slow_round(*backend, &processes);
+  slow_round(*backend, &processes);
+  v = fast_round(*backend);
   ASSERT_TRUE(v.has(DM::GpuUtilPercent));
   // 10 ms over a wall interval the test does not control: above 0, at most 100.
   EXPECT_GT(*v.get(DM::GpuUtilPercent), 0);
