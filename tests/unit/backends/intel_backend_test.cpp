@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -380,6 +381,30 @@ TEST_F(IntelBackendTest, IgpuWithoutRuntimeStatusIsLostOnItsSlowRound) {
   DeviceValues v;
   std::vector<GpuProcess> processes;
   EXPECT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Lost);
+}
+
+TEST_F(IntelBackendTest, FastAndSlowReadsMayOverlap) {
+  const fs::path procfs = copy_of("procfs/drm_intel");
+  auto backend = open(kFixtures / "sysfs/arc_b50_xe", procfs);
+  ASSERT_NE(backend, nullptr) << why_not;
+  std::atomic<bool> stop{false};
+  std::atomic<int> slow_reads{0};
+  std::thread slow([&] {
+    while (!stop) {
+      std::vector<GpuProcess> processes;
+      if (slow_round(*backend, &processes).get(DM::SmClockMhz) == 2500 && processes.size() == 2) ++slow_reads;
+    }
+  });
+  int fast_reads = 0;
+  for (int i = 0; i < 2000; ++i) {
+    DeviceValues v;
+    if (backend->read_fast(0, v) == ReadStatus::Ok) ++fast_reads;
+  }
+  stop = true;
+  slow.join();
+  EXPECT_EQ(fast_reads, 2000);
+  EXPECT_GT(slow_reads.load(), 0);
+  EXPECT_EQ(fast_round(*backend).get(DM::MemUsedBytes), (23992.0 + 705932.0) * 1024);
 }
 
 // ---- registry --------------------------------------------------------------
