@@ -76,8 +76,9 @@ using DM = DeviceMetric;
 using Device = IntelBackend::Device;
 
 constexpr std::string_view kIntelVendorId = "0x8086";
-// Intel's integrated GPU sits at this slot on every platform; discrete
-// cards sit behind a root port.
+// The slot of Intel's integrated GPUs (device 2 on the root bus; the i915
+// fdinfo example in VENDORS.md 1.1 is on it too); discrete cards sit behind
+// a root port. An iGPU's memory is the host's: no VRAM to report.
 constexpr std::string_view kIntegratedSlot = "0000:00:02.0";
 
 int fd_of(const Device& card, Dir d) { return card.dirs[static_cast<std::size_t>(d)].get(); }
