@@ -25,8 +25,9 @@
 
 namespace gpuwatch {
 namespace intel {
-namespace {
 
+// Not in an unnamed namespace: Device's fields have these types (a unity
+// build would warn that Device depends on another unit's internal types).
 // The directories a card's files live in.
 enum class Dir : std::uint8_t {
   Device,  // <root>/class/drm/cardN/device: the PCI device
@@ -43,7 +44,6 @@ struct File {
   [[nodiscard]] bool on() const { return !name.empty(); }
 };
 
-}  // namespace
 }  // namespace intel
 
 struct IntelBackend::Device {
