@@ -255,6 +255,21 @@ TEST_F(IntelBackendTest, XeMaximumFromMaxFreqWithoutRp0AndUnparsableFilesAbsent)
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 59);
 }
 
+TEST_F(IntelBackendTest, GarbageInEveryFileLeavesValuesAbsent) {
+  const fs::path root = copy_of("sysfs/arc_b50_xe");
+  for (const auto& entry : fs::recursive_directory_iterator(root / kB50Device)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_symlink() || !entry.is_regular_file() || name == "vendor" || name == "name") continue;
+    write_file(entry.path(), "\xff -99999999999999999999999 MHz\n");
+  }
+  auto backend = open(root);
+  ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_EQ(supported_names(backend->devices()[0]),
+            (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes"}));  // fdinfo's, not these files'
+  EXPECT_TRUE(fast_round(*backend).empty());
+  EXPECT_TRUE(slow_round(*backend).empty());
+}
+
 // ---- fdinfo: utilization, memory, processes --------------------------------
 
 TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
