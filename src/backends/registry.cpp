@@ -5,6 +5,7 @@
 
 #include "backends/amdgpu/amdgpu_backend.h"
 #include "backends/backend.h"
+#include "backends/intel/intel_backend.h"
 #include "backends/nvml/nvml_backend.h"
 
 namespace gpuwatch {
@@ -13,10 +14,11 @@ namespace {
 
 using Factory = std::unique_ptr<GpuBackend> (*)(const SystemPaths&, std::string& why_not);
 
-// In this order: NVIDIA's GPUs take the first indices, AMD's follow.
-constexpr std::array<Factory, 2> kBackends{
+// In this order: NVIDIA's GPUs take the first indices, AMD's follow, then Intel's.
+constexpr std::array<Factory, 3> kBackends{
     &open_nvml_backend,
     &open_amdgpu_backend,
+    &open_intel_backend,
 };
 
 }  // namespace

@@ -19,9 +19,9 @@
 
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/amdgpu/amdgpu_processes.h"
+#include "backends/drm_cards.h"
 #include "backends/procfs/read_at.h"
 #include "core/unique_fd.h"
-#include "core/whole_number.h"
 
 namespace gpuwatch {
 namespace amdgpu {
@@ -65,6 +65,8 @@ namespace {
 namespace fs = std::filesystem;
 using DM = DeviceMetric;
 using Device = AmdgpuBackend::Device;
+using drm_cards::exists_at;
+using drm_cards::read_text;
 
 constexpr std::size_t bit(Feature f) { return static_cast<std::size_t>(f); }
 
@@ -100,21 +102,9 @@ constexpr FeatureMetric kFeatureMetrics[] = {
 
 constexpr std::string_view kAmdVendorId = "0x1002";
 
-// A whole small file by path (discovery and static facts only).
-std::optional<std::string> read_text(const fs::path& path) {
-  std::string buf;
-  const std::optional<std::string_view> text = read_at(AT_FDCWD, path.c_str(), buf);
-  if (!text) return std::nullopt;
-  return std::string(trim_sysfs(*text));
-}
-
 std::optional<std::int64_t> read_integer_at(int dir_fd, const std::string& name, std::string& buf) {
   const std::optional<std::string_view> text = read_at(dir_fd, name.c_str(), buf);
   return text ? parse_sysfs_integer(*text) : std::nullopt;
-}
-
-bool exists_at(int dir_fd, const std::string& name) {
-  return dir_fd >= 0 && !name.empty() && ::faccessat(dir_fd, name.c_str(), F_OK, 0) == 0;
 }
 
 int dir_of(const Device& card, Feature f) { return in_hwmon(f) ? card.hwmon_dir.get() : card.device_dir.get(); }
@@ -230,27 +220,6 @@ ReadStatus finish(Device& card, const Round& r, const DeviceValues& values, Devi
   }
   out.merge_from(values);
   return ReadStatus::Ok;
-}
-
-// "card1", not "card1-DP-1" (a connector) or "renderD128".
-std::optional<unsigned> card_number(std::string_view name) {
-  if (!name.starts_with("card")) return std::nullopt;
-  return parse_whole_number<unsigned>(name.substr(4));
-}
-
-// The card directories' names, in the kernel's order (card2 before card10).
-std::vector<std::string> list_cards(const fs::path& drm_class) {
-  std::vector<std::pair<unsigned, std::string>> cards;
-  std::error_code ec;
-  for (fs::directory_iterator it(drm_class, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (const auto n = card_number(name)) cards.emplace_back(*n, std::move(name));
-  }
-  std::sort(cards.begin(), cards.end());
-  std::vector<std::string> names;
-  names.reserve(cards.size());
-  for (auto& card : cards) names.push_back(std::move(card.second));
-  return names;
 }
 
 // The hwmon directory the driver registered ("name" is "amdgpu"), or the
@@ -384,25 +353,6 @@ void list_supported(Device& card) {
   }
 }
 
-// "0000:03:00.0": domain, bus, device, function in hex.
-bool looks_like_pci_address(std::string_view s) {
-  if (s.size() != 12 || s[4] != ':' || s[7] != ':' || s[10] != '.') return false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (i == 4 || i == 7 || i == 10) continue;
-    const char c = s[i];
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-// The kernel links cardN/device to "../../../0000:03:00.0".
-std::string pci_bus_id(const fs::path& card_dir) {
-  std::error_code ec;
-  std::string id = fs::read_symlink(card_dir / "device", ec).filename().string();
-  if (ec || !looks_like_pci_address(id)) id = fs::canonical(card_dir / "device", ec).filename().string();
-  return ec ? std::string() : id;
-}
-
 }  // namespace
 }  // namespace amdgpu
 
@@ -416,27 +366,16 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
   std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend(paths));
   // The DKMS driver (ROCm's amdgpu-dkms) has a version; the kernel's own has
   // none: its version is the kernel's.
-  const std::string driver_version = amdgpu::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
+  const std::string driver_version = drm_cards::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
   // AMD GPUs with a DRM card but another driver: radeon, on GCN 1.0/1.1 parts.
+  // A BMC's display (ASPEED, 0x1a03) and other vendors' cards have another
+  // vendor id; an MI300X partition's extra card node hangs off a platform
+  // device (amdgpu_xcp.N) with no vendor file, and is the same GPU.
   std::vector<std::string> not_amdgpu;
-  std::vector<std::string> bus_ids;
-
-  for (const std::string& card_name : amdgpu::list_cards(paths.sysfs_root / "class/drm")) {
-    const fs::path card_dir = paths.sysfs_root / "class/drm" / card_name;
-    const fs::path device = card_dir / "device";
-    // A BMC's display (ASPEED, 0x1a03) and other vendors' cards have another
-    // vendor id; an MI300X partition's extra card node hangs off a platform
-    // device (amdgpu_xcp.N) with no vendor file, and is the same GPU.
-    if (amdgpu::read_text(device / "vendor") != amdgpu::kAmdVendorId) continue;
-    const std::string bus_id = amdgpu::pci_bus_id(card_dir);
-    std::error_code ec;
-    const std::string driver = fs::read_symlink(device / "driver", ec).filename().string();
-    if (driver != "amdgpu") {
-      not_amdgpu.push_back(bus_id + " (" + (driver.empty() ? "no driver" : driver) + ")");
-      continue;
-    }
-    if (std::find(bus_ids.begin(), bus_ids.end(), bus_id) != bus_ids.end()) continue;
-
+  for (const drm_cards::FoundCard& found :
+       drm_cards::find_cards(paths.sysfs_root, amdgpu::kAmdVendorId, {"amdgpu"}, not_amdgpu)) {
+    const fs::path device = found.card_dir / "device";
+    const std::string& bus_id = found.pci_bus_id;
     auto card = std::make_unique<Device>();
     card->device_path = device.string();
     card->device_dir.reset(::open(device.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -453,9 +392,9 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
     // product_name and unique_id are what the driver read at load (board
     // FRU, SMU): reading them does not wake the GPU. Only some boards have
     // a FRU with a name (Instinct, Radeon Pro), only some ASICs an id.
-    const std::string product = amdgpu::read_text(device / "product_name").value_or("");
-    info.name = !product.empty() ? product : "AMD GPU " + amdgpu::read_text(device / "device").value_or("");
-    info.uuid = amdgpu::read_text(device / "unique_id").value_or("");
+    const std::string product = drm_cards::read_text(device / "product_name").value_or("");
+    info.name = !product.empty() ? product : "AMD GPU " + drm_cards::read_text(device / "device").value_or("");
+    info.uuid = drm_cards::read_text(device / "unique_id").value_or("");
 
     amdgpu::choose_files(hwmon, *card);
     amdgpu::Round status(*card, card->slow_buf, /*probing=*/true);
@@ -466,14 +405,11 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
       amdgpu::probe(*card);
     }
     amdgpu::list_supported(*card);
-    bus_ids.push_back(bus_id);
     backend->devices_.push_back(std::move(card));
   }
 
   if (backend->devices_.empty()) {
-    std::string list;
-    for (const std::string& s : not_amdgpu) list += (list.empty() ? "" : ", ") + s;
-    if (!list.empty()) why_not = "AMD: no GPU driven by amdgpu (" + list + ")";
+    if (!not_amdgpu.empty()) why_not = "AMD: no GPU driven by amdgpu (" + drm_cards::join(not_amdgpu) + ")";
     return nullptr;
   }
   return backend;

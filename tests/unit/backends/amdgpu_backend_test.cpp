@@ -21,26 +21,20 @@
 
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "core/unique_fd.h"
+#include "tests/unit/backends/fixture_tree.h"
 
 namespace gpuwatch {
 namespace {
 
 namespace fs = std::filesystem;
 using DM = DeviceMetric;
+using testing::has_metric;
+using testing::supported_names;
+using testing::write_file;
 
 const fs::path kSysfs = fs::path(GPUWATCH_FIXTURES) / "sysfs";
 // The discrete card's PCI device, in w7900/ (the W7900) and bmc/ (the RX 7900 XTX).
 constexpr const char* kCardDevice = "devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0";
-
-bool has_metric(const DeviceInfo& info, DM m) {
-  return std::find(info.supported.begin(), info.supported.end(), m) != info.supported.end();
-}
-
-std::vector<std::string> supported_names(const DeviceInfo& d) {
-  std::vector<std::string> names;
-  for (DM m : d.supported) names.emplace_back(info(m).name);
-  return names;
-}
 
 // Every metric one read filled has the cadence of that read.
 void expect_cadence(const DeviceValues& v, std::initializer_list<Cadence> allowed) {
@@ -51,45 +45,19 @@ void expect_cadence(const DeviceValues& v, std::initializer_list<Cadence> allowe
   }
 }
 
-void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::trunc);
-  out << text;
-  ASSERT_TRUE(out.good()) << path;
-}
-
 class AmdgpuBackendTest : public ::testing::Test {
  protected:
-  void TearDown() override {
-    if (!scratch_.empty()) fs::remove_all(scratch_);
-  }
-
-  // No procfs unless a test gives one: the machine's own /proc would make
-  // the process lists depend on what runs here.
   std::unique_ptr<AmdgpuBackend> open(const fs::path& root, const fs::path& procfs = "/nonexistent/proc") {
-    SystemPaths paths;
-    paths.sysfs_root = root;
-    paths.procfs_root = procfs;
-    paths.nvml_library = "/nonexistent/libnvidia-ml.so.1";
     why_not.clear();
-    return AmdgpuBackend::open(paths, why_not);
+    return AmdgpuBackend::open(testing::fixture_paths(root, procfs), why_not);
   }
-
-  // A copy of a fixture tree, symlinks kept as they are, that a test may change.
-  fs::path copy_of(const std::string& tree) {
-    if (scratch_.empty()) {
-      std::string pattern = (fs::temp_directory_path() / "gpuwatch-amdgpu-XXXXXX").string();
-      EXPECT_NE(::mkdtemp(pattern.data()), nullptr);
-      scratch_ = pattern;
-    }
-    const fs::path root = scratch_ / tree;
-    fs::copy(kSysfs / tree, root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-    return root;
-  }
+  // A copy of a fixture tree that a test may change.
+  fs::path copy_of(const std::string& tree) { return scratch_.copy_of(tree); }
 
   std::string why_not;
 
  private:
-  fs::path scratch_;
+  testing::ScratchTrees scratch_{kSysfs};
 };
 
 // ---- parsers ---------------------------------------------------------------

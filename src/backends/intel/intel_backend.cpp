@@ -1,0 +1,401 @@
+#include "backends/intel/intel_backend.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bitset>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "backends/amdgpu/amdgpu_parse.h"
+#include "backends/drm_cards.h"
+#include "backends/intel/intel_processes.h"
+#include "backends/procfs/read_at.h"
+#include "core/unique_fd.h"
+
+namespace gpuwatch {
+namespace intel {
+
+// Not in an unnamed namespace: Device's fields have these types (a unity
+// build would warn that Device depends on another unit's internal types).
+// The directories a card's files live in.
+enum class Dir : std::uint8_t {
+  Device,  // <root>/class/drm/cardN/device: the PCI device
+  Card,    // <root>/class/drm/cardN: i915's gt_*_freq_mhz files
+  Hwmon,   // device/hwmon/hwmonM whose name is the driver's
+  Freq,    // xe: device/tile0/gt0/freq0
+  kCount
+};
+
+// One file; an empty name is a file the card does not have.
+struct File {
+  Dir dir = Dir::Device;
+  std::string name;
+  [[nodiscard]] bool on() const { return !name.empty(); }
+};
+
+}  // namespace intel
+
+struct IntelBackend::Device {
+  DeviceInfo info;
+  std::string device_path;  // gone once the GPU is (unplugged, unbound)
+  std::string driver;       // "i915" or "xe"
+  bool integrated = false;  // its memory is the host's
+  std::array<UniqueFd, static_cast<std::size_t>(intel::Dir::kCount)> dirs;
+  intel::File runtime_status, clock, energy, power_limit, temp_gpu, temp_mem, fan;
+  double fan_full_scale = 0;  // fan1_max, RPM
+  // The fast thread's previous energy reading, for power.
+  std::optional<std::int64_t> last_energy_uj;
+  std::int64_t last_energy_ns = 0;
+  // One buffer per reading thread (read_fast and read_slow may overlap).
+  std::string fast_buf;
+  std::string slow_buf;
+  std::atomic<bool> lost{false};
+  // The last fdinfo scan's utilization and VRAM used (NaN: absent), written
+  // by read_slow, sent with every read_fast: they are Fast metrics, and
+  // every tick has them as it has NVML's (itself an average over a window).
+  std::atomic<double> scan_util{kNaN};
+  std::atomic<double> scan_mem_used{kNaN};
+};
+
+namespace intel {
+namespace {
+
+namespace fs = std::filesystem;
+using DM = DeviceMetric;
+using Device = IntelBackend::Device;
+
+constexpr std::string_view kIntelVendorId = "0x8086";
+// The slot of Intel's integrated GPUs (device 2 on the root bus; the i915
+// fdinfo example in VENDORS.md 1.1 is on it too); discrete cards sit behind
+// a root port. An iGPU's memory is the host's: no VRAM to report.
+constexpr std::string_view kIntegratedSlot = "0000:00:02.0";
+
+int fd_of(const Device& card, Dir d) { return card.dirs[static_cast<std::size_t>(d)].get(); }
+
+bool gone(const Device& card) { return ::access(card.device_path.c_str(), F_OK) != 0 && errno == ENOENT; }
+
+// One pass over a card's files by one thread. A failed read leaves its
+// value out and is remembered, so that the caller can tell a vanished GPU
+// from one sensor's hiccup.
+class Round {
+ public:
+  Round(Device& card, std::string& buf) : card_(card), buf_(buf) {}
+
+  std::optional<std::int64_t> integer(const File& f) {
+    if (!f.on()) return std::nullopt;
+    const std::optional<std::string_view> text = read_at(fd_of(card_, f.dir), f.name.c_str(), buf_);
+    std::optional<std::int64_t> value = text ? amdgpu::parse_sysfs_integer(*text) : std::nullopt;
+    if (!value) failed_ = true;
+    return value;
+  }
+
+  // power/runtime_status is "suspended": reading a sensor would wake the GPU.
+  bool asleep() {
+    if (!card_.runtime_status.on()) return false;
+    const auto text = read_at(fd_of(card_, Dir::Device), card_.runtime_status.name.c_str(), buf_);
+    if (!text) {
+      failed_ = true;
+      return false;
+    }
+    const std::string_view status = amdgpu::trim_sysfs(*text);
+    return status == "suspended" || status == "suspending";
+  }
+
+  [[nodiscard]] bool failed() const { return failed_; }
+
+ private:
+  Device& card_;
+  std::string& buf_;
+  bool failed_ = false;
+};
+
+// Power as energy over time: neither driver has a power file in its hwmon
+// ABI. Absent on the first reading and when the counter steps back (a
+// wrap, a driver reload); the next reading starts over from there.
+void read_power(Round& r, Device& card, DeviceValues& out) {
+  const std::optional<std::int64_t> uj = r.integer(card.energy);
+  const std::int64_t t = now().mono_ns;
+  if (!uj) {
+    card.last_energy_uj.reset();
+    return;
+  }
+  if (card.last_energy_uj && *uj >= *card.last_energy_uj && t > card.last_energy_ns) {
+    const double joules = static_cast<double>(*uj - *card.last_energy_uj) / 1e6;
+    out.set(DM::PowerWatts, joules / (static_cast<double>(t - card.last_energy_ns) / 1e9));
+  }
+  card.last_energy_uj = uj;
+  card.last_energy_ns = t;
+}
+
+void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, DeviceValues& out) {
+  if (plan.costly) {
+    if (const auto uj = r.integer(card.energy)) out.set(DM::EnergyJoules, static_cast<double>(*uj) / 1e6);
+  }
+  if (const auto mhz = r.integer(card.clock)) out.set(DM::SmClockMhz, static_cast<double>(*mhz));
+  if (const auto uw = r.integer(card.power_limit)) out.set(DM::PowerLimitWatts, static_cast<double>(*uw) / 1e6);
+  if (const auto mc = r.integer(card.temp_gpu)) out.set(DM::TempGpuCelsius, static_cast<double>(*mc) / 1000);
+  if (const auto mc = r.integer(card.temp_mem)) out.set(DM::TempMemCelsius, static_cast<double>(*mc) / 1000);
+  if (const auto rpm = r.integer(card.fan)) out.set(DM::FanPercent, static_cast<double>(*rpm) * 100 / card.fan_full_scale);
+}
+
+ReadStatus finish(Device& card, const Round& r, const DeviceValues& values, DeviceValues& out) {
+  if (r.failed() && gone(card)) {
+    card.lost.store(true, std::memory_order_relaxed);
+    return ReadStatus::Lost;
+  }
+  out.merge_from(values);
+  return ReadStatus::Ok;
+}
+
+// The hwmon directory the driver registered for the whole device ("i915",
+// "xe"), not i915's per-GT ones ("i915_gt0").
+fs::path find_hwmon(const fs::path& device, const std::string& driver) {
+  std::error_code ec;
+  for (fs::directory_iterator it(device / "hwmon", ec), end; !ec && it != end; it.increment(ec)) {
+    if (drm_cards::read_text(it->path() / "name") == driver) return it->path();
+  }
+  return {};
+}
+
+// "<prefix>N_label" files of a hwmon directory: N by label.
+std::vector<std::pair<std::string, std::string>> labels(const fs::path& hwmon, std::string_view prefix) {
+  std::vector<std::pair<std::string, std::string>> found;
+  std::error_code ec;
+  for (fs::directory_iterator it(hwmon, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    if (!file.starts_with(prefix) || !file.ends_with("_label")) continue;
+    const std::string channel = file.substr(prefix.size(), file.size() - prefix.size() - 6);
+    found.emplace_back(drm_cards::read_text(it->path()).value_or(""), channel);
+  }
+  return found;
+}
+
+std::string channel_labelled(const std::vector<std::pair<std::string, std::string>>& found,
+                             std::initializer_list<std::string_view> wanted) {
+  for (std::string_view w : wanted) {
+    for (const auto& [label, channel] : found) {
+      if (label == w) return channel;
+    }
+  }
+  return {};
+}
+
+// Energy, power limit, temperatures and fan from the hwmon ABI docs
+// (sysfs-driver-intel-{i915,xe}-hwmon). xe labels its channels: energy1
+// "card" (the whole board), energy2 "pkg" (the GPU package): the card when
+// it has one. i915 has one channel, energy1/power1, unlabelled.
+void choose_hwmon_files(const fs::path& hwmon, Device& card) {
+  if (hwmon.empty()) return;
+  const int dir = fd_of(card, Dir::Hwmon);
+  const auto pick = [&](std::string name) {
+    return drm_cards::exists_at(dir, name) ? File{Dir::Hwmon, std::move(name)} : File{};
+  };
+  std::string channel = channel_labelled(labels(hwmon, "energy"), {"card", "pkg"});
+  if (channel.empty()) channel = "1";
+  card.energy = pick("energy" + channel + "_input");
+  card.power_limit = pick("power" + channel + "_max");
+  const auto temps = labels(hwmon, "temp");
+  std::string gpu = channel_labelled(temps, {"pkg", "package"});
+  std::string mem = channel_labelled(temps, {"vram"});
+  if (temps.empty()) {
+    // Unlabelled: xe's temp2 is the package and temp3 the VRAM; i915's
+    // only sensor is temp1.
+    gpu = card.driver == "xe" ? "2" : "1";
+    mem = card.driver == "xe" ? "3" : "";
+  }
+  if (!gpu.empty()) card.temp_gpu = pick("temp" + gpu + "_input");
+  if (!mem.empty()) card.temp_mem = pick("temp" + mem + "_input");
+  // RPM is a percentage only against a maximum; xe's ABI has none.
+  std::string buf;
+  const auto text = read_at(dir, "fan1_max", buf);
+  const auto max = text ? amdgpu::parse_sysfs_integer(*text) : std::nullopt;
+  if (max && *max > 0) {
+    card.fan_full_scale = static_cast<double>(*max);
+    card.fan = pick("fan1_input");
+  }
+}
+
+// The current frequency: i915's actual one (gt_act_freq_mhz, from the
+// hardware) where the kernel has it, else the requested one; xe's act_freq
+// (resolved by PCODE; cur_freq is what GuC asked for).
+void choose_files(const fs::path& hwmon, Device& card) {
+  const auto pick = [&](Dir d, std::initializer_list<const char*> names) {
+    for (const char* n : names) {
+      if (drm_cards::exists_at(fd_of(card, d), n)) return File{d, n};
+    }
+    return File{};
+  };
+  card.runtime_status = pick(Dir::Device, {"power/runtime_status"});
+  card.clock = card.driver == "xe" ? pick(Dir::Freq, {"act_freq"}) : pick(Dir::Card, {"gt_act_freq_mhz", "gt_cur_freq_mhz"});
+  choose_hwmon_files(hwmon, card);
+}
+
+// Reads each file once: one that does not parse is off for the run.
+void probe(Device& card) {
+  for (File* f : {&card.clock, &card.energy, &card.power_limit, &card.temp_gpu, &card.temp_mem, &card.fan}) {
+    Round r(card, card.slow_buf);
+    if (!r.integer(*f)) *f = File{};
+  }
+}
+
+// The maximum: RP0, the hardware's highest frequency, as NVML's maximum
+// clock is the board's; max_freq / gt_max_freq_mhz is a limit that root
+// may lower at any time, and the value is read only once.
+void read_static_facts(Device& card) {
+  const bool xe = card.driver == "xe";
+  const Dir d = xe ? Dir::Freq : Dir::Card;
+  for (const char* name : xe ? std::array{"rp0_freq", "max_freq"} : std::array{"gt_RP0_freq_mhz", "gt_max_freq_mhz"}) {
+    Round r(card, card.slow_buf);
+    if (const auto mhz = r.integer(File{d, name}); mhz && *mhz > 0) {
+      card.info.static_values.set(DM::SmClockMaxMhz, static_cast<double>(*mhz));
+      return;
+    }
+  }
+}
+
+void list_supported(Device& card) {
+  std::bitset<kDeviceMetricCount> m;
+  const auto mark = [&](bool on, DM metric) {
+    if (on) m.set(static_cast<std::size_t>(metric));
+  };
+  mark(true, DM::GpuUtilPercent);  // from fdinfo, where any client is seen
+  mark(!card.integrated, DM::MemUsedBytes);
+  mark(card.energy.on(), DM::PowerWatts);
+  mark(card.energy.on(), DM::EnergyJoules);
+  mark(card.power_limit.on(), DM::PowerLimitWatts);
+  mark(card.temp_gpu.on(), DM::TempGpuCelsius);
+  mark(card.temp_mem.on(), DM::TempMemCelsius);
+  mark(card.clock.on(), DM::SmClockMhz);
+  mark(card.fan.on(), DM::FanPercent);
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    if (card.info.static_values.has(static_cast<DM>(i))) m.set(i);
+  }
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    if (m.test(i)) card.info.supported.push_back(static_cast<DM>(i));
+  }
+}
+
+UniqueFd open_dir(const fs::path& path) {
+  return UniqueFd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
+std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& driver, const std::string& bus_id) {
+  const fs::path device = card_dir / "device";
+  auto card = std::make_unique<Device>();
+  card->device_path = device.string();
+  card->driver = driver;
+  card->integrated = bus_id == kIntegratedSlot;
+  card->dirs[static_cast<std::size_t>(Dir::Device)] = open_dir(device);
+  if (!card->dirs[static_cast<std::size_t>(Dir::Device)].valid()) return nullptr;
+  card->dirs[static_cast<std::size_t>(Dir::Card)] = open_dir(card_dir);
+  card->dirs[static_cast<std::size_t>(Dir::Freq)] = open_dir(device / "tile0/gt0/freq0");
+  const fs::path hwmon = find_hwmon(device, driver);
+  if (!hwmon.empty()) card->dirs[static_cast<std::size_t>(Dir::Hwmon)] = open_dir(hwmon);
+
+  DeviceInfo& info = card->info;
+  info.backend = "intel";
+  info.vendor = "Intel";
+  info.pci_bus_id = bus_id;
+  // No marketing name in sysfs: the PCI device id (the kernel's tables of
+  // names are not exported).
+  info.name = "Intel GPU " + drm_cards::read_text(device / "device").value_or("");
+  choose_files(hwmon, *card);
+  Round status(*card, card->slow_buf);
+  // A suspended GPU is probed by which files exist; its maximum stays unknown.
+  if (!status.asleep()) {
+    read_static_facts(*card);
+    probe(*card);
+  }
+  list_supported(*card);
+  return card;
+}
+
+}  // namespace
+}  // namespace intel
+
+IntelBackend::IntelBackend(const SystemPaths& paths) : procfs_root_(paths.procfs_root), drm_scans_(paths.procfs_root) {}
+
+IntelBackend::~IntelBackend() = default;
+
+std::unique_ptr<IntelBackend> IntelBackend::open(const SystemPaths& paths, std::string& why_not) {
+  std::unique_ptr<IntelBackend> backend(new IntelBackend(paths));
+  std::vector<std::string> other_driver;  // vfio-pci (passed to a VM), none
+  for (const drm_cards::FoundCard& found :
+       drm_cards::find_cards(paths.sysfs_root, intel::kIntelVendorId, {"i915", "xe"}, other_driver)) {
+    std::unique_ptr<Device> card = intel::open_card(found.card_dir, found.driver, found.pci_bus_id);
+    if (!card) continue;
+    card->info.index = static_cast<int>(backend->devices_.size());
+    backend->devices_.push_back(std::move(card));
+  }
+  if (backend->devices_.empty()) {
+    if (!other_driver.empty()) why_not = "Intel: no GPU driven by i915 or xe (" + drm_cards::join(other_driver) + ")";
+    return nullptr;
+  }
+  return backend;
+}
+
+std::vector<DeviceInfo> IntelBackend::devices() const {
+  std::vector<DeviceInfo> out;
+  out.reserve(devices_.size());
+  for (const auto& d : devices_) out.push_back(d->info);
+  return out;
+}
+
+ReadStatus IntelBackend::read_fast(std::size_t local_index, DeviceValues& out) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& card = *devices_[local_index];
+  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  intel::Round round(card, card.fast_buf);
+  DeviceValues values;
+  if (round.asleep()) {
+    card.last_energy_uj.reset();
+  } else {
+    intel::read_power(round, card, values);
+  }
+  for (const auto& [metric, value] : {std::pair{DeviceMetric::GpuUtilPercent, &card.scan_util},
+                                      std::pair{DeviceMetric::MemUsedBytes, &card.scan_mem_used}}) {
+    if (const double v = value->load(std::memory_order_relaxed); !std::isnan(v)) values.set(metric, v);
+  }
+  return intel::finish(card, round, values, out);
+}
+
+ReadStatus IntelBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
+                                   std::vector<GpuProcess>& processes) {
+  if (local_index >= devices_.size()) return ReadStatus::Lost;
+  Device& card = *devices_[local_index];
+  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+  intel::Round round(card, card.slow_buf);
+  DeviceValues values;
+  if (!round.asleep()) intel::read_slow_values(round, card, plan, values);
+  if (intel::finish(card, round, values, out) == ReadStatus::Lost) return ReadStatus::Lost;
+  // From /proc, not from the card. Note that reading an xe client's fdinfo
+  // takes a runtime-PM reference (VENDORS.md 1.3): it may wake the GPU.
+  const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
+  const intel::CardUse use = intel::card_use(*scan, card.info.pci_bus_id, card.driver);
+  card.scan_util.store(use.busiest_percent.value_or(kNaN), std::memory_order_relaxed);
+  // Only the clients this user can read: a lower bound without root.
+  const bool vram = !card.integrated && use.local_memory_bytes;
+  card.scan_mem_used.store(vram ? static_cast<double>(*use.local_memory_bytes) : kNaN, std::memory_order_relaxed);
+  for (GpuProcess& p : intel::processes_on(*scan, card.info.pci_bus_id, card.driver, procfs_root_)) {
+    p.device_index = static_cast<int>(local_index);
+    processes.push_back(std::move(p));
+  }
+  return ReadStatus::Ok;
+}
+
+std::unique_ptr<GpuBackend> open_intel_backend(const SystemPaths& paths, std::string& why_not) {
+  return IntelBackend::open(paths, why_not);
+}
+
+}  // namespace gpuwatch
