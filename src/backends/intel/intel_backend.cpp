@@ -387,6 +387,9 @@ ReadStatus IntelBackend::read_slow(std::size_t local_index, const SlowReadPlan& 
   // Only the clients this user can read: a lower bound without root.
   const bool vram = !card.integrated && use.local_memory_bytes;
   card.scan_mem_used.store(vram ? static_cast<double>(*use.local_memory_bytes) : kNaN, std::memory_order_relaxed);
+  // The scan measures the card's use too, so it runs even when nobody wants
+  // the process list.
+  if (!plan.processes) return ReadStatus::Ok;
   for (GpuProcess& p : intel::processes_on(*scan, card.info.pci_bus_id, card.driver, procfs_root_)) {
     p.device_index = static_cast<int>(local_index);
     processes.push_back(std::move(p));
