@@ -35,7 +35,9 @@ if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*cla
   rm -rf "$build"
 fi
 echo "== configure ($build) =="
+# Line tables only (-g1): crash stacks keep file:line at a fraction of full -g's cost.
 CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DCMAKE_UNITY_BUILD=ON -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
 echo "== build: ${targets[*]} =="
 # Only the fuzzers: each compiles just the sources it tests.
