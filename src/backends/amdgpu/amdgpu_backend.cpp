@@ -1,13 +1,10 @@
 #include "backends/amdgpu/amdgpu_backend.h"
 
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bitset>
-#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -40,10 +37,7 @@ constexpr std::size_t kFeatureCount = static_cast<std::size_t>(Feature::kCount);
 
 }  // namespace amdgpu
 
-struct AmdgpuBackend::Device {
-  DeviceInfo info;
-  // <root>/class/drm/cardN/device: gone once the GPU is (unplugged, unbound).
-  std::string device_path;
+struct AmdgpuBackend::Device : SysfsCard {
   UniqueFd device_dir;
   UniqueFd hwmon_dir;  // not valid when the card has no hwmon directory
   // Each feature's file, relative to its directory.
@@ -52,11 +46,6 @@ struct AmdgpuBackend::Device {
   std::optional<double> vram_total_bytes;      // read once, sent with every fast read
   double pwm_full_scale = 255;                 // pwm1_max
   double rpm_full_scale = 0;                   // fan1_max
-  // One buffer per reading thread: read_fast runs on the sampling thread,
-  // read_slow on the slow thread, possibly at the same time.
-  std::string fast_buf;
-  std::string slow_buf;
-  std::atomic<bool> lost{false};
 };
 
 namespace amdgpu {
@@ -108,11 +97,6 @@ std::optional<std::int64_t> read_integer_at(int dir_fd, const std::string& name,
 }
 
 int dir_of(const Device& card, Feature f) { return in_hwmon(f) ? card.hwmon_dir.get() : card.device_dir.get(); }
-
-// The card's sysfs directory has gone: the device was unplugged or its
-// driver unbound. Asked only after a read failed, so it costs nothing while
-// all is well.
-bool gone(const Device& card) { return ::access(card.device_path.c_str(), F_OK) != 0 && errno == ENOENT; }
 
 // One pass over a card's files by one thread. While probing (in open() only,
 // before any other thread can see the card) a file that is missing or does
@@ -209,17 +193,6 @@ void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, De
   // (VENDORS.md: the same files exist on the upstream bridge).
   if (const auto gen = r.read(Feature::LinkSpeed, pcie_gen_from_speed)) out.set(DM::PcieLinkGen, *gen);
   if (const auto width = r.number(Feature::LinkWidth)) out.set(DM::PcieLinkWidth, *width);
-}
-
-// The round's values go out unless the GPU turned out to be gone: a lost
-// GPU's last round adds nothing (not even the remembered VRAM size).
-ReadStatus finish(Device& card, const Round& r, const DeviceValues& values, DeviceValues& out) {
-  if (r.failed() && gone(card)) {
-    card.lost.store(true, std::memory_order_relaxed);
-    return ReadStatus::Lost;
-  }
-  out.merge_from(values);
-  return ReadStatus::Ok;
 }
 
 // The hwmon directory the driver registered ("name" is "amdgpu"), or the
@@ -356,14 +329,13 @@ void list_supported(Device& card) {
 }  // namespace
 }  // namespace amdgpu
 
-AmdgpuBackend::AmdgpuBackend(const SystemPaths& paths)
-    : procfs_root_(paths.procfs_root), drm_scans_(paths.procfs_root) {}
+AmdgpuBackend::AmdgpuBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans)
+    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)) {}
 
-AmdgpuBackend::~AmdgpuBackend() = default;
-
-std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not) {
+std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not,
+                                                   std::shared_ptr<DrmScanPerRound> drm_scans) {
   namespace fs = std::filesystem;
-  std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend(paths));
+  std::unique_ptr<AmdgpuBackend> backend(new AmdgpuBackend(paths, std::move(drm_scans)));
   // The DKMS driver (ROCm's amdgpu-dkms) has a version; the kernel's own has
   // none: its version is the kernel's.
   const std::string driver_version = drm_cards::read_text(paths.sysfs_root / "module/amdgpu/version").value_or("");
@@ -384,7 +356,6 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
     if (!hwmon.empty()) card->hwmon_dir.reset(::open(hwmon.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
     DeviceInfo& info = card->info;
-    info.index = static_cast<int>(backend->devices_.size());
     info.backend = "amdgpu";
     info.vendor = "AMD";
     info.pci_bus_id = bus_id;
@@ -405,56 +376,40 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
       amdgpu::probe(*card);
     }
     amdgpu::list_supported(*card);
-    backend->devices_.push_back(std::move(card));
+    backend->add_card(std::move(card));
   }
 
-  if (backend->devices_.empty()) {
+  if (!backend->has_cards()) {
     if (!not_amdgpu.empty()) why_not = "AMD: no GPU driven by amdgpu (" + drm_cards::join(not_amdgpu) + ")";
     return nullptr;
   }
   return backend;
 }
 
-std::vector<DeviceInfo> AmdgpuBackend::devices() const {
-  std::vector<DeviceInfo> out;
-  out.reserve(devices_.size());
-  for (const auto& d : devices_) out.push_back(d->info);
-  return out;
-}
-
-ReadStatus AmdgpuBackend::read_fast(std::size_t local_index, DeviceValues& out) {
-  if (local_index >= devices_.size()) return ReadStatus::Lost;
-  Device& card = *devices_[local_index];
-  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+bool AmdgpuBackend::read_fast_values(SysfsCard& base, DeviceValues& values) {
+  auto& card = static_cast<Device&>(base);
   amdgpu::Round round(card, card.fast_buf, /*probing=*/false);
-  DeviceValues values;
   if (!round.asleep()) amdgpu::read_fast_values(round, card, values);
-  return amdgpu::finish(card, round, values, out);
+  return !round.failed();
 }
 
-ReadStatus AmdgpuBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
-                                    std::vector<GpuProcess>& processes) {
-  if (local_index >= devices_.size()) return ReadStatus::Lost;
-  Device& card = *devices_[local_index];
-  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+bool AmdgpuBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, DeviceValues& values) {
+  auto& card = static_cast<Device&>(base);
   amdgpu::Round round(card, card.slow_buf, /*probing=*/false);
-  DeviceValues values;
   if (!round.asleep()) amdgpu::read_slow_values(round, card, plan, values);
-  const ReadStatus status = amdgpu::finish(card, round, values, out);
-  // Read from /proc, not from the card: a suspended GPU has no busy clients
-  // but may have clients holding VRAM, and reading fdinfo does not wake it.
-  if (status == ReadStatus::Ok && plan.processes) {
-    const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
-    for (GpuProcess& p : amdgpu::processes_on(*scan, card.info.pci_bus_id, procfs_root_)) {
-      p.device_index = static_cast<int>(local_index);
-      processes.push_back(std::move(p));
-    }
-  }
-  return status;
+  return !round.failed();
 }
 
-std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths, std::string& why_not) {
-  return AmdgpuBackend::open(paths, why_not);
+void AmdgpuBackend::read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) {
+  if (processes == nullptr) return;
+  for (GpuProcess& p : amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root())) {
+    processes->push_back(std::move(p));
+  }
+}
+
+std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths,
+                                                std::shared_ptr<DrmScanPerRound> drm_scans, std::string& why_not) {
+  return AmdgpuBackend::open(paths, why_not, std::move(drm_scans));
 }
 
 }  // namespace gpuwatch

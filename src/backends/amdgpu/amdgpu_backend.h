@@ -19,42 +19,39 @@
 // fdinfo and is not listed (amdgpu_processes.h).
 #pragma once
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
-#include "backends/drm_fdinfo/fdinfo_rounds.h"
+#include "backends/sysfs_card_backend.h"
 
 namespace gpuwatch {
 
-class AmdgpuBackend final : public GpuBackend {
+class AmdgpuBackend final : public SysfsCardBackend {
  public:
   // Finds the amdgpu cards under paths.sysfs_root, reads their static facts
   // and probes every metric. Returns null when there is none; why_not is
   // then empty when the machine has no AMD GPU at all (nothing to explain on
-  // an NVIDIA machine) and says why otherwise.
-  static std::unique_ptr<AmdgpuBackend> open(const SystemPaths& paths, std::string& why_not);
-  ~AmdgpuBackend() override;
+  // an NVIDIA machine) and says why otherwise. drm_scans: the machine's one
+  // fdinfo scanner (null: one of its own).
+  static std::unique_ptr<AmdgpuBackend> open(const SystemPaths& paths, std::string& why_not,
+                                             std::shared_ptr<DrmScanPerRound> drm_scans = nullptr);
 
   [[nodiscard]] std::string name() const override { return "amdgpu"; }
-  [[nodiscard]] std::vector<DeviceInfo> devices() const override;
-  ReadStatus read_fast(std::size_t local_index, DeviceValues& out) override;
-  ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
-                       std::vector<GpuProcess>& processes) override;
 
   // Defined in the .cpp; public only so that the helpers there can name it.
   struct Device;
 
  private:
-  explicit AmdgpuBackend(const SystemPaths& paths);
-  std::vector<std::unique_ptr<Device>> devices_;
-  std::filesystem::path procfs_root_;
-  DrmScanPerRound drm_scans_;
+  AmdgpuBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans);
+  bool read_fast_values(SysfsCard& card, DeviceValues& values) override;
+  bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) override;
+  void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) override;
+  [[nodiscard]] bool measures_from_scan() const override { return false; }
 };
 
 // The registry's factory.
-std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths, std::string& why_not);
+std::unique_ptr<GpuBackend> open_amdgpu_backend(const SystemPaths& paths,
+                                                std::shared_ptr<DrmScanPerRound> drm_scans, std::string& why_not);
 
 }  // namespace gpuwatch

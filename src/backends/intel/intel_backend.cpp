@@ -1,13 +1,11 @@
 #include "backends/intel/intel_backend.h"
 
 #include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <bitset>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -46,9 +44,7 @@ struct File {
 
 }  // namespace intel
 
-struct IntelBackend::Device {
-  DeviceInfo info;
-  std::string device_path;  // gone once the GPU is (unplugged, unbound)
+struct IntelBackend::Device : SysfsCard {
   std::string driver;       // "i915" or "xe"
   bool integrated = false;  // its memory is the host's
   std::array<UniqueFd, static_cast<std::size_t>(intel::Dir::kCount)> dirs;
@@ -57,10 +53,6 @@ struct IntelBackend::Device {
   // The fast thread's previous energy reading, for power.
   std::optional<std::int64_t> last_energy_uj;
   std::int64_t last_energy_ns = 0;
-  // One buffer per reading thread (read_fast and read_slow may overlap).
-  std::string fast_buf;
-  std::string slow_buf;
-  std::atomic<bool> lost{false};
   // The last fdinfo scan's utilization and VRAM used (NaN: absent), written
   // by read_slow, sent with every read_fast: they are Fast metrics, and
   // every tick has them as it has NVML's (itself an average over a window).
@@ -82,8 +74,6 @@ constexpr std::string_view kIntelVendorId = "0x8086";
 constexpr std::string_view kIntegratedSlot = "0000:00:02.0";
 
 int fd_of(const Device& card, Dir d) { return card.dirs[static_cast<std::size_t>(d)].get(); }
-
-bool gone(const Device& card) { return ::access(card.device_path.c_str(), F_OK) != 0 && errno == ENOENT; }
 
 // One pass over a card's files by one thread. A failed read leaves its
 // value out and is remembered, so that the caller can tell a vanished GPU
@@ -147,15 +137,6 @@ void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, De
   if (const auto mc = r.integer(card.temp_gpu)) out.set(DM::TempGpuCelsius, static_cast<double>(*mc) / 1000);
   if (const auto mc = r.integer(card.temp_mem)) out.set(DM::TempMemCelsius, static_cast<double>(*mc) / 1000);
   if (const auto rpm = r.integer(card.fan)) out.set(DM::FanPercent, static_cast<double>(*rpm) * 100 / card.fan_full_scale);
-}
-
-ReadStatus finish(Device& card, const Round& r, const DeviceValues& values, DeviceValues& out) {
-  if (r.failed() && gone(card)) {
-    card.lost.store(true, std::memory_order_relaxed);
-    return ReadStatus::Lost;
-  }
-  out.merge_from(values);
-  return ReadStatus::Ok;
 }
 
 // The hwmon directory the driver registered for the whole device ("i915",
@@ -324,40 +305,28 @@ std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& d
 }  // namespace
 }  // namespace intel
 
-IntelBackend::IntelBackend(const SystemPaths& paths) : procfs_root_(paths.procfs_root), drm_scans_(paths.procfs_root) {}
+IntelBackend::IntelBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans)
+    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)) {}
 
-IntelBackend::~IntelBackend() = default;
-
-std::unique_ptr<IntelBackend> IntelBackend::open(const SystemPaths& paths, std::string& why_not) {
-  std::unique_ptr<IntelBackend> backend(new IntelBackend(paths));
+std::unique_ptr<IntelBackend> IntelBackend::open(const SystemPaths& paths, std::string& why_not,
+                                                 std::shared_ptr<DrmScanPerRound> drm_scans) {
+  std::unique_ptr<IntelBackend> backend(new IntelBackend(paths, std::move(drm_scans)));
   std::vector<std::string> other_driver;  // vfio-pci (passed to a VM), none
   for (const drm_cards::FoundCard& found :
        drm_cards::find_cards(paths.sysfs_root, intel::kIntelVendorId, {"i915", "xe"}, other_driver)) {
     std::unique_ptr<Device> card = intel::open_card(found.card_dir, found.driver, found.pci_bus_id);
-    if (!card) continue;
-    card->info.index = static_cast<int>(backend->devices_.size());
-    backend->devices_.push_back(std::move(card));
+    if (card) backend->add_card(std::move(card));
   }
-  if (backend->devices_.empty()) {
+  if (!backend->has_cards()) {
     if (!other_driver.empty()) why_not = "Intel: no GPU driven by i915 or xe (" + drm_cards::join(other_driver) + ")";
     return nullptr;
   }
   return backend;
 }
 
-std::vector<DeviceInfo> IntelBackend::devices() const {
-  std::vector<DeviceInfo> out;
-  out.reserve(devices_.size());
-  for (const auto& d : devices_) out.push_back(d->info);
-  return out;
-}
-
-ReadStatus IntelBackend::read_fast(std::size_t local_index, DeviceValues& out) {
-  if (local_index >= devices_.size()) return ReadStatus::Lost;
-  Device& card = *devices_[local_index];
-  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+bool IntelBackend::read_fast_values(SysfsCard& base, DeviceValues& values) {
+  auto& card = static_cast<Device&>(base);
   intel::Round round(card, card.fast_buf);
-  DeviceValues values;
   if (round.asleep()) {
     card.last_energy_uj.reset();
   } else {
@@ -367,38 +336,32 @@ ReadStatus IntelBackend::read_fast(std::size_t local_index, DeviceValues& out) {
                                       std::pair{DeviceMetric::MemUsedBytes, &card.scan_mem_used}}) {
     if (const double v = value->load(std::memory_order_relaxed); !std::isnan(v)) values.set(metric, v);
   }
-  return intel::finish(card, round, values, out);
+  return !round.failed();
 }
 
-ReadStatus IntelBackend::read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
-                                   std::vector<GpuProcess>& processes) {
-  if (local_index >= devices_.size()) return ReadStatus::Lost;
-  Device& card = *devices_[local_index];
-  if (card.lost.load(std::memory_order_relaxed)) return ReadStatus::Lost;
+bool IntelBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, DeviceValues& values) {
+  auto& card = static_cast<Device&>(base);
   intel::Round round(card, card.slow_buf);
-  DeviceValues values;
   if (!round.asleep()) intel::read_slow_values(round, card, plan, values);
-  if (intel::finish(card, round, values, out) == ReadStatus::Lost) return ReadStatus::Lost;
-  // From /proc, not from the card. Note that reading an xe client's fdinfo
-  // takes a runtime-PM reference (VENDORS.md 1.3): it may wake the GPU.
-  const std::shared_ptr<const DrmScan> scan = drm_scans_.for_device(local_index, now());
-  const intel::CardUse use = intel::card_use(*scan, card.info.pci_bus_id, card.driver);
+  return !round.failed();
+}
+
+void IntelBackend::read_scan(SysfsCard& base, const DrmScan& scan, std::vector<GpuProcess>* processes) {
+  auto& card = static_cast<Device&>(base);
+  const intel::CardUse use = intel::card_use(scan, card.info.pci_bus_id, card.driver);
   card.scan_util.store(use.busiest_percent.value_or(kNaN), std::memory_order_relaxed);
   // Only the clients this user can read: a lower bound without root.
   const bool vram = !card.integrated && use.local_memory_bytes;
   card.scan_mem_used.store(vram ? static_cast<double>(*use.local_memory_bytes) : kNaN, std::memory_order_relaxed);
-  // The scan measures the card's use too, so it runs even when nobody wants
-  // the process list.
-  if (!plan.processes) return ReadStatus::Ok;
-  for (GpuProcess& p : intel::processes_on(*scan, card.info.pci_bus_id, card.driver, procfs_root_)) {
-    p.device_index = static_cast<int>(local_index);
-    processes.push_back(std::move(p));
+  if (processes == nullptr) return;
+  for (GpuProcess& p : intel::processes_on(scan, card.info.pci_bus_id, card.driver, procfs_root())) {
+    processes->push_back(std::move(p));
   }
-  return ReadStatus::Ok;
 }
 
-std::unique_ptr<GpuBackend> open_intel_backend(const SystemPaths& paths, std::string& why_not) {
-  return IntelBackend::open(paths, why_not);
+std::unique_ptr<GpuBackend> open_intel_backend(const SystemPaths& paths,
+                                               std::shared_ptr<DrmScanPerRound> drm_scans, std::string& why_not) {
+  return IntelBackend::open(paths, why_not, std::move(drm_scans));
 }
 
 }  // namespace gpuwatch

@@ -15,42 +15,40 @@
 // them under root).
 #pragma once
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "backends/backend.h"
-#include "backends/drm_fdinfo/fdinfo_rounds.h"
+#include "backends/sysfs_card_backend.h"
 
 namespace gpuwatch {
 
-class IntelBackend final : public GpuBackend {
+class IntelBackend final : public SysfsCardBackend {
  public:
   // Finds the cards of vendor 0x8086 driven by i915 or xe under
   // paths.sysfs_root. Null when there is none; why_not then says which
   // Intel GPUs have another driver (vfio-pci, none), and is empty when the
-  // machine has no Intel GPU at all.
-  static std::unique_ptr<IntelBackend> open(const SystemPaths& paths, std::string& why_not);
-  ~IntelBackend() override;
+  // machine has no Intel GPU at all. drm_scans: the machine's one fdinfo
+  // scanner (null: one of its own).
+  static std::unique_ptr<IntelBackend> open(const SystemPaths& paths, std::string& why_not,
+                                            std::shared_ptr<DrmScanPerRound> drm_scans = nullptr);
 
   [[nodiscard]] std::string name() const override { return "intel"; }
-  [[nodiscard]] std::vector<DeviceInfo> devices() const override;
-  ReadStatus read_fast(std::size_t local_index, DeviceValues& out) override;
-  ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
-                       std::vector<GpuProcess>& processes) override;
 
   // Defined in the .cpp; public only so that the helpers there can name it.
   struct Device;
 
  private:
-  explicit IntelBackend(const SystemPaths& paths);
-  std::vector<std::unique_ptr<Device>> devices_;
-  std::filesystem::path procfs_root_;
-  DrmScanPerRound drm_scans_;
+  IntelBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans);
+  bool read_fast_values(SysfsCard& card, DeviceValues& values) override;
+  bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) override;
+  void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) override;
+  // Utilization and VRAM used come from the scan.
+  [[nodiscard]] bool measures_from_scan() const override { return true; }
 };
 
 // The registry's factory.
-std::unique_ptr<GpuBackend> open_intel_backend(const SystemPaths& paths, std::string& why_not);
+std::unique_ptr<GpuBackend> open_intel_backend(const SystemPaths& paths,
+                                               std::shared_ptr<DrmScanPerRound> drm_scans, std::string& why_not);
 
 }  // namespace gpuwatch

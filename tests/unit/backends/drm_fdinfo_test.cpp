@@ -314,11 +314,11 @@ TEST_F(DrmFdinfoScanTest, MissingRootIsAnEmptyScan) {
 
 TEST_F(DrmFdinfoScanTest, OneScanPerRoundWhateverTheDeviceOrder) {
   DrmScanPerRound rounds(kDrmProc);
-  const auto a = rounds.for_device(0, at_seconds(1));
-  EXPECT_EQ(rounds.for_device(1, at_seconds(1.1)), a);  // same round
-  const auto b = rounds.for_device(1, at_seconds(2));   // device 1 again: next round
+  const auto a = rounds.for_card("0000:03:00.0", at_seconds(1));
+  EXPECT_EQ(rounds.for_card("0000:00:02.0", at_seconds(1.1)), a);  // same round
+  const auto b = rounds.for_card("0000:00:02.0", at_seconds(2));   // that card again: next round
   EXPECT_NE(b, a);
-  EXPECT_EQ(rounds.for_device(0, at_seconds(2.1)), b);
+  EXPECT_EQ(rounds.for_card("0000:03:00.0", at_seconds(2.1)), b);
   EXPECT_EQ(b->time.mono_ns, 2 * kSecondNs);
 }
 

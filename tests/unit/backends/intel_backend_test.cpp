@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "backends/amdgpu/amdgpu_backend.h"
 #include "tests/unit/backends/fixture_tree.h"
 
 namespace gpuwatch {
@@ -437,6 +438,25 @@ TEST(IntelRegistry, IntelGpusAreRegisteredAfterTheOthers) {
   EXPECT_EQ(set.devices[0].vendor, "Intel");
   ASSERT_EQ(set.notes.size(), 1U);  // NVIDIA's reason only
   EXPECT_EQ(set.notes[0].rfind("NVIDIA", 0), 0U) << set.notes[0];
+}
+
+// A machine with an AMD and an Intel GPU scans /proc once per slow round,
+// not once per backend: the registry hands both the same scanner.
+TEST(IntelRegistry, AmdAndIntelCardsShareOneProcScanPerRound) {
+  const auto scans = std::make_shared<DrmScanPerRound>(kFixtures / "procfs/drm_intel");
+  std::string why_not;
+  const auto intel = IntelBackend::open(testing::fixture_paths(kFixtures / "sysfs/arc_b50_xe", kFixtures / "procfs/drm_intel"),
+                                        why_not, scans);
+  const auto amd = AmdgpuBackend::open(testing::fixture_paths(kFixtures / "sysfs/mi300x", kFixtures / "procfs/drm_intel"),
+                                       why_not, scans);
+  ASSERT_TRUE(intel && amd) << why_not;
+  for (int round = 1; round <= 3; ++round) {
+    DeviceValues v;
+    std::vector<GpuProcess> processes;
+    ASSERT_EQ(intel->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+    ASSERT_EQ(amd->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
+    EXPECT_EQ(scans->scans(), static_cast<std::uint64_t>(round));
+  }
 }
 
 }  // namespace
