@@ -14,7 +14,10 @@
 //   energyfv the same counter as field value 83 (NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION)
 //   pcie     nvmlDeviceGetPcieThroughput (TX)
 //   procs    nvmlDeviceGetComputeRunningProcesses_v3 (count only)
-// Build: g++ -O2 bench/nvml_loop.cpp -ldl -o nvml_loop; run: nvml_loop SECONDS [MODE...]
+//   gpm      what gpuwatch's GPM reader does each slow round (nvml_gpm.cpp):
+//            one nvmlGpmSampleGet and one nvmlGpmMetricsGet of its 9 metrics
+//            over the window since the previous sample (Hopper and newer)
+// Build: g++ -O2 -std=c++20 -Isrc bench/nvml_loop.cpp -ldl -o nvml_loop; run: nvml_loop SECONDS [MODE...]
 #include <dlfcn.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -24,6 +27,8 @@
 #include <cstring>
 #include <string>
 #include <vector>
+
+#include "backends/nvml/nvml_api.h"
 
 namespace {
 using FnVoid = int (*)();
@@ -81,6 +86,23 @@ int main(int argc, char** argv) {
   auto fields = reinterpret_cast<FnPtrUintPtr>(dlsym(h, "nvmlDeviceGetFieldValues"));
   auto pcie = reinterpret_cast<FnPtrUintPtr>(dlsym(h, "nvmlDeviceGetPcieThroughput"));
   auto procs = reinterpret_cast<int (*)(void*, unsigned*, void*)>(dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  namespace nv = gpuwatch::nvml;
+  auto gpm_alloc = reinterpret_cast<nv::GpmSampleAllocFn>(dlsym(h, "nvmlGpmSampleAlloc"));
+  auto gpm_get = reinterpret_cast<int (*)(void*, nv::GpmSample)>(dlsym(h, "nvmlGpmSampleGet"));
+  auto gpm_metrics = reinterpret_cast<nv::GpmMetricsGetFn>(dlsym(h, "nvmlGpmMetricsGet"));
+  nv::GpmSample gpm_samples[2] = {nullptr, nullptr};
+  static nv::GpmMetricsGet gpm_request{};
+  int gpm_failures = 0;
+  if (gpm_alloc != nullptr && gpm_get != nullptr && gpm_metrics != nullptr) {
+    gpm_alloc(&gpm_samples[0]);
+    gpm_alloc(&gpm_samples[1]);
+    gpm_get(dev, gpm_samples[0]);
+    for (unsigned id : {nv::kGpmSmUtil, nv::kGpmSmOccupancy, nv::kGpmAnyTensorUtil, nv::kGpmDramBwUtil, nv::kGpmFp64Util,
+                        nv::kGpmFp32Util, nv::kGpmFp16Util, nv::kGpmNvlinkTotalRxPerSec, nv::kGpmNvlinkTotalTxPerSec}) {
+      gpm_request.metrics[gpm_request.num_metrics++].metric_id = id;
+    }
+    gpm_request.version = nv::kGpmMetricsGetVersion;
+  }
   // nvmlFieldValue_t: fieldId, scopeId, timestamp, latencyUsec, valueType, nvmlReturn, value (8)
   struct FieldValue {
     unsigned field_id, scope_id;
@@ -141,6 +163,15 @@ int main(int argc, char** argv) {
       } else if (mode == "procs") {
         unsigned count = 0;
         procs(dev, &count, nullptr);
+      } else if (mode == "gpm") {
+        if (gpm_samples[0] == nullptr) break;
+        // The newer sample becomes the next window's older one.
+        nv::GpmSample older = gpm_samples[i % 2];
+        nv::GpmSample newer = gpm_samples[(i + 1) % 2];
+        gpm_get(dev, newer);
+        gpm_request.sample1 = older;
+        gpm_request.sample2 = newer;
+        if (gpm_metrics(&gpm_request) != 0) ++gpm_failures;
       } else if (mode == "samples") {
         read_mem();
         if (i % 10 == 9) {
@@ -153,6 +184,9 @@ int main(int argc, char** argv) {
     const double cpu = cpu_seconds() - start;
     std::printf("%-8s 10 Hz for %d s: %.3f s CPU = %.3f %% of one core, %.1f us per tick", mode.c_str(), seconds,
                 cpu, cpu / seconds * 100, cpu / (seconds * 10) * 1e6);
+    if (mode == "gpm") {
+      std::printf("; %d failed windows; SM active %.1f %%", gpm_failures, gpm_request.metrics[0].value);
+    }
     if (mode == "samples") {
       std::printf("; driver kept %.1f power and %.1f utilization samples per second", got[0] / double(seconds),
                   got[1] / double(seconds));

@@ -5,10 +5,12 @@
 // writes must read back the same.
 //
 // Input: "<CUDA_VISIBLE_DEVICES>\n<CUDA_DEVICE_ORDER>\n<machine>" where
-// each byte of <machine> adds a GPU: its low 2 bits pick its model, bit 2 its
-// backend (nvml or not); the UUIDs share prefixes so that prefix matching is
-// exercised. The whole input is also parsed as a job_gpus message and as a
-// /proc/PID/environ text.
+// each byte of <machine> adds a GPU: its low 2 bits pick its model, bits 2
+// and 3 its backend (nvml, amdgpu, intel); the UUIDs share prefixes so that
+// prefix matching is exercised. The whole input is also parsed as a
+// job_gpus message and as a /proc/PID/environ text whose visible-devices
+// variables (every vendor's) choose among the same GPUs: each GPU chosen
+// once, and only of a vendor the variables constrain.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -42,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto b = static_cast<unsigned char>(machine[i]);
     gpuwatch::DeviceInfo d;
     d.index = static_cast<int>(i);
-    d.backend = (b & 4) ? "amdgpu" : "nvml";
+    d.backend = (b & 8) ? "intel" : (b & 4) ? "amdgpu" : "nvml";
     d.name = "model " + std::to_string(b & 3);
     d.uuid = "GPU-ab" + std::to_string(i % 3) + std::to_string(i);
     d.pci_bus_id = "0000:" + std::to_string(90 - static_cast<int>(i)) + ":00.0";
@@ -55,6 +57,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       __builtin_trap();
     }
     if (std::count(sel.gpus.begin(), sel.gpus.end(), g) != 1) __builtin_trap();
+  }
+
+  const gpuwatch::GpuVisibility shown =
+      gpuwatch::resolve_gpu_visibility(gpuwatch::GpuVisibilityVariables::from_environ(input), devices);
+  for (int g : shown.gpus) {
+    if (g < 0 || static_cast<std::size_t>(g) >= devices.size()) __builtin_trap();
+    if (!shown.constrains(devices[static_cast<std::size_t>(g)].backend)) __builtin_trap();
+    if (std::count(shown.gpus.begin(), shown.gpus.end(), g) != 1) __builtin_trap();
   }
   return 0;
 }

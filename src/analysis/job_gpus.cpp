@@ -35,6 +35,23 @@ std::optional<std::vector<int>> parse_indices(std::string_view text) {
   return out;
 }
 
+// "CUDA_VISIBLE_DEVICES,HIP_VISIBLE_DEVICES": environment variable names
+// (capitals, digits, underscores), at least one.
+std::optional<std::vector<std::string>> parse_variable_names(std::string_view text) {
+  std::vector<std::string> out;
+  while (true) {
+    const auto comma = text.find(',');
+    const std::string_view name = text.substr(0, comma);
+    const bool valid = !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!valid) return std::nullopt;
+    out.emplace_back(name);
+    if (comma == std::string_view::npos) return out;
+    text.remove_prefix(comma + 1);
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(JobGpuSource s) {
@@ -50,12 +67,15 @@ std::string_view to_string(JobGpuSource s) {
 bool JobGpus::contains(int index) const { return std::find(gpus.begin(), gpus.end(), index) != gpus.end(); }
 
 std::string job_gpus_message(const JobGpus& job) {
-  return fmt::format("source={} gpus={}", to_string(job.source), fmt::join(job.gpus, ","));
+  std::string message = fmt::format("source={} gpus={}", to_string(job.source), fmt::join(job.gpus, ","));
+  if (!job.variables.empty()) message += fmt::format(" variables={}", fmt::join(job.variables, ","));
+  return message;
 }
 
 std::optional<JobGpus> parse_job_gpus_message(std::string_view message) {
   constexpr std::string_view kSource = "source=";
   constexpr std::string_view kGpus = " gpus=";
+  constexpr std::string_view kVariables = " variables=";
   if (!message.starts_with(kSource)) return std::nullopt;
   message.remove_prefix(kSource.size());
   const auto gap = message.find(kGpus);
@@ -66,9 +86,18 @@ std::optional<JobGpus> parse_job_gpus_message(std::string_view message) {
                                [&](JobGpuSource k) { return to_string(k) == source; });
   if (s == std::end(kSources)) return std::nullopt;
   job.source = *s;
-  auto gpus = parse_indices(message.substr(gap + kGpus.size()));
+  std::string_view rest = message.substr(gap + kGpus.size());
+  const auto variables_at = rest.find(kVariables);
+  auto gpus = parse_indices(rest.substr(0, variables_at));
   if (!gpus) return std::nullopt;
   job.gpus = std::move(*gpus);
+  if (variables_at != std::string_view::npos) {
+    auto variables = parse_variable_names(rest.substr(variables_at + kVariables.size()));
+    if (!variables) return std::nullopt;
+    job.variables = std::move(*variables);
+  } else if (job.source == JobGpuSource::VisibleDevices) {
+    job.variables = {"CUDA_VISIBLE_DEVICES"};  // recorded when it was the only one read
+  }
   return job;
 }
 

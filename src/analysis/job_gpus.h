@@ -3,7 +3,7 @@
 // that other jobs' GPUs on a shared node never stop or blame this one.
 //
 // The recorder decides and stores its decision as an event of kind
-// "job_gpus" (message "source=<source> gpus=<i,j,...>"), again whenever it
+// "job_gpus" (job_gpus_message()), again whenever it
 // changes: the latest one holds. Runs recorded before, and imported ones,
 // have none: their source is Unknown.
 #pragma once
@@ -20,15 +20,21 @@ namespace gpuwatch {
 
 enum class JobGpuSource {
   Unknown,             // not recorded: the advisor falls back on activity
-  VisibleDevices,      // CUDA_VISIBLE_DEVICES named them
+  VisibleDevices,      // a visible-devices variable named them (CUDA_, HIP_, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK)
   ProcessTree,         // the command's processes were seen on them
   CommandNotSeen,      // all recorded GPUs: the command has no process on any (yet)
 };
-std::string_view to_string(JobGpuSource s);  // "unknown", "cuda_visible_devices", "process_tree", "command_not_seen"
+// "unknown", "cuda_visible_devices", "process_tree", "command_not_seen".
+// VisibleDevices keeps the name it had when CUDA's was the only variable
+// read: stored runs and report JSON schema 1 carry it.
+std::string_view to_string(JobGpuSource s);
 
 struct JobGpus {
   JobGpuSource source = JobGpuSource::Unknown;
   std::vector<int> gpus;  // ascending; for CommandNotSeen every recorded GPU
+  // VisibleDevices: the variables that decided, e.g. "CUDA_VISIBLE_DEVICES"
+  // (empty in runs recorded before AMD and Intel GPUs were read: CUDA's).
+  std::vector<std::string> variables{};
 
   [[nodiscard]] bool known() const { return source != JobGpuSource::Unknown; }
   [[nodiscard]] bool contains(int index) const;
@@ -37,6 +43,7 @@ struct JobGpus {
 
 inline constexpr std::string_view kJobGpusEventKind = "job_gpus";
 
+// "source=<source> gpus=<i,j,...>[ variables=<NAME,NAME>]".
 std::string job_gpus_message(const JobGpus& job);
 // Parses a message written by job_gpus_message(); nullopt if it is not one
 // (the store may hold anything an import brought in).

@@ -42,8 +42,8 @@ void add_record(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
   add_gpus_option(*cmd, flags->gpus,
-                  "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES shows the\n"
-                  "command, else all)");
+                  "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES, HIP_ or\n"
+                  "ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK show the command, else all)");
   cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
   cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
       ->check(CLI::Range(0.01, 86400.0))
@@ -85,8 +85,7 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->callback([flags, rules, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
-    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES")) options.cuda_visible_devices = visible;
-    if (const char* order = std::getenv("CUDA_DEVICE_ORDER")) options.cuda_device_order = order;
+    options.visibility = GpuVisibilityVariables::from_environment();
     if (!flags->pid.empty()) {
       const auto pid = parse_pid(flags->pid);
       if (!pid) {

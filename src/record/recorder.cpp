@@ -18,6 +18,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
@@ -54,51 +55,46 @@ struct GpuChoice {
   JobGpus job;                // the first decision; the process tree may refine it
 };
 
-// --gpus, else the GPUs CUDA_VISIBLE_DEVICES shows the command, else all;
-// the job's GPUs are those CUDA_VISIBLE_DEVICES names (among the recorded
+// --gpus, else the GPUs the visible-devices variables show the command,
+// else all; the job's GPUs are those the variables name (among the recorded
 // ones), else those the command's processes will be seen on.
 GpuChoice choose_gpus(const RecordOptions& o, const BackendSet& set, const SystemPaths& paths) {
   GpuChoice c;
   for (const DeviceInfo& d : set.devices) {
     if (o.gpus.empty() || std::find(o.gpus.begin(), o.gpus.end(), d.index) != o.gpus.end()) c.recorded.push_back(d.index);
   }
-  c.job = {JobGpuSource::CommandNotSeen, c.recorded};
-  std::optional<std::string> visible = o.cuda_visible_devices;
-  std::string order = o.cuda_device_order;
+  c.job = {JobGpuSource::CommandNotSeen, c.recorded, {}};
+  GpuVisibilityVariables variables = o.visibility;
   if (o.attach_pid) {
-    // The attached process's own environment decides what CUDA shows it
-    // (unreadable for another user's process: then gpuwatch's).
+    // The attached process's own environment decides what its runtimes show
+    // it (unreadable for another user's process: then gpuwatch's).
     std::ifstream in(paths.procfs_root / std::to_string(*o.attach_pid) / "environ", std::ios::binary);
     std::ostringstream read;
     if (in) read << in.rdbuf();
     const std::string text = read.str();
-    if (!text.empty()) {
-      visible = environ_value(text, "CUDA_VISIBLE_DEVICES");
-      order = environ_value(text, "CUDA_DEVICE_ORDER").value_or("");
-    }
+    if (!text.empty()) variables = GpuVisibilityVariables::from_environ(text);
   }
-  if (!visible) return c;
-  const VisibleSelection sel = resolve_cuda_visible_devices(*visible, order, set.devices);
-  for (const std::string& note : sel.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
-  if (!sel.resolved) return c;
+  const GpuVisibility shown = resolve_gpu_visibility(variables, set.devices);
+  for (const std::string& note : shown.notes) fmt::print(stderr, "gpuwatch: {}\n", note);
+  if (!shown.resolved || !shown.constrains_any()) return c;
   std::vector<int> job;
-  for (int g : sel.gpus) {
+  for (int g : shown.gpus) {
     if (std::find(c.recorded.begin(), c.recorded.end(), g) != c.recorded.end()) job.push_back(g);
   }
-  std::sort(job.begin(), job.end());
   if (o.gpus.empty()) {
-    // CUDA hides NVIDIA GPUs only; other vendors' are not its to hide.
+    // Each variable hides its own vendor's GPUs only.
     std::erase_if(c.recorded, [&](int g) {
       const auto d = std::find_if(set.devices.begin(), set.devices.end(), [&](const DeviceInfo& x) { return x.index == g; });
-      return d->backend == "nvml" && std::find(job.begin(), job.end(), g) == job.end();
+      return shown.constrains(d->backend) && std::find(job.begin(), job.end(), g) == job.end();
     });
     if (c.recorded.empty() && !set.devices.empty()) {
-      fmt::print(stderr, "gpuwatch: CUDA_VISIBLE_DEVICES shows the command no GPU; recording host metrics only "
-                         "(--gpus records GPUs anyway)\n");
+      fmt::print(stderr, "gpuwatch: {} shows the command no GPU; recording host metrics only (--gpus records GPUs "
+                         "anyway)\n",
+                 fmt::join(shown.variables, " and "));
     }
-    c.job = {JobGpuSource::VisibleDevices, job};
+    c.job = {JobGpuSource::VisibleDevices, job, shown.variables};
   } else if (!job.empty()) {
-    c.job = {JobGpuSource::VisibleDevices, job};
+    c.job = {JobGpuSource::VisibleDevices, job, shown.variables};
   }
   return c;
 }

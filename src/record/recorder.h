@@ -11,6 +11,7 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
+#include "record/visible_devices.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -20,12 +21,11 @@ struct RecordOptions {
   std::optional<pid_t> attach_pid;
   std::string name;
   double interval_s = 0.5;
-  std::vector<int> gpus;              // --gpus; empty: all, or CUDA_VISIBLE_DEVICES's
-  // The environment's CUDA_VISIBLE_DEVICES (nullopt: unset) and
-  // CUDA_DEVICE_ORDER: without --gpus, record watches the GPUs the command
-  // can see (record/visible_devices.h).
-  std::optional<std::string> cuda_visible_devices;
-  std::string cuda_device_order;
+  std::vector<int> gpus;              // --gpus; empty: all, or those the visible-devices variables show
+  // The environment's visible-devices variables (CUDA_VISIBLE_DEVICES and
+  // the AMD and Intel ones): without --gpus, record watches the GPUs the
+  // command can see (record/visible_devices.h).
+  GpuVisibilityVariables visibility;
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change

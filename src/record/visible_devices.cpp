@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -43,6 +44,89 @@ int by_uuid_prefix(std::string_view prefix, std::span<const DeviceInfo* const> g
     found = d->index;
   }
   return found;
+}
+
+// A vendor's GPUs in its runtime's index order (the PCI bus order).
+std::vector<const DeviceInfo*> gpus_of(std::span<const DeviceInfo> devices, std::string_view backend) {
+  std::vector<const DeviceInfo*> out;
+  for (const DeviceInfo& d : devices) {
+    if (d.backend == backend) out.push_back(&d);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const DeviceInfo* a, const DeviceInfo* b) { return lower(a->pci_bus_id) < lower(b->pci_bus_id); });
+  return out;
+}
+
+// One ROCm variable applied to the GPUs still in view: indices into them,
+// or GPU-<unique_id> (any unique prefix, case aside). The first entry that
+// names none of them ends the list, as in CUDA's rules.
+std::vector<const DeviceInfo*> apply_rocm_list(std::string_view name, std::string_view value,
+                                               const std::vector<const DeviceInfo*>& in_view,
+                                               std::vector<std::string>& notes) {
+  std::vector<const DeviceInfo*> out;
+  const VisibleList list = parse_cuda_visible_devices(value);
+  std::string stopped_at = list.stopped_at;
+  for (const VisibleEntry& e : list.entries) {
+    const DeviceInfo* found = nullptr;
+    if (e.kind == VisibleEntry::Kind::Index) {
+      if (e.index < in_view.size()) found = in_view[e.index];
+    } else if (e.kind == VisibleEntry::Kind::Uuid) {
+      // amdgpu's unique_id is the UUID without ROCm's "GPU-".
+      const int index = by_uuid_prefix(std::string_view(e.text).substr(4), in_view);
+      for (const DeviceInfo* d : in_view) {
+        if (d->index == index) found = d;
+      }
+    }
+    if (found == nullptr) {
+      stopped_at = e.text;
+      break;
+    }
+    if (std::find(out.begin(), out.end(), found) == out.end()) out.push_back(found);
+  }
+  if (!stopped_at.empty()) {
+    notes.push_back(fmt::format("{}: '{}' names none of the {} AMD GPU(s) in view; it and every entry after it "
+                                "are ignored",
+                                name, shown(stopped_at), in_view.size()));
+  }
+  return out;
+}
+
+// ZE_AFFINITY_MASK's devices: "N" or "N.M[.K]"; an entry that is no such
+// number or past the last device is ignored on its own.
+std::vector<const DeviceInfo*> apply_ze_affinity_mask(std::string_view value,
+                                                      const std::vector<const DeviceInfo*>& intel,
+                                                      std::vector<std::string>& notes) {
+  std::vector<const DeviceInfo*> out;
+  while (true) {
+    const auto comma = value.find(',');
+    const std::string_view entry = trim(value.substr(0, comma));
+    const std::string_view device = entry.substr(0, entry.find('.'));
+    const std::size_t n = all_digits(device) && device.size() <= 6 ? std::stoul(std::string(device)) : intel.size();
+    if (n < intel.size()) {
+      if (std::find(out.begin(), out.end(), intel[n]) == out.end()) out.push_back(intel[n]);
+    } else {
+      notes.push_back(fmt::format("ZE_AFFINITY_MASK: '{}' names none of the {} Intel GPU(s); ignored", shown(entry),
+                                  intel.size()));
+    }
+    if (comma == std::string_view::npos) return out;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+void add_shown(GpuVisibility& v, std::string_view backend, const std::vector<const DeviceInfo*>& gpus) {
+  v.constrained_backends.emplace_back(backend);
+  for (const DeviceInfo* d : gpus) v.gpus.push_back(d->index);
+}
+
+template <typename Lookup>
+GpuVisibilityVariables read_visibility_variables(Lookup&& lookup) {
+  GpuVisibilityVariables v;
+  v.cuda_visible_devices = lookup("CUDA_VISIBLE_DEVICES");
+  v.cuda_device_order = lookup("CUDA_DEVICE_ORDER").value_or("");
+  v.rocr_visible_devices = lookup("ROCR_VISIBLE_DEVICES");
+  v.hip_visible_devices = lookup("HIP_VISIBLE_DEVICES");
+  v.ze_affinity_mask = lookup("ZE_AFFINITY_MASK");
+  return v;
 }
 
 }  // namespace
@@ -99,13 +183,8 @@ std::optional<std::string> environ_value(std::string_view environ, std::string_v
 VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::string_view device_order,
                                               std::span<const DeviceInfo> devices) {
   VisibleSelection sel;
-  std::vector<const DeviceInfo*> nvidia;
-  for (const DeviceInfo& d : devices) {
-    if (d.backend == "nvml") nvidia.push_back(&d);
-  }
   // CUDA's index order: the PCI bus order, which is NVML's too.
-  std::stable_sort(nvidia.begin(), nvidia.end(),
-                   [](const DeviceInfo* a, const DeviceInfo* b) { return lower(a->pci_bus_id) < lower(b->pci_bus_id); });
+  const std::vector<const DeviceInfo*> nvidia = gpus_of(devices, "nvml");
   const bool pci_order = trim(device_order) == "PCI_BUS_ID";
   const bool one_model = std::all_of(nvidia.begin(), nvidia.end(),
                                      [&](const DeviceInfo* d) { return d->name == nvidia.front()->name; });
@@ -168,6 +247,65 @@ VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::strin
   }
   if (!list.stopped_at.empty() && sel.notes.empty()) stop(list.stopped_at, "is no GPU index, UUID or MIG id of the list's kind");
   return sel;
+}
+
+GpuVisibilityVariables GpuVisibilityVariables::from_environ(std::string_view environ) {
+  return read_visibility_variables([&](const char* name) { return environ_value(environ, name); });
+}
+
+GpuVisibilityVariables GpuVisibilityVariables::from_environment() {
+  return read_visibility_variables([](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  });
+}
+
+bool GpuVisibility::constrains(std::string_view backend) const {
+  return std::find(constrained_backends.begin(), constrained_backends.end(), backend) != constrained_backends.end();
+}
+
+GpuVisibility resolve_gpu_visibility(const GpuVisibilityVariables& vars, std::span<const DeviceInfo> devices) {
+  GpuVisibility v;
+  const auto note_variable = [&](std::string_view name) {
+    if (std::find(v.variables.begin(), v.variables.end(), name) == v.variables.end()) v.variables.emplace_back(name);
+  };
+
+  const std::vector<const DeviceInfo*> nvidia = gpus_of(devices, "nvml");
+  if (vars.cuda_visible_devices && !nvidia.empty()) {
+    VisibleSelection cuda = resolve_cuda_visible_devices(*vars.cuda_visible_devices, vars.cuda_device_order, devices);
+    v.notes = std::move(cuda.notes);
+    if (!cuda.resolved) {
+      v.resolved = false;
+      return v;
+    }
+    v.constrained_backends.emplace_back("nvml");
+    v.gpus = std::move(cuda.gpus);
+    note_variable("CUDA_VISIBLE_DEVICES");
+  }
+
+  std::vector<const DeviceInfo*> amd = gpus_of(devices, "amdgpu");
+  const std::optional<std::string>& hip = vars.hip_visible_devices ? vars.hip_visible_devices : vars.cuda_visible_devices;
+  if (!amd.empty() && (vars.rocr_visible_devices || hip)) {
+    if (vars.rocr_visible_devices) {
+      amd = apply_rocm_list("ROCR_VISIBLE_DEVICES", *vars.rocr_visible_devices, amd, v.notes);
+      note_variable("ROCR_VISIBLE_DEVICES");
+    }
+    if (hip) {
+      const char* name = vars.hip_visible_devices ? "HIP_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
+      amd = apply_rocm_list(name, *hip, amd, v.notes);
+      note_variable(name);
+    }
+    add_shown(v, "amdgpu", amd);
+  }
+
+  const std::vector<const DeviceInfo*> intel = gpus_of(devices, "intel");
+  if (!intel.empty() && vars.ze_affinity_mask && !vars.ze_affinity_mask->empty()) {
+    add_shown(v, "intel", apply_ze_affinity_mask(*vars.ze_affinity_mask, intel, v.notes));
+    note_variable("ZE_AFFINITY_MASK");
+  }
+  std::sort(v.gpus.begin(), v.gpus.end());
+  v.gpus.erase(std::unique(v.gpus.begin(), v.gpus.end()), v.gpus.end());
+  return v;
 }
 
 }  // namespace gpuwatch

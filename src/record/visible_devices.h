@@ -1,5 +1,6 @@
-// CUDA_VISIBLE_DEVICES: which GPUs CUDA shows the recorded command, as
-// gpuwatch's device indices, so that `record` watches and judges those.
+// CUDA_VISIBLE_DEVICES, and AMD's and Intel's counterparts: which GPUs the
+// GPU runtimes show the recorded command, as gpuwatch's device indices, so
+// that `record` watches and judges those.
 //
 // CUDA's rules, as NVIDIA documents them and nvitop reproduces them: a comma
 // list of integer indices, GPU UUIDs (`GPU-8932f937-...`, any unique prefix)
@@ -61,5 +62,47 @@ std::optional<std::string> environ_value(std::string_view environ, std::string_v
 // `device_order`: CUDA_DEVICE_ORDER's value ("" when unset).
 VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::string_view device_order,
                                               std::span<const DeviceInfo> devices);
+
+// Every vendor's variables together:
+//   NVIDIA  CUDA_VISIBLE_DEVICES (+ CUDA_DEVICE_ORDER): visible_devices.h.
+//   AMD     ROCR_VISIBLE_DEVICES first (the ROCr runtime: indices or
+//           GPU-<unique_id> UUIDs), then HIP_VISIBLE_DEVICES, or
+//           CUDA_VISIBLE_DEVICES, which HIP also reads, as indices into what
+//           ROCr left (the order PyTorch's ROCm build documents and tests).
+//   Intel   ZE_AFFINITY_MASK (Level Zero): "N" or "N.M" (tile M of device
+//           N: the device counts as shown); empty or unset shows all.
+// Indices count in PCI bus order, as for identical NVIDIA GPUs: the
+// runtimes enumerate in their drivers' order, which is the bus order on
+// the machines described in VENDORS.md; nothing else can be known here.
+// A vendor none of whose variables is set is not constrained.
+struct GpuVisibilityVariables {
+  std::optional<std::string> cuda_visible_devices;
+  std::string cuda_device_order;
+  std::optional<std::string> rocr_visible_devices;
+  std::optional<std::string> hip_visible_devices;
+  std::optional<std::string> ze_affinity_mask;
+
+  // From a /proc/PID/environ text (NUL-separated NAME=VALUE entries).
+  static GpuVisibilityVariables from_environ(std::string_view environ);
+  // From gpuwatch's own environment, which the recorded command inherits.
+  static GpuVisibilityVariables from_environment();
+};
+
+struct GpuVisibility {
+  // The GPUs shown, ascending, among those of the vendors the variables
+  // constrain; meaningful only when resolved.
+  std::vector<int> gpus;
+  std::vector<std::string> constrained_backends;  // "nvml", "amdgpu", "intel"
+  std::vector<std::string> variables;             // those that decided, e.g. "CUDA_VISIBLE_DEVICES"
+  // False when CUDA's indices cannot be matched for sure (visible_devices.h):
+  // the caller then watches every GPU and judges by the command's processes.
+  bool resolved = true;
+  std::vector<std::string> notes;  // what the user should hear, one sentence each
+
+  [[nodiscard]] bool constrains_any() const { return !constrained_backends.empty(); }
+  [[nodiscard]] bool constrains(std::string_view backend) const;
+};
+
+GpuVisibility resolve_gpu_visibility(const GpuVisibilityVariables& variables, std::span<const DeviceInfo> devices);
 
 }  // namespace gpuwatch

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "render/document.h"
 #include "render/report.h"
@@ -333,8 +334,8 @@ std::string describe_job_gpus(const JobGpus& job, const RunInfo& run, const std:
   switch (job.source) {
     case JobGpuSource::Unknown: return {};
     case JobGpuSource::VisibleDevices:
-      s = job.gpus.empty() ? "none (CUDA_VISIBLE_DEVICES shows the command no GPU)"
-                           : list(job.gpus) + " (CUDA_VISIBLE_DEVICES)";
+      s = job.gpus.empty() ? fmt::format("none ({} shows the command no GPU)", fmt::join(job.variables, ", "))
+                           : fmt::format("{} ({})", list(job.gpus), fmt::join(job.variables, ", "));
       break;
     case JobGpuSource::ProcessTree: s = list(job.gpus) + " (where the command's processes ran)"; break;
     case JobGpuSource::CommandNotSeen:

@@ -96,6 +96,11 @@ void write_job_gpus_json(JsonWriter& w, const JobGpus& job) {
   w.key("gpus").begin_array();
   for (int g : job.gpus) w.value(g);
   w.end_array();
+  if (job.source == JobGpuSource::VisibleDevices) {
+    w.key("variables").begin_array();
+    for (const std::string& v : job.variables) w.value(v);
+    w.end_array();
+  }
   w.end_object();
 }
 

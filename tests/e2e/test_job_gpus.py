@@ -3,7 +3,7 @@ import json
 import os
 import subprocess
 
-from harness import GpuwatchTestCase, QUICK
+from harness import FIXTURES, GpuwatchTestCase, QUICK
 
 # A shared node: GPU 0 is another job's (pid 1 is never the command's), idle
 # with its model loaded; GPU 1 runs the recorded command, busy and well filled.
@@ -41,7 +41,8 @@ class JobGpus(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         report = self.report()
         self.assertEqual(self.recorded(report), [0, 2])
-        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [0, 2]})
+        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [0, 2],
+                                              "variables": ["CUDA_VISIBLE_DEVICES"]})
         self.assertIn("Job GPUs  0, 2 (CUDA_VISIBLE_DEVICES)", self.run_gw("report", "last").stdout)
         # By UUID, and --gpus records more while the job's stay the job's.
         r = self.run_gw("record", "--interval", "0.05", "--gpus", "0,1", "--", "true", scenario=THREE,
@@ -49,7 +50,23 @@ class JobGpus(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         report = self.report()
         self.assertEqual(self.recorded(report), [0, 1])
-        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [1]})
+        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [1],
+                                              "variables": ["CUDA_VISIBLE_DEVICES"]})
+
+    def test_amd_gpus_are_chosen_by_rocr_then_hip(self):
+        # Two MI300X (tests/fixtures/sysfs/mi300x); no NVIDIA driver.
+        amd = dict(library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "mi300x"))
+        r = self.run_gw("record", "--interval", "0.05", "--", "true", ROCR_VISIBLE_DEVICES="GPU-c03e8b17",
+                        HIP_VISIBLE_DEVICES="0", **amd)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        report = self.report()
+        self.assertEqual(self.recorded(report), [1])
+        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [1],
+                                              "variables": ["ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"]})
+        self.assertIn("Job GPUs  1 (ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES)", self.run_gw("report", "last").stdout)
+        # HIP reads CUDA_VISIBLE_DEVICES too.
+        r = self.run_gw("record", "--interval", "0.05", "--", "true", CUDA_VISIBLE_DEVICES="0", **amd)
+        self.assertEqual(self.recorded(self.report()), [0])
 
     def test_cuda_visible_devices_that_hides_every_gpu(self):
         for value in ["", "-1"]:
@@ -87,4 +104,5 @@ class JobGpus(GpuwatchTestCase):
                 target.kill()
         report = self.report()
         self.assertEqual(self.recorded(report), [2])
-        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [2]})
+        self.assertEqual(report["job_gpus"], {"source": "cuda_visible_devices", "gpus": [2],
+                                              "variables": ["CUDA_VISIBLE_DEVICES"]})

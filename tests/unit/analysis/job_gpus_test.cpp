@@ -17,8 +17,10 @@ GpuProcess process(int device, std::uint32_t pid, bool in_tree) {
 }
 
 TEST(JobGpus, MessagesRoundTrip) {
-  for (const JobGpus& job : {JobGpus{JobGpuSource::ProcessTree, {1, 3}}, JobGpus{JobGpuSource::VisibleDevices, {}},
-                             JobGpus{JobGpuSource::CommandNotSeen, {0, 1, 2}}}) {
+  for (const JobGpus& job :
+       {JobGpus{JobGpuSource::ProcessTree, {1, 3}}, JobGpus{JobGpuSource::VisibleDevices, {}, {"CUDA_VISIBLE_DEVICES"}},
+        JobGpus{JobGpuSource::VisibleDevices, {2}, {"ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"}},
+        JobGpus{JobGpuSource::CommandNotSeen, {0, 1, 2}}}) {
     const auto back = parse_job_gpus_message(job_gpus_message(job));
     ASSERT_TRUE(back) << job_gpus_message(job);
     EXPECT_EQ(*back, job);
@@ -26,10 +28,19 @@ TEST(JobGpus, MessagesRoundTrip) {
   EXPECT_EQ(job_gpus_message({JobGpuSource::ProcessTree, {1, 3}}), "source=process_tree gpus=1,3");
 }
 
+// Runs recorded when CUDA_VISIBLE_DEVICES was the only variable read say no more.
+TEST(JobGpus, OldVisibleDevicesMessagesMeanCudas) {
+  const auto job = parse_job_gpus_message("source=cuda_visible_devices gpus=0,2");
+  ASSERT_TRUE(job);
+  EXPECT_EQ(*job, (JobGpus{JobGpuSource::VisibleDevices, {0, 2}, {"CUDA_VISIBLE_DEVICES"}}));
+}
+
 TEST(JobGpus, RefusesWhatItDidNotWrite) {
   for (const char* bad : {"", "source=unknown gpus=", "source=process_tree", "source=process_tree gpus=1,,2",
                           "source=process_tree gpus=-1", "source=process_tree gpus=1,1", "source=x gpus=1",
-                          "source=process_tree gpus=99999999999", "gpus=1 source=process_tree"}) {
+                          "source=process_tree gpus=99999999999", "gpus=1 source=process_tree",
+                          "source=cuda_visible_devices gpus=1 variables=", "source=cuda_visible_devices gpus=1 variables=a b",
+                          "source=cuda_visible_devices gpus=1 variables=X,,Y"}) {
     EXPECT_FALSE(parse_job_gpus_message(bad)) << bad;
   }
 }

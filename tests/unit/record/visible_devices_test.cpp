@@ -141,3 +141,97 @@ TEST(CudaVisibleDevices, ReadsAProcessEnvironment) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+// ---- every vendor's variables together --------------------------------------
+
+namespace gpuwatch {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// A machine of two NVIDIA, two AMD (listed out of bus order) and two Intel GPUs.
+std::vector<DeviceInfo> mixed_machine() {
+  const auto make = [](int index, const char* backend, const char* bus, const char* uuid) {
+    DeviceInfo d;
+    d.index = index;
+    d.backend = backend;
+    d.name = backend;
+    d.pci_bus_id = bus;
+    d.uuid = uuid;
+    return d;
+  };
+  return {make(0, "nvml", "00000000:18:00.0", "GPU-aa"), make(1, "nvml", "00000000:20:00.0", "GPU-bb"),
+          make(2, "amdgpu", "0000:c5:00.0", "c03e8b17f5a2d964"), make(3, "amdgpu", "0000:05:00.0", "5a9f3c71e24b08d6"),
+          make(4, "intel", "0000:03:00.0", ""), make(5, "intel", "0000:83:00.0", "")};
+}
+
+GpuVisibility resolve(const std::string& environ) {
+  return resolve_gpu_visibility(GpuVisibilityVariables::from_environ(environ), mixed_machine());
+}
+
+TEST(GpuVisibility, NoVariableConstrainsNothing) {
+  const GpuVisibility v = resolve(std::string("HOME=/root"));
+  EXPECT_FALSE(v.constrains_any());
+  EXPECT_THAT(v.variables, IsEmpty());
+}
+
+TEST(GpuVisibility, CudaVariableAlsoChoosesAmdGpusThroughHip) {
+  // HIP reads CUDA_VISIBLE_DEVICES: index 0 is the AMD GPU first on the bus (gpuwatch's 3).
+  const GpuVisibility v = resolve(std::string("CUDA_VISIBLE_DEVICES=0"));
+  EXPECT_THAT(v.gpus, ElementsAre(0, 3));
+  EXPECT_THAT(v.constrained_backends, ElementsAre("nvml", "amdgpu"));
+  EXPECT_THAT(v.variables, ElementsAre("CUDA_VISIBLE_DEVICES"));
+  EXPECT_FALSE(v.constrains("intel"));
+}
+
+TEST(GpuVisibility, RocrFiltersFirstAndHipIndexesWhatIsLeft) {
+  using namespace std::string_literals;
+  // ROCr keeps bus indices 1 (gpuwatch 2); HIP's 0 is then that GPU.
+  GpuVisibility v = resolve("ROCR_VISIBLE_DEVICES=1\0HIP_VISIBLE_DEVICES=0"s);
+  EXPECT_THAT(v.gpus, ElementsAre(2));
+  EXPECT_THAT(v.constrained_backends, ElementsAre("amdgpu"));
+  EXPECT_THAT(v.variables, ElementsAre("ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"));
+  EXPECT_THAT(v.notes, IsEmpty());
+  // HIP_VISIBLE_DEVICES wins over CUDA_VISIBLE_DEVICES for AMD GPUs.
+  v = resolve("CUDA_VISIBLE_DEVICES=1\0HIP_VISIBLE_DEVICES=0"s);
+  EXPECT_THAT(v.gpus, ElementsAre(1, 3));
+  // HIP's index past what ROCr left is ignored, and said.
+  v = resolve("ROCR_VISIBLE_DEVICES=1\0HIP_VISIBLE_DEVICES=1"s);
+  EXPECT_THAT(v.gpus, IsEmpty());
+  ASSERT_EQ(v.notes.size(), 1U);
+  EXPECT_NE(v.notes[0].find("HIP_VISIBLE_DEVICES: '1'"), std::string::npos) << v.notes[0];
+}
+
+TEST(GpuVisibility, RocrTakesUuidsByUniquePrefix) {
+  EXPECT_THAT(resolve(std::string("ROCR_VISIBLE_DEVICES=GPU-c03e")).gpus, ElementsAre(2));
+  EXPECT_THAT(resolve(std::string("ROCR_VISIBLE_DEVICES=GPU-5A9F3C71E24B08D6,GPU-c0")).gpus, ElementsAre(2, 3));
+  // No such GPU: it and the rest are ignored.
+  const GpuVisibility v = resolve(std::string("ROCR_VISIBLE_DEVICES=GPU-ffff,0"));
+  EXPECT_THAT(v.gpus, IsEmpty());
+  EXPECT_TRUE(v.constrains("amdgpu"));
+  EXPECT_EQ(v.notes.size(), 1U);
+}
+
+TEST(GpuVisibility, ZeAffinityMaskPicksDevicesAndTheirTiles) {
+  GpuVisibility v = resolve(std::string("ZE_AFFINITY_MASK=1.0,1.1"));
+  EXPECT_THAT(v.gpus, ElementsAre(5));
+  EXPECT_THAT(v.variables, ElementsAre("ZE_AFFINITY_MASK"));
+  v = resolve(std::string("ZE_AFFINITY_MASK=7, 0"));  // 7 does not exist: ignored on its own
+  EXPECT_THAT(v.gpus, ElementsAre(4));
+  EXPECT_EQ(v.notes.size(), 1U);
+  // Empty: Level Zero shows every device.
+  EXPECT_FALSE(resolve(std::string("ZE_AFFINITY_MASK=")).constrains_any());
+}
+
+TEST(GpuVisibility, UnresolvableCudaIndicesLeaveEverythingToTheProcesses) {
+  std::vector<DeviceInfo> devices = mixed_machine();
+  devices[1].name = "another model";
+  const GpuVisibilityVariables vars = GpuVisibilityVariables::from_environ(std::string("CUDA_VISIBLE_DEVICES=1"));
+  const GpuVisibility v = resolve_gpu_visibility(vars, devices);
+  EXPECT_FALSE(v.resolved);
+  EXPECT_FALSE(v.notes.empty());
+}
+
+}  // namespace
+}  // namespace gpuwatch
