@@ -17,6 +17,11 @@
 // gfx/compute engine use since the previous round. Without root only the
 // caller's own processes can be read. ROCm work through /dev/kfd is not in
 // fdinfo and is not listed (amdgpu_processes.h).
+//
+// device/gpu_metrics, the driver's binary snapshot of the SMU's sensors
+// (amdgpu_gpu_metrics.h), is read on slow rounds for what no file gives:
+// throttle reasons, the energy counter, a hotspot temperature where hwmon
+// has none.
 #pragma once
 
 #include <memory>
