@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/amdgpu/amdgpu_gpu_metrics.h"
+#include "backends/amdgpu/amdgpu_kfd.h"
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/amdgpu/amdgpu_processes.h"
 #include "backends/drm_cards.h"
@@ -52,6 +53,8 @@ struct AmdgpuBackend::Device : SysfsCard {
   double rpm_full_scale = 0;                   // fan1_max
   // The metrics that gpu_metrics gives and no file does, found at open.
   std::bitset<kDeviceMetricCount> from_gpu_metrics;
+  // Its KFD topology nodes (amdgpu_kfd.h): empty without ROCm's driver side.
+  std::vector<std::uint32_t> kfd_gpu_ids;
 };
 
 namespace amdgpu {
@@ -396,7 +399,7 @@ void list_supported(Device& card) {
 }  // namespace amdgpu
 
 AmdgpuBackend::AmdgpuBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans)
-    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)) {}
+    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)), sysfs_root_(paths.sysfs_root) {}
 
 std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not,
                                                    std::shared_ptr<DrmScanPerRound> drm_scans) {
@@ -433,6 +436,8 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
     info.name = !product.empty() ? product : "AMD GPU " + drm_cards::read_text(device / "device").value_or("");
     info.uuid = drm_cards::read_text(device / "unique_id").value_or("");
 
+    // The KFD topology is fixed while the driver is loaded: read once.
+    card->kfd_gpu_ids = amdgpu::kfd_gpu_ids_of(paths.sysfs_root, bus_id);
     amdgpu::choose_files(hwmon, *card);
     amdgpu::Round status(*card, card->slow_buf, /*probing=*/true);
     if (status.asleep()) {
@@ -469,9 +474,14 @@ bool AmdgpuBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, 
   return !round.failed();
 }
 
-void AmdgpuBackend::read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) {
+void AmdgpuBackend::read_scan(SysfsCard& base, const DrmScan& scan, std::vector<GpuProcess>* processes) {
   if (processes == nullptr) return;
-  for (GpuProcess& p : amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root())) {
+  auto& card = static_cast<Device&>(base);
+  std::vector<GpuProcess> on_card = amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root());
+  if (!card.kfd_gpu_ids.empty()) {
+    amdgpu::merge_kfd_processes(on_card, amdgpu::kfd_processes(sysfs_root_, card.kfd_gpu_ids), procfs_root());
+  }
+  for (GpuProcess& p : on_card) {
     processes->push_back(std::move(p));
   }
 }
