@@ -1,9 +1,13 @@
 // The amdgpu sysfs parsers on the same bytes: each must return or reject,
-// never crash, and what it returns must be self-consistent.
+// never crash, and what it returns must be self-consistent. The same bytes
+// also go to the binary gpu_metrics parser (seeds gpu_metrics_v1_*).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
+#include "backends/amdgpu/amdgpu_gpu_metrics.h"
 #include "backends/amdgpu/amdgpu_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -19,5 +23,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view trimmed = amdgpu::trim_sysfs(text);
   if (trimmed.size() > size) __builtin_trap();
   if (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.back() == '\n')) __builtin_trap();
+
+  const auto metrics = amdgpu::parse_gpu_metrics(std::span(data, size));
+  if (size < 4 && metrics) __builtin_trap();
+  if (metrics) {
+    // No field without a known layout; none read past the bytes or the
+    // header's size (the smallest field starts at 4 and is 2 bytes long).
+    const gpuwatch::DeviceValues v = amdgpu::device_values_of(*metrics);
+    if (!metrics->known_layout && !v.empty()) __builtin_trap();
+    if (std::min<std::size_t>(size, metrics->structure_size) < 6 && !v.empty()) __builtin_trap();
+    if (metrics->pcie_link_gen && (*metrics->pcie_link_gen < 1 || *metrics->pcie_link_gen > 6)) __builtin_trap();
+    if (metrics->indep_throttle_status &&
+        (amdgpu::clock_event_reasons_from_indep_throttle(*metrics->indep_throttle_status) & ~0x6CULL) != 0) {
+      __builtin_trap();
+    }
+  }
   return 0;
 }

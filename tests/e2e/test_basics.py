@@ -70,6 +70,7 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(gpu["static"]["mem_total_bytes"], 205822885888)
         self.assertIn("power_watts", gpu["metrics"])
         self.assertNotIn("fan_percent", gpu["metrics"])
+        self.assertIn("energy_joules", gpu["metrics"])  # from gpu_metrics: hwmon has none
         self.assertEqual(len(data["notes"]), 1)  # NVIDIA's reason
         r = self.run_gw("sample", "--count", "2", "--interval", "0.05", "--format", "csv",
                         library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)

@@ -8,12 +8,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
 
+#include "backends/amdgpu/amdgpu_gpu_metrics.h"
+#include "backends/amdgpu/amdgpu_kfd.h"
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/amdgpu/amdgpu_processes.h"
 #include "backends/drm_cards.h"
@@ -28,7 +31,9 @@ namespace {
 enum class Feature : std::uint8_t {
   RuntimeStatus,  // power/runtime_status, read first in every round
   GpuBusy, MemBusy, VramUsed, Power, PowerCap, Energy, TempGpu, TempMem, FanPwm, FanRpm,
-  Sclk, Mclk, LinkSpeed, LinkWidth, kCount
+  Sclk, Mclk, LinkSpeed, LinkWidth,
+  GpuMetrics,     // device/gpu_metrics, the binary snapshot (amdgpu_gpu_metrics.h)
+  kCount
 };
 
 }  // namespace
@@ -46,6 +51,10 @@ struct AmdgpuBackend::Device : SysfsCard {
   std::optional<double> vram_total_bytes;      // read once, sent with every fast read
   double pwm_full_scale = 255;                 // pwm1_max
   double rpm_full_scale = 0;                   // fan1_max
+  // The metrics that gpu_metrics gives and no file does, found at open.
+  std::bitset<kDeviceMetricCount> from_gpu_metrics;
+  // Its KFD topology nodes (amdgpu_kfd.h): empty without ROCm's driver side.
+  std::vector<std::uint32_t> kfd_gpu_ids;
 };
 
 namespace amdgpu {
@@ -195,6 +204,41 @@ void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, De
   if (const auto width = r.number(Feature::LinkWidth)) out.set(DM::PcieLinkWidth, *width);
 }
 
+// gpu_metrics in a layout this reader knows; nullopt otherwise (a round
+// without it, or a feature switched off while probing).
+std::optional<GpuMetrics> known_gpu_metrics(std::string_view text) {
+  const auto bytes = std::span(reinterpret_cast<const unsigned char*>(text.data()), text.size());
+  std::optional<GpuMetrics> m = parse_gpu_metrics(bytes);
+  if (!m || !m->known_layout) return std::nullopt;
+  return m;
+}
+
+// Once per slow round, after the files: the metrics that only gpu_metrics
+// gives on this card. Where a file and gpu_metrics both have a metric, the
+// file wins: gpu_busy_percent, the hwmon sensors and pp_dpm_* are read from
+// the same SMU metrics table that fills gpu_metrics (amdgpu_pm.c and the
+// swsmu *_ppt.c read_sensor paths), busy and power are read every tick
+// while gpu_metrics is read once a slow round, and a file's meaning is the
+// one the kernel documents. Where they do differ is the clock: pp_dpm_sclk
+// marks a DPM level, current_gfxclk is the measured clock of the first
+// XCC; gpuwatch keeps the level where the table exists. amdgpu_top prefers
+// gpu_metrics' activity; here the two are the same firmware average.
+// Reading gpu_metrics costs the driver an SMU table transfer on some
+// ASICs (cached for a few ms), so it stays off the fast path, and a card
+// whose files give everything gpu_metrics would does not read it at all.
+void read_gpu_metrics(Round& r, const Device& card, const SlowReadPlan& plan, DeviceValues& out) {
+  const std::optional<GpuMetrics> m = r.read(Feature::GpuMetrics, known_gpu_metrics);
+  if (!m) return;
+  const DeviceValues snapshot = device_values_of(*m);
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    const auto metric = static_cast<DM>(i);
+    if (!card.from_gpu_metrics.test(i) || !snapshot.has(metric)) continue;
+    // The energy counter at the catalogue's costly cadence, as from hwmon.
+    if (metric == DM::EnergyJoules && !plan.costly) continue;
+    out.set(metric, *snapshot.get(metric));
+  }
+}
+
 // The hwmon directory the driver registered ("name" is "amdgpu"), or the
 // only one there is.
 fs::path find_hwmon(const fs::path& device) {
@@ -249,6 +293,7 @@ void choose_files(const fs::path& hwmon, Device& card) {
   f[bit(Feature::Mclk)] = "pp_dpm_mclk";
   f[bit(Feature::LinkSpeed)] = "current_link_speed";
   f[bit(Feature::LinkWidth)] = "current_link_width";
+  f[bit(Feature::GpuMetrics)] = "gpu_metrics";
   if (!hwmon.empty()) choose_temperature_files(hwmon, card);
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
     card.enabled.set(i, exists_at(dir_of(card, static_cast<Feature>(i)), f[i]));
@@ -290,6 +335,23 @@ void read_static_facts(Device& card, std::string& buf) {
   }
 }
 
+// What gpu_metrics adds to the files that passed the probe; nothing (and
+// the file is not read again) when it adds nothing or is not a layout this
+// reader knows.
+void probe_gpu_metrics(Round& round, Device& card) {
+  const std::optional<GpuMetrics> m = round.read(Feature::GpuMetrics, known_gpu_metrics);
+  if (!m) return;
+  std::bitset<kDeviceMetricCount> from_files;
+  for (const FeatureMetric& fm : kFeatureMetrics) {
+    if (card.enabled.test(bit(fm.feature))) from_files.set(static_cast<std::size_t>(fm.metric));
+  }
+  const DeviceValues snapshot = device_values_of(*m);
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    if (snapshot.has(static_cast<DM>(i)) && !from_files.test(i)) card.from_gpu_metrics.set(i);
+  }
+  if (card.from_gpu_metrics.none()) card.enabled.reset(bit(Feature::GpuMetrics));
+}
+
 // Reads every file once; those that do not parse are switched off.
 void probe(Device& card) {
   Round round(card, card.slow_buf, /*probing=*/true);
@@ -305,19 +367,26 @@ void probe(Device& card) {
   read_fast_values(round, card, ignored);
   read_slow_values(round, card, SlowReadPlan{}, ignored);
   if (card.enabled.test(bit(Feature::FanPwm))) card.enabled.reset(bit(Feature::FanRpm));
+  probe_gpu_metrics(round, card);
 }
 
 // A suspended GPU at open: reading its sensors would wake it, so the probe
 // goes by which files exist (done in choose_files), and the static facts
 // that need an awake GPU stay unknown. A fan in RPM needs fan1_max, which
 // needs the GPU: left out.
-void probe_asleep(Device& card) { card.enabled.reset(bit(Feature::FanRpm)); }
+// gpu_metrics is left out too: which of its fields the card fills is known
+// only from a read.
+void probe_asleep(Device& card) {
+  card.enabled.reset(bit(Feature::FanRpm));
+  card.enabled.reset(bit(Feature::GpuMetrics));
+}
 
 void list_supported(Device& card) {
   std::bitset<kDeviceMetricCount> metrics;
   for (const FeatureMetric& fm : kFeatureMetrics) {
     if (card.enabled.test(bit(fm.feature))) metrics.set(static_cast<std::size_t>(fm.metric));
   }
+  metrics |= card.from_gpu_metrics;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     if (card.info.static_values.has(static_cast<DM>(m))) metrics.set(m);
   }
@@ -330,7 +399,7 @@ void list_supported(Device& card) {
 }  // namespace amdgpu
 
 AmdgpuBackend::AmdgpuBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans)
-    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)) {}
+    : SysfsCardBackend(paths.procfs_root, std::move(drm_scans)), sysfs_root_(paths.sysfs_root) {}
 
 std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std::string& why_not,
                                                    std::shared_ptr<DrmScanPerRound> drm_scans) {
@@ -367,6 +436,8 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
     info.name = !product.empty() ? product : "AMD GPU " + drm_cards::read_text(device / "device").value_or("");
     info.uuid = drm_cards::read_text(device / "unique_id").value_or("");
 
+    // The KFD topology is fixed while the driver is loaded: read once.
+    card->kfd_gpu_ids = amdgpu::kfd_gpu_ids_of(paths.sysfs_root, bus_id);
     amdgpu::choose_files(hwmon, *card);
     amdgpu::Round status(*card, card->slow_buf, /*probing=*/true);
     if (status.asleep()) {
@@ -396,13 +467,21 @@ bool AmdgpuBackend::read_fast_values(SysfsCard& base, DeviceValues& values) {
 bool AmdgpuBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, DeviceValues& values) {
   auto& card = static_cast<Device&>(base);
   amdgpu::Round round(card, card.slow_buf, /*probing=*/false);
-  if (!round.asleep()) amdgpu::read_slow_values(round, card, plan, values);
+  if (!round.asleep()) {
+    amdgpu::read_slow_values(round, card, plan, values);
+    amdgpu::read_gpu_metrics(round, card, plan, values);
+  }
   return !round.failed();
 }
 
-void AmdgpuBackend::read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) {
+void AmdgpuBackend::read_scan(SysfsCard& base, const DrmScan& scan, std::vector<GpuProcess>* processes) {
   if (processes == nullptr) return;
-  for (GpuProcess& p : amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root())) {
+  auto& card = static_cast<Device&>(base);
+  std::vector<GpuProcess> on_card = amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root());
+  if (!card.kfd_gpu_ids.empty()) {
+    amdgpu::merge_kfd_processes(on_card, amdgpu::kfd_processes(sysfs_root_, card.kfd_gpu_ids), procfs_root());
+  }
+  for (GpuProcess& p : on_card) {
     processes->push_back(std::move(p));
   }
 }

@@ -16,9 +16,16 @@
 // round. Each process's VRAM (drm-resident-vram or drm-memory-vram) and its
 // gfx/compute engine use since the previous round. Without root only the
 // caller's own processes can be read. ROCm work through /dev/kfd is not in
-// fdinfo and is not listed (amdgpu_processes.h).
+// fdinfo: those processes come from the KFD's own files (amdgpu_kfd.h),
+// with their VRAM and no engine use.
+//
+// device/gpu_metrics, the driver's binary snapshot of the SMU's sensors
+// (amdgpu_gpu_metrics.h), is read on slow rounds for what no file gives:
+// throttle reasons, the energy counter, a hotspot temperature where hwmon
+// has none.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +55,8 @@ class AmdgpuBackend final : public SysfsCardBackend {
   bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) override;
   void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) override;
   [[nodiscard]] bool measures_from_scan() const override { return false; }
+
+  std::filesystem::path sysfs_root_;  // for the KFD's per-process files
 };
 
 // The registry's factory.

@@ -3,9 +3,8 @@
 //
 // Not seen: ROCm/HIP work, which goes through /dev/kfd and never shows in
 // DRM fdinfo (a ROCm process appears only if it also opened a render node,
-// and then only with what it did through that node). The KFD's own files
-// (/sys/class/kfd/kfd/proc/<pid>/) would cover it; they are not read yet.
-// Nothing is made up for them here.
+// and then only with what it did through that node). The backend adds
+// those from the KFD's own files (amdgpu_kfd.h).
 #pragma once
 
 #include <filesystem>

@@ -145,8 +145,8 @@ TEST_F(AmdgpuBackendTest, W7900IsFoundOnceBesideItsConnectorsAndRenderNode) {
             (std::vector<std::string>{"gpu_util_percent", "mem_util_percent", "mem_used_bytes", "mem_total_bytes",
                                       "power_watts", "power_limit_watts", "temp_gpu_celsius", "temp_mem_celsius",
                                       "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
-                                      "fan_percent", "pcie_link_gen", "pcie_link_width", "pcie_link_gen_max",
-                                      "pcie_link_width_max"}));
+                                      "fan_percent", "clock_event_reasons", "pcie_link_gen", "pcie_link_width",
+                                      "pcie_link_gen_max", "pcie_link_width_max"}));
 }
 
 TEST_F(AmdgpuBackendTest, Mi300xNameIdsAndDriverVersion) {
@@ -290,7 +290,8 @@ TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {
     EXPECT_TRUE(has_metric(d, DM::PowerWatts));
     EXPECT_TRUE(has_metric(d, DM::TempGpuCelsius));
     EXPECT_FALSE(has_metric(d, DM::FanPercent)) << "no fan on an OAM module";
-    EXPECT_FALSE(has_metric(d, DM::EnergyJoules));
+    // No hwmon energy1_input: the counter is gpu_metrics' accumulator.
+    EXPECT_TRUE(has_metric(d, DM::EnergyJoules));
   }
 
   DeviceValues busy;
@@ -321,6 +322,7 @@ TEST_F(AmdgpuBackendTest, TemperatureWithoutLabelsIsTemp1AsEdge) {
   const fs::path root = copy_of("w7900");
   const fs::path hwmon = root / kCardDevice / "hwmon/hwmon3";
   for (const char* file : {"temp1_label", "temp2_label", "temp3_label"}) fs::remove(hwmon / file);
+  fs::remove(root / kCardDevice / "gpu_metrics");  // which would give the mem temperature
   auto backend = open(root);
   ASSERT_NE(backend, nullptr) << why_not;
   EXPECT_FALSE(has_metric(backend->devices()[0], DM::TempMemCelsius));
@@ -383,6 +385,7 @@ TEST_F(AmdgpuBackendTest, UnparsableFileAtOpenIsAbsentNotZero) {
   const fs::path root = copy_of("w7900");
   write_file(root / kCardDevice / "mem_busy_percent", "n/a\n");
   write_file(root / kCardDevice / "pp_dpm_mclk", "");
+  fs::remove(root / kCardDevice / "gpu_metrics");  // which would fill both in
   auto backend = open(root);
   ASSERT_NE(backend, nullptr) << why_not;
   const DeviceInfo d = backend->devices()[0];
