@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/throttle_reasons.h"
+
 namespace gpuwatch {
 
 enum class ThrottleKind { Power, Thermal, Hardware, NotThrottling };
@@ -24,11 +26,11 @@ struct ThrottleReason {
 inline constexpr ThrottleReason kThrottleReasons[] = {
     {0x1, "gpu_idle", ThrottleKind::NotThrottling},
     {0x2, "applications_clocks_setting", ThrottleKind::NotThrottling},
-    {0x4, "sw_power_cap", ThrottleKind::Power},
-    {0x8, "hw_slowdown", ThrottleKind::Hardware},
+    {kThrottleSwPowerCap, "sw_power_cap", ThrottleKind::Power},
+    {kThrottleHwSlowdown, "hw_slowdown", ThrottleKind::Hardware},
     {0x10, "sync_boost", ThrottleKind::NotThrottling},
-    {0x20, "sw_thermal_slowdown", ThrottleKind::Thermal},
-    {0x40, "hw_thermal_slowdown", ThrottleKind::Thermal},
+    {kThrottleSwThermal, "sw_thermal_slowdown", ThrottleKind::Thermal},
+    {kThrottleHwThermal, "hw_thermal_slowdown", ThrottleKind::Thermal},
     {0x80, "hw_power_brake_slowdown", ThrottleKind::Power},
     {0x100, "display_clock_setting", ThrottleKind::NotThrottling},
 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/throttle_reasons.h"
+
 namespace gpuwatch::amdgpu {
 namespace {
 
@@ -215,11 +217,6 @@ DeviceValues device_values_of(const GpuMetrics& m) {
 }
 
 std::uint64_t clock_event_reasons_from_indep_throttle(std::uint64_t indep) {
-  // gpuwatch's reason bits (core/throttle.h, NVML's values).
-  constexpr std::uint64_t kSwPowerCap = 0x4;
-  constexpr std::uint64_t kHwSlowdown = 0x8;
-  constexpr std::uint64_t kSwThermal = 0x20;
-  constexpr std::uint64_t kHwThermal = 0x40;
   // SMU_THROTTLER_*_BIT groups (amdgpu_smu.h): 0-7 power limits (PPT0-3,
   // SPL, FPPT, SPPT, SPPT_APU), 16-23 current limits (TDC_*, EDC_*, APCC),
   // 32-43 temperature limits (TEMP_GPU .. TEMP_LIQUID1), 44-47 VRHOT0/1 and
@@ -232,10 +229,10 @@ std::uint64_t clock_event_reasons_from_indep_throttle(std::uint64_t indep) {
   constexpr std::uint64_t kPpmBit = 1ULL << 56;
   constexpr std::uint64_t kFitBit = 1ULL << 57;
   std::uint64_t reasons = 0;
-  if ((indep & (kPowerBits | kCurrentBits | kPpmBit)) != 0) reasons |= kSwPowerCap;
-  if ((indep & kTemperatureBits) != 0) reasons |= kSwThermal;
-  if ((indep & kHotSignalBits) != 0) reasons |= kHwThermal;
-  if ((indep & kFitBit) != 0) reasons |= kHwSlowdown;
+  if ((indep & (kPowerBits | kCurrentBits | kPpmBit)) != 0) reasons |= kThrottleSwPowerCap;
+  if ((indep & kTemperatureBits) != 0) reasons |= kThrottleSwThermal;
+  if ((indep & kHotSignalBits) != 0) reasons |= kThrottleHwThermal;
+  if ((indep & kFitBit) != 0) reasons |= kThrottleHwSlowdown;
   return reasons;
 }
 

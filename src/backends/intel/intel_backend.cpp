@@ -19,6 +19,7 @@
 #include "backends/drm_cards.h"
 #include "backends/intel/intel_processes.h"
 #include "backends/procfs/read_at.h"
+#include "core/throttle_reasons.h"
 #include "core/unique_fd.h"
 
 namespace gpuwatch {
@@ -32,6 +33,7 @@ enum class Dir : std::uint8_t {
   Card,    // <root>/class/drm/cardN: i915's gt_*_freq_mhz files
   Hwmon,   // device/hwmon/hwmonM whose name is the driver's
   Freq,    // xe: device/tile0/gt0/freq0
+  Throttle,  // xe: Freq's throttle/; i915: cardN/gt/gt0
   kCount
 };
 
@@ -49,6 +51,10 @@ struct IntelBackend::Device : SysfsCard {
   bool integrated = false;  // its memory is the host's
   std::array<UniqueFd, static_cast<std::size_t>(intel::Dir::kCount)> dirs;
   intel::File runtime_status, clock, energy, power_limit, temp_gpu, temp_mem, fan;
+  // Whether the GT's frequency is held down at all, then each reason's
+  // file with the ClockEventReasons bit it maps onto.
+  intel::File throttle_status;
+  std::vector<std::pair<intel::File, std::uint64_t>> throttle_reasons;
   double fan_full_scale = 0;  // fan1_max, RPM
   // The fast thread's previous energy reading, for power.
   std::optional<std::int64_t> last_energy_uj;
@@ -128,6 +134,21 @@ void read_power(Round& r, Device& card, DeviceValues& out) {
   card.last_energy_ns = t;
 }
 
+// The throttle reasons of GT 0 (the render GT; on a card with a media GT
+// that one's frequency is its own). Only when status says the frequency is
+// held down are the reasons read: one read a round on a card at ease.
+void read_throttle_reasons(Round& r, const Device& card, DeviceValues& out) {
+  const std::optional<std::int64_t> throttled = r.integer(card.throttle_status);
+  if (!throttled) return;
+  std::uint64_t reasons = 0;
+  if (*throttled != 0) {
+    for (const auto& [file, bit] : card.throttle_reasons) {
+      if (r.integer(file).value_or(0) != 0) reasons |= bit;
+    }
+  }
+  out.set(DM::ClockEventReasons, static_cast<double>(reasons));
+}
+
 void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, DeviceValues& out) {
   if (plan.costly) {
     if (const auto uj = r.integer(card.energy)) out.set(DM::EnergyJoules, static_cast<double>(*uj) / 1e6);
@@ -137,6 +158,7 @@ void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, De
   if (const auto mc = r.integer(card.temp_gpu)) out.set(DM::TempGpuCelsius, static_cast<double>(*mc) / 1000);
   if (const auto mc = r.integer(card.temp_mem)) out.set(DM::TempMemCelsius, static_cast<double>(*mc) / 1000);
   if (const auto rpm = r.integer(card.fan)) out.set(DM::FanPercent, static_cast<double>(*rpm) * 100 / card.fan_full_scale);
+  read_throttle_reasons(r, card, out);
 }
 
 // The hwmon directory the driver registered for the whole device ("i915",
@@ -207,6 +229,31 @@ void choose_hwmon_files(const fs::path& hwmon, Device& card) {
   }
 }
 
+// The throttle files: xe's freq0/throttle/{status,reason_*}
+// (xe_gt_throttle.c), i915's gt/gt0/throttle_reason_{status,*}
+// (intel_gt_sysfs_pm.c). Power limits PL1/PL2/PL4 and the regulator's
+// current limit are a power cap; the thermal limit and RATL (running
+// average thermal limit) thermal slowdown; PROCHOT and the regulator's
+// thermal alert are hot signals from outside the GPU.
+void choose_throttle_files(Device& card) {
+  static constexpr std::pair<const char*, std::uint64_t> kReasons[] = {
+      {"pl1", kThrottleSwPowerCap},      {"pl2", kThrottleSwPowerCap},     {"pl4", kThrottleSwPowerCap},
+      {"vr_tdc", kThrottleSwPowerCap},   {"thermal", kThrottleSwThermal},  {"ratl", kThrottleSwThermal},
+      {"prochot", kThrottleHwThermal},   {"vr_thermalert", kThrottleHwThermal},
+  };
+  const std::string prefix = card.driver == "xe" ? "" : "throttle_reason_";
+  const int dir = fd_of(card, Dir::Throttle);
+  const auto file = [&](const std::string& name) {
+    return drm_cards::exists_at(dir, name) ? File{Dir::Throttle, name} : File{};
+  };
+  card.throttle_status = file(prefix + "status");
+  if (!card.throttle_status.on()) return;
+  for (const auto& [reason, bit] : kReasons) {
+    const std::string name = card.driver == "xe" ? std::string("reason_") + reason : prefix + reason;
+    if (File f = file(name); f.on()) card.throttle_reasons.emplace_back(std::move(f), bit);
+  }
+}
+
 // The current frequency: i915's actual one (gt_act_freq_mhz, from the
 // hardware) where the kernel has it, else the requested one; xe's act_freq
 // (resolved by PCODE; cur_freq is what GuC asked for).
@@ -218,16 +265,22 @@ void choose_files(const fs::path& hwmon, Device& card) {
     return File{};
   };
   card.runtime_status = pick(Dir::Device, {"power/runtime_status"});
+  choose_throttle_files(card);
   card.clock = card.driver == "xe" ? pick(Dir::Freq, {"act_freq"}) : pick(Dir::Card, {"gt_act_freq_mhz", "gt_cur_freq_mhz"});
   choose_hwmon_files(hwmon, card);
 }
 
 // Reads each file once: one that does not parse is off for the run.
 void probe(Device& card) {
-  for (File* f : {&card.clock, &card.energy, &card.power_limit, &card.temp_gpu, &card.temp_mem, &card.fan}) {
+  for (File* f : {&card.clock, &card.energy, &card.power_limit, &card.temp_gpu, &card.temp_mem, &card.fan,
+                  &card.throttle_status}) {
     Round r(card, card.slow_buf);
     if (!r.integer(*f)) *f = File{};
   }
+  std::erase_if(card.throttle_reasons, [&](const auto& reason) {
+    Round r(card, card.slow_buf);
+    return !r.integer(reason.first);
+  });
 }
 
 // The maximum: RP0, the hardware's highest frequency, as NVML's maximum
@@ -259,6 +312,7 @@ void list_supported(Device& card) {
   mark(card.temp_mem.on(), DM::TempMemCelsius);
   mark(card.clock.on(), DM::SmClockMhz);
   mark(card.fan.on(), DM::FanPercent);
+  mark(card.throttle_status.on(), DM::ClockEventReasons);
   for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
     if (card.info.static_values.has(static_cast<DM>(i))) m.set(i);
   }
@@ -281,6 +335,8 @@ std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& d
   if (!card->dirs[static_cast<std::size_t>(Dir::Device)].valid()) return nullptr;
   card->dirs[static_cast<std::size_t>(Dir::Card)] = open_dir(card_dir);
   card->dirs[static_cast<std::size_t>(Dir::Freq)] = open_dir(device / "tile0/gt0/freq0");
+  card->dirs[static_cast<std::size_t>(Dir::Throttle)] =
+      open_dir(driver == "xe" ? device / "tile0/gt0/freq0/throttle" : card_dir / "gt/gt0");
   const fs::path hwmon = find_hwmon(device, driver);
   if (!hwmon.empty()) card->dirs[static_cast<std::size_t>(Dir::Hwmon)] = open_dir(hwmon);
 

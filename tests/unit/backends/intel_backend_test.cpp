@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "backends/amdgpu/amdgpu_backend.h"
+#include "core/throttle_reasons.h"
 #include "tests/unit/backends/fixture_tree.h"
 
 namespace gpuwatch {
@@ -102,7 +103,7 @@ TEST_F(IntelBackendTest, ArcB50OnXeIsFoundWithItsMaximumClock) {
   EXPECT_EQ(supported_names(d),
             (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes", "power_watts", "power_limit_watts",
                                       "energy_joules", "temp_gpu_celsius", "temp_mem_celsius", "sm_clock_mhz",
-                                      "sm_clock_max_mhz"}));
+                                      "sm_clock_max_mhz", "clock_event_reasons"}));
 }
 
 TEST_F(IntelBackendTest, I915IntegratedGpuHasClocksAndNoMemoryOrPower) {
@@ -114,7 +115,7 @@ TEST_F(IntelBackendTest, I915IntegratedGpuHasClocksAndNoMemoryOrPower) {
   EXPECT_EQ(devices[0].pci_bus_id, "0000:00:02.0");
   EXPECT_EQ(devices[0].static_values.get(DM::SmClockMaxMhz), 1450);  // gt_RP0_freq_mhz
   EXPECT_EQ(supported_names(devices[0]),
-            (std::vector<std::string>{"gpu_util_percent", "sm_clock_mhz", "sm_clock_max_mhz"}));
+            (std::vector<std::string>{"gpu_util_percent", "sm_clock_mhz", "sm_clock_max_mhz", "clock_event_reasons"}));
 }
 
 TEST_F(IntelBackendTest, OtherVendorsAreNotIntelsAndNothingIsSaid) {
@@ -154,6 +155,36 @@ TEST_F(IntelBackendTest, ArcB50ValuesInCatalogueUnits) {
   EXPECT_FALSE(v.has(DM::GpuUtilPercent));           // no procfs given
   EXPECT_FALSE(v.has(DM::MemUsedBytes));
   EXPECT_FALSE(slow_round(*backend, nullptr, SlowReadPlan{.costly = false}).has(DM::EnergyJoules));
+}
+
+// The fixtures' GPUs are at ease: status 0, no reason. Then a power limit
+// and PROCHOT hold xe's GT down, and i915's runs into its thermal limit.
+TEST_F(IntelBackendTest, ThrottleReasonsOnXeAndI915) {
+  const fs::path xe = copy_of("sysfs/arc_b50_xe");
+  auto backend = open(xe);
+  ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_EQ(slow_round(*backend).get(DM::ClockEventReasons), 0);
+  const fs::path throttle = xe / kB50Device / "tile0/gt0/freq0/throttle";
+  write_file(throttle / "status", "1\n");
+  write_file(throttle / "reason_pl1", "1\n");
+  write_file(throttle / "reason_prochot", "1\n");
+  EXPECT_EQ(slow_round(*backend).get(DM::ClockEventReasons),
+            static_cast<double>(kThrottleSwPowerCap | kThrottleHwThermal));
+  // A reason left set while status says the GT runs free is not a throttle.
+  write_file(throttle / "status", "0\n");
+  EXPECT_EQ(slow_round(*backend).get(DM::ClockEventReasons), 0);
+
+  const fs::path i915 = copy_of("sysfs/i915_igpu");
+  const fs::path gt0 = i915 / kIgpuDevice / "drm/card0/gt/gt0";
+  write_file(gt0 / "throttle_reason_status", "1\n");
+  write_file(gt0 / "throttle_reason_thermal", "1\n");
+  backend = open(i915);
+  ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_EQ(slow_round(*backend).get(DM::ClockEventReasons), static_cast<double>(kThrottleSwThermal));
+  // Without the status file nothing is claimed.
+  fs::remove(gt0 / "throttle_reason_status");
+  backend = open(i915);
+  EXPECT_FALSE(slow_round(*backend).has(DM::ClockEventReasons));
 }
 
 TEST_F(IntelBackendTest, PackageChannelWhenTheCardHasNoCardChannel) {
