@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -49,6 +50,7 @@ struct File {
 struct IntelBackend::Device : SysfsCard {
   std::string driver;       // "i915" or "xe"
   bool integrated = false;  // its memory is the host's
+  std::optional<double> vram_total_bytes;  // xe: every tile's, read once, sent with every fast read
   std::array<UniqueFd, static_cast<std::size_t>(intel::Dir::kCount)> dirs;
   intel::File runtime_status, clock, energy, power_limit, temp_gpu, temp_mem, fan;
   // Whether the GT's frequency is held down at all, then each reason's
@@ -286,6 +288,21 @@ void probe(Device& card) {
 // The maximum: RP0, the hardware's highest frequency, as NVML's maximum
 // clock is the board's; max_freq / gt_max_freq_mhz is a limit that root
 // may lower at any time, and the value is read only once.
+// xe's VRAM: device/tile<N>/physical_vram_size_bytes on a discrete card
+// (xe_tile_sysfs.c), summed over the tiles. i915 has no such file upstream:
+// its memory regions are an ioctl's.
+std::optional<double> xe_vram_total_bytes(const fs::path& device) {
+  std::optional<double> total;
+  for (int tile = 0; tile < 8; ++tile) {
+    const fs::path dir = device / ("tile" + std::to_string(tile));
+    const std::optional<std::string> text = drm_cards::read_text(dir / "physical_vram_size_bytes");
+    if (!text) break;
+    const std::optional<std::int64_t> bytes = amdgpu::parse_sysfs_integer(*text);
+    if (bytes && *bytes > 0) total = total.value_or(0) + static_cast<double>(*bytes);
+  }
+  return total;
+}
+
 void read_static_facts(Device& card) {
   const bool xe = card.driver == "xe";
   const Dir d = xe ? Dir::Freq : Dir::Card;
@@ -348,6 +365,10 @@ std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& d
   // names are not exported).
   info.name = "Intel GPU " + drm_cards::read_text(device / "device").value_or("");
   choose_files(hwmon, *card);
+  if (driver == "xe" && !card->integrated) {
+    card->vram_total_bytes = xe_vram_total_bytes(device);
+    if (card->vram_total_bytes) info.static_values.set(DM::MemTotalBytes, *card->vram_total_bytes);
+  }
   Round status(*card, card->slow_buf);
   // A suspended GPU is probed by which files exist; its maximum stays unknown.
   if (!status.asleep()) {
@@ -388,6 +409,7 @@ bool IntelBackend::read_fast_values(SysfsCard& base, DeviceValues& values) {
   } else {
     intel::read_power(round, card, values);
   }
+  if (card.vram_total_bytes) values.set(DeviceMetric::MemTotalBytes, *card.vram_total_bytes);
   for (const auto& [metric, value] : {std::pair{DeviceMetric::GpuUtilPercent, &card.scan_util},
                                       std::pair{DeviceMetric::MemUsedBytes, &card.scan_mem_used}}) {
     if (const double v = value->load(std::memory_order_relaxed); !std::isnan(v)) values.set(metric, v);

@@ -101,9 +101,10 @@ TEST_F(IntelBackendTest, ArcB50OnXeIsFoundWithItsMaximumClock) {
   EXPECT_EQ(d.pci_bus_id, "0000:03:00.0");
   EXPECT_EQ(d.static_values.get(DM::SmClockMaxMhz), 2600);  // gt0's rp0_freq
   EXPECT_EQ(supported_names(d),
-            (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes", "power_watts", "power_limit_watts",
-                                      "energy_joules", "temp_gpu_celsius", "temp_mem_celsius", "sm_clock_mhz",
-                                      "sm_clock_max_mhz", "clock_event_reasons"}));
+            (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes", "mem_total_bytes", "power_watts",
+                                      "power_limit_watts", "energy_joules", "temp_gpu_celsius", "temp_mem_celsius",
+                                      "sm_clock_mhz", "sm_clock_max_mhz", "clock_event_reasons"}));
+  EXPECT_EQ(d.static_values.get(DM::MemTotalBytes), 16.0 * 1024 * 1024 * 1024);  // tile0/physical_vram_size_bytes
 }
 
 TEST_F(IntelBackendTest, I915IntegratedGpuHasClocksAndNoMemoryOrPower) {
@@ -145,6 +146,7 @@ TEST_F(IntelBackendTest, ArcB50ValuesInCatalogueUnits) {
   DeviceValues fast;
   ASSERT_EQ(backend->read_fast(0, fast), ReadStatus::Ok);
   EXPECT_FALSE(fast.has(DM::PowerWatts));  // one energy reading: no power yet
+  EXPECT_EQ(fast.get(DM::MemTotalBytes), 16.0 * 1024 * 1024 * 1024);
   const DeviceValues v = slow_round(*backend);
   EXPECT_EQ(v.get(DM::SmClockMhz), 2500);            // tile0/gt0/freq0/act_freq
   EXPECT_EQ(v.get(DM::PowerLimitWatts), 70);         // power1_max, the "card" channel, µW
