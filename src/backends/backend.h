@@ -2,6 +2,7 @@
 // never name a vendor: they see a list of backends from open_backends().
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -33,6 +34,33 @@ struct SlowReadPlan {
   bool processes = true;  // also list the processes on the device (bench does not want them)
 };
 
+// An error the driver reports on its own, as it happens (an XID, an ECC
+// error), rather than a value read on a schedule.
+struct DeviceEvent {
+  std::size_t local_index = 0;  // the backend's device index
+  Timestamp time;               // when the wait returned it
+  std::string kind;             // "xid", "ecc_double_bit", "ecc_single_bit"
+  std::string message;          // for people: "XID 79: GPU has fallen off the bus"
+};
+
+// Where a backend's device events come from. The driver blocks a caller
+// until an event comes, so one thread of its own waits here (see Sampler).
+// Used from that one thread; the backend must outlive it.
+class DeviceEventSource {
+ public:
+  enum class Wait {
+    Event,    // `out` holds one
+    Timeout,  // nothing came: the normal answer
+    Failed,   // the driver refused this wait; a later one may work
+  };
+  virtual ~DeviceEventSource() = default;
+  DeviceEventSource() = default;
+  DeviceEventSource(const DeviceEventSource&) = delete;
+  DeviceEventSource& operator=(const DeviceEventSource&) = delete;
+
+  virtual Wait wait(std::chrono::milliseconds timeout, DeviceEvent& out) = 0;
+};
+
 class GpuBackend {
  public:
   virtual ~GpuBackend() = default;
@@ -56,6 +84,11 @@ class GpuBackend {
   // thread-safe for that pair.
   virtual ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                                std::vector<GpuProcess>& processes) = 0;
+
+  // Device events of this backend's GPUs, for a backend whose driver pushes
+  // them; null where it has none (most drivers, an old NVML, no GPU with
+  // any supported event). Each call opens a new source.
+  virtual std::unique_ptr<DeviceEventSource> open_events() { return nullptr; }
 };
 
 // A backend together with the global index of its first device.

@@ -29,6 +29,10 @@ class PrintSink final : public SampleSink {
   void on_host_sample(const HostSample& s) override { format_.host(buf_, s, start_); }
   void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
   void on_device_lost(int index, Timestamp) override { fmt::print(stderr, "gpuwatch: GPU {} was lost\n", index); }
+  // On stderr, as the loss: stdout keeps its one format for the pipe.
+  void on_device_event(const Event& e) override {
+    fmt::print(stderr, "gpuwatch: GPU {}: {}\n", e.device_index.value_or(-1), e.message);
+  }
   void on_tick(Timestamp) override {
     std::fwrite(buf_.data(), 1, buf_.size(), stdout);
     std::fflush(stdout);

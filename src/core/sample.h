@@ -20,6 +20,16 @@ struct Timestamp {
 
 Timestamp now();
 
+// One MIG (multi-instance GPU) device of a GPU in MIG mode: a slice with its
+// own memory and SMs that CUDA sees as a GPU of its own.
+struct MigInstance {
+  std::string name;  // "NVIDIA H100 80GB HBM3 MIG 1g.10gb" where the driver names it
+  std::string uuid;  // "MIG-...": what CUDA_VISIBLE_DEVICES takes
+  std::optional<std::uint64_t> memory_total_bytes;
+  std::optional<unsigned> gpu_instance_id;
+  std::optional<unsigned> compute_instance_id;
+};
+
 // Static facts about one GPU, read once at discovery.
 struct DeviceInfo {
   int index = 0;              // gpuwatch's index, unique across backends
@@ -33,6 +43,9 @@ struct DeviceInfo {
   std::vector<DeviceMetric> supported;
   // Values that never change (maximum clocks, max PCIe link, memory total).
   DeviceValues static_values;
+  // MIG mode as the driver reports it now; absent where the GPU has no MIG.
+  std::optional<bool> mig_enabled;
+  std::vector<MigInstance> mig_instances;  // empty unless MIG is enabled
 };
 
 struct DeviceSample {
@@ -64,7 +77,7 @@ struct GpuProcess {
 struct Event {
   Timestamp time;
   std::optional<int> device_index;
-  std::string kind;     // "gpu_lost", "device_error", "signal", ...
+  std::string kind;     // "gpu_lost", "xid", "ecc_double_bit", "signal", ...
   std::string message;
 };
 

@@ -60,7 +60,8 @@ void LiveWindow::Ring<Values>::copy_last(std::size_t n, std::vector<std::int64_t
   }
 }
 
-LiveWindow::LiveWindow(std::size_t history) : capacity_(std::max<std::size_t>(history, 1)) {}
+LiveWindow::LiveWindow(std::size_t history, std::size_t recent_events)
+    : capacity_(std::max<std::size_t>(history, 1)), recent_events_(recent_events) {}
 
 LiveWindow::Device& LiveWindow::device_at(int index) {
   for (Device& d : devices_) {
@@ -102,6 +103,13 @@ void LiveWindow::on_device_lost(int device_index, Timestamp when) {
   if (!d.lost) d.lost = when;
 }
 
+void LiveWindow::on_device_event(const Event& event) {
+  std::lock_guard lock(mutex_);
+  if (recent_events_ == 0) return;
+  if (device_events_.size() == recent_events_) device_events_.pop_front();
+  device_events_.push_back(event);
+}
+
 void LiveWindow::on_tick(Timestamp tick_time) {
   std::lock_guard lock(mutex_);
   ++ticks_;
@@ -126,6 +134,7 @@ LiveSnapshot LiveWindow::snapshot(std::size_t history) const {
   s.host.core_percent = core_percent_;
   s.processes = processes_;
   s.processes_seen = processes_seen_;
+  s.device_events.assign(device_events_.begin(), device_events_.end());
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -55,6 +56,7 @@ struct LiveSnapshot {
   LiveHost host;
   std::vector<GpuProcess> processes;  // the latest process list
   std::optional<Timestamp> processes_seen;
+  std::vector<Event> device_events;  // the most recent, oldest first
 
   [[nodiscard]] const LiveDevice* device(int index) const;
 };
@@ -62,12 +64,15 @@ struct LiveSnapshot {
 class LiveWindow final : public SampleSink {
  public:
   // Keeps the last `history` samples of each device and of the host.
-  explicit LiveWindow(std::size_t history = 600);
+  explicit LiveWindow(std::size_t history = 600, std::size_t recent_events = kRecentDeviceEvents);
+  // Device events kept for live views by default: what fits under the GPUs.
+  static constexpr std::size_t kRecentDeviceEvents = 8;
 
   void on_device_sample(const DeviceSample& sample) override;
   void on_host_sample(const HostSample& sample) override;
   void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
   void on_device_lost(int device_index, Timestamp when) override;
+  void on_device_event(const Event& event) override;
   void on_tick(Timestamp tick_time) override;
 
   // A consistent copy, taken between two calls of the sampler's thread: at
@@ -99,6 +104,7 @@ class LiveWindow final : public SampleSink {
   Device& device_at(int index);  // mutex_ held
 
   const std::size_t capacity_;
+  const std::size_t recent_events_;
   mutable std::mutex mutex_;
   std::vector<Device> devices_;
   Ring<HostValues> host_ring_;
@@ -106,6 +112,7 @@ class LiveWindow final : public SampleSink {
   std::vector<double> core_percent_;
   std::vector<GpuProcess> processes_;
   std::optional<Timestamp> processes_seen_;
+  std::deque<Event> device_events_;  // at most recent_events_
   std::uint64_t ticks_ = 0;
   std::optional<Timestamp> last_tick_;
 };

@@ -29,6 +29,7 @@ void QueuedSink::on_processes(const std::vector<GpuProcess>& processes, Timestam
 void QueuedSink::on_device_lost(int device_index, Timestamp when) {
   open_tick_.emplace_back(Lost{device_index, when});
 }
+void QueuedSink::on_device_event(const Event& event) { open_tick_.emplace_back(event); }
 
 void QueuedSink::on_tick(Timestamp tick_time) {
   open_tick_.emplace_back(Tick{tick_time});
@@ -74,6 +75,7 @@ void QueuedSink::deliver(const Message& message) {
     void operator()(const HostSample& s) const { target.on_host_sample(s); }
     void operator()(const Processes& p) const { target.on_processes(p.processes, p.seen); }
     void operator()(const Lost& l) const { target.on_device_lost(l.device_index, l.when); }
+    void operator()(const Event& e) const { target.on_device_event(e); }
     void operator()(const Tick& t) const { target.on_tick(t.time); }
   };
   std::visit(Visitor{target_}, message);

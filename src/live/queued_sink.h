@@ -33,6 +33,7 @@ class QueuedSink final : public SampleSink {
   void on_host_sample(const HostSample& sample) override;
   void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
   void on_device_lost(int device_index, Timestamp when) override;
+  void on_device_event(const Event& event) override;
   void on_tick(Timestamp tick_time) override;
 
   // Blocks until everything queued so far has reached the target. Call from
@@ -56,7 +57,7 @@ class QueuedSink final : public SampleSink {
   struct Tick {
     Timestamp time;
   };
-  using Message = std::variant<DeviceSample, HostSample, Processes, Lost, Tick>;
+  using Message = std::variant<DeviceSample, HostSample, Processes, Lost, Event, Tick>;
 
   void push(Message message);
   void deliver(const Message& message);

@@ -18,6 +18,10 @@ void SampleBus::on_device_lost(int device_index, Timestamp when) {
   for (SampleSink* s : subscribers_) s->on_device_lost(device_index, when);
 }
 
+void SampleBus::on_device_event(const Event& event) {
+  for (SampleSink* s : subscribers_) s->on_device_event(event);
+}
+
 void SampleBus::on_tick(Timestamp tick_time) {
   for (SampleSink* s : subscribers_) s->on_tick(tick_time);
 }

@@ -23,6 +23,7 @@ class SampleBus final : public SampleSink {
   void on_host_sample(const HostSample& sample) override;
   void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
   void on_device_lost(int device_index, Timestamp when) override;
+  void on_device_event(const Event& event) override;
   void on_tick(Timestamp tick_time) override;
 
  private:

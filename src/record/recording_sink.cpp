@@ -61,6 +61,16 @@ void RecordingSink::on_device_lost(int device_index, Timestamp when) {
   latest_.erase(device_index);
 }
 
+void RecordingSink::on_device_event(const Event& event) {
+  store_.add_event(event);
+  if (advisor_) advisor_->on_event(event);
+  // Said at once: an XID or a lost bit of data explains a crash that comes
+  // next. Corrected single-bit errors can come by thousands and hurt nothing.
+  if (event.kind != "ecc_single_bit") {
+    say(stderr, fmt::format("gpuwatch: GPU {}: {}\n", event.device_index.value_or(-1), event.message));
+  }
+}
+
 void RecordingSink::post_event(Event event) {
   std::lock_guard lock(posted_mutex_);
   posted_.push_back(std::move(event));

@@ -7,6 +7,51 @@
 
 namespace gpuwatch {
 
+namespace {
+
+// "enabled, 2 instances" and one line per instance: what CUDA_VISIBLE_DEVICES
+// takes (the MIG- UUID), how much memory each slice has, and its instance ids.
+std::string mig_text(const DeviceInfo& d) {
+  if (!d.mig_enabled) return {};
+  if (!*d.mig_enabled) return "  MIG         disabled\n";
+  const std::size_t n = d.mig_instances.size();
+  std::string out = fmt::format("  MIG         enabled, {} instance{}\n", n, n == 1 ? "" : "s");
+  for (const MigInstance& m : d.mig_instances) {
+    out += fmt::format("    {}  {}", m.uuid.empty() ? "(no uuid)" : m.uuid, m.name.empty() ? "MIG device" : m.name);
+    if (m.memory_total_bytes) out += fmt::format("  {:.1f} GiB", static_cast<double>(*m.memory_total_bytes) / kGiB);
+    if (m.gpu_instance_id) out += fmt::format("  GPU instance {}", *m.gpu_instance_id);
+    if (m.compute_instance_id) out += fmt::format("  compute instance {}", *m.compute_instance_id);
+    out += "\n";
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> widen(std::optional<unsigned> id) {
+  return id ? std::optional<std::uint64_t>(*id) : std::nullopt;
+}
+
+// null where the GPU has no MIG at all.
+void write_mig_json(JsonWriter& w, const DeviceInfo& d) {
+  w.key("mig");
+  if (!d.mig_enabled) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("enabled", *d.mig_enabled);
+  w.key("instances").begin_array();
+  for (const MigInstance& m : d.mig_instances) {
+    w.begin_object();
+    w.field("name", m.name).field("uuid", m.uuid).field("memory_total_bytes", m.memory_total_bytes);
+    w.field("gpu_instance_id", widen(m.gpu_instance_id)).field("compute_instance_id", widen(m.compute_instance_id));
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
 std::string render_devices_text(const BackendSet& set) {
   std::string out;
   for (const DeviceInfo& d : set.devices) {
@@ -26,6 +71,7 @@ std::string render_devices_text(const BackendSet& set) {
     auto gen = d.static_values.get(DeviceMetric::PcieLinkGenMax);
     auto width = d.static_values.get(DeviceMetric::PcieLinkWidthMax);
     if (gen && width) out += fmt::format("  PCIe max    gen {:.0f} x{:.0f}\n", *gen, *width);
+    out += mig_text(d);
     std::string metrics;
     for (DeviceMetric m : d.supported) metrics += fmt::format("{}{}", metrics.empty() ? "" : " ", info(m).name);
     out += fmt::format("  metrics     {}\n", metrics.empty() ? "none" : metrics);
@@ -39,6 +85,7 @@ std::string render_devices_json(const BackendSet& set) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
+  w.field("schema_version", kDevicesJsonSchemaVersion);
   w.key("devices").begin_array();
   for (const DeviceInfo& d : set.devices) {
     w.begin_object();
@@ -57,6 +104,7 @@ std::string render_devices_json(const BackendSet& set) {
     w.key("metrics").begin_array();
     for (DeviceMetric m : d.supported) w.value(info(m).name);
     w.end_array();
+    write_mig_json(w, d);
     w.end_object();
   }
   w.end_array();

@@ -7,6 +7,9 @@
 
 namespace gpuwatch {
 
+// Changes only on an incompatible change; fields may be added without one.
+inline constexpr int kDevicesJsonSchemaVersion = 1;
+
 std::string render_devices_text(const BackendSet& set);
 std::string render_devices_json(const BackendSet& set);
 

@@ -17,6 +17,13 @@ using Clock = std::chrono::steady_clock;
 // How often the Costly metrics are read (see Cadence in core/metrics.h).
 constexpr std::chrono::seconds kCostlyInterval{kCostlyPeriodSeconds};
 
+// How long one wait for a device event blocks: the longest the event thread
+// can delay the end of a run (a stop is seen between two waits).
+constexpr std::chrono::milliseconds kEventWait{250};
+// Waits the driver refuses in a row before events are given up for the run;
+// the samples go on regardless.
+constexpr int kMaxEventFailures = 20;
+
 // Moves a deadline past `now` in whole intervals, returning how many were skipped.
 std::int64_t skip_missed(Clock::time_point& deadline, std::chrono::nanoseconds interval) {
   const auto now = Clock::now();
@@ -43,6 +50,9 @@ Sampler::Sampler(BackendSet& backends, HostReader* host, SamplerOptions options)
       target->local_index = static_cast<std::size_t>(device.index);
       target->global_index = global;
       targets_.push_back(std::move(target));
+      if (std::find(backends_.begin(), backends_.end(), open.backend.get()) == backends_.end()) {
+        backends_.push_back(open.backend.get());
+      }
     }
   }
   slow_interval_ = options_.slow_interval.count() > 0
@@ -80,6 +90,13 @@ void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
     pthread_setname_np(pthread_self(), "gw-slow");  // so per-thread CPU shows in top -H
     slow_loop();
   });
+  std::vector<std::thread> event_threads;
+  try {
+    event_threads = start_event_threads();
+  } catch (...) {
+    stop_and_join(slow, event_threads);
+    throw;
+  }
   std::vector<Pending> pending_slow(targets_.size());
   try {
     auto deadline = Clock::now();
@@ -89,18 +106,18 @@ void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
       jitter_.record_tick((Clock::now() - deadline).count());
       const Timestamp time = now();
       deliver_slow(sink, pending_slow);
+      deliver_events(sink);
       sample_devices(sink, pending_slow, time);
       sink.on_tick(time);
       deadline += options_.interval;
     }
   } catch (...) {
-    stop();  // a joinable thread must not outlive the unwinding
-    slow.join();
+    stop_and_join(slow, event_threads);  // a joinable thread must not outlive the unwinding
     throw;
   }
-  stop();
-  slow.join();
+  stop_and_join(slow, event_threads);
   deliver_slow(sink, pending_slow);
+  deliver_events(sink);
   if (options_.closing_sample) {
     // The costly counters once more, so that the energy counter spans the
     // whole run however long its cadence is.
@@ -110,6 +127,66 @@ void Sampler::run(SampleSink& sink, std::uint64_t max_ticks) {
     sample_devices(sink, pending_slow, time);
     sink.on_tick(time);
   }
+}
+
+void Sampler::stop_and_join(std::thread& slow, std::vector<std::thread>& event_threads) {
+  stop();
+  if (slow.joinable()) slow.join();
+  for (std::thread& t : event_threads) t.join();
+  event_sources_.clear();  // the driver's event sets go with their run
+}
+
+bool Sampler::stopping() const {
+  std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+std::vector<std::thread> Sampler::start_event_threads() {
+  std::vector<std::thread> threads;
+  for (GpuBackend* backend : backends_) {
+    std::unique_ptr<DeviceEventSource> source = backend->open_events();
+    if (!source) continue;
+    DeviceEventSource& s = *source;
+    event_sources_.push_back(std::move(source));
+    threads.emplace_back([this, &s, backend] {
+      pthread_setname_np(pthread_self(), "gw-events");
+      event_loop(s, backend);
+    });
+  }
+  return threads;
+}
+
+void Sampler::event_loop(DeviceEventSource& source, const GpuBackend* backend) {
+  int failures = 0;
+  // At least one wait per run, even one stopped at once: an event the driver
+  // queued before the run began is never left behind.
+  do {
+    DeviceEvent event;
+    const DeviceEventSource::Wait result = source.wait(kEventWait, event);
+    if (result == DeviceEventSource::Wait::Failed) {
+      // A wait that fails at once must not spin: wait out the timeout here.
+      if (++failures >= kMaxEventFailures) return;
+      if (!wait_until(Clock::now() + kEventWait)) return;
+      continue;
+    }
+    failures = 0;
+    if (result != DeviceEventSource::Wait::Event) continue;
+    const auto target = std::find_if(targets_.begin(), targets_.end(), [&](const auto& t) {
+      return t->backend == backend && t->local_index == event.local_index;
+    });
+    if (target == targets_.end()) continue;  // a GPU this run does not watch
+    std::lock_guard lock(mutex_);
+    events_.push_back(Event{event.time, (*target)->global_index, std::move(event.kind), std::move(event.message)});
+  } while (!stopping());
+}
+
+void Sampler::deliver_events(SampleSink& sink) {
+  std::vector<Event> events;
+  {
+    std::lock_guard lock(mutex_);
+    events.swap(events_);
+  }
+  for (const Event& e : events) sink.on_device_event(e);
 }
 
 void Sampler::read_slow_into_mailbox(const SlowReadPlan& plan) {

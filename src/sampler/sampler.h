@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "backends/backend.h"
@@ -27,6 +28,10 @@ class SampleSink {
   virtual void on_host_sample(const HostSample& sample) = 0;
   virtual void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) = 0;
   virtual void on_device_lost(int device_index, Timestamp when) = 0;
+  // An error the driver reported on its own (an XID, an ECC error), with the
+  // gpuwatch index in `event.device_index`. Delivered at the next tick. A
+  // sink that has no use for them (a benchmark's) need not override this.
+  virtual void on_device_event(const Event& event) { static_cast<void>(event); }
   // After all samples of one tick have been delivered.
   virtual void on_tick(Timestamp tick_time) = 0;
 };
@@ -87,6 +92,14 @@ class Sampler {
   };
 
   void slow_loop();
+  // Device events: one thread per backend that has a source, blocked in the
+  // driver's wait (never on the sampling thread: it blocks for as long as no
+  // error comes). Events wait in events_ for the next tick.
+  std::vector<std::thread> start_event_threads();
+  void event_loop(DeviceEventSource& source, const GpuBackend* backend);
+  void stop_and_join(std::thread& slow, std::vector<std::thread>& event_threads);
+  void deliver_events(SampleSink& sink);
+  [[nodiscard]] bool stopping() const;
   void read_slow_once(SlowMailbox& into, SlowReadPlan plan);
   void read_slow_into_mailbox(const SlowReadPlan& plan);
   void merge_into_mailbox(SlowMailbox&& fresh);  // mutex_ held
@@ -101,14 +114,17 @@ class Sampler {
   bool wait_until(std::chrono::steady_clock::time_point deadline);
 
   std::vector<std::unique_ptr<Target>> targets_;
+  std::vector<GpuBackend*> backends_;  // each once, those with a watched device
+  std::vector<std::unique_ptr<DeviceEventSource>> event_sources_;  // one run's
   HostReader* host_;
   SamplerOptions options_;
   std::chrono::nanoseconds slow_interval_;
 
-  std::mutex mutex_;  // guards stopping_ and mailbox_
+  mutable std::mutex mutex_;  // guards stopping_, mailbox_ and events_
   std::condition_variable wake_;
   bool stopping_ = false;
   SlowMailbox mailbox_;
+  std::vector<Event> events_;
   JitterRecorder jitter_;
 };
 

@@ -15,74 +15,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define API __attribute__((visibility("default")))
-#define MAX_GPUS 16
-#define MAX_SEGMENTS 16
-#define MAX_PROCS 64
-#define MAX_LIST 1024
-#define MIB (1024.0 * 1024.0)
-
-typedef int ret_t; /* NVML return codes */
-enum { OK = 0, UNINIT = 1, INVALID = 2, NOT_SUPPORTED = 3, NOT_FOUND = 6, INSUFFICIENT = 7,
-       DRIVER_NOT_LOADED = 9, LOST = 15, VERSION_MISMATCH = 25, UNKNOWN = 999 };
-
-/* A value over time: constant, repeating segments, or a ramp that holds. */
-typedef struct {
-  enum { CONST, CYCLE, RAMP } kind;
-  int n;
-  double value[MAX_SEGMENTS], seconds[MAX_SEGMENTS], period;
-} pattern;
-
-typedef struct { unsigned pid; unsigned long long bytes; } proc;
-typedef struct { proc p[MAX_PROCS]; int n; } proc_list;
+#include "fake_nvml.h"
 
 /* Metrics that can be switched off per GPU with `unsupported=`. */
 static const char *const kFeatureNames[] = {
     "util", "memory", "memory_v2", "power", "power_limit", "energy", "temp", "mem_temp",
     "sm_clock", "mem_clock", "max_clocks", "fan", "pstate", "clock_reasons", "pcie_link",
     "pcie_max", "pcie_throughput", "compute_processes", "graphics_processes", "mps_processes",
-    "process_util", "gpm"};
-enum { F_UTIL, F_MEMORY, F_MEMORY_V2, F_POWER, F_POWER_LIMIT, F_ENERGY, F_TEMP, F_MEM_TEMP,
-       F_SM_CLOCK, F_MEM_CLOCK, F_MAX_CLOCKS, F_FAN, F_PSTATE, F_REASONS, F_PCIE_LINK,
-       F_PCIE_MAX, F_PCIE_THROUGHPUT, F_COMPUTE, F_GRAPHICS, F_MPS, F_PROC_UTIL, F_GPM, F_COUNT };
-
-/* GPM metrics the fake computes: nvmlGpmMetricId_t and the scenario key. */
-enum { GPM_METRICS = 9 };
+    "process_util", "gpm", "mig", "events"};
 static const struct { unsigned id; const char *key; } kGpmMetrics[GPM_METRICS] = {
     {2, "sm_active"}, {3, "sm_occupancy"}, {5, "tensor_active"}, {10, "dram_bw_util"},
     {11, "fp64_active"}, {12, "fp32_active"}, {13, "fp16_active"},
     {60, "nvlink_rx_mibs"}, {61, "nvlink_tx_mibs"}};
 
-typedef struct gpu {
-  char name[96], uuid[96];
-  unsigned pci_bus;
-  double mem_total_mib, mem_reserved_mib, idle_w, w_per_util, power_limit_w, energy_start_j;
-  double lost_after_s, max_sm_clock, max_mem_clock, pcie_gen_max, pcie_width_max;
-  pattern util, mem_util, mem_used_mib, temp, mem_temp, sm_clock, mem_clock, fan, pstate,
-      clock_reasons, pcie_gen, pcie_width, pcie_tx_kbs, pcie_rx_kbs;
-  int mem_util_set;
-  unsigned unsupported; /* bit per F_* */
-  int gpm;              /* nvmlGpmQueryDeviceSupport's answer */
-  int gpm_error, gpm_sample_error; /* what nvmlGpmMetricsGet / nvmlGpmSampleGet return */
-  char gpm_unsupported[256];       /* metric ids answered "not supported" */
-  pattern gpm_values[GPM_METRICS]; /* in the order of kGpmMetrics */
-  proc_list lists[3];   /* compute, graphics, mps */
-  proc_list process_util; /* PID:SM_PERCENT, in `bytes` */
-  int add_parent, add_self, add_descendants;
-  unsigned long long added_bytes;
-  int growth, growth_max;
-  atomic_int grown; /* synthetic compute processes added so far */
-} gpu;
-
-static struct {
-  int gpu_count, init_error;
-  char driver_version[80];
-  double pcie_delay_ms, energy_delay_ms;
-  gpu gpus[MAX_GPUS];
-} cfg;
-
+config cfg;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int init_count;
+atomic_int init_count;
 static struct timespec init_time;
 
 /* ---- patterns ---------------------------------------------------------- */
@@ -189,6 +137,7 @@ static void set_defaults(void) {
     parse_pattern(&g->pcie_width, "16");
     parse_pattern(&g->pcie_tx_kbs, "1000");
     parse_pattern(&g->pcie_rx_kbs, "2000");
+    events_mig_defaults(g);
   }
 }
 
@@ -207,7 +156,7 @@ static int parse_procs(proc_list *l, const char *s) {
   return 0;
 }
 
-static int has_word(const char *list, const char *word) {
+int has_word(const char *list, const char *word) {
   size_t n = strlen(word);
   for (const char *p = list; (p = strstr(p, word)) != NULL; p += n) {
     if ((p == list || p[-1] == ',') && (p[n] == '\0' || p[n] == ',')) return 1;
@@ -270,7 +219,8 @@ static int set_gpu_key(gpu *g, const char *k, const char *v) {
     }
     return 0;
   }
-  return -1;
+  int rc = set_events_mig_key(g, k, v);
+  return rc == 1 ? -1 : rc;
 }
 
 static int set_key(const char *k, const char *v) {
@@ -279,6 +229,7 @@ static int set_key(const char *k, const char *v) {
     return cfg.gpu_count >= 0 && cfg.gpu_count <= MAX_GPUS ? 0 : -1;
   }
   if (strcmp(k, "init_error") == 0) return cfg.init_error = atoi(v), 0;
+  if (strcmp(k, "event_wait_error") == 0) return cfg.event_wait_error = atoi(v), 0;
   if (strcmp(k, "driver_version") == 0)
     return snprintf(cfg.driver_version, sizeof cfg.driver_version, "%s", v), 0;
   if (strcmp(k, "pcie_delay_ms") == 0) return cfg.pcie_delay_ms = strtod(v, NULL), 0;
@@ -348,13 +299,13 @@ static int configure(void) {
 
 /* ---- helpers for the entry points -------------------------------------- */
 
-static double seconds_since_init(void) {
+double seconds_since_init(void) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)(now.tv_sec - init_time.tv_sec) + (double)(now.tv_nsec - init_time.tv_nsec) * 1e-9;
 }
 
-static void sleep_ms(double ms) {
+void sleep_ms(double ms) {
   if (ms <= 0) return;
   struct timespec ts = {(time_t)(ms / 1000), (long)(fmod(ms, 1000) * 1e6)};
   nanosleep(&ts, NULL);
@@ -364,11 +315,11 @@ static unsigned uround(double v) { return v <= 0 ? 0u : (unsigned)llround(v); }
 
 static double util_at(const gpu *g, double t) { return pattern_at(&g->util, t); }
 
-/* Common checks of every device call; `feature` < 0 when it cannot be turned off. */
-static ret_t check(const gpu *g, int feature) {
+ret_t check(const gpu *g, int feature) {
   if (atomic_load(&init_count) == 0) return UNINIT;
   uintptr_t at = (uintptr_t)g, first = (uintptr_t)cfg.gpus;
   if (at < first || at >= first + sizeof(gpu) * (size_t)cfg.gpu_count) return INVALID;
+  if ((at - first) % sizeof(gpu) != 0) return INVALID; /* inside a gpu: a MIG handle */
   if (g->lost_after_s >= 0 && seconds_since_init() >= g->lost_after_s) return LOST;
   if (feature >= 0 && (g->unsupported & (1u << feature))) return NOT_SUPPORTED;
   return OK;
@@ -381,7 +332,7 @@ static ret_t check(const gpu *g, int feature) {
     if (!(out)) return INVALID;             \
   } while (0)
 
-static ret_t copy_string(char *dst, unsigned length, const char *src) {
+ret_t copy_string(char *dst, unsigned length, const char *src) {
   if (!dst) return INVALID;
   if (strlen(src) + 1 > length) return INSUFFICIENT;
   memcpy(dst, src, strlen(src) + 1);
@@ -390,12 +341,6 @@ static ret_t copy_string(char *dst, unsigned length, const char *src) {
 
 /* ---- the NVML entry points --------------------------------------------- */
 
-/* The old-driver build keeps the newer entry points out of the symbol table. */
-#ifdef FAKE_NVML_OLD
-#define MODERN static __attribute__((unused))
-#else
-#define MODERN API
-#endif
 
 static ret_t init(void) {
   pthread_mutex_lock(&init_lock);
@@ -459,11 +404,24 @@ MODERN ret_t nvmlDeviceGetHandleByIndex_v2(unsigned i, gpu **out) { return handl
 API ret_t nvmlDeviceGetHandleByIndex(unsigned i, gpu **out) { return handle(i, out); }
 
 API ret_t nvmlDeviceGetName(gpu *g, char *out, unsigned length) {
+  const mig_device *m = as_mig(g);
+  if (m) {
+    char name[160];
+    snprintf(name, sizeof name, "%s MIG %s", m->parent->name, m->profile);
+    return copy_string(out, length, name);
+  }
   CHECK(g, -1, out);
   return copy_string(out, length, g->name);
 }
 
 API ret_t nvmlDeviceGetUUID(gpu *g, char *out, unsigned length) {
+  const mig_device *m = as_mig(g);
+  if (m) {
+    char uuid[96];
+    snprintf(uuid, sizeof uuid, "MIG-fa4e0000-0000-4000-8000-%010x%02x",
+             (unsigned)(m->parent - cfg.gpus), (unsigned)m->slot);
+    return copy_string(out, length, uuid);
+  }
   CHECK(g, -1, out);
   return copy_string(out, length, g->uuid);
 }
@@ -491,18 +449,30 @@ MODERN ret_t nvmlDeviceGetPciInfo_v3(gpu *g, pci_info *p) { return pci(g, p, siz
 MODERN ret_t nvmlDeviceGetPciInfo_v2(gpu *g, pci_info *p) { return pci(g, p, sizeof *p); }
 API ret_t nvmlDeviceGetPciInfo(gpu *g, void *p) { return pci(g, p, PCI_V1_SIZE); }
 
+/* A MIG device answers where its GPU does. */
+static const gpu *checked_gpu(const gpu *g) {
+  const mig_device *m = as_mig(g);
+  return m ? m->parent : g;
+}
+
 typedef struct { unsigned long long total, free, used; } memory_v1;
 typedef struct { unsigned version; unsigned long long total, reserved, free, used; } memory_v2;
 
 static void memory(const gpu *g, unsigned long long *total, unsigned long long *reserved,
                    unsigned long long *used) {
+  const mig_device *m = as_mig(g);
+  if (m) { /* a MIG device: its own slice, nothing allocated */
+    *total = (unsigned long long)(m->memory_mib * MIB);
+    *reserved = *used = 0;
+    return;
+  }
   *total = (unsigned long long)(g->mem_total_mib * MIB);
   *reserved = (unsigned long long)(g->mem_reserved_mib * MIB);
   *used = (unsigned long long)(pattern_at(&g->mem_used_mib, seconds_since_init()) * MIB);
 }
 
 MODERN ret_t nvmlDeviceGetMemoryInfo_v2(gpu *g, memory_v2 *m) {
-  CHECK(g, F_MEMORY, m);
+  CHECK(checked_gpu(g), F_MEMORY, m);
   if (g->unsupported & (1u << F_MEMORY_V2)) return NOT_SUPPORTED;
   if (m->version != ((unsigned)sizeof(memory_v2) | 2u << 24)) return VERSION_MISMATCH;
   memory(g, &m->total, &m->reserved, &m->used);
@@ -512,7 +482,7 @@ MODERN ret_t nvmlDeviceGetMemoryInfo_v2(gpu *g, memory_v2 *m) {
 
 /* v1 counts the driver's reservation as used. */
 API ret_t nvmlDeviceGetMemoryInfo(gpu *g, memory_v1 *m) {
-  CHECK(g, F_MEMORY, m);
+  CHECK(checked_gpu(g), F_MEMORY, m);
   unsigned long long reserved;
   memory(g, &m->total, &reserved, &m->used);
   m->used += reserved;

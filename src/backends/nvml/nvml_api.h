@@ -25,6 +25,7 @@ inline constexpr Return kErrorNoPermission = 4;
 inline constexpr Return kErrorNotFound = 6;
 inline constexpr Return kErrorInsufficientSize = 7;
 inline constexpr Return kErrorDriverNotLoaded = 9;
+inline constexpr Return kErrorTimeout = 10;
 inline constexpr Return kErrorLibraryNotFound = 12;
 inline constexpr Return kErrorFunctionNotFound = 13;
 inline constexpr Return kErrorGpuIsLost = 15;
@@ -42,6 +43,14 @@ inline constexpr int kPstateUnknown = 32;
 
 // Field ids for nvmlDeviceGetFieldValues.
 inline constexpr unsigned kFieldMemoryTemp = 82;
+
+// Event type bits (nvmlEventType*), a mask in nvmlDeviceRegisterEvents.
+inline constexpr unsigned long long kEventSingleBitEcc = 0x1;
+inline constexpr unsigned long long kEventDoubleBitEcc = 0x2;
+inline constexpr unsigned long long kEventXidCriticalError = 0x8;
+
+// nvmlDeviceGetMigMode's current mode of a GPU with MIG enabled.
+inline constexpr unsigned kMigEnabled = 1;
 
 // "The driver does not know" marker in 64-bit outputs (process memory).
 inline constexpr unsigned long long kValueNotAvailable = ~0ULL;
@@ -108,6 +117,21 @@ struct ProcessUtilizationSample {
   unsigned enc_util;
   unsigned dec_util;
 };
+
+// Event sets are opaque handles owned by the driver.
+struct EventSetOpaque;
+using EventSet = EventSetOpaque*;
+
+// What nvmlEventSetWait_v2 writes (32 bytes on x86-64). The instance ids are
+// ~0 where the event is not attributable to a MIG instance.
+struct EventData {
+  Device device;
+  unsigned long long event_type;  // one kEvent* bit
+  unsigned long long event_data;  // the XID number for XID events, else 0
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
+inline constexpr unsigned kNoInstance = ~0U;
 
 // Value type tags of FieldValue::value.
 inline constexpr int kValueTypeDouble = 0;
@@ -198,6 +222,7 @@ static_assert(sizeof(FieldValue) == 40);
 static_assert(sizeof(GpmMetric) == 40);
 static_assert(offsetof(GpmMetricsGet, metrics) == 24);
 static_assert(sizeof(GpmSupport) == 8);
+static_assert(sizeof(EventData) == 32);
 
 // Function signatures, by shape.
 using InitFn = Return (*)();
@@ -223,6 +248,12 @@ using GpmSampleAllocFn = Return (*)(GpmSample*);
 using GpmSampleFreeFn = Return (*)(GpmSample);
 using GpmSampleGetFn = Return (*)(Device, GpmSample);
 using GpmMetricsGetFn = Return (*)(GpmMetricsGet*);
+using EventSetCreateFn = Return (*)(EventSet*);
+using EventSetFreeFn = Return (*)(EventSet);
+using DeviceRegisterEventsFn = Return (*)(Device, unsigned long long, EventSet);
+using EventSetWaitFn = Return (*)(EventSet, EventData*, unsigned);
+using DeviceMigModeFn = Return (*)(Device, unsigned*, unsigned*);  // current, pending
+using DeviceIndexedHandleFn = Return (*)(Device, unsigned, Device*);
 using DeviceProcessUtilizationFn = Return (*)(Device, ProcessUtilizationSample*, unsigned*, unsigned long long);
 
 }  // namespace gpuwatch::nvml

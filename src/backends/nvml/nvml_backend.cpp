@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "backends/nvml/nvml_events.h"
 #include "backends/nvml/nvml_library.h"
+#include "backends/nvml/nvml_mig.h"
 
 namespace gpuwatch {
 
@@ -389,7 +391,13 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
         info.supported.push_back(metric);
       }
     }
-    dev->lost = pass.lost() || gpm_lost;
+    bool mig_lost = false;
+    if (!pass.lost()) {
+      NvmlMigFacts mig = read_mig_facts(lib, dev->handle, mig_lost);
+      info.mig_enabled = mig.enabled;
+      info.mig_instances = std::move(mig.instances);
+    }
+    dev->lost = pass.lost() || gpm_lost || mig_lost;
     backend->devices_.push_back(std::move(dev));
   }
 
@@ -439,6 +447,13 @@ ReadStatus NvmlBackend::read_slow(std::size_t local_index, const SlowReadPlan& p
     processes.push_back(std::move(p));
   }
   return ReadStatus::Ok;
+}
+
+std::unique_ptr<DeviceEventSource> NvmlBackend::open_events() {
+  std::vector<nvml::Device> handles;
+  handles.reserve(devices_.size());
+  for (const auto& d : devices_) handles.push_back(d->lost.load(std::memory_order_relaxed) ? nullptr : d->handle);
+  return NvmlEventSource::open(*lib_, handles);
 }
 
 std::unique_ptr<GpuBackend> open_nvml_backend(const SystemPaths& paths, std::string& why_not) {

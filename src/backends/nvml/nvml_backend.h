@@ -32,6 +32,8 @@ class NvmlBackend final : public GpuBackend {
   // per pid even when the driver lists it as compute and graphics.
   ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                        std::vector<GpuProcess>& processes) override;
+  // XID and ECC events of every device not lost at open (nvml_events.h).
+  std::unique_ptr<DeviceEventSource> open_events() override;
 
  private:
   struct Device;

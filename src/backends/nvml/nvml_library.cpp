@@ -183,6 +183,16 @@ void NvmlLibrary::resolve_all() {
   fn_.gpm_sample_free = lookup<nvml::GpmSampleFreeFn>(h, "nvmlGpmSampleFree");
   fn_.gpm_sample_get = lookup<nvml::GpmSampleGetFn>(h, "nvmlGpmSampleGet");
   fn_.gpm_metrics_get = lookup<nvml::GpmMetricsGetFn>(h, "nvmlGpmMetricsGet");
+  fn_.event_set_create = lookup<nvml::EventSetCreateFn>(h, "nvmlEventSetCreate");
+  fn_.event_set_free = lookup<nvml::EventSetFreeFn>(h, "nvmlEventSetFree");
+  fn_.supported_event_types = lookup<nvml::DeviceUllFn>(h, "nvmlDeviceGetSupportedEventTypes");
+  fn_.register_events = lookup<nvml::DeviceRegisterEventsFn>(h, "nvmlDeviceRegisterEvents");
+  fn_.event_set_wait = lookup<nvml::EventSetWaitFn>(h, "nvmlEventSetWait_v2");
+  fn_.mig_mode = lookup<nvml::DeviceMigModeFn>(h, "nvmlDeviceGetMigMode");
+  fn_.max_mig_device_count = lookup<nvml::DeviceUintFn>(h, "nvmlDeviceGetMaxMigDeviceCount");
+  fn_.mig_device_handle_by_index = lookup<nvml::DeviceIndexedHandleFn>(h, "nvmlDeviceGetMigDeviceHandleByIndex");
+  fn_.gpu_instance_id = lookup<nvml::DeviceUintFn>(h, "nvmlDeviceGetGpuInstanceId");
+  fn_.compute_instance_id = lookup<nvml::DeviceUintFn>(h, "nvmlDeviceGetComputeInstanceId");
 }
 
 nvml::Return NvmlLibrary::pci_bus_id(nvml::Device device, std::string& out) const {

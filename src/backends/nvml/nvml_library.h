@@ -55,6 +55,19 @@ class NvmlLibrary {
     nvml::GpmSampleFreeFn gpm_sample_free = nullptr;
     nvml::GpmSampleGetFn gpm_sample_get = nullptr;
     nvml::GpmMetricsGetFn gpm_metrics_get = nullptr;
+    // Events. nvmlEventSetWait_v2 (drivers of R450 and later) is the only
+    // wait that says which MIG instance an XID came from.
+    nvml::EventSetCreateFn event_set_create = nullptr;
+    nvml::EventSetFreeFn event_set_free = nullptr;
+    nvml::DeviceUllFn supported_event_types = nullptr;
+    nvml::DeviceRegisterEventsFn register_events = nullptr;
+    nvml::EventSetWaitFn event_set_wait = nullptr;
+    // MIG (Ampere datacenter parts and newer, R450 and later).
+    nvml::DeviceMigModeFn mig_mode = nullptr;
+    nvml::DeviceUintFn max_mig_device_count = nullptr;
+    nvml::DeviceIndexedHandleFn mig_device_handle_by_index = nullptr;
+    nvml::DeviceUintFn gpu_instance_id = nullptr;
+    nvml::DeviceUintFn compute_instance_id = nullptr;
   };
 
   enum class ProcessKind { Compute, Graphics, Mps };

@@ -98,6 +98,11 @@ std::optional<std::string> throttle_text(const GpuView& g) {
 ScreenLine title_line(const GpuView& g, std::size_t width) {
   ScreenLine line;
   line.add(fmt::format("GPU {}", g.info.index), Style::Title).add("  ").add(g.info.name);
+  // The whole GPU's values below; its MIG instances are what CUDA sees.
+  if (g.info.mig_enabled.value_or(false)) {
+    const std::size_t n = g.info.mig_instances.size();
+    line.add(fmt::format("  MIG: {} instance{}", n, n == 1 ? "" : "s"), Style::Dim);
+  }
   if (g.lost()) {
     line.add("  lost: the driver no longer answers for it", Style::Bad);
     return line;

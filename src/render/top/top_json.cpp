@@ -13,6 +13,9 @@ void write_device(JsonWriter& w, const DeviceInfo& info, const LiveDevice* devic
   w.field("index", info.index).field("name", info.name).field("vendor", info.vendor).field("backend", info.backend);
   w.field("uuid", info.uuid).field("pci_bus_id", info.pci_bus_id);
   w.field("lost", device != nullptr && device->lost.has_value());
+  w.field("mig_instances", info.mig_enabled.value_or(false)
+                               ? std::optional<std::uint64_t>(info.mig_instances.size())
+                               : std::nullopt);
   // What discovery read once (maximum clocks and link), then what was sampled.
   DeviceValues values = info.static_values;
   if (device) values.merge_from(device->latest.values);
@@ -73,6 +76,15 @@ std::string render_top_json(const TopView& view) {
   w.end_array();
   w.key("notes").begin_array();
   for (const auto& note : view.notes) w.value(note);
+  w.end_array();
+  // The newest device events the live window kept, oldest first.
+  w.key("device_events").begin_array();
+  for (const Event& e : view.live.device_events) {
+    w.begin_object();
+    w.field("time", iso_utc_ms(e.time.wall_ns)).field("gpu", e.device_index).field("kind", e.kind);
+    w.field("message", e.message);
+    w.end_object();
+  }
   w.end_array();
   const auto& host = view.live.host.latest.values;
   w.key("host").begin_object();

@@ -22,6 +22,9 @@ namespace {
 constexpr std::size_t kTwoColumnWidth = 150;
 constexpr std::size_t kMaxGraphRows = 4;
 constexpr std::size_t kMinProcessRows = 3;
+// The newest device events (XIDs, ECC errors) shown under the GPUs: enough
+// to see that something happened and when; `report` lists them all.
+constexpr std::size_t kEventLines = 3;
 
 enum class GpuLayout { None, Focus, Panels, TwoColumns, Lines };
 
@@ -32,9 +35,27 @@ struct Layout {
   std::size_t process_rows = 0;
 };
 
+std::size_t event_lines(const TopView& view) { return std::min(kEventLines, view.live.device_events.size()); }
+
 std::size_t fixed_lines(const TopView& view) {
-  return 1 /* header */ + (view.devices.size() > 1 ? 1 : 0) + run_panel_height(view) + 1 /* host */ + 1 /* keys */ +
-         1 /* table header */;
+  return 1 /* header */ + (view.devices.size() > 1 ? 1 : 0) + run_panel_height(view) + event_lines(view) +
+         1 /* host */ + 1 /* keys */ + 1 /* table header */;
+}
+
+// "14:03:12  GPU 1  XID 79: GPU has fallen off the bus", newest last.
+std::vector<ScreenLine> device_event_lines(const TopView& view) {
+  const auto& events = view.live.device_events;
+  std::vector<ScreenLine> out;
+  for (std::size_t i = events.size() - event_lines(view); i < events.size(); ++i) {
+    const Event& e = events[i];
+    ScreenLine line;
+    line.add(clock_local_ms(e.time.wall_ns).substr(0, 8), Style::Dim);
+    line.add(e.device_index ? fmt::format("  GPU {}  ", *e.device_index) : std::string("  "), Style::Title);
+    // A corrected bit costs nothing; an XID or a lost bit may have cost the job.
+    line.add(e.message, e.kind == "ecc_single_bit" ? Style::Warn : Style::Bad);
+    out.push_back(std::move(line));
+  }
+  return out;
 }
 
 Layout choose_layout(const TopView& view, std::size_t width, std::size_t height) {
@@ -254,6 +275,7 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
     for (auto& line : run_panel(view, width)) out.push_back(std::move(line));
     if (view.devices.size() > 1) out.push_back(aggregate_line(view, width));
     add_gpus(out, view, layout, width);
+    for (auto& line : device_event_lines(view)) out.push_back(std::move(line));
     out.push_back(host_line(view, width));
     for (auto& line : process_table(view, width, layout.process_rows)) out.push_back(std::move(line));
   }

@@ -131,5 +131,21 @@ TEST(LiveWindow, SnapshotsUnderConcurrentWritesAreConsistent) {
   EXPECT_EQ(window.snapshot().ticks, 20000u);
 }
 
+TEST(LiveWindow, KeepsTheMostRecentDeviceEventsOldestFirst) {
+  LiveWindow window(4, 3);
+  EXPECT_TRUE(window.snapshot().device_events.empty());
+  for (int i = 1; i <= 5; ++i) {
+    window.on_device_event(Event{{i * kMs, i * kMs}, i % 2, "xid", "XID " + std::to_string(i)});
+  }
+  const auto events = window.snapshot(0).device_events;  // kept whatever the history asked for
+  ASSERT_EQ(events.size(), 3U);
+  EXPECT_EQ(events[0].message, "XID 3");
+  EXPECT_EQ(events[2].message, "XID 5");
+  EXPECT_EQ(events[2].device_index, 1);
+  LiveWindow none(4, 0);
+  none.on_device_event(Event{{kMs, kMs}, 0, "xid", "XID 1"});
+  EXPECT_TRUE(none.snapshot().device_events.empty());
+}
+
 }  // namespace
 }  // namespace gpuwatch

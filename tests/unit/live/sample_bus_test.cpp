@@ -29,6 +29,7 @@ struct RecordingSink final : SampleSink {
     log->push_back(name + " processes " + std::to_string(p.size()));
   }
   void on_device_lost(int index, Timestamp) override { log->push_back(name + " lost " + std::to_string(index)); }
+  void on_device_event(const Event& e) override { log->push_back(name + " " + e.kind + " " + e.message); }
   void on_tick(Timestamp t) override { log->push_back(name + " tick " + std::to_string(t.mono_ns)); }
 };
 
@@ -83,9 +84,11 @@ TEST(SampleBus, EverySubscriberGetsEveryCallInOrder) {
   bus.on_host_sample(HostSample{});
   bus.on_processes({GpuProcess{}, GpuProcess{}}, {5, 5});
   bus.on_device_lost(1, {6, 6});
+  bus.on_device_event(Event{{6, 6}, 1, "xid", "XID 79"});
   bus.on_tick({7, 7});
   EXPECT_EQ(log, (std::vector<std::string>{"a device 1", "b device 1", "a host", "b host", "a processes 2",
-                                           "b processes 2", "a lost 1", "b lost 1", "a tick 7", "b tick 7"}));
+                                           "b processes 2", "a lost 1", "b lost 1", "a xid XID 79", "b xid XID 79",
+                                           "a tick 7", "b tick 7"}));
 }
 
 TEST(QueuedSink, DeliversEverythingInOrderOnDrain) {
@@ -95,9 +98,11 @@ TEST(QueuedSink, DeliversEverythingInOrderOnDrain) {
   queued.on_processes({GpuProcess{}}, {1, 1});
   one_tick(queued, 1, 1);
   queued.on_device_lost(0, {2, 2});
+  queued.on_device_event(Event{{2, 2}, 0, "ecc_double_bit", "lost bit"});
   one_tick(queued, 2, 0);
   queued.drain();
-  EXPECT_EQ(log, (std::vector<std::string>{"t processes 1", "t device 0", "t tick 1", "t lost 0", "t tick 2"}));
+  EXPECT_EQ(log, (std::vector<std::string>{"t processes 1", "t device 0", "t tick 1", "t lost 0",
+                                           "t ecc_double_bit lost bit", "t tick 2"}));
   EXPECT_EQ(queued.dropped_ticks(), 0u);
 }
 
