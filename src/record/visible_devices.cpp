@@ -33,14 +33,18 @@ std::string shown(std::string_view s) {
   return s.size() > 64 ? out + "..." : out;
 }
 
-// Index of the one GPU whose UUID starts with `prefix` (case aside); -1 if
-// none or several.
-int by_uuid_prefix(std::string_view prefix, std::span<const DeviceInfo* const> gpus) {
+// Index of the one GPU whose UUID (or, of_mig_instances, one of whose MIG
+// instances' UUIDs) starts with `prefix`, case aside; -1 if none or several.
+int by_uuid_prefix(std::string_view prefix, std::span<const DeviceInfo* const> gpus, bool of_mig_instances = false) {
   const std::string p = lower(prefix);
+  const auto matches = [&](const std::string& uuid) { return !uuid.empty() && lower(uuid).starts_with(p); };
   int found = -1;
   for (const DeviceInfo* d : gpus) {
-    if (!lower(d->uuid).starts_with(p)) continue;
-    if (found >= 0) return -1;
+    const auto hits = of_mig_instances ? std::count_if(d->mig_instances.begin(), d->mig_instances.end(),
+                                                       [&](const MigInstance& m) { return matches(m.uuid); })
+                                       : (matches(d->uuid) ? 1 : 0);
+    if (hits == 0) continue;
+    if (found >= 0 || hits > 1) return -1;
     found = d->index;
   }
   return found;
@@ -219,17 +223,21 @@ VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::strin
       }
     } else {
       // MIG-GPU-<uuid>/<gi>/<ci> names its GPU; MIG-<uuid> names a MIG
-      // instance, which gpuwatch does not list yet.
+      // instance, found among the instances the driver listed.
       const std::string_view id = std::string_view(e.text).substr(4);
       if (!id.starts_with("GPU-")) {
-        sel.resolved = false;
-        sel.notes.push_back(fmt::format(
-            "CUDA_VISIBLE_DEVICES: MIG instance '{}' cannot be matched to its GPU yet; watching every GPU and "
-            "judging those the command uses",
-            shown(e.text)));
-        return sel;
+        index = by_uuid_prefix(e.text, nvidia, /*of_mig_instances=*/true);
+        if (index < 0) {
+          sel.resolved = false;
+          sel.notes.push_back(fmt::format(
+              "CUDA_VISIBLE_DEVICES: MIG instance '{}' is none of the MIG instances the driver lists (or "
+              "several); watching every GPU and judging those the command uses",
+              shown(e.text)));
+          return sel;
+        }
+      } else {
+        index = by_uuid_prefix(id.substr(0, id.find('/')), nvidia);
       }
-      index = by_uuid_prefix(id.substr(0, id.find('/')), nvidia);
       if (index < 0) {
         stop(e.text, "names no GPU's UUID");
         break;

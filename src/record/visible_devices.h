@@ -48,8 +48,8 @@ struct VisibleSelection {
   // none. Meaningful only when resolved.
   std::vector<int> gpus;
   // False when an entry cannot be matched with certainty (an index under
-  // FASTEST_FIRST on mixed models, a MIG-<uuid> id that NVML's GPU list
-  // does not name).
+  // FASTEST_FIRST on mixed models, a MIG-<uuid> id that names no MIG
+  // instance the driver lists, or several).
   bool resolved = true;
   std::vector<std::string> notes;  // what the user should hear, one sentence each
 };

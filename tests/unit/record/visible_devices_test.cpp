@@ -110,8 +110,19 @@ TEST(CudaVisibleDevices, MigIdsNameTheirGpu) {
                                    "", four_h100());
   EXPECT_TRUE(s.resolved);
   EXPECT_THAT(s.gpus, ElementsAre(2));
-  // The newer MIG-<uuid> names an instance gpuwatch cannot place yet: said, not guessed.
+  // The newer MIG-<uuid> names an instance: placed on the GPU that lists it,
+  // and one no GPU lists is said, not guessed.
+  std::vector<DeviceInfo> devices = four_h100();
+  for (const char* uuid : {"MIG-4f2ad1b6-5f09-5a5b-8cb8-5a3a4cbaf3c3", "MIG-4f2a0000-0000-4000-8000-000000000001"}) {
+    MigInstance instance;
+    instance.uuid = uuid;
+    devices[3].mig_instances.push_back(instance);
+  }
+  const VisibleSelection mig = resolve_cuda_visible_devices("MIG-4f2ad1b6", "", devices);
+  EXPECT_TRUE(mig.resolved);
+  EXPECT_THAT(mig.gpus, ElementsAre(3));
   EXPECT_FALSE(resolve_cuda_visible_devices("MIG-4f2ad1b6-5f09-5a5b-8cb8-5a3a4cbaf3c3", "", four_h100()).resolved);
+  EXPECT_FALSE(resolve_cuda_visible_devices("MIG-4f2a", "", devices).resolved);  // both instances: ambiguous
 }
 
 TEST(CudaVisibleDevices, OnlyNvidiaGpusCount) {
