@@ -142,6 +142,7 @@ std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config
   advisor_rules::memory_rules(ctx, out);
   advisor_rules::utilization_rules(ctx, out);
   advisor_rules::hardware_rules(ctx, out);
+  advisor_rules::kernel_rules(ctx, out);
   std::stable_sort(out.begin(), out.end(), [](const Advisory& a, const Advisory& b) {
     if (a.severity != b.severity) return severity_rank(a.severity) > severity_rank(b.severity);
     if (a.id != b.id) return a.id < b.id;

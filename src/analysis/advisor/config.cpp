@@ -86,6 +86,16 @@ const std::array kKeys{
         "PCIe link below its maximum for at least this % of the busy time."},
     Key{"pcie_min_busy_s", &AdvisorConfig::pcie_min_busy_s, Range::NonNegative,
         "... judged only after this many busy seconds in the window."},
+    Key{"launch_bound_util_percent", &AdvisorConfig::launch_bound_util_percent, Range::Percent,
+        "Launch-bound (needs SM activity, GPM): utilization at least this % (window mean)..."},
+    Key{"launch_bound_sm_share_percent", &AdvisorConfig::launch_bound_sm_share_percent, Range::Percent,
+        "... with the SMs active less than this % of the utilization."},
+    Key{"tensor_idle_sm_active_percent", &AdvisorConfig::tensor_idle_sm_active_percent, Range::Percent,
+        "Tensor cores idle: SMs active at least this %..."},
+    Key{"tensor_idle_fp32_percent", &AdvisorConfig::tensor_idle_fp32_percent, Range::Percent,
+        "... the FP32 pipes busy at least this %..."},
+    Key{"tensor_idle_max_percent", &AdvisorConfig::tensor_idle_max_percent, Range::Percent,
+        "... and the tensor cores busy less than this %."},
 };
 
 constexpr int kMaxCount = 1'000'000;

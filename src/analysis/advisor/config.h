@@ -51,6 +51,13 @@ struct AdvisorConfig {
   double straggler_gap_percent = 20;     // one GPU this many points from the others' mean
   double pcie_degraded_percent = 50;     // of the time the GPU is busy
   double pcie_min_busy_s = 10;
+
+  // SM-level counters (GPM): launch-bound and tensor cores left idle.
+  double launch_bound_util_percent = 10;      // utilization at least this (window mean)...
+  double launch_bound_sm_share_percent = 25;  // ... with SM active below this % of it
+  double tensor_idle_sm_active_percent = 50;  // SMs this busy...
+  double tensor_idle_fp32_percent = 10;       // ... the FP32 pipes at least this...
+  double tensor_idle_max_percent = 1;         // ... and the tensor cores below this
 };
 
 class AdvisorConfigError : public std::runtime_error {

@@ -37,6 +37,16 @@ struct Context {
 void memory_rules(const Context& ctx, std::vector<Advisory>& out);       // matrix, leak, growing, drop
 void utilization_rules(const Context& ctx, std::vector<Advisory>& out);  // util.*, balance.*
 void hardware_rules(const Context& ctx, std::vector<Advisory>& out);     // throttle.*, pcie.degraded
+void kernel_rules(const Context& ctx, std::vector<Advisory>& out);       // util.launch_bound, util.tensor_idle
+
+// Utilization well above the SMs' activity over the window (SM active from
+// GPM): kernels too small to fill the GPU. Null without SM activity.
+struct LaunchBound {
+  double util_mean_percent = 0;
+  double sm_active_mean_percent = 0;
+  double window_s = 0;
+};
+std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d);
 
 // One metric's column of the window's samples; empty when absent.
 std::span<const double> column(const DeviceSeries& series, DeviceMetric metric);

@@ -146,10 +146,11 @@ void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Adviso
                    "Feed it faster: more DataLoader workers (num_workers), pin_memory, a deeper prefetch, "
                    "faster storage; then a larger batch.",
                    true});
-  } else {
+  } else if (!launch_bound(ctx, d)) {
+    // Launch-bound is said by util.launch_bound (rules_kernels.cpp).
     out.push_back({"util.low", Severity::Warning, index, level + ", cause unknown", std::move(evidence),
-                   "Try a larger batch size. If that does not help, the kernels may be too small: gpuwatch "
-                   "does not read SM-activity counters yet, so it cannot tell.",
+                   "Try a larger batch size. If that does not help, the kernels may be too small: only GPUs with "
+                   "SM-activity counters (NVIDIA Hopper and newer) can tell.",
                    true});
   }
 }
