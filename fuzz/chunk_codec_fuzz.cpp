@@ -4,24 +4,53 @@
 // the same bytes (the encoder is deterministic, so its output is canonical
 // even where the decoder accepts a looser spelling, e.g. an overlong varint).
 //
+// The reader's fast path (decode_chunk_append) must agree: reading every
+// column it accepts exactly what decode_chunk accepts; reading some, with the
+// rest and the wall clock skipped, it accepts at least that, with the same
+// values in the columns it reads.
+//
 // The same bytes also drive the encoder directly: a small chunk with
 // arbitrary int64 timestamps and values (and absent cells) built from the
 // input must decode to itself, which covers the modulo-2^64 delta paths that
 // valid recordings rarely reach.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "store/chunk_codec.h"
 
 namespace {
 
+// Every column read (`every` = 1) or every other one, the wall clock with them.
+bool append_agrees(std::span<const std::uint8_t> blob, const std::optional<gpuwatch::Chunk>& chunk, std::size_t every) {
+  constexpr std::size_t kColumns = gpuwatch::kChunkMaxColumns;
+  std::vector<std::vector<double>> out(kColumns);
+  std::vector<gpuwatch::ColumnTarget> targets(kColumns);
+  for (std::size_t j = 0; j < kColumns; j += every) targets[j] = {&out[j], 1};
+  std::vector<std::int64_t> mono;
+  std::vector<std::int64_t> wall;
+  const auto rows = gpuwatch::decode_chunk_append(blob, targets, mono, every == 1 ? &wall : nullptr);
+  if (!chunk) return every != 1 || !rows;
+  if (!rows || *rows != chunk->rows() || mono != chunk->mono_ns) return false;
+  if (every == 1 && wall != chunk->wall_ns) return false;
+  for (std::size_t j = 0; j < chunk->columns.size(); j += every) {
+    for (std::size_t i = 0; i < *rows; ++i) {
+      const auto& v = chunk->columns[j][i];
+      if (v ? out[j][i] != static_cast<double>(*v) : !std::isnan(out[j][i])) return false;
+    }
+  }
+  return true;
+}
+
 void check_decoded(std::span<const std::uint8_t> blob) {
   std::string error;
   const auto chunk = gpuwatch::decode_chunk(blob, &error);
+  if (!append_agrees(blob, chunk, 1) || !append_agrees(blob, chunk, 2)) __builtin_trap();
   if (!chunk) {
     if (error.empty()) __builtin_trap();  // every rejection says why
     return;

@@ -21,7 +21,8 @@ bool summarizable(DeviceMetric m) {
          m != DeviceMetric::SlowReadAgeSeconds && info(m).cadence != Cadence::Static;
 }
 
-std::optional<double> total_memory(const DeviceSeries& series) {
+std::optional<double> total_memory(const DeviceSeries& series, const std::optional<double>& known) {
+  if (known) return known;
   if (auto v = series.info.static_values.get(DeviceMetric::MemTotalBytes)) return *v;
   const auto i = static_cast<std::size_t>(DeviceMetric::MemTotalBytes);
   if (i < series.values.size()) {
@@ -32,18 +33,31 @@ std::optional<double> total_memory(const DeviceSeries& series) {
   return std::nullopt;
 }
 
-// Metrics read together in the first pass over a device: what the detectors
-// and the energy estimate need side by side.
-constexpr DeviceMetric kDetectorMetrics[] = {
-    DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,  DeviceMetric::MemTotalBytes,
-    DeviceMetric::PowerWatts,     DeviceMetric::EnergyJoules,  DeviceMetric::SlowReadAgeSeconds,
-    DeviceMetric::ClockEventReasons, DeviceMetric::PcieLinkGen, DeviceMetric::PcieLinkWidth,
-};
-// The remaining statistics are read this many metrics at a time.
+// What the detectors read at full resolution, in three passes over a device
+// so that no more than four of its columns are in memory at once (each is
+// 10 MB per million samples, and a pass skips the columns it does not read
+// without decoding them). The first: idle gaps, memory and the phase and
+// epoch statistics; the second: energy and throttling; the third: the PCIe link.
+constexpr DeviceMetric kActivityMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
+                                             DeviceMetric::PowerWatts};
+constexpr DeviceMetric kEnergyMetrics[] = {DeviceMetric::PowerWatts, DeviceMetric::EnergyJoules,
+                                           DeviceMetric::SlowReadAgeSeconds, DeviceMetric::ClockEventReasons};
+constexpr DeviceMetric kLinkMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::PcieLinkGen,
+                                         DeviceMetric::PcieLinkWidth};
+static_assert(kEnergyMetrics[0] == DeviceMetric::PowerWatts, "power is summarized with the first pass");
+static_assert(kLinkMetrics[0] == DeviceMetric::GpuUtilPercent, "utilization is summarized with the first pass");
+// Without rollups, the remaining statistics are read this many metrics at a time.
 constexpr std::size_t kSummaryMetricsPerPass = 12;
 
-bool in_first_pass(DeviceMetric m) {
-  return std::find(std::begin(kDetectorMetrics), std::end(kDetectorMetrics), m) != std::end(kDetectorMetrics);
+bool contains(std::span<const DeviceMetric> list, DeviceMetric m) {
+  return std::find(list.begin(), list.end(), m) != list.end();
+}
+
+// The first pass, with the device's total memory when nothing else gives it.
+std::vector<DeviceMetric> activity_metrics(const std::optional<double>& total_bytes) {
+  std::vector<DeviceMetric> metrics(std::begin(kActivityMetrics), std::end(kActivityMetrics));
+  if (!total_bytes) metrics.push_back(DeviceMetric::MemTotalBytes);
+  return metrics;
 }
 
 std::span<const double> column_of(const DeviceSeries& series, DeviceMetric m) {
@@ -94,9 +108,8 @@ std::pair<std::span<const std::int64_t>, std::span<const double>> working_span(
   return {time_ns.subspan(first, last - first), memory.subspan(first, last - first)};
 }
 
-// Detectors, energy and phase statistics: everything that needs the
-// first-pass columns side by side.
-void add_detectors(DeviceReport& report, const DeviceSeries& series) {
+// Energy and throttling, from kEnergyMetrics.
+void add_energy_detectors(DeviceReport& report, const DeviceSeries& series) {
   const auto column = [&](DeviceMetric m) { return column_of(series, m); };
   // Power is a one-second average on recent parts; bridging more than a few
   // seconds of missing samples would invent energy.
@@ -110,20 +123,29 @@ void add_detectors(DeviceReport& report, const DeviceSeries& series) {
   }
   report.energy = estimate_energy({series.mono_ns, column(DeviceMetric::PowerWatts)}, {energy_time, energy},
                                   kMaxPowerGapNs);
-
-  const auto util = column(DeviceMetric::GpuUtilPercent);
-  report.idle_gaps = find_idle_gaps(series.mono_ns, util);
   if (const auto reasons = column(DeviceMetric::ClockEventReasons); !reasons.empty()) {
     ThrottleReport t = throttle_time(series.mono_ns, reasons);
     if (t.sampled_s > 0) report.throttle = std::move(t);
   }
+}
+
+// Idle gaps and memory, from activity_metrics().
+void add_activity_detectors(DeviceReport& report, const DeviceSeries& series, const std::optional<double>& total_bytes) {
+  const auto column = [&](DeviceMetric m) { return column_of(series, m); };
+  const auto util = column(DeviceMetric::GpuUtilPercent);
+  report.idle_gaps = find_idle_gaps(series.mono_ns, util);
   const auto [memory_time, memory] = working_span(series.mono_ns, column(DeviceMetric::MemUsedBytes), report.idle_gaps);
-  report.memory = memory_trend(memory_time, memory, total_memory(series));
+  report.memory = memory_trend(memory_time, memory, total_memory(series, total_bytes));
+}
+
+// The PCIe link, from kLinkMetrics.
+void add_link_detector(DeviceReport& report, const DeviceSeries& series) {
+  const auto column = [&](DeviceMetric m) { return column_of(series, m); };
   const auto static_int = [&](DeviceMetric m) -> std::optional<int> {
     if (auto v = series.info.static_values.get(m)) return static_cast<int>(*v);
     return std::nullopt;
   };
-  report.pcie_link = pcie_link({series.mono_ns, util, column(DeviceMetric::PcieLinkGen),
+  report.pcie_link = pcie_link({series.mono_ns, column(DeviceMetric::GpuUtilPercent), column(DeviceMetric::PcieLinkGen),
                                 column(DeviceMetric::PcieLinkWidth), static_int(DeviceMetric::PcieLinkGenMax),
                                 static_int(DeviceMetric::PcieLinkWidthMax)});
 }
@@ -138,12 +160,14 @@ struct DeviceResult {
 };
 
 // Every summarizable metric's statistics from the device's rollups.
-void add_rollup_summaries(DeviceReport& report, const DeviceRollups& rollups) {
+std::vector<MetricSummary> summaries_from_rollups(const DeviceRollups& rollups) {
+  std::vector<MetricSummary> out;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     const auto metric = static_cast<DeviceMetric>(m);
     if (!summarizable(metric)) continue;
-    if (auto s = summarize(rollups.of(metric))) report.metrics.push_back({metric, *s});
+    if (auto s = summarize(rollups.of(metric))) out.push_back({metric, *s});
   }
+  return out;
 }
 
 DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
@@ -154,32 +178,65 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
   report.lost_at_wall_ns = facts.lost_at_wall_ns;
   // With rollups, the statistics come from them, and the samples are read
   // only for what needs them in order: the detectors, energy and phases.
-  const std::optional<DeviceRollups> rollups =
-      rollup_source ? rollup_source->rollups(facts.info.index) : std::nullopt;
+  // A device's rollups take tens of MB: summarized and let go before the
+  // passes, so that the two are not in memory together.
+  std::optional<std::vector<MetricSummary>> rollup_summaries;
+  if (rollup_source) {
+    if (const std::optional<DeviceRollups> r = rollup_source->rollups(facts.info.index)) {
+      rollup_summaries = summaries_from_rollups(*r);
+    }
+  }
+  const bool rollups = rollup_summaries.has_value();
+  std::optional<double> total_bytes = facts.info.static_values.get(DeviceMetric::MemTotalBytes);
+  if (rollups && !total_bytes) {
+    const auto total = std::find_if(rollup_summaries->begin(), rollup_summaries->end(),
+                                    [](const MetricSummary& s) { return s.metric == DeviceMetric::MemTotalBytes; });
+    if (total != rollup_summaries->end()) total_bytes = total->summary.max;
+  }
+  const std::vector<DeviceMetric> first_pass = activity_metrics(total_bytes);
   {
-    const DeviceSeries first = columns.load(facts.info.index, kDetectorMetrics);
-    report.samples = first.mono_ns.size();
-    if (!first.mono_ns.empty()) result.last_mono_ns = first.mono_ns.back();
-    if (!rollups) add_summaries(report, first, kDetectorMetrics);
-    add_detectors(report, first);
+    const DeviceSeries activity = columns.load(facts.info.index, first_pass, WallClock::Skip);
+    report.samples = activity.mono_ns.size();
+    if (!activity.mono_ns.empty()) result.last_mono_ns = activity.mono_ns.back();
+    if (!rollups) add_summaries(report, activity, first_pass);
+    add_activity_detectors(report, activity, total_bytes);
     result.phases = segment_rows(segments, SegmentKind::Phase);
     result.epochs = segment_rows(segments, SegmentKind::Epoch);
-    add_segment_device(result.phases, segments, first);
-    add_segment_device(result.epochs, segments, first);
+    add_segment_device(result.phases, segments, activity);
+    add_segment_device(result.epochs, segments, activity);
+  }
+  {
+    const DeviceSeries energy = columns.load(facts.info.index, kEnergyMetrics, WallClock::Skip);
+    if (!rollups) {
+      // Power was summarized with the first pass.
+      add_summaries(report, energy, std::span<const DeviceMetric>(kEnergyMetrics).subspan(1));
+    }
+    add_energy_detectors(report, energy);
+  }
+  {
+    const DeviceSeries link = columns.load(facts.info.index, kLinkMetrics, WallClock::Skip);
+    if (!rollups) {
+      // Utilization was summarized with the first pass.
+      add_summaries(report, link, std::span<const DeviceMetric>(kLinkMetrics).subspan(1));
+    }
+    add_link_detector(report, link);
   }
   if (rollups) {
-    add_rollup_summaries(report, *rollups);
+    report.metrics = std::move(*rollup_summaries);
     return result;
   }
   std::vector<DeviceMetric> rest;
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     const auto metric = static_cast<DeviceMetric>(m);
-    if (summarizable(metric) && !in_first_pass(metric)) rest.push_back(metric);
+    if (summarizable(metric) && !contains(first_pass, metric) && !contains(kEnergyMetrics, metric) &&
+        !contains(kLinkMetrics, metric)) {
+      rest.push_back(metric);
+    }
   }
   for (std::size_t i = 0; i < rest.size(); i += kSummaryMetricsPerPass) {
     const auto group =
         std::span<const DeviceMetric>(rest).subspan(i, std::min(kSummaryMetricsPerPass, rest.size() - i));
-    add_summaries(report, columns.load(facts.info.index, group), group);
+    add_summaries(report, columns.load(facts.info.index, group, WallClock::Skip), group);
   }
   // Catalogue order, whatever order the passes read them in.
   std::sort(report.metrics.begin(), report.metrics.end(),
@@ -187,9 +244,9 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
   return result;
 }
 
-// Two devices at a time: a device's columns at full resolution take ~130 MB
-// for 35 hours at 10 Hz, so two keep the report under 500 MB, and CI has two
-// cores.
+// Two devices at a time: a pass's columns at full resolution take ~60 MB
+// for 35 hours at 10 Hz (1.26 M samples), with the detectors' own copies
+// ~90 MB, so two keep the report under 250 MB, and CI has two cores.
 constexpr std::size_t kDeviceWorkers = 2;
 
 std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, const DeviceColumns& columns,

@@ -106,11 +106,22 @@ void bucketed_select(std::span<const Weighted> points, double min, double max, s
 PresentSamples present_samples(std::span<const std::int64_t> time_ns, std::span<const double> values) {
   PresentSamples p;
   const std::size_t n = std::min(time_ns.size(), values.size());
+  const auto absent = static_cast<std::size_t>(
+      std::count_if(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n), [](double v) { return std::isnan(v); }));
+  if (absent == 0) {
+    p.time_ns = time_ns.first(n);
+    p.value = values.first(n);
+    return p;
+  }
+  p.owned_time_ns_.reserve(n - absent);
+  p.owned_value_.reserve(n - absent);
   for (std::size_t i = 0; i < n; ++i) {
     if (std::isnan(values[i])) continue;
-    p.time_ns.push_back(time_ns[i]);
-    p.value.push_back(values[i]);
+    p.owned_time_ns_.push_back(time_ns[i]);
+    p.owned_value_.push_back(values[i]);
   }
+  p.time_ns = p.owned_time_ns_;
+  p.value = p.owned_value_;
   return p;
 }
 

@@ -4,7 +4,7 @@
 
 namespace gpuwatch {
 
-DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const {
   DeviceSeries out;
   out.info.index = index;
   out.values.resize(kDeviceMetricCount);
@@ -12,7 +12,7 @@ DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metri
     if (d.info.index != index) continue;
     out.info = d.info;
     out.mono_ns = d.mono_ns;
-    out.wall_ns = d.wall_ns;
+    if (wall == WallClock::Load) out.wall_ns = d.wall_ns;
     out.lost_at_wall_ns = d.lost_at_wall_ns;
     for (DeviceMetric m : metrics) {
       const auto i = static_cast<std::size_t>(m);

@@ -10,20 +10,24 @@
 
 namespace gpuwatch {
 
+// Whether a load fills DeviceSeries::wall_ns. The report works on the
+// monotonic clock alone, and at 10 M samples the wall clock is 80 MB.
+enum class WallClock : bool { Skip, Load };
+
 class DeviceColumns {
  public:
   virtual ~DeviceColumns() = default;
   // Device `index`'s facts, timestamps and the columns of `metrics`; every
   // other column is left empty. An unknown index gives a series with no samples.
   // Safe to call from several threads at once.
-  [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const = 0;
+  [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const = 0;
 };
 
 // Columns copied from a RunData already in memory (small runs, imported files).
 class RunDataColumns final : public DeviceColumns {
  public:
   explicit RunDataColumns(const RunData& data) : data_(data) {}
-  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override;
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const override;
 
  private:
   const RunData& data_;

@@ -58,7 +58,7 @@ template <typename Series>
 std::size_t keep_front(Series& s, std::int64_t mono_ns) {
   const auto n = static_cast<std::size_t>(std::upper_bound(s.mono_ns.begin(), s.mono_ns.end(), mono_ns) - s.mono_ns.begin());
   s.mono_ns.resize(std::min(n, s.mono_ns.size()));
-  s.wall_ns.resize(s.mono_ns.size());
+  if (s.wall_ns.size() > s.mono_ns.size()) s.wall_ns.resize(s.mono_ns.size());  // empty: not loaded
   for (auto& column : s.values) {
     if (column.size() > n) column.resize(n);
   }

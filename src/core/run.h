@@ -67,7 +67,7 @@ struct ProcessRecord {
 struct DeviceSeries {
   DeviceInfo info;
   std::vector<std::int64_t> mono_ns;
-  std::vector<std::int64_t> wall_ns;
+  std::vector<std::int64_t> wall_ns;  // as long as mono_ns, or empty where not loaded (DeviceColumns)
   // values[metric][i]; NaN where absent.
   std::vector<std::vector<double>> values;  // kDeviceMetricCount columns
   std::optional<std::int64_t> lost_at_wall_ns;

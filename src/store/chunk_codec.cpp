@@ -1,5 +1,6 @@
 #include "store/chunk_codec.h"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -60,7 +61,8 @@ struct DoubleSink {  // appends, as stored units (value / scale), NaN where abse
   void set(std::size_t i, std::int64_t v) { out[base + i] = static_cast<double>(v) / scale; }
 };
 
-// `sink` null: validate and skip the column.
+// `sink` null: skip the column, checking only that it ends inside the blob
+// (Reader::skip_varints).
 template <typename Sink>
 bool decode_column(Reader& r, std::size_t n, Sink* sink, std::string* error) {
   std::uint8_t tag = 0;
@@ -78,12 +80,19 @@ bool decode_column(Reader& r, std::size_t n, Sink* sink, std::string* error) {
   } else if (tag != 1) {
     return fail(error, "unknown column tag");
   }
+  if (!sink) {
+    std::size_t present = n;
+    if (tag == 2) {
+      present = 0;
+      for (std::uint8_t b : bitmap) present += static_cast<std::size_t>(std::popcount(b));
+    }
+    return r.skip_varints(present) || fail(error, "truncated column values");
+  }
   std::int64_t prev = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (tag == 2 && !((bitmap[i / 8] >> (i % 8)) & 1)) continue;
     std::uint64_t z = 0;
     if (!r.varint(z)) return fail(error, "truncated column values");
-    if (!sink) continue;
     prev = wrap_add(prev, unzigzag(z));
     sink->set(i, prev);
   }
@@ -184,26 +193,31 @@ std::optional<Chunk> decode_chunk(std::span<const std::uint8_t> blob, std::strin
 
 std::optional<std::size_t> decode_chunk_append(std::span<const std::uint8_t> blob,
                                                std::span<const ColumnTarget> targets, std::vector<std::int64_t>& mono_ns,
-                                               std::vector<std::int64_t>& wall_ns, std::string* error) {
+                                               std::vector<std::int64_t>* wall_ns, std::string* error) {
   Reader r(blob);
   std::uint64_t n = 0;
   std::uint64_t k = 0;
   if (!read_header(r, n, k, error)) return std::nullopt;
   const std::size_t mono_before = mono_ns.size();
-  const std::size_t wall_before = wall_ns.size();
+  const std::size_t wall_before = wall_ns ? wall_ns->size() : 0;
   std::vector<std::size_t> column_before;
   for (const ColumnTarget& t : targets) column_before.push_back(t.out ? t.out->size() : 0);
   // On any error the outputs go back to how they were: no half chunk.
   const auto undo = [&] {
     mono_ns.resize(mono_before);
-    wall_ns.resize(wall_before);
+    if (wall_ns) wall_ns->resize(wall_before);
     for (std::size_t j = 0; j < targets.size(); ++j) {
       if (targets[j].out) targets[j].out->resize(column_before[j]);
     }
     return std::nullopt;
   };
   std::vector<std::int64_t> times;
-  for (std::vector<std::int64_t>* clock : {&mono_ns, &wall_ns}) {
+  for (std::vector<std::int64_t>* clock : {&mono_ns, wall_ns}) {
+    if (!clock) {
+      if (r.skip_varints(n)) continue;
+      fail(error, "truncated timestamps");
+      return undo();
+    }
     if (!decode_times(r, n, times)) {
       fail(error, "truncated timestamps");
       return undo();

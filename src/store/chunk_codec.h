@@ -64,11 +64,16 @@ struct ColumnTarget {
 
 // The reader's fast path for long runs: appends the chunk's rows straight to
 // time and value columns, without building a Chunk. `targets` is indexed by
-// chunk column; columns past its end are skipped. Returns the row count, or
-// nullopt (with a reason in `error`) leaving every output as it was.
+// chunk column; columns past its end, and the wall clock when `wall_ns` is
+// null, are skipped: stepped over without being decoded, so that reading a
+// few of many columns costs little more than those few. Whatever
+// decode_chunk accepts this accepts too, with the same values; it may accept
+// an overlong varint in a skipped column, which is never read. Returns the
+// row count, or nullopt (with a reason in `error`) leaving every output as it
+// was.
 std::optional<std::size_t> decode_chunk_append(std::span<const std::uint8_t> blob,
                                                std::span<const ColumnTarget> targets, std::vector<std::int64_t>& mono_ns,
-                                               std::vector<std::int64_t>& wall_ns, std::string* error = nullptr);
+                                               std::vector<std::int64_t>* wall_ns, std::string* error = nullptr);
 
 // The largest row count per chunk that keeps `columns` within the limits.
 std::size_t max_chunk_rows(std::size_t columns);

@@ -14,7 +14,7 @@ namespace {
 // Columns decoded per pass over a device's chunks while building: each holds
 // a double per sample (10 MB for 35 h at 10 Hz), so a few at a time keep the
 // recorder's closing peak near 100 MB at that size.
-constexpr std::size_t kRollupMetricsPerPass = 6;
+constexpr std::size_t kRollupMetricsPerPass = 3;
 sql::Db open_db(const std::filesystem::path& path, bool writable) {
   const int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
   return sql::open(path.string(), flags, path);
@@ -62,6 +62,7 @@ std::optional<std::vector<Blob>> make_blobs(Store& store, const RunInfo& run) {
       LoadOptions options;
       options.device = device.info.index;
       options.host = false;
+      options.device_wall_clock = false;
       const std::size_t end = std::min(i + kRollupMetricsPerPass, metrics.size());
       options.metrics.emplace(metrics.begin() + static_cast<std::ptrdiff_t>(i),
                               metrics.begin() + static_cast<std::ptrdiff_t>(end));
@@ -138,7 +139,9 @@ std::optional<DeviceRollups> StoredRollups::rollups(int index) const {
     out.metrics.resize(kDeviceMetricCount);
     sql::Stmt q(db.get(), "SELECT metric, data FROM rollups WHERE run_id = ?1 AND device_idx = ?2");
     q.bind(1, run_.row_id).bind(2, std::int64_t{index});
+    bool any = false;  // a device without blobs (a damaged file) is read from its chunks
     while (q.step()) {
+      any = true;
       const int m = metric_index_by_name(kDeviceMetrics, q.text(0));
       if (m < 0) continue;  // a metric this build does not know
       auto minutes = decode_rollups(q.blob(1), kDeviceMetrics[static_cast<std::size_t>(m)].scale);
@@ -146,6 +149,7 @@ std::optional<DeviceRollups> StoredRollups::rollups(int index) const {
       out.metrics[static_cast<std::size_t>(m)] = std::move(*minutes);
     }
     txn.commit();
+    if (!any) return std::nullopt;
     return out;
   } catch (const StoreError&) {
     return std::nullopt;  // the chunks are the data; rollups only make reading faster

@@ -133,7 +133,7 @@ void append_columns(const Chunk& c, const std::vector<int>& source, const auto& 
 // and reported through `corrupt`.
 template <typename Corrupt>
 void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std::vector<int>& source,
-                         const Corrupt& corrupt) {
+                         bool wall_clock, const Corrupt& corrupt) {
   std::vector<ColumnTarget> targets;
   for (std::size_t m = 0; m < source.size(); ++m) {
     if (source[m] < 0) continue;
@@ -144,14 +144,14 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
   const std::size_t before = s.mono_ns.size();
   const std::int64_t first = q.int64(col);
   std::string why;
-  const auto rows = decode_chunk_append(q.blob(col + 3), targets, s.mono_ns, s.wall_ns, &why);
+  const auto rows = decode_chunk_append(q.blob(col + 3), targets, s.mono_ns, wall_clock ? &s.wall_ns : nullptr, &why);
   if (rows && *rows > 0 && static_cast<std::int64_t>(*rows) == q.int64(col + 2) && s.mono_ns[before] == first &&
       s.mono_ns.back() == q.int64(col + 1)) {
     return;
   }
   if (rows) {  // decoded, but not what its row says: take it back out
     s.mono_ns.resize(before);
-    s.wall_ns.resize(before);
+    if (wall_clock) s.wall_ns.resize(before);
     for (const ColumnTarget& t : targets) {
       if (t.out) t.out->resize(before);
     }
@@ -359,7 +359,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
       const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(0, counts.int64(1)));
       DeviceSeries& s = data.devices[it->second];
       s.mono_ns.reserve(rows);
-      s.wall_ns.reserve(rows);
+      if (options.device_wall_clock) s.wall_ns.reserve(rows);
       for (std::size_t m = 0; m < s.values.size(); ++m) {
         if (device_sources[it->second][m] != kNotAsked) s.values[m].reserve(rows);
       }
@@ -374,7 +374,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     }
     const std::size_t pos = device_pos[idx];
     DeviceSeries& s = data.devices[pos];
-    append_device_chunk(chunks, 1, s, device_sources[pos], corrupt);
+    append_device_chunk(chunks, 1, s, device_sources[pos], options.device_wall_clock, corrupt);
   }
   for (std::size_t pos = 0; pos < data.devices.size(); ++pos) {
     DeviceSeries& s = data.devices[pos];

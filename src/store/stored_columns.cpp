@@ -4,8 +4,10 @@ namespace gpuwatch {
 
 namespace {
 
-DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<const DeviceMetric> metrics) {
+DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<const DeviceMetric> metrics,
+                         WallClock wall) {
   LoadOptions options;
+  options.device_wall_clock = wall == WallClock::Load;
   options.device = index;
   options.metrics = std::vector<DeviceMetric>(metrics.begin(), metrics.end());
   options.host = false;
@@ -21,7 +23,7 @@ DeviceSeries load_device(Store& store, const RunInfo& run, int index, std::span<
 
 }  // namespace
 
-DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics) const {
+DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const {
   std::unique_ptr<Store> store;
   {
     std::lock_guard lock(mutex_);
@@ -31,7 +33,7 @@ DeviceSeries StoredColumns::load(int index, std::span<const DeviceMetric> metric
     }
   }
   if (!store) store = Store::open(store_path_, true);
-  DeviceSeries series = load_device(*store, run_, index, metrics);
+  DeviceSeries series = load_device(*store, run_, index, metrics, wall);
   std::lock_guard lock(mutex_);
   idle_.push_back(std::move(store));
   return series;

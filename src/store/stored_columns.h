@@ -21,7 +21,7 @@ class StoredColumns final : public DeviceColumns {
  public:
   StoredColumns(std::filesystem::path store_path, RunInfo run)
       : store_path_(std::move(store_path)), run_(std::move(run)) {}
-  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override;
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const override;
 
  private:
   std::filesystem::path store_path_;

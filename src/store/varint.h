@@ -3,6 +3,7 @@
 // span and reports every short or malformed input as false.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -75,6 +76,26 @@ class Reader {
     if (remaining() < 8) return false;
     std::memcpy(&v, in_.data() + pos_, 8);
     pos_ += 8;
+    return true;
+  }
+  // Steps over `count` varints without decoding them, eight bytes at a time
+  // (a varint ends at each byte with the high bit clear). Only checks that
+  // they end inside the input: an overlong spelling is not noticed here, but
+  // by varint() whenever the same bytes are decoded.
+  bool skip_varints(std::size_t count) {
+    constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+    while (count > 0 && remaining() >= 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, in_.data() + pos_, 8);
+      const auto ends = static_cast<std::size_t>(std::popcount(~word & kHighBits));
+      if (ends >= count) break;
+      count -= ends;
+      pos_ += 8;
+    }
+    for (; count > 0; ++pos_) {
+      if (pos_ >= in_.size()) return false;
+      if (!(in_[pos_] & 0x80)) --count;
+    }
     return true;
   }
   std::span<const std::uint8_t> take(std::size_t n) {

@@ -97,7 +97,7 @@ void for_each_device(const RunData& base, const DeviceColumns& columns, std::spa
   const auto work = [&] {
     for (std::size_t i = next++; i < n && !failed; i = next++) {
       try {
-        const DeviceSeries series = columns.load(base.devices[i].info.index, metrics);
+        const DeviceSeries series = columns.load(base.devices[i].info.index, metrics, WallClock::Load);
         if (each) each(i, series);
         if (!in_order) continue;
         std::unique_lock lock(mutex);

@@ -142,9 +142,9 @@ TEST(PlotData, TheMeanOverGpusKeepsItsExtremes) {
 class CountingColumns final : public DeviceColumns {
  public:
   explicit CountingColumns(const RunData& run) : inner_(run) {}
-  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override {
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const override {
     ++loads_;
-    return inner_.load(index, metrics);
+    return inner_.load(index, metrics, wall);
   }
   [[nodiscard]] int loads() const { return loads_; }
 
@@ -199,9 +199,9 @@ TEST(PlotData, ThreadsChangeNothing) {
 class FailingColumns final : public DeviceColumns {
  public:
   explicit FailingColumns(const RunData& run) : inner_(run) {}
-  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics) const override {
+  [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const override {
     if (index == 2) throw StoreError("chunk unreadable");
-    return inner_.load(index, metrics);
+    return inner_.load(index, metrics, wall);
   }
 
  private:

@@ -121,6 +121,60 @@ TEST(ChunkCodec, EveryTruncationIsRejected) {
   }
 }
 
+// The reader's path: chosen columns only, the others and the wall clock
+// stepped over. Values must be decode_chunk's, whatever is skipped.
+TEST(ChunkCodec, AppendDecodesChosenColumnsAndSkipsTheRest) {
+  std::mt19937_64 rng(7);
+  for (const std::size_t n : {1u, 7u, 8u, 9u, 63u, 1000u}) {
+    Chunk c = regular_chunk(n, 9, static_cast<unsigned>(n), 3);
+    c.columns[4].assign(n, std::nullopt);  // all absent
+    // Large values: varints of up to ten bytes among the skipped ones.
+    for (auto& v : c.columns[6]) v = static_cast<std::int64_t>(rng());
+    const Bytes blob = encode_chunk(c);
+    for (const std::size_t chosen : {0u, 4u, 6u, 8u}) {
+      std::vector<double> out{-1.0};  // appended to, not replaced
+      std::vector<ColumnTarget> targets(chosen + 1);
+      targets[chosen] = {&out, 10};
+      std::vector<std::int64_t> mono{5};
+      std::string why;
+      const auto rows = decode_chunk_append(blob, targets, mono, nullptr, &why);
+      ASSERT_EQ(rows, n) << why;
+      ASSERT_EQ(mono.size(), n + 1);
+      ASSERT_EQ(out.size(), n + 1);
+      EXPECT_EQ(out[0], -1.0);
+      for (std::size_t i = 0; i < n; ++i) {
+        EXPECT_EQ(mono[i + 1], c.mono_ns[i]);
+        const auto& v = c.columns[chosen][i];
+        if (v) {
+          EXPECT_EQ(out[i + 1], static_cast<double>(*v) / 10) << "column " << chosen << " row " << i;
+        } else {
+          EXPECT_TRUE(std::isnan(out[i + 1]));
+        }
+      }
+    }
+  }
+}
+
+TEST(ChunkCodec, AppendRejectsEveryTruncationAndLeavesOutputsAsTheyWere) {
+  const Chunk c = regular_chunk(50, 6, 9, 4);
+  const Bytes blob = encode_chunk(c);
+  for (std::size_t len = 0; len < blob.size(); ++len) {
+    std::vector<double> out{1.0};
+    const ColumnTarget targets[] = {{nullptr, 1}, {&out, 1}};  // the last columns are skipped
+    std::vector<std::int64_t> mono{1};
+    std::vector<std::int64_t> wall;
+    const bool with_wall = len % 2 == 0;
+    std::string why;
+    EXPECT_FALSE(decode_chunk_append(std::span(blob.data(), len), targets, mono, with_wall ? &wall : nullptr, &why)
+                     .has_value())
+        << "length " << len;
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(out, std::vector<double>{1.0});
+    EXPECT_EQ(mono, std::vector<std::int64_t>{1});
+    EXPECT_TRUE(wall.empty());
+  }
+}
+
 TEST(ChunkCodec, MalformedInputsAreRejected) {
   std::string why;
   // Unknown format byte.

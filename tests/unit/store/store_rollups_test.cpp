@@ -173,6 +173,12 @@ TEST_F(RollupStoreTest, ARecordingRunHasNoneAndADamagedBlobFallsBackToTheChunks)
   EXPECT_FALSE(rollups.rollups(1));
   const RunReport mixed = build_report(load_run_base(*store, run), StoredColumns(path_, run), rollups);
   expect_same_report(build_report(store->load(run)), mixed);
+
+  // A device whose blobs are gone altogether, the run still marked as rolled up.
+  ASSERT_TRUE(raw.exec("DELETE FROM rollups WHERE device_idx = 0"));
+  EXPECT_FALSE(rollups.rollups(0));
+  expect_same_report(build_report(store->load(run)),
+                     build_report(load_run_base(*store, run), StoredColumns(path_, run), rollups));
 }
 
 TEST(RollupCodec, RoundTripsAndRefusesDamage) {
