@@ -39,7 +39,7 @@ struct SlowReadPlan {
 struct DeviceEvent {
   std::size_t local_index = 0;  // the backend's device index
   Timestamp time;               // when the wait returned it
-  std::string kind;             // "xid", "ecc_double_bit", "ecc_single_bit"
+  std::string kind;             // core/device_event_kinds.h
   std::string message;          // for people: "XID 79: GPU has fallen off the bus"
 };
 
