@@ -16,5 +16,8 @@ inline constexpr std::string_view kEccSingleBitEventKind = "ecc_single_bit";
 // An NVML event type gpuwatch did not ask for by name.
 inline constexpr std::string_view kNvmlEventKind = "nvml_event";
 inline constexpr std::string_view kGpuLostEventKind = "gpu_lost";
+// Stands for the events of one GPU the sampler let go in a storm (see
+// kMaxDeviceEventsPerTick in sampler/sampler.h); its message says how many.
+inline constexpr std::string_view kEventsDroppedEventKind = "events_dropped";
 
 }  // namespace gpuwatch
