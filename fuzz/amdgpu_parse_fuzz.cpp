@@ -1,6 +1,7 @@
-// The amdgpu sysfs parsers on the same bytes: each must return or reject,
-// never crash, and what it returns must be self-consistent. The same bytes
-// also go to the binary gpu_metrics parser (seeds gpu_metrics_v1_*).
+// The amdgpu sysfs parsers (KFD topology properties among them) on the same
+// bytes: each must return or reject, never crash, and what it returns must
+// be self-consistent. The same bytes also go to the binary gpu_metrics
+// parser (seeds gpu_metrics_v1_*).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +24,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view trimmed = amdgpu::trim_sysfs(text);
   if (trimmed.size() > size) __builtin_trap();
   if (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.back() == '\n')) __builtin_trap();
+
+  if (const auto place = amdgpu::parse_kfd_node_properties(text)) {
+    // Bus and device come out of masks, and only a location_id line places a node.
+    if (place->bus > 0xFF || place->device > 0x1F) __builtin_trap();
+    if (text.find("location_id") == std::string_view::npos) __builtin_trap();
+  }
 
   const auto metrics = amdgpu::parse_gpu_metrics(std::span(data, size));
   if (size < 4 && metrics) __builtin_trap();

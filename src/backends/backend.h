@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -39,7 +40,7 @@ struct SlowReadPlan {
 struct DeviceEvent {
   std::size_t local_index = 0;  // the backend's device index
   Timestamp time;               // when the wait returned it
-  std::string kind;             // "xid", "ecc_double_bit", "ecc_single_bit"
+  std::string kind;             // core/device_event_kinds.h
   std::string message;          // for people: "XID 79: GPU has fallen off the bus"
 };
 
@@ -89,6 +90,12 @@ class GpuBackend {
   // them; null where it has none (most drivers, an old NVML, no GPU with
   // any supported event). Each call opens a new source.
   virtual std::unique_ptr<DeviceEventSource> open_events() { return nullptr; }
+
+  // Processes whose use of the GPUs the last process listing could not
+  // read: other users', without root (DRM fdinfo, drm_fdinfo/fdinfo_scan.h).
+  // 0 where the driver lists every process itself (NVML). Thread-safe: the
+  // slow thread lists, a screen asks.
+  [[nodiscard]] virtual std::size_t hidden_processes() const { return 0; }
 };
 
 // A backend together with the global index of its first device.
@@ -105,5 +112,9 @@ struct BackendSet {
 
 // Tries every registered backend; keeps those that find devices.
 BackendSet open_backends(const SystemPaths& paths);
+
+// The most processes any backend could not see. Not their sum: the DRM
+// backends share one fdinfo scan, so each counts the same processes.
+std::size_t hidden_processes(const BackendSet& set);
 
 }  // namespace gpuwatch

@@ -1,5 +1,6 @@
 // The one place that knows which backends exist. Adding a vendor means adding
 // its factory to kBackends; nothing else in the program names a vendor.
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -51,6 +52,12 @@ BackendSet open_backends(const SystemPaths& paths) {
     set.backends.push_back({std::move(backend), first});
   }
   return set;
+}
+
+std::size_t hidden_processes(const BackendSet& set) {
+  std::size_t most = 0;
+  for (const OpenBackend& b : set.backends) most = std::max(most, b.backend->hidden_processes());
+  return most;
 }
 
 }  // namespace gpuwatch

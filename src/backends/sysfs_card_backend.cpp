@@ -66,6 +66,7 @@ ReadStatus SysfsCardBackend::read_slow(std::size_t local_index, const SlowReadPl
   // memory, and reading amdgpu's fdinfo does not wake it (xe's may:
   // VENDORS.md 1.3).
   const std::shared_ptr<const DrmScan> scan = drm_scans_->for_card(card->info.pci_bus_id, now());
+  hidden_processes_.store(scan->hidden_processes, std::memory_order_relaxed);
   const std::size_t first_new = processes.size();
   read_scan(*card, *scan, plan.processes ? &processes : nullptr);
   for (std::size_t i = first_new; i < processes.size(); ++i) processes[i].device_index = static_cast<int>(local_index);

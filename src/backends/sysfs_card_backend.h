@@ -40,6 +40,7 @@ class SysfsCardBackend : public GpuBackend {
   ReadStatus read_fast(std::size_t local_index, DeviceValues& out) final;
   ReadStatus read_slow(std::size_t local_index, const SlowReadPlan& plan, DeviceValues& out,
                        std::vector<GpuProcess>& processes) final;
+  [[nodiscard]] std::size_t hidden_processes() const final { return hidden_processes_.load(std::memory_order_relaxed); }
 
  protected:
   // drm_scans: the one scanner of the whole machine; null for one of its own.
@@ -72,6 +73,7 @@ class SysfsCardBackend : public GpuBackend {
   std::vector<std::unique_ptr<SysfsCard>> cards_;
   std::filesystem::path procfs_root_;
   std::shared_ptr<DrmScanPerRound> drm_scans_;
+  std::atomic<std::size_t> hidden_processes_{0};  // of the last scan
 };
 
 }  // namespace gpuwatch

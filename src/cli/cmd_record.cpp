@@ -68,8 +68,9 @@ void add_record(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--on-underuse", flags->on_underuse,
                   "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
-                  "util.host_bound) on one of the job's GPUs has held for --after seconds; gpuwatch then\n"
-                  "exits 75. Memory alone (memory.batch_too_small) acts only when --rules names it")
+                  "util.host_bound, util.launch_bound when as low) on one of the job's GPUs has held for\n"
+                  "--after seconds; gpuwatch then exits 75. Memory alone (memory.batch_too_small) acts only\n"
+                  "when --rules names it")
       ->check(CLI::IsMember({"kill"}));
   auto* rules = cmd->add_option("--rules", flags->underuse_rules,
                   "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"

@@ -77,7 +77,7 @@ struct GpuProcess {
 struct Event {
   Timestamp time;
   std::optional<int> device_index;
-  std::string kind;     // "gpu_lost", "xid", "ecc_double_bit", "signal", ...
+  std::string kind;     // core/device_event_kinds.h, "signal", "job_gpus", ...
   std::string message;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/device_event_kinds.h"
 #include "render/status_line.h"
 
 namespace gpuwatch {
@@ -56,7 +57,7 @@ void RecordingSink::note_job_gpus(Timestamp time) {
 
 void RecordingSink::on_device_lost(int device_index, Timestamp when) {
   store_.mark_lost(device_index, when);
-  store_.add_event({when, device_index, "gpu_lost", "the GPU stopped answering (fell off the bus?)"});
+  store_.add_event({when, device_index, std::string(kGpuLostEventKind), "the GPU stopped answering (fell off the bus?)"});
   say(stderr, fmt::format("gpuwatch: GPU {} was lost; the other GPUs keep being recorded\n", device_index));
   latest_.erase(device_index);
 }
@@ -66,7 +67,7 @@ void RecordingSink::on_device_event(const Event& event) {
   if (advisor_) advisor_->on_event(event);
   // Said at once: an XID or a lost bit of data explains a crash that comes
   // next. Corrected single-bit errors can come by thousands and hurt nothing.
-  if (event.kind != "ecc_single_bit") {
+  if (event.kind != kEccSingleBitEventKind) {
     say(stderr, fmt::format("gpuwatch: GPU {}: {}\n", event.device_index.value_or(-1), event.message));
   }
 }

@@ -35,7 +35,7 @@ class RecordingSink final : public SampleSink {
   void on_host_sample(const HostSample& sample) override;
   void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
   void on_device_lost(int device_index, Timestamp when) override;
-  // Stored as a run event of its kind ("xid", "ecc_double_bit", ...).
+  // Stored as a run event of its kind (core/device_event_kinds.h).
   void on_device_event(const Event& event) override;
   void on_tick(Timestamp tick_time) override;
 

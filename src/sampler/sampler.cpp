@@ -1,11 +1,13 @@
 #include "sampler/sampler.h"
 
 #include <algorithm>
+#include <string>
 #include <thread>
 
 #include <pthread.h>
 
 #include "backends/procfs/host.h"
+#include "core/device_event_kinds.h"
 #include "core/metrics.h"
 
 namespace gpuwatch {
@@ -175,18 +177,34 @@ void Sampler::event_loop(DeviceEventSource& source, const GpuBackend* backend) {
       return t->backend == backend && t->local_index == event.local_index;
     });
     if (target == targets_.end()) continue;  // a GPU this run does not watch
+    Event e{event.time, (*target)->global_index, std::move(event.kind), std::move(event.message)};
     std::lock_guard lock(mutex_);
-    events_.push_back(Event{event.time, (*target)->global_index, std::move(event.kind), std::move(event.message)});
+    if (events_.size() < kMaxDeviceEventsPerTick) {
+      events_.push_back(std::move(e));
+    } else {
+      Dropped& d = dropped_[(*target)->global_index];
+      ++d.count;
+      d.last = std::move(e);
+    }
   } while (!stopping());
 }
 
 void Sampler::deliver_events(SampleSink& sink) {
   std::vector<Event> events;
+  std::map<int, Dropped> dropped;
   {
     std::lock_guard lock(mutex_);
     events.swap(events_);
+    dropped.swap(dropped_);
   }
   for (const Event& e : events) sink.on_device_event(e);
+  // After the kept ones: it is the latest news of its GPU.
+  for (const auto& [index, d] : dropped) {
+    sink.on_device_event(Event{d.last.time, index, std::string(kEventsDroppedEventKind),
+                               std::to_string(d.count) + " more events of this GPU dropped: over " +
+                                   std::to_string(kMaxDeviceEventsPerTick) +
+                                   " came between two samples (the last: " + d.last.message + ")"});
+  }
 }
 
 void Sampler::read_slow_into_mailbox(const SlowReadPlan& plan) {

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -35,6 +37,12 @@ class SampleSink {
   // After all samples of one tick have been delivered.
   virtual void on_tick(Timestamp tick_time) = 0;
 };
+
+// Device events kept between two ticks. A storm (corrected ECC errors can
+// come by thousands) must not grow the queue without bound; past this, each
+// GPU's further events are counted and delivered as one events_dropped
+// event (core/device_event_kinds.h) at the next tick.
+inline constexpr std::size_t kMaxDeviceEventsPerTick = 1024;
 
 struct SamplerOptions {
   std::chrono::nanoseconds interval = std::chrono::milliseconds(500);
@@ -94,7 +102,8 @@ class Sampler {
   void slow_loop();
   // Device events: one thread per backend that has a source, blocked in the
   // driver's wait (never on the sampling thread: it blocks for as long as no
-  // error comes). Events wait in events_ for the next tick.
+  // error comes). Events wait in events_ for the next tick; those past
+  // kMaxDeviceEventsPerTick only count in dropped_.
   std::vector<std::thread> start_event_threads();
   void event_loop(DeviceEventSource& source, const GpuBackend* backend);
   void stop_and_join(std::thread& slow, std::vector<std::thread>& event_threads);
@@ -120,11 +129,16 @@ class Sampler {
   SamplerOptions options_;
   std::chrono::nanoseconds slow_interval_;
 
-  mutable std::mutex mutex_;  // guards stopping_, mailbox_ and events_
+  mutable std::mutex mutex_;  // guards stopping_, mailbox_, events_ and dropped_
   std::condition_variable wake_;
   bool stopping_ = false;
   SlowMailbox mailbox_;
   std::vector<Event> events_;
+  struct Dropped {
+    std::int64_t count = 0;
+    Event last;  // the latest one let go
+  };
+  std::map<int, Dropped> dropped_;  // by gpuwatch index
   JitterRecorder jitter_;
 };
 

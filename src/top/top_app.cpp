@@ -207,7 +207,8 @@ void fill_devices(TopView& view, Watcher& watcher) {
 // Refreshes everything but the view's own state, keeping the selected pid
 // selected after the re-sort. `history`: samples per device to copy, no more
 // than the widest graph shows (a graph has at most one column per sample).
-void refresh(TopView& view, const LiveWindow& window, ProcessDetailsCache& processes, std::size_t history) {
+void refresh(TopView& view, const LiveWindow& window, const BackendSet& backends, ProcessDetailsCache& processes,
+             std::size_t history) {
   const Timestamp t = now();
   // A pid may have a row per GPU: the row is the pid on its GPU.
   std::optional<std::pair<std::uint32_t, int>> selected_row;
@@ -219,6 +220,7 @@ void refresh(TopView& view, const LiveWindow& window, ProcessDetailsCache& proce
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
   view.processes = join_processes(view.live, processes, t);
+  view.hidden_processes = hidden_processes(backends);
   sort_processes(view.processes, view.sort);
   if (selected_row) {
     const auto it = std::find_if(view.processes.begin(), view.processes.end(), [&](const TopProcess& p) {
@@ -279,7 +281,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   view.hostname = host_name();
   view.interval_s = watch.interval_s;
   fill_devices(view, watcher);
-  refresh(view, window, processes, kHistory);
+  refresh(view, window, watcher.backends(), processes, kHistory);
   if (options.watched_run) {
     try {
       view.run = options.watched_run();
@@ -294,7 +296,8 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
     // Tall enough for every panel and every process: a snapshot for a bug
     // report leaves nothing out.
     const std::size_t height =
-        options.height != 0 ? options.height : 24 + 8 * view.devices.size() + view.processes.size();
+        options.height != 0 ? options.height
+                            : 24 + 8 * view.devices.size() + view.processes.size() + (view.hidden_processes > 0 ? 1 : 0);
     std::fputs(plain_text(compose_top_screen(view, width, height)).c_str(), stdout);
   }
   return 0;
@@ -330,7 +333,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
     if ((fds[1].revents & POLLIN) != 0) {
       ticks.drain();
       if (!view.paused) {
-        refresh(view, window, processes, terminal.width());
+        refresh(view, window, sampling.watcher().backends(), processes, terminal.width());
         run_watch.copy_to(view);
         dirty = true;
       }

@@ -48,6 +48,12 @@ struct LaunchBound {
 };
 std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d);
 
+// The share of the window (percent) below util_low_percent when utilization
+// is low in util.low's sense (low on average and most of the time); null
+// otherwise. util.launch_bound asks it too, so a launch-bound job that low
+// is underuse on GPM GPUs as util.low makes it elsewhere.
+std::optional<double> sustained_low_share(const Context& ctx, const DeviceView& d);
+
 // One metric's column of the window's samples; empty when absent.
 std::span<const double> column(const DeviceSeries& series, DeviceMetric metric);
 

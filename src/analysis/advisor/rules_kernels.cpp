@@ -33,6 +33,9 @@ void launch_bound_advisory(const Context& ctx, const DeviceView& d, std::vector<
   if (const Summary* occupancy = d.report->find(DeviceMetric::SmOccupancyPercent)) {
     evidence.push_back({"sm_occupancy_mean_percent", occupancy->mean, "percent"});
   }
+  // It stands in for util.low (which it suppresses), so it must stop a job
+  // util.low would have stopped; above that it is advice only.
+  const bool underuse = sustained_low_share(ctx, d).has_value();
   out.push_back({"util.launch_bound", Severity::Warning, d.report->info.index,
                  fmt::format("utilization {} but the SMs active only {} over {}: the kernels are too small, or the "
                              "CPU launches them one by one (launch-bound)",
@@ -41,7 +44,7 @@ void launch_bound_advisory(const Context& ctx, const DeviceView& d, std::vector<
                  std::move(evidence),
                  "Give each kernel more work: a larger batch; fuse small operations (torch.compile); capture the "
                  "step in CUDA graphs; avoid per-step synchronization (.item(), printing tensors).",
-                 false});
+                 underuse});
 }
 
 void tensor_idle(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {

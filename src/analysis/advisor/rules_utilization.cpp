@@ -104,14 +104,26 @@ std::string input_reason(const InputSigns& s) {
   return out;
 }
 
-void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
+}  // namespace
+
+std::optional<double> sustained_low_share(const Context& ctx, const DeviceView& d) {
   const AdvisorConfig& c = ctx.config;
   const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
-  if (!util || !d.series || util->span_s < ctx.min_coverage_s) return;
+  if (!util || !d.series || util->span_s < ctx.min_coverage_s) return std::nullopt;
   const auto share = share_below(*d.series, c.util_low_percent);
   // Sustained: low on average and low most of the time, so one long
   // evaluation pause in a busy window is not "low".
-  if (!share || util->mean >= c.util_low_percent || *share < c.util_low_share_percent) return;
+  if (!share || util->mean >= c.util_low_percent || *share < c.util_low_share_percent) return std::nullopt;
+  return share;
+}
+
+namespace {
+
+void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
+  const AdvisorConfig& c = ctx.config;
+  const auto share = sustained_low_share(ctx, d);
+  if (!share) return;
+  const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
 
   const int index = d.report->info.index;
   std::vector<Evidence> evidence{{"util_mean_percent", util->mean, "percent"},

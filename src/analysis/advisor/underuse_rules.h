@@ -18,8 +18,8 @@ namespace gpuwatch {
 // Every advisory id the rules mark `underuse` (docs/advisor.md): the ids
 // `--rules` may name. A rule that gains the flag must be listed here too
 // (advisor_test checks it).
-inline constexpr std::array<std::string_view, 4> kUnderuseAdvisoryIds{
-    "memory.batch_too_small", "util.host_bound", "util.input_bound", "util.low"};
+inline constexpr std::array<std::string_view, 5> kUnderuseAdvisoryIds{
+    "memory.batch_too_small", "util.host_bound", "util.input_bound", "util.launch_bound", "util.low"};
 
 class UnderuseRulesError : public std::invalid_argument {
  public:

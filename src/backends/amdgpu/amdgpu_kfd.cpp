@@ -10,7 +10,6 @@
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/procfs/host.h"
 #include "backends/procfs/read_at.h"
-#include "core/lines.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch::amdgpu {
@@ -47,25 +46,6 @@ std::optional<std::uint64_t> read_number(const fs::path& path, std::string& buf)
 const fs::path kKfd = "class/kfd/kfd";
 
 }  // namespace
-
-std::optional<KfdNodePlace> parse_kfd_node_properties(std::string_view text) {
-  std::optional<std::uint32_t> location_id;
-  std::uint32_t domain = 0;  // kernels before 5.x print no domain: 0
-  while (!text.empty()) {
-    const std::string_view line = trim_sysfs(take_line(text));
-    const auto space = line.find(' ');
-    if (space == std::string_view::npos) continue;
-    const std::string_view key = line.substr(0, space);
-    const auto value = parse_whole_number<std::uint32_t>(trim_sysfs(line.substr(space + 1)));
-    if (!value) continue;
-    if (key == "location_id") location_id = *value;
-    if (key == "domain") domain = *value;
-  }
-  if (!location_id) return std::nullopt;
-  // Bits 31-28 (or, on early MI300 kernels, the function bits) may carry the
-  // partition: only the bus and the device number place the GPU.
-  return KfdNodePlace{domain, (*location_id >> 8) & 0xFF, (*location_id >> 3) & 0x1F};
-}
 
 std::vector<std::uint32_t> kfd_gpu_ids_of(const fs::path& sysfs_root, std::string_view pci_bus_id) {
   std::vector<std::uint32_t> ids;

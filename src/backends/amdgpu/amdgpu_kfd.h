@@ -22,19 +22,10 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/amdgpu/amdgpu_parse.h"  // KfdNodePlace
 #include "core/sample.h"
 
 namespace gpuwatch::amdgpu {
-
-// A topology node's PCI place, from its properties text; nullopt when the
-// text has no location_id (a CPU node has one too, 0: the caller also
-// needs a non-zero gpu_id).
-struct KfdNodePlace {
-  std::uint32_t domain = 0;
-  std::uint32_t bus = 0;
-  std::uint32_t device = 0;
-};
-std::optional<KfdNodePlace> parse_kfd_node_properties(std::string_view text);
 
 // The gpu ids of the KFD nodes on the PCI device pci_bus_id
 // ("0000:05:00.0"), from <sysfs_root>/class/kfd/kfd/topology. Empty when

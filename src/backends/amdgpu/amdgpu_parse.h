@@ -1,5 +1,5 @@
 // Parsers for the amdgpu sysfs files whose text is more than one number
-// (pp_dpm_* clock tables, PCIe link speeds). Pure functions over the file's
+// (pp_dpm_* clock tables, PCIe link speeds, KFD topology properties). Pure functions over the file's
 // text: no exceptions, no allocation, nullopt on anything malformed.
 #pragma once
 
@@ -30,5 +30,17 @@ std::optional<DpmClocks> parse_pp_dpm(std::string_view text);
 // current_link_speed / max_link_speed ("16.0 GT/s PCIe" -> 4, "2.5 GT/s PCIe"
 // -> 1). nullopt for "Unknown" and for rates no generation has.
 std::optional<int> pcie_gen_from_speed(std::string_view text);
+
+// A KFD topology node's PCI place, from its properties text ("name value"
+// lines; amdgpu_kfd.h says which); nullopt when the text has no location_id
+// (a CPU node has one too, 0: the caller also needs a non-zero gpu_id).
+// Here rather than in amdgpu_kfd.cpp so that the fuzzer needs none of the
+// file reading around it.
+struct KfdNodePlace {
+  std::uint32_t domain = 0;
+  std::uint32_t bus = 0;
+  std::uint32_t device = 0;
+};
+std::optional<KfdNodePlace> parse_kfd_node_properties(std::string_view text);
 
 }  // namespace gpuwatch::amdgpu

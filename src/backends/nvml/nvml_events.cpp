@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "core/device_event_kinds.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -58,7 +60,7 @@ std::string xid_message(unsigned long long xid) {
 }
 
 NvmlEventSource::NvmlEventSource(const NvmlLibrary& lib, nvml::EventSet set, std::vector<nvml::Device> devices)
-    : lib_(lib), set_(set), devices_(std::move(devices)), registered_(devices_.size(), 0) {}
+    : lib_(lib), set_(set), devices_(std::move(devices)) {}
 
 NvmlEventSource::~NvmlEventSource() { lib_.fn().event_set_free(set_); }
 
@@ -81,7 +83,6 @@ std::unique_ptr<NvmlEventSource> NvmlEventSource::open(const NvmlLibrary& lib,
     if (f.supported_event_types(devices[i], &supported) != nvml::kSuccess) continue;
     const unsigned long long mask = supported & kNvmlWantedEvents;
     if (mask == 0 || f.register_events(devices[i], mask, set) != nvml::kSuccess) continue;
-    source->registered_[i] = mask;
     any = true;
   }
   if (!any) return nullptr;
@@ -102,16 +103,16 @@ DeviceEventSource::Wait NvmlEventSource::wait(std::chrono::milliseconds timeout,
   out.local_index = static_cast<std::size_t>(it - devices_.begin());
   out.time = now();
   if (data.event_type == nvml::kEventXidCriticalError) {
-    out.kind = "xid";
+    out.kind = kXidEventKind;
     out.message = xid_message(data.event_data) + instance_suffix(data);
   } else if (data.event_type == nvml::kEventDoubleBitEcc) {
-    out.kind = "ecc_double_bit";
+    out.kind = kEccDoubleBitEventKind;
     out.message = "double-bit ECC error (uncorrectable: the data it hit is lost)" + instance_suffix(data);
   } else if (data.event_type == nvml::kEventSingleBitEcc) {
-    out.kind = "ecc_single_bit";
+    out.kind = kEccSingleBitEventKind;
     out.message = "single-bit ECC error (corrected)" + instance_suffix(data);
   } else {
-    out.kind = "nvml_event";
+    out.kind = kNvmlEventKind;
     out.message = fmt::format("NVML event type {:#x}, data {}", data.event_type, data.event_data);
   }
   return Wait::Event;

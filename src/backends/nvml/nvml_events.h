@@ -32,16 +32,12 @@ class NvmlEventSource final : public DeviceEventSource {
 
   Wait wait(std::chrono::milliseconds timeout, DeviceEvent& out) override;
 
-  // Per device, the event types registered (0: none).
-  [[nodiscard]] const std::vector<unsigned long long>& registered() const { return registered_; }
-
  private:
   NvmlEventSource(const NvmlLibrary& lib, nvml::EventSet set, std::vector<nvml::Device> devices);
 
   const NvmlLibrary& lib_;
   nvml::EventSet set_;
   std::vector<nvml::Device> devices_;
-  std::vector<unsigned long long> registered_;
 };
 
 // "XID 79: GPU has fallen off the bus"; an XID not in the table gives its

@@ -53,33 +53,7 @@ std::string shown_command(const std::string& command) {
   return command.substr(slash + 1);
 }
 
-}  // namespace
-
-void sort_processes(std::vector<TopProcess>& processes, ProcessSort sort) {
-  std::stable_sort(processes.begin(), processes.end(), [sort](const TopProcess& a, const TopProcess& b) {
-    const auto ka = sort_key(a, sort);
-    const auto kb = sort_key(b, sort);
-    if (ka.has_value() != kb.has_value()) return ka.has_value();
-    if (ka && *ka != *kb) return *ka > *kb;
-    if (a.pid != b.pid) return a.pid < b.pid;
-    return a.gpu < b.gpu;
-  });
-}
-
-std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, std::size_t rows) {
-  std::vector<ScreenLine> out;
-  // PID USER GPU GPU-MEM GPU% CPU% RSS COMMAND: the columns nvitop and nvtop
-  // share, so their users find each where they expect it.
-  ScreenLine header;
-  header.add(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} COMMAND", "PID", "USER", "GPU", "GPU MEM", "GPU%",
-                         "CPU%", "RSS"),
-             Style::Header);
-  header.pad_to(width, Style::Header);
-  out.push_back(std::move(header));
-  if (view.processes.empty()) {
-    if (rows > 0) out.emplace_back("  no process holds memory on a watched GPU", Style::Dim);
-    return out;
-  }
+void add_process_rows(std::vector<ScreenLine>& out, const TopView& view, std::size_t width, std::size_t rows) {
   const std::size_t selected = std::min(view.selected, view.processes.size() - 1);
   const std::size_t first = selected >= rows ? selected - rows + 1 : 0;
   for (std::size_t i = first; i < view.processes.size() && i < first + rows; ++i) {
@@ -95,6 +69,44 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
     ScreenLine line(text, i == selected ? Style::Selected : Style::Normal);
     if (i == selected) line.pad_to(width, Style::Selected);
     out.push_back(std::move(line));
+  }
+}
+
+}  // namespace
+
+void sort_processes(std::vector<TopProcess>& processes, ProcessSort sort) {
+  std::stable_sort(processes.begin(), processes.end(), [sort](const TopProcess& a, const TopProcess& b) {
+    const auto ka = sort_key(a, sort);
+    const auto kb = sort_key(b, sort);
+    if (ka.has_value() != kb.has_value()) return ka.has_value();
+    if (ka && *ka != *kb) return *ka > *kb;
+    if (a.pid != b.pid) return a.pid < b.pid;
+    return a.gpu < b.gpu;
+  });
+}
+
+std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, std::size_t rows) {
+  std::vector<ScreenLine> out;
+  // Its row comes out of the processes' only when one is left for them.
+  const bool hidden_note = view.hidden_processes > 0 && rows >= 2;
+  if (hidden_note) --rows;
+  // PID USER GPU GPU-MEM GPU% CPU% RSS COMMAND: the columns nvitop and nvtop
+  // share, so their users find each where they expect it.
+  ScreenLine header;
+  header.add(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} COMMAND", "PID", "USER", "GPU", "GPU MEM", "GPU%",
+                         "CPU%", "RSS"),
+             Style::Header);
+  header.pad_to(width, Style::Header);
+  out.push_back(std::move(header));
+  if (view.processes.empty()) {
+    if (rows > 0) out.emplace_back("  no process holds memory on a watched GPU", Style::Dim);
+  } else {
+    add_process_rows(out, view, width, rows);
+  }
+  if (hidden_note) {
+    out.emplace_back(fmt::format("  {} {} of other users hidden (run as root to see them)", view.hidden_processes,
+                                 view.hidden_processes == 1 ? "process" : "processes"),
+                     Style::Dim);
   }
   return out;
 }

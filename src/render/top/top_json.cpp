@@ -96,6 +96,7 @@ std::string render_top_json(const TopView& view) {
   for (double c : view.live.host.core_percent) w.value(c);
   w.end_array();
   w.end_object();
+  w.field("hidden_processes", static_cast<std::uint64_t>(view.hidden_processes));
   w.key("processes").begin_array();
   for (const TopProcess& p : view.processes) {
     w.begin_object();

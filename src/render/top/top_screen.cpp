@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/stats.h"
+#include "core/device_event_kinds.h"
 #include "render/top/gpu_panel.h"
 #include "render/top/graph.h"
 #include "render/top/process_table.h"
@@ -52,7 +53,7 @@ std::vector<ScreenLine> device_event_lines(const TopView& view) {
     line.add(clock_local_ms(e.time.wall_ns).substr(0, 8), Style::Dim);
     line.add(e.device_index ? fmt::format("  GPU {}  ", *e.device_index) : std::string("  "), Style::Title);
     // A corrected bit costs nothing; an XID or a lost bit may have cost the job.
-    line.add(e.message, e.kind == "ecc_single_bit" ? Style::Warn : Style::Bad);
+    line.add(e.message, e.kind == kEccSingleBitEventKind ? Style::Warn : Style::Bad);
     out.push_back(std::move(line));
   }
   return out;

@@ -46,6 +46,10 @@ struct TopView {
   std::vector<DeviceInfo> devices;  // the watched GPUs, in the machine's order
   LiveSnapshot live;
   std::vector<TopProcess> processes;  // sorted as `sort` says
+  // Other users' processes whose GPU use cannot be read without root
+  // (hidden_processes(const BackendSet&)): said under the table, so that
+  // a short list is not taken for all there is.
+  std::size_t hidden_processes = 0;
   ProcessSort sort = ProcessSort::GpuMemory;
   std::size_t selected = 0;      // row in `processes`
   std::optional<int> focus_gpu;  // one GPU shown alone, large

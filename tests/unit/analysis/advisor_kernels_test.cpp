@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "advisor_test_util.h"
+#include "analysis/advisor/underuse_rules.h"
 
 namespace gpuwatch {
 namespace {
@@ -29,11 +30,34 @@ TEST(AdvisorKernels, SmallKernelsBackToBackAreLaunchBound) {
   const Advisory* lb = find(a, "util.launch_bound");
   ASSERT_TRUE(lb) << ::testing::PrintToString(ids(a));
   EXPECT_EQ(lb->severity, Severity::Warning);
-  EXPECT_FALSE(lb->underuse);  // advice: never stops a job by default
   EXPECT_DOUBLE_EQ(evidence(*lb, "sm_active_mean_percent")->value, 0.45);
   EXPECT_NE(lb->summary.find("launch-bound"), std::string::npos) << lb->summary;
   // util.low would say "cause unknown": the cause is known.
   EXPECT_FALSE(find(a, "util.low"));
+}
+
+// It suppresses util.low, so below util_low_percent it must stop the job
+// as util.low would on a GPU without GPM counters.
+TEST(AdvisorKernels, LaunchBoundIsUnderuseWhereUtilLowWouldBe) {
+  const auto low = advise_on(gpm_window(26, 0.45).data);
+  const Advisory* lb = find(low, "util.launch_bound");
+  ASSERT_TRUE(lb) << ::testing::PrintToString(ids(low));
+  EXPECT_TRUE(lb->underuse);
+  EXPECT_TRUE(UnderuseRules().acts_on(*lb));  // the default util.*
+  EXPECT_TRUE(UnderuseRules::parse("util.launch_bound").acts_on(*lb));
+
+  for (const double util : {30.0, 100.0}) {  // util_low_percent is 30: at or above it, advice only
+    const auto busy = advise_on(gpm_window(util, 2).data);
+    const Advisory* advice = find(busy, "util.launch_bound");
+    ASSERT_TRUE(advice) << util;
+    EXPECT_FALSE(advice->underuse) << util;
+    EXPECT_FALSE(UnderuseRules::parse("*").acts_on(*advice)) << util;
+  }
+  AdvisorConfig lower;
+  lower.util_low_percent = 20;
+  const auto a = advise_on(gpm_window(26, 0.45).data, lower);
+  ASSERT_TRUE(find(a, "util.launch_bound"));
+  EXPECT_FALSE(find(a, "util.launch_bound")->underuse);
 }
 
 TEST(AdvisorKernels, ABusyMatmulIsNeitherLaunchBoundNorTensorIdle) {

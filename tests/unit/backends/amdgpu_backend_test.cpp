@@ -254,7 +254,9 @@ TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   auto backend = open(kSysfs / "w7900", procfs);
   ASSERT_NE(backend, nullptr) << why_not;
+  EXPECT_EQ(backend->hidden_processes(), 0U);  // nothing listed yet
   std::vector<GpuProcess> processes = round_of_processes(*backend);
+  EXPECT_EQ(backend->hidden_processes(), 1U);  // 3001, whose fds cannot be listed
   // glxgears' client once (two fds, and a forked child's), python3's; not
   // the xe client on another slot, not Xorg's fd without usage stats.
   ASSERT_EQ(processes.size(), 2U);

@@ -277,6 +277,30 @@ TEST(TopProcesses, TheTableScrollsToKeepTheSelectedRowInView) {
   EXPECT_NE(lines.back().text().find(std::to_string(view.processes[15].pid)), std::string::npos);
 }
 
+// Without root, other users' processes cannot be read: the table says how
+// many, on a row of its own budget, so the layout does not change.
+TEST(TopProcesses, OtherUsersHiddenProcessesAreCountedUnderTheTable) {
+  TopView view = make_top_view(1, 10, 2);
+  const std::string note = "of other users hidden (run as root to see them)";
+  EXPECT_EQ(process_table(view, 100, 5).size(), 3u);  // header and two rows
+  view.hidden_processes = 3;
+  const auto lines = process_table(view, 100, 5);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines.back().text(), "  3 processes " + note);
+  view.hidden_processes = 1;
+  EXPECT_EQ(process_table(view, 100, 5).back().text(), "  1 process " + note);
+  // One row: it is the selected process's, and the note gives way.
+  EXPECT_EQ(process_table(view, 100, 1).size(), 2u);
+  EXPECT_EQ(process_table(view, 100, 1).back().text().find(note), std::string::npos);
+  EXPECT_EQ(process_table(view, 100, 2).back().text(), "  1 process " + note);
+  // With no process listed at all, the note still comes.
+  view.processes.clear();
+  EXPECT_EQ(process_table(view, 100, 5).back().text(), "  1 process " + note);
+  EXPECT_TRUE(shows(compose_top_screen(view, 100, 30), "1 process " + note));
+  simdjson::dom::parser parser;
+  EXPECT_EQ(int64_t(parser.parse(render_top_json(view))["hidden_processes"]), 1);
+}
+
 TEST(TopProcesses, TheProgramIsShownWithoutItsDirectory) {
   TopView view = make_top_view(1, 10, 1);
   view.processes[0].command = "/opt/conda/bin/python train.py --data /data/x";

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/device_event_kinds.h"
 #include "sampler/sampler.h"
 
 namespace gpuwatch {
@@ -153,6 +154,58 @@ TEST(SamplerEvents, EventsOfGpusNotWatchedAreDropped) {
   ASSERT_EQ(sink.events.size(), 1U);
   EXPECT_EQ(sink.events[0].device_index, 1);
   EXPECT_EQ(sink.events[0].message, "XID 31");
+}
+
+// A storm must not grow the queue without bound: the sampling thread is
+// held in its first tick until the source has handed out every event, so
+// at least 2 * kMaxDeviceEventsPerTick of them wait at once whatever the
+// first tick took.
+TEST(SamplerEvents, AStormIsCappedPerTickAndTheDroppedAreCounted) {
+  constexpr std::size_t kStorm = 3 * kMaxDeviceEventsPerTick;
+  std::vector<DeviceEvent> storm;
+  for (std::size_t i = 0; i < kStorm; ++i) {
+    // GPU 1's are last: those past any two ticks' worth are dropped.
+    storm.push_back(device_event(i < 2000 ? 0 : 1, std::string(kEccSingleBitEventKind), "ECC " + std::to_string(i)));
+  }
+  BackendSet set;
+  auto backend = std::make_unique<EventBackend>(2, std::move(storm));
+  auto waits = backend->waits;
+  set.backends.push_back({std::move(backend), 0});
+  Sampler sampler(set, nullptr, options());
+  EventSink sink;
+  std::vector<std::size_t> per_tick;  // events delivered in each tick, the summaries not counted
+  std::size_t seen = 0;
+  std::int64_t accounted = 0;
+  sink.after_tick = [&](EventSink& s) {
+    std::size_t kept = 0;
+    for (; seen < s.events.size(); ++seen) {
+      const Event& e = s.events[seen];
+      if (e.kind == kEventsDroppedEventKind) {
+        accounted += std::stoll(e.message);
+      } else {
+        ++kept;
+        ++accounted;
+      }
+    }
+    per_tick.push_back(kept);
+    if (s.ticks == 1) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (waits->load() <= static_cast<int>(kStorm) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (accounted >= static_cast<std::int64_t>(kStorm) || s.ticks >= 2000) sampler.stop();
+  };
+  sampler.run(sink);
+  EXPECT_EQ(accounted, static_cast<std::int64_t>(kStorm));
+  for (const std::size_t kept : per_tick) EXPECT_LE(kept, kMaxDeviceEventsPerTick);
+  const Event* gpu1 = nullptr;
+  for (const Event& e : sink.events) {
+    if (e.kind == kEventsDroppedEventKind && e.device_index == 1) gpu1 = &e;
+  }
+  ASSERT_NE(gpu1, nullptr);
+  EXPECT_NE(gpu1->message.find("(the last: ECC " + std::to_string(kStorm - 1) + ")"), std::string::npos)
+      << gpu1->message;
 }
 
 TEST(SamplerEvents, ARefusingDriverStopsNeitherSamplingNorTheRun) {
