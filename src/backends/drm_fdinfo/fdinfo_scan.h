@@ -46,6 +46,8 @@ struct DrmScan {
   // Processes whose fds could not be listed (other users', without root).
   // They may or may not use a GPU: nobody can tell without their fds.
   std::size_t hidden_processes = 0;
+  // Processes whose fd directories this scan listed (the costly part).
+  std::size_t listed_processes = 0;
 };
 
 class DrmFdinfoScanner {
@@ -61,6 +63,7 @@ class DrmFdinfoScanner {
   struct ProcessFds {
     std::vector<int> drm_fds;        // fds whose link target is under /dev/dri/
     std::uint32_t listed_scan = 0;   // scan_count_ when listed
+    std::int64_t fd_count = 0;       // open fds when listed
     bool hidden = false;             // the listing was refused
   };
   // The previous scan's counters of one client, kept at the largest value
@@ -71,7 +74,7 @@ class DrmFdinfoScanner {
   };
   using ClientKey = std::pair<std::string, std::uint64_t>;  // pdev, client id
 
-  bool needs_listing(std::uint32_t pid, const ProcessFds* cached) const;
+  bool needs_listing(int proc_fd, std::uint32_t pid, const ProcessFds* cached) const;
   ProcessFds list_fds(int proc_fd, std::uint32_t pid);
   // Reads the cached fds' fdinfo; false when one is gone or no longer DRM.
   bool read_clients(int proc_fd, std::uint32_t pid, const ProcessFds& fds, std::map<ClientKey, DrmClient>& found);

@@ -1,7 +1,10 @@
 // The DRM fdinfo parser on texts the kernel prints (and on bad ones), and the
 // scanner against tests/fixtures/procfs/drm_amdgpu (README.md there gives
 // each value's source). Tests that change the tree work on a copy.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -303,6 +306,52 @@ TEST_F(DrmFdinfoScanTest, ClosedFdIsForgottenAndNewClientFoundOnRelisting) {
     for (const DrmClient& c : scanner.scan(at_seconds(3 + i)).clients) found = found || c.info.client_id == 300U;
   }
   EXPECT_TRUE(found);
+}
+
+// The kernel's own /proc for a child process, through a root that lists
+// only it: since Linux 6.2 the fd directory's size is the number of open
+// fds, and a process due for a listing is listed only when it changed.
+TEST_F(DrmFdinfoScanTest, ADueProcessIsListedAgainOnlyWhenItsFdCountChanged) {
+  struct stat st {};
+  ASSERT_EQ(::stat("/proc/self/fd", &st), 0);
+  if (st.st_size == 0) GTEST_SKIP() << "this kernel does not give /proc/PID/fd a size (before 6.2)";
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // opens one more fd per byte read; leaves when the pipe closes
+    ::close(pipe_fds[1]);
+    char byte = 0;
+    while (::read(pipe_fds[0], &byte, 1) == 1) ::open("/dev/null", O_RDONLY);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[0]);
+  const std::string pid = std::to_string(child);
+  const fs::path fd_dir = "/proc/" + pid + "/fd";
+  const auto fd_count = [&] { return ::stat(fd_dir.c_str(), &st) == 0 ? st.st_size : -1; };
+  const fs::path root = copy_tree().parent_path() / "one_process";
+  fs::create_directory(root);
+  fs::create_directory_symlink("/proc/" + pid, root / pid);
+
+  DrmFdinfoScanner scanner(root);
+  EXPECT_EQ(scanner.scan(at_seconds(1)).listed_processes, 1U);  // first sight
+  // Scans 2..21: due twice; listed only at the periodic full listing (every
+  // 300th turn, staggered by pid), should one fall here.
+  std::size_t full_turns = 0;
+  for (unsigned n = 2; n <= 21; ++n) full_turns += (n + static_cast<unsigned>(child)) % 300 == 0;
+  std::size_t listed = 0;
+  for (int i = 0; i < 20; ++i) listed += scanner.scan(at_seconds(2 + i)).listed_processes;
+  EXPECT_EQ(listed, full_turns) << "due twice, the same fds";
+
+  const auto before = fd_count();
+  ASSERT_EQ(::write(pipe_fds[1], "x", 1), 1);
+  for (int i = 0; i < 200 && fd_count() == before; ++i) ::usleep(5000);
+  ASSERT_EQ(fd_count(), before + 1);
+  listed = 0;
+  for (int i = 0; i < 10; ++i) listed += scanner.scan(at_seconds(30 + i)).listed_processes;
+  EXPECT_EQ(listed, 1U) << "due once, one fd more";
+  ::close(pipe_fds[1]);
+  ::waitpid(child, nullptr, 0);
 }
 
 TEST_F(DrmFdinfoScanTest, MissingRootIsAnEmptyScan) {
