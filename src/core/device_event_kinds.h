@@ -19,5 +19,9 @@ inline constexpr std::string_view kGpuLostEventKind = "gpu_lost";
 // Stands for the events of one GPU the sampler let go in a storm (see
 // kMaxDeviceEventsPerTick in sampler/sampler.h); its message says how many.
 inline constexpr std::string_view kEventsDroppedEventKind = "events_dropped";
+// Not a GPU's own: at the end of a run, how many other users' processes the
+// DRM fdinfo scan (amdgpu, Intel) could not look into, so that the run's
+// process list is not taken for every process that used the GPU.
+inline constexpr std::string_view kProcessesHiddenEventKind = "processes_hidden";
 
 }  // namespace gpuwatch

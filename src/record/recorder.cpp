@@ -23,6 +23,7 @@
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
 #include "core/atomic_file.h"
+#include "core/device_event_kinds.h"
 #include "core/host_name.h"
 #include "live/queued_sink.h"
 #include "live/watcher.h"
@@ -365,6 +366,12 @@ int run_record(const RecordOptions& o) {
   }
   __atomic_store_n(&stop_watching, true, __ATOMIC_RELEASE);
   waiter.join();
+  if (const std::size_t hidden = hidden_processes(backends); hidden > 0) {
+    sink.post_event({now(), std::nullopt, std::string(kProcessesHiddenEventKind),
+                     fmt::format("{} {} of other users could not be looked into for GPU use (run as root to see "
+                                 "them)",
+                                 hidden, hidden == 1 ? "process" : "processes")});
+  }
 
   // From here on the command has finished: whatever fails is reported, and
   // gpuwatch still exits with the command's status.

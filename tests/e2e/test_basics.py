@@ -82,6 +82,15 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(float(first["power_watts"]), 305)
         self.assertEqual(float(first["temp_gpu_celsius"]), 49)
 
+    def test_other_users_processes_hidden_from_the_fdinfo_scan_are_said_with_the_run(self):
+        r = self.run_gw("record", "--interval", "0.1", "--", "sleep", "1.3", library="/nonexistent/libnvidia-ml.so.1",
+                        GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "w7900"),
+                        GPUWATCH_PROCFS_ROOT=os.path.join(FIXTURES, "procfs", "drm_amdgpu"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        hidden = [e for e in self.report()["events"] if e["kind"] == "processes_hidden"]
+        self.assertEqual(len(hidden), 1, hidden)  # 3001's fds cannot be listed (procfs/drm_amdgpu/README.md)
+        self.assertTrue(hidden[0]["message"].startswith("1 process of other users"), hidden[0]["message"])
+
     def test_old_driver_falls_back(self):
         r = self.run_gw("devices", "--json", library=FAKE_NVML_OLD)
         self.assertEqual(r.returncode, 0, r.stderr)
