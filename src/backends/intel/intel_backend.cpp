@@ -243,16 +243,18 @@ void choose_throttle_files(Device& card) {
       {"vr_tdc", kThrottleSwPowerCap},   {"thermal", kThrottleSwThermal},  {"ratl", kThrottleSwThermal},
       {"prochot", kThrottleHwThermal},   {"vr_thermalert", kThrottleHwThermal},
   };
-  const std::string prefix = card.driver == "xe" ? "" : "throttle_reason_";
+  // xe: freq0/throttle/status and reason_pl1, ...; i915: throttle_reason_status and throttle_reason_pl1, ...
+  const bool xe = card.driver == "xe";
+  const std::string status_name = xe ? "status" : "throttle_reason_status";
+  const std::string reason_prefix = xe ? "reason_" : "throttle_reason_";
   const int dir = fd_of(card, Dir::Throttle);
   const auto file = [&](const std::string& name) {
     return drm_cards::exists_at(dir, name) ? File{Dir::Throttle, name} : File{};
   };
-  card.throttle_status = file(prefix + "status");
+  card.throttle_status = file(status_name);
   if (!card.throttle_status.on()) return;
   for (const auto& [reason, bit] : kReasons) {
-    const std::string name = card.driver == "xe" ? std::string("reason_") + reason : prefix + reason;
-    if (File f = file(name); f.on()) card.throttle_reasons.emplace_back(std::move(f), bit);
+    if (File f = file(reason_prefix + reason); f.on()) card.throttle_reasons.emplace_back(std::move(f), bit);
   }
 }
 
