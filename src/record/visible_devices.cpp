@@ -278,8 +278,8 @@ GpuVisibility resolve_gpu_visibility(const GpuVisibilityVariables& vars, std::sp
     if (std::find(v.variables.begin(), v.variables.end(), name) == v.variables.end()) v.variables.emplace_back(name);
   };
 
-  const std::vector<const DeviceInfo*> nvidia = gpus_of(devices, "nvml");
-  if (vars.cuda_visible_devices && !nvidia.empty()) {
+  const bool has_nvidia = std::any_of(devices.begin(), devices.end(), [](const DeviceInfo& d) { return d.backend == "nvml"; });
+  if (vars.cuda_visible_devices && has_nvidia) {
     VisibleSelection cuda = resolve_cuda_visible_devices(*vars.cuda_visible_devices, vars.cuda_device_order, devices);
     v.notes = std::move(cuda.notes);
     if (!cuda.resolved) {
