@@ -12,34 +12,37 @@
 
 namespace gpuwatch {
 
+// A namespace of its own: unity builds put this file beside others with
+// their own kNone, number() and the like.
+namespace prometheus_text {
 namespace {
 
 // A stored value becomes the exposed one as value * multiply / divide: a
 // percent divided by 100 is the nearest double to the ratio, where a
 // multiplication by 0.01 is not.
-struct Conversion {
+struct UnitConversion {
   double multiply = 1;
   double divide = 1;
 };
 
-constexpr Conversion kSame{1, 1};
-constexpr Conversion kPercentToRatio{1, 100};
-constexpr Conversion kMhzToHertz{1e6, 1};
-constexpr Conversion kBytesToMiB{1, 1024.0 * 1024.0};
-constexpr Conversion kJoulesToMillijoules{1000, 1};
+constexpr UnitConversion kSame{1, 1};
+constexpr UnitConversion kPercentToRatio{1, 100};
+constexpr UnitConversion kMhzToHertz{1e6, 1};
+constexpr UnitConversion kBytesToMiB{1, 1024.0 * 1024.0};
+constexpr UnitConversion kJoulesToMillijoules{1000, 1};
 
 // dcgm-exporter has FB_FREE where gpuwatch keeps the total.
 enum class Source : std::uint8_t { Value, TotalMinusUsed };
 
 struct ExposedName {
   std::string_view name;  // empty: not exposed under this naming
-  Conversion conversion;
+  UnitConversion conversion;
   std::string_view unit_help;  // after the catalogue's label in HELP
   std::string_view help;       // instead of the catalogue's label: a family of several metrics
   Source source = Source::Value;
 };
 
-constexpr ExposedName expose(std::string_view name, Conversion conversion, std::string_view unit_help) {
+constexpr ExposedName expose(std::string_view name, UnitConversion conversion, std::string_view unit_help) {
   return {name, conversion, unit_help, {}, Source::Value};
 }
 
@@ -153,7 +156,7 @@ constexpr std::array<HostRow, 3> kHostSeries{{
 }};
 
 // HELP text: backslash and newline escaped (quotes are fine there).
-std::string help_text(std::string_view text) {
+std::string prometheus_help_text(std::string_view text) {
   std::string out;
   for (const char c : text) {
     if (c == '\\') {
@@ -168,16 +171,16 @@ std::string help_text(std::string_view text) {
 }
 
 // Shortest text that reads back as the same double.
-std::string number(double value) { return fmt::format("{}", value); }
+std::string prometheus_number(double value) { return fmt::format("{}", value); }
 
 void family_header(std::string& out, std::string_view name, std::string_view help, bool counter) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, help_text(help), name,
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, prometheus_help_text(help), name,
                  counter ? "counter" : "gauge");
 }
 
-using Labels = std::vector<std::pair<std::string_view, std::string>>;
+using PromLabels = std::vector<std::pair<std::string_view, std::string>>;
 
-void sample(std::string& out, std::string_view name, const Labels& labels, double value) {
+void write_sample(std::string& out, std::string_view name, const PromLabels& labels, double value) {
   out += name;
   if (!labels.empty()) {
     out += '{';
@@ -188,17 +191,17 @@ void sample(std::string& out, std::string_view name, const Labels& labels, doubl
     out += '}';
   }
   out += ' ';
-  out += number(value);
+  out += prometheus_number(value);
   out += '\n';
 }
 
 // One device's facts, labels and latest values.
 struct ExposedDevice {
-  Labels labels;
+  PromLabels labels;
   std::optional<DeviceValues> values;  // none: not sampled yet, or lost
 };
 
-Labels device_labels(const DeviceInfo& d, const std::string& hostname, PrometheusNames names) {
+PromLabels device_labels(const DeviceInfo& d, const std::string& hostname, PrometheusNames names) {
   const std::string gpu = std::to_string(d.index);
   if (names == PrometheusNames::DcgmCompat) {
     return {{"gpu", gpu},
@@ -266,9 +269,9 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
         if (!d.values) continue;
         const std::optional<double> v = exposed_value(exposed(row), row.metric, *d.values);
         if (!v) continue;
-        Labels labels = d.labels;
+        PromLabels labels = d.labels;
         if (names == PrometheusNames::Native && !row.sensor.empty()) labels.emplace_back("sensor", row.sensor);
-        sample(body, family.name, labels, *v);
+        write_sample(body, family.name, labels, *v);
       }
     }
     // A family no device has is left out whole: its HELP alone would claim it.
@@ -279,6 +282,7 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
 }
 
 }  // namespace
+}  // namespace prometheus_text
 
 std::string prometheus_label_value(std::string_view value) {
   std::string out;
@@ -298,30 +302,31 @@ std::string prometheus_label_value(std::string_view value) {
 }
 
 std::string render_prometheus(const PrometheusInput& input, PrometheusNames names) {
+  using namespace prometheus_text;
   std::string out;
   family_header(out, "gpuwatch_up", "Whether gpuwatch is sampling (1)", false);
-  sample(out, "gpuwatch_up", {}, 1);
+  write_sample(out, "gpuwatch_up", {}, 1);
   family_header(out, "gpuwatch_build_info", "gpuwatch's version, as a label", false);
-  sample(out, "gpuwatch_build_info", {{"version", input.version}}, 1);
+  write_sample(out, "gpuwatch_build_info", {{"version", input.version}}, 1);
   if (!input.collectors.empty()) {
     family_header(out, "gpuwatch_collector_success", "Whether the backend's last sampling succeeded (1) or not (0)",
                   false);
     for (const CollectorStatus& c : input.collectors) {
-      sample(out, "gpuwatch_collector_success", {{"backend", c.backend}}, c.success ? 1 : 0);
+      write_sample(out, "gpuwatch_collector_success", {{"backend", c.backend}}, c.success ? 1 : 0);
     }
   }
   const std::vector<ExposedDevice> devices = exposed_devices(input, names);
   if (names == PrometheusNames::Native && !devices.empty()) {
     family_header(out, "gpuwatch_gpu_info", "A GPU's facts, as labels (always 1)", false);
-    for (const ExposedDevice& d : devices) sample(out, "gpuwatch_gpu_info", d.labels, 1);
+    for (const ExposedDevice& d : devices) write_sample(out, "gpuwatch_gpu_info", d.labels, 1);
   }
   device_families(out, devices, names);
-  const Labels host_labels{{"hostname", input.hostname}};
+  const PromLabels host_labels{{"hostname", input.hostname}};
   for (const HostRow& row : kHostSeries) {
     const std::optional<double> v = input.live.host.latest.values.get(row.metric);
     if (!v || !std::isfinite(*v)) continue;
     family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
-    sample(out, row.native.name, host_labels, *v * row.native.conversion.multiply / row.native.conversion.divide);
+    write_sample(out, row.native.name, host_labels, *v * row.native.conversion.multiply / row.native.conversion.divide);
   }
   return out;
 }
