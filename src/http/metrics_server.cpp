@@ -13,9 +13,9 @@ namespace gpuwatch {
 
 namespace {
 
-// Prometheus scrapes one request at a time per target; two threads leave one
-// free while another client is slow, and cost nothing when idle.
-constexpr std::size_t kThreads = 2;
+// A keep-alive connection holds its thread until it idles out: four serve
+// an HA pair of Prometheus servers plus a curl or two, and cost nothing idle.
+constexpr std::size_t kThreads = 4;
 // A scrape is a bare GET: anything with a body is not one.
 constexpr std::size_t kMaxPayloadBytes = 1024;
 constexpr auto kReadTimeout = std::chrono::seconds(5);
