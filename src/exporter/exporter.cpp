@@ -106,6 +106,12 @@ int run_exporter(const SystemPaths& paths, const ExporterOptions& options) {
 
   PrometheusInput input;
   input.devices = watcher.devices(watcher.watched_gpus());
+  // Still served: the host's series, and gpuwatch_up for the alert that
+  // notices the GPUs are gone.
+  if (input.devices.empty()) {
+    for (const std::string& note : watcher.backends().notes) std::fprintf(stderr, "gpuwatch exporter: %s\n", note.c_str());
+    std::fprintf(stderr, "gpuwatch exporter: no GPU found; serving the host's metrics only\n");
+  }
   input.hostname = host_name();
   input.version = GPUWATCH_VERSION;
   const PrometheusNames names = options.dcgm_compat ? PrometheusNames::DcgmCompat : PrometheusNames::Native;

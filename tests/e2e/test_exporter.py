@@ -1,6 +1,7 @@
 """gpuwatch exporter against the fake driver: /metrics carries the driver's values in Prometheus
 names and base units (and dcgm-exporter's with --dcgm-compat), passes promtool when it is
 installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0."""
+import os
 import re
 import select
 import shutil
@@ -11,7 +12,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from harness import QUICK, GpuwatchTestCase
+from harness import FIXTURES, QUICK, GpuwatchTestCase
 
 MiB = 1024 ** 2
 # GPU 1 is busy; GPU 0 has no memory temperature (a metric it lacks).
@@ -38,9 +39,9 @@ def value(samples, name, **labels):
 
 
 class ExporterTest(GpuwatchTestCase):
-    def start(self, *args):
+    def start(self, *args, **env):
         self.proc = self.start_gw("exporter", "--listen", "127.0.0.1:0", "--interval", "0.2", *args,
-                                  scenario=SCENARIO)
+                                  scenario=SCENARIO, **env)
         self.addCleanup(self.stop_quietly)
         ready, _, _ = select.select([self.proc.stdout], [], [], 5)
         self.assertTrue(ready, "no URL printed within 5 s")
@@ -115,6 +116,14 @@ class ExporterTest(GpuwatchTestCase):
                                 or line.endswith('counter metrics should have "_total" suffix'), line)
         self.proc.send_signal(signal.SIGINT)
         self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
+
+    def test_an_amd_gpu_from_sysfs(self):
+        base = self.start(library="/nonexistent/libnvidia-ml.so.1",
+                          GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "w7900"))
+        _, s = self.scrape_until(base, "gpuwatch_gpu_utilization_ratio", gpu="0")
+        self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="0", vendor="AMD"), 0.64)
+        self.assertEqual(value(s, "gpuwatch_collector_success", backend="amdgpu"), 1)
+        self.assertIsNone(value(s, "gpuwatch_collector_success", backend="nvml"))
 
     def test_bad_listen_is_a_usage_error(self):
         r = self.run_gw("exporter", "--listen", "localhost", timeout=10)
