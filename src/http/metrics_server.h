@@ -2,13 +2,15 @@
 // to publish(), so a scrape costs a string copy and never waits on the
 // driver; GET / points there; anything else is 404. Read-only, small thread
 // pool, short timeouts and a tiny request limit, so slow or hostile clients
-// cannot hold it (slowloris).
+// cannot hold it (slowloris). The server itself lives in a module loaded on
+// first use (http/http_module_api.h says why).
 #pragma once
 
 #include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "http/http_module_api.h"
 #include "http/listen_address.h"
 
 namespace gpuwatch {
@@ -18,11 +20,9 @@ class HttpError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
-
 class MetricsServer {
  public:
-  // Binds at once; throws HttpError when the address cannot be bound.
+  // Loads the module and binds at once; throws HttpError when either fails.
   explicit MetricsServer(const ListenAddress& listen);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
@@ -38,8 +38,8 @@ class MetricsServer {
   void stop();
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  const GpuwatchHttpApi* api_ = nullptr;
+  GpuwatchHttpServer* server_ = nullptr;
 };
 
 }  // namespace gpuwatch
