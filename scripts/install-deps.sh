@@ -21,6 +21,7 @@ build_packages=(
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libpcre2-dev                     # --annotate-regex
   libncurses-dev                   # top
+  libcpp-httplib-dev               # exporter (HTTP; Debian ships it as header + shared library)
   python3                          # the Python client (python/)
 )
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.

@@ -18,5 +18,6 @@ void add_import(CLI::App& app, int& exit_code);
 void add_plot(CLI::App& app, int& exit_code);
 void add_status(CLI::App& app, int& exit_code);
 void add_top(CLI::App& app, int& exit_code);
+void add_exporter(CLI::App& app, int& exit_code);
 
 }  // namespace gpuwatch::cli

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   add_plot(app, exit_code);
   add_status(app, exit_code);
   add_top(app, exit_code);
+  add_exporter(app, exit_code);
   add_bench(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 """What a recording keeps loaded: the libraries that only plots need stay out
-(render/plot/cairo_library.h; their cost is in docs/performance.md)."""
+(render/plot/cairo_library.h; their cost is in docs/performance.md), and so do those only the
+exporter needs (src/http/http_module_api.h)."""
 import os
 import tempfile
 
@@ -21,6 +22,10 @@ class FootprintTest(GpuwatchTestCase):
             _, err = p.communicate(timeout=30)
         self.assertEqual(p.returncode, 0, err)
         self.assertFalse([m for m in loaded if "libcairo" in os.path.basename(m)], sorted(loaded))
+        # Nor the exporter's HTTP module and what it links (src/http/http_module_api.h).
+        self.assertFalse([m for m in loaded if any(lib in os.path.basename(m) for lib in
+                                                   ("libgpuwatch-http", "libcpp-httplib", "libssl", "libcrypto"))],
+                         sorted(loaded))
         # ... and the picture is still drawn, through the library loaded on demand.
         out = os.path.join(tempfile.mkdtemp(dir=self.tmp), "run.png")
         r = self.run_gw("plot", "last", "-o", out)

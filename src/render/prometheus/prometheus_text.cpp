@@ -1,0 +1,334 @@
+#include "render/prometheus/prometheus_text.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/metrics.h"
+
+namespace gpuwatch {
+
+// A namespace of its own: unity builds put this file beside others with
+// their own kNone, number() and the like.
+namespace prometheus_text {
+namespace {
+
+// A stored value becomes the exposed one as value * multiply / divide: a
+// percent divided by 100 is the nearest double to the ratio, where a
+// multiplication by 0.01 is not.
+struct UnitConversion {
+  double multiply = 1;
+  double divide = 1;
+};
+
+constexpr UnitConversion kSame{1, 1};
+constexpr UnitConversion kPercentToRatio{1, 100};
+constexpr UnitConversion kMhzToHertz{1e6, 1};
+constexpr UnitConversion kBytesToMiB{1, 1024.0 * 1024.0};
+constexpr UnitConversion kJoulesToMillijoules{1000, 1};
+
+// dcgm-exporter has FB_FREE where gpuwatch keeps the total.
+enum class Source : std::uint8_t { Value, TotalMinusUsed };
+
+struct ExposedName {
+  std::string_view name;  // empty: not exposed under this naming
+  UnitConversion conversion;
+  std::string_view unit_help;  // after the catalogue's label in HELP
+  std::string_view help;       // instead of the catalogue's label: a family of several metrics
+  Source source = Source::Value;
+};
+
+constexpr ExposedName expose(std::string_view name, UnitConversion conversion, std::string_view unit_help) {
+  return {name, conversion, unit_help, {}, Source::Value};
+}
+
+struct SeriesRow {
+  DeviceMetric metric;
+  bool counter;
+  std::string_view sensor;  // native only: the `sensor` label of a temperature
+  ExposedName native;
+  ExposedName dcgm;
+};
+
+constexpr ExposedName kNone{};
+constexpr std::string_view kTemperatureHelp = "Temperature by sensor";
+
+// The one mapping from the metric catalogue (core/metrics.h) to both
+// namings, in the catalogue's order (checked below). dcgm names, units and
+// labels: dcgm-exporter's default counters CSV and /metrics output.
+constexpr std::array<SeriesRow, kDeviceMetricCount> kSeries{{
+    {DeviceMetric::GpuUtilPercent, false, {},
+     expose("gpuwatch_gpu_utilization_ratio", kPercentToRatio, "ratio of time a kernel ran, 0-1"),
+     expose("DCGM_FI_DEV_GPU_UTIL", kSame, "in %")},
+    {DeviceMetric::MemUtilPercent, false, {},
+     expose("gpuwatch_gpu_memory_utilization_ratio", kPercentToRatio, "ratio of time memory was read or written, 0-1"),
+     expose("DCGM_FI_DEV_MEM_COPY_UTIL", kSame, "in %")},
+    {DeviceMetric::MemUsedBytes, false, {}, expose("gpuwatch_gpu_memory_used_bytes", kSame, "bytes"),
+     expose("DCGM_FI_DEV_FB_USED", kBytesToMiB, "in MiB")},
+    {DeviceMetric::MemTotalBytes, false, {}, expose("gpuwatch_gpu_memory_total_bytes", kSame, "bytes"),
+     {"DCGM_FI_DEV_FB_FREE", kBytesToMiB, "in MiB", "Memory free", Source::TotalMinusUsed}},
+    {DeviceMetric::MemReservedBytes, false, {}, expose("gpuwatch_gpu_memory_reserved_bytes", kSame, "bytes"),
+     expose("DCGM_FI_DEV_FB_RESERVED", kBytesToMiB, "in MiB")},
+    {DeviceMetric::PowerWatts, false, {}, expose("gpuwatch_gpu_power_watts", kSame, "watts"),
+     expose("DCGM_FI_DEV_POWER_USAGE", kSame, "in W")},
+    {DeviceMetric::PowerLimitWatts, false, {}, expose("gpuwatch_gpu_power_limit_watts", kSame, "watts"), kNone},
+    {DeviceMetric::EnergyJoules, true, {},
+     expose("gpuwatch_gpu_energy_joules_total", kSame, "joules since the driver loaded"),
+     expose("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", kJoulesToMillijoules, "in mJ")},
+    {DeviceMetric::TempGpuCelsius, false, "gpu",
+     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
+     expose("DCGM_FI_DEV_GPU_TEMP", kSame, "in C")},
+    {DeviceMetric::TempMemCelsius, false, "memory",
+     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
+     expose("DCGM_FI_DEV_MEMORY_TEMP", kSame, "in C")},
+    {DeviceMetric::SmClockMhz, false, {}, expose("gpuwatch_gpu_sm_clock_hertz", kMhzToHertz, "hertz"),
+     expose("DCGM_FI_DEV_SM_CLOCK", kSame, "in MHz")},
+    {DeviceMetric::MemClockMhz, false, {}, expose("gpuwatch_gpu_memory_clock_hertz", kMhzToHertz, "hertz"),
+     expose("DCGM_FI_DEV_MEM_CLOCK", kSame, "in MHz")},
+    {DeviceMetric::SmClockMaxMhz, false, {}, expose("gpuwatch_gpu_sm_clock_max_hertz", kMhzToHertz, "hertz"),
+     kNone},
+    {DeviceMetric::MemClockMaxMhz, false, {},
+     expose("gpuwatch_gpu_memory_clock_max_hertz", kMhzToHertz, "hertz"), kNone},
+    {DeviceMetric::FanPercent, false, {}, expose("gpuwatch_gpu_fan_speed_ratio", kPercentToRatio, "0-1"),
+     kNone},
+    {DeviceMetric::PerfState, false, {}, expose("gpuwatch_gpu_performance_state", kSame, "0 is P0, the fastest"),
+     kNone},
+    {DeviceMetric::ClockEventReasons, false, {},
+     expose("gpuwatch_gpu_clock_event_reasons", kSame, "NVML bitmask"), kNone},
+    {DeviceMetric::PcieLinkGen, false, {}, expose("gpuwatch_gpu_pcie_link_generation", kSame, "generation"),
+     kNone},
+    {DeviceMetric::PcieLinkWidth, false, {}, expose("gpuwatch_gpu_pcie_link_width_lanes", kSame, "lanes"), kNone},
+    {DeviceMetric::PcieLinkGenMax, false, {},
+     expose("gpuwatch_gpu_pcie_link_generation_max", kSame, "generation"), kNone},
+    {DeviceMetric::PcieLinkWidthMax, false, {},
+     expose("gpuwatch_gpu_pcie_link_width_max_lanes", kSame, "lanes"), kNone},
+    {DeviceMetric::PcieTxBytesPerSec, false, {},
+     expose("gpuwatch_gpu_pcie_transmit_bytes_per_second", kSame, "bytes per second"), kNone},
+    {DeviceMetric::PcieRxBytesPerSec, false, {},
+     expose("gpuwatch_gpu_pcie_receive_bytes_per_second", kSame, "bytes per second"), kNone},
+    {DeviceMetric::SmActivePercent, false, {}, expose("gpuwatch_gpu_sm_active_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_SM_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::SmOccupancyPercent, false, {},
+     expose("gpuwatch_gpu_sm_occupancy_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_SM_OCCUPANCY", kPercentToRatio, "ratio")},
+    {DeviceMetric::TensorActivePercent, false, {},
+     expose("gpuwatch_gpu_tensor_active_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::DramBwUtilPercent, false, {},
+     expose("gpuwatch_gpu_dram_bandwidth_utilization_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_DRAM_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::Fp64ActivePercent, false, {}, expose("gpuwatch_gpu_fp64_active_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_PIPE_FP64_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::Fp32ActivePercent, false, {}, expose("gpuwatch_gpu_fp32_active_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_PIPE_FP32_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::Fp16ActivePercent, false, {}, expose("gpuwatch_gpu_fp16_active_ratio", kPercentToRatio, "0-1"),
+     expose("DCGM_FI_PROF_PIPE_FP16_ACTIVE", kPercentToRatio, "ratio")},
+    {DeviceMetric::NvlinkTxBytesPerSec, false, {},
+     expose("gpuwatch_gpu_nvlink_transmit_bytes_per_second", kSame, "bytes per second, all links"), kNone},
+    {DeviceMetric::NvlinkRxBytesPerSec, false, {},
+     expose("gpuwatch_gpu_nvlink_receive_bytes_per_second", kSame, "bytes per second, all links"), kNone},
+    // The sampler's own bookkeeping, not a property of the GPU.
+    {DeviceMetric::SlowReadAgeSeconds, false, {}, kNone, kNone},
+}};
+
+constexpr bool in_catalogue_order() {
+  for (std::size_t i = 0; i < kSeries.size(); ++i) {
+    if (static_cast<std::size_t>(kSeries[i].metric) != i) return false;
+  }
+  return true;
+}
+static_assert(in_catalogue_order(), "kSeries must list every DeviceMetric in the catalogue's order");
+
+struct HostRow {
+  HostMetric metric;
+  ExposedName native;
+};
+
+// The record's process tree (Tree*) has no meaning for an exporter.
+constexpr std::array<HostRow, 3> kHostSeries{{
+    {HostMetric::CpuPercent, expose("gpuwatch_host_cpu_utilization_ratio", kPercentToRatio, "all cores, 0-1")},
+    {HostMetric::MemUsedBytes, expose("gpuwatch_host_memory_used_bytes", kSame, "bytes")},
+    {HostMetric::MemTotalBytes, expose("gpuwatch_host_memory_total_bytes", kSame, "bytes")},
+}};
+
+// HELP text: backslash and newline escaped (quotes are fine there).
+std::string prometheus_help_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Shortest text that reads back as the same double.
+std::string prometheus_number(double value) { return fmt::format("{}", value); }
+
+void family_header(std::string& out, std::string_view name, std::string_view help, bool counter) {
+  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, prometheus_help_text(help), name,
+                 counter ? "counter" : "gauge");
+}
+
+using PromLabels = std::vector<std::pair<std::string_view, std::string>>;
+
+void write_sample(std::string& out, std::string_view name, const PromLabels& labels, double value) {
+  out += name;
+  if (!labels.empty()) {
+    out += '{';
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      if (i > 0) out += ',';
+      fmt::format_to(std::back_inserter(out), "{}=\"{}\"", labels[i].first, prometheus_label_value(labels[i].second));
+    }
+    out += '}';
+  }
+  out += ' ';
+  out += prometheus_number(value);
+  out += '\n';
+}
+
+// One device's facts, labels and latest values.
+struct ExposedDevice {
+  PromLabels labels;
+  std::optional<DeviceValues> values;  // none: not sampled yet, or lost
+};
+
+PromLabels device_labels(const DeviceInfo& d, const std::string& hostname, PrometheusNames names) {
+  const std::string gpu = std::to_string(d.index);
+  if (names == PrometheusNames::DcgmCompat) {
+    return {{"gpu", gpu},
+            {"UUID", d.uuid},
+            {"pci_bus_id", d.pci_bus_id},
+            {"device", "nvidia" + gpu},
+            {"modelName", d.name},
+            {"hostname", hostname}};
+  }
+  return {{"gpu", gpu}, {"uuid", d.uuid}, {"pci_bus_id", d.pci_bus_id},
+          {"name", d.name}, {"vendor", d.vendor}, {"hostname", hostname}};
+}
+
+std::vector<ExposedDevice> exposed_devices(const PrometheusInput& input, PrometheusNames names) {
+  std::vector<DeviceInfo> devices = input.devices;
+  std::sort(devices.begin(), devices.end(), [](const DeviceInfo& a, const DeviceInfo& b) { return a.index < b.index; });
+  std::vector<ExposedDevice> out;
+  for (const DeviceInfo& d : devices) {
+    // dcgm-exporter's names describe NVIDIA GPUs only.
+    if (names == PrometheusNames::DcgmCompat && d.vendor != "NVIDIA") continue;
+    ExposedDevice e;
+    e.labels = device_labels(d, input.hostname, names);
+    const LiveDevice* live = input.live.device(d.index);
+    if (live != nullptr && !live->lost) {
+      DeviceValues values = d.static_values;
+      values.merge_from(live->latest.values);
+      e.values = values;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::optional<double> exposed_value(const ExposedName& name, DeviceMetric metric, const DeviceValues& values) {
+  std::optional<double> v = values.get(metric);
+  if (v && name.source == Source::TotalMinusUsed) {
+    const std::optional<double> used = values.get(DeviceMetric::MemUsedBytes);
+    v = used ? std::optional<double>(*v - *used) : std::nullopt;
+  }
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  return *v * name.conversion.multiply / name.conversion.divide;
+}
+
+std::string help_of(const ExposedName& name, std::string_view catalogue_label) {
+  return fmt::format("{} ({})", name.help.empty() ? catalogue_label : name.help, name.unit_help);
+}
+
+// Every family in table order, its samples together as the format requires:
+// rows sharing a name (the temperatures) are one family.
+void device_families(std::string& out, const std::vector<ExposedDevice>& devices, PrometheusNames names) {
+  const auto exposed = [names](const SeriesRow& row) -> const ExposedName& {
+    return names == PrometheusNames::DcgmCompat ? row.dcgm : row.native;
+  };
+  for (std::size_t first = 0; first < kSeries.size(); ++first) {
+    const ExposedName& family = exposed(kSeries[first]);
+    if (family.name.empty()) continue;
+    const bool seen_before = std::any_of(kSeries.begin(), kSeries.begin() + static_cast<std::ptrdiff_t>(first),
+                                         [&](const SeriesRow& r) { return exposed(r).name == family.name; });
+    if (seen_before) continue;
+    std::string body;
+    for (std::size_t i = first; i < kSeries.size(); ++i) {
+      const SeriesRow& row = kSeries[i];
+      if (exposed(row).name != family.name) continue;
+      for (const ExposedDevice& d : devices) {
+        if (!d.values) continue;
+        const std::optional<double> v = exposed_value(exposed(row), row.metric, *d.values);
+        if (!v) continue;
+        PromLabels labels = d.labels;
+        if (names == PrometheusNames::Native && !row.sensor.empty()) labels.emplace_back("sensor", row.sensor);
+        write_sample(body, family.name, labels, *v);
+      }
+    }
+    // A family no device has is left out whole: its HELP alone would claim it.
+    if (body.empty()) continue;
+    family_header(out, family.name, help_of(family, info(kSeries[first].metric).label), kSeries[first].counter);
+    out += body;
+  }
+}
+
+}  // namespace
+}  // namespace prometheus_text
+
+std::string prometheus_label_value(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '"') {
+      out += "\\\"";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string render_prometheus(const PrometheusInput& input, PrometheusNames names) {
+  using namespace prometheus_text;
+  std::string out;
+  family_header(out, "gpuwatch_up", "Whether gpuwatch is sampling (1)", false);
+  write_sample(out, "gpuwatch_up", {}, 1);
+  family_header(out, "gpuwatch_build_info", "gpuwatch's version, as a label", false);
+  write_sample(out, "gpuwatch_build_info", {{"version", input.version}}, 1);
+  if (!input.collectors.empty()) {
+    family_header(out, "gpuwatch_collector_success", "Whether the backend's last sampling succeeded (1) or not (0)",
+                  false);
+    for (const CollectorStatus& c : input.collectors) {
+      write_sample(out, "gpuwatch_collector_success", {{"backend", c.backend}}, c.success ? 1 : 0);
+    }
+  }
+  const std::vector<ExposedDevice> devices = exposed_devices(input, names);
+  if (names == PrometheusNames::Native && !devices.empty()) {
+    family_header(out, "gpuwatch_gpu_info", "A GPU's facts, as labels (always 1)", false);
+    for (const ExposedDevice& d : devices) write_sample(out, "gpuwatch_gpu_info", d.labels, 1);
+  }
+  device_families(out, devices, names);
+  const PromLabels host_labels{{"hostname", input.hostname}};
+  for (const HostRow& row : kHostSeries) {
+    const std::optional<double> v = input.live.host.latest.values.get(row.metric);
+    if (!v || !std::isfinite(*v)) continue;
+    family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
+    write_sample(out, row.native.name, host_labels, *v * row.native.conversion.multiply / row.native.conversion.divide);
+  }
+  return out;
+}
+
+}  // namespace gpuwatch

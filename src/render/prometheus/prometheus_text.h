@@ -1,0 +1,41 @@
+// Prometheus text exposition (format 0.0.4) of the live layer's latest
+// values: what `gpuwatch exporter` serves at /metrics. Pure: a snapshot in,
+// text out, so a scrape costs a string copy and never a driver call.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/sample.h"
+#include "live/live_window.h"
+
+namespace gpuwatch {
+
+enum class PrometheusNames {
+  Native,      // gpuwatch_gpu_*_<base unit>, labels gpu/uuid/pci_bus_id/name/vendor/hostname
+  DcgmCompat,  // dcgm-exporter's DCGM_FI_* names, units and labels (NVIDIA GPUs only)
+};
+
+// Whether one backend is sampling: a failing backend is a series, never a
+// failed scrape.
+struct CollectorStatus {
+  std::string backend;  // "nvml", "amdgpu", "host", ...
+  bool success = false;
+};
+
+struct PrometheusInput {
+  LiveSnapshot live;                // the latest values (history is not read)
+  std::vector<DeviceInfo> devices;  // facts of the watched GPUs, any order
+  std::string hostname;
+  std::string version;
+  std::vector<CollectorStatus> collectors;
+};
+
+// The whole /metrics body. A metric a device lacks is left out, never 0.
+std::string render_prometheus(const PrometheusInput& input, PrometheusNames names);
+
+// Label values: backslash, double quote and newline escaped.
+std::string prometheus_label_value(std::string_view value);
+
+}  // namespace gpuwatch

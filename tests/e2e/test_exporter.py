@@ -1,0 +1,143 @@
+"""gpuwatch exporter against the fake driver: /metrics carries the driver's values in Prometheus
+names and base units (and dcgm-exporter's with --dcgm-compat), passes promtool when it is
+installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0."""
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from harness import FIXTURES, QUICK, GpuwatchTestCase
+
+MiB = 1024 ** 2
+# GPU 1 is busy; GPU 0 has no memory temperature (a metric it lacks).
+SCENARIO = f"{QUICK};gpu_count=2;gpu1.util=77;gpu1.mem_used_mib=1024;gpu0.unsupported=mem_temp"
+SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$')
+
+
+def parse(body):
+    """{(name, frozenset of label pairs): value} of every sample line."""
+    out = {}
+    for line in body.splitlines():
+        if line.startswith("#") or not line:
+            continue
+        m = SAMPLE.match(line)
+        assert m, f"not a sample line: {line!r}"
+        labels = frozenset(re.findall(r'([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"', m.group(3) or ""))
+        out[(m.group(1), labels)] = float(m.group(4))
+    return out
+
+
+def value(samples, name, **labels):
+    hits = [v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= set(ls)]
+    return hits[0] if len(hits) == 1 else None
+
+
+class ExporterTest(GpuwatchTestCase):
+    def start(self, *args, **env):
+        self.proc = self.start_gw("exporter", "--listen", "127.0.0.1:0", "--interval", "0.2", *args,
+                                  scenario=SCENARIO, **env)
+        self.addCleanup(self.stop_quietly)
+        ready, _, _ = select.select([self.proc.stdout], [], [], 5)
+        self.assertTrue(ready, "no URL printed within 5 s")
+        line = self.proc.stdout.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/metrics", line)
+        self.assertIsNotNone(m, line)
+        return m.group(1)
+
+    def stop_quietly(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+    def scrape_until(self, base, name, **labels):
+        """The first scrape (within 5 s) that has the sample asked for."""
+        deadline = time.monotonic() + 5
+        while True:
+            with urllib.request.urlopen(base + "/metrics", timeout=2) as r:
+                self.assertEqual(r.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8")
+                body = r.read().decode()
+            samples = parse(body)
+            if value(samples, name, **labels) is not None or time.monotonic() > deadline:
+                return body, samples
+            time.sleep(0.1)
+
+    def test_native_names_values_promtool_404_and_sigterm(self):
+        base = self.start()
+        body, s = self.scrape_until(base, "gpuwatch_gpu_temperature_celsius", gpu="1", sensor="memory")
+        self.assertEqual(value(s, "gpuwatch_up"), 1)
+        self.assertEqual(value(s, "gpuwatch_collector_success", backend="nvml"), 1)
+        self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="1"), 0.77)
+        self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="0"), 0)
+        self.assertEqual(value(s, "gpuwatch_gpu_memory_used_bytes", gpu="1"), 1024 * MiB)
+        self.assertEqual(value(s, "gpuwatch_gpu_memory_total_bytes", gpu="1"), 81559 * MiB)
+        info = [ls for (n, ls) in s if n == "gpuwatch_gpu_info"]
+        self.assertEqual(len(info), 2)
+        self.assertEqual({k for k, _ in info[0]}, {"gpu", "uuid", "pci_bus_id", "name", "vendor", "hostname"})
+        # The metric GPU 0 lacks is left out, not 0.
+        self.assertIsNone(value(s, "gpuwatch_gpu_temperature_celsius", gpu="0", sensor="memory"))
+        self.assertIsNotNone(value(s, "gpuwatch_gpu_temperature_celsius", gpu="0", sensor="gpu"))
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        with self.assertRaises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(base + "/nothing-here", timeout=2)
+        self.assertEqual(missing.exception.code, 404)
+        with urllib.request.urlopen(base + "/", timeout=2) as r:
+            self.assertIn("/metrics", r.read().decode())
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
+
+    def test_dcgm_compat_names_units_and_labels(self):
+        base = self.start("--dcgm-compat")
+        body, s = self.scrape_until(base, "DCGM_FI_DEV_GPU_UTIL", gpu="1")
+        self.assertEqual(value(s, "DCGM_FI_DEV_GPU_UTIL", gpu="1", device="nvidia1"), 77)
+        self.assertEqual(value(s, "DCGM_FI_DEV_FB_USED", gpu="1"), 1024)
+        self.assertEqual(value(s, "DCGM_FI_DEV_FB_FREE", gpu="1"), 81559 - 1024)
+        labels = {k for (n, ls) in s if n == "DCGM_FI_DEV_GPU_UTIL" for k, _ in ls}
+        self.assertEqual(labels, {"gpu", "UUID", "pci_bus_id", "device", "modelName", "hostname"})
+        self.assertNotIn("gpuwatch_gpu_", body)
+        if shutil.which("promtool"):
+            # dcgm-exporter's own names break two lint rules (camelCase labels, a counter without
+            # _total) on purpose; anything else, a parse error above all, fails.
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertIn(check.returncode, (0, 3), check.stdout + check.stderr)
+            for line in (check.stdout + check.stderr).splitlines():
+                self.assertTrue(line.endswith("label names should be written in 'snake_case' not 'camelCase'")
+                                or line.endswith('counter metrics should have "_total" suffix'), line)
+        self.proc.send_signal(signal.SIGINT)
+        self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
+
+    def test_an_amd_gpu_from_sysfs(self):
+        base = self.start(library="/nonexistent/libnvidia-ml.so.1",
+                          GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "w7900"))
+        _, s = self.scrape_until(base, "gpuwatch_gpu_utilization_ratio", gpu="0")
+        self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="0", vendor="AMD"), 0.64)
+        self.assertEqual(value(s, "gpuwatch_collector_success", backend="amdgpu"), 1)
+        self.assertIsNone(value(s, "gpuwatch_collector_success", backend="nvml"))
+
+    def test_bad_listen_is_a_usage_error(self):
+        r = self.run_gw("exporter", "--listen", "localhost", timeout=10)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--listen", r.stderr)
+        self.assertIn("ADDR:PORT", r.stderr)
+
+    def test_a_taken_port_is_an_error(self):
+        base = self.start()
+        port = base.rsplit(":", 1)[1]
+        r = self.run_gw("exporter", "--listen", f"127.0.0.1:{port}", timeout=10)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(f"cannot listen on 127.0.0.1:{port}", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
