@@ -43,6 +43,8 @@ constexpr Row kRows[kRunMetricCount] = {
      true, host_column(HostMetric::CpuPercent), Fold::Mean},
     {{"tree_rss_bytes", "B", "host, recorded process tree", Better::Lower, info(HostMetric::TreeRssBytes).display},
      true, host_column(HostMetric::TreeRssBytes), Fold::Mean},
+    {{"temp_junction_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempJunctionCelsius).display},
+     false, device_column(DeviceMetric::TempJunctionCelsius), Fold::Max},
 };
 
 std::span<const double> column(const std::vector<std::vector<double>>& values, std::size_t index) {

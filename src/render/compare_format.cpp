@@ -23,6 +23,7 @@ constexpr MetricWords kWords[kRunMetricCount] = {
     {"host CPU", "uses", "more", "less", "host CPU", "host CPU"},
     {"command RSS", "uses", "more", "less", "host memory (process tree RSS)",
      "host memory (process tree RSS)"},
+    {"hottest junction", "has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
 };
 
 std::string block_text(const MetricComparison& m, std::size_t run) {
@@ -67,7 +68,8 @@ std::string human_value(RunMetric m, double value) {
     case RunMetric::MemUsedBytes:
     case RunMetric::TreeRssBytes: return human_bytes(value);
     case RunMetric::PowerWatts: return fmt::format("{:.1f} W", value);
-    case RunMetric::TempGpuCelsius: return fmt::format("{:.1f} °C", value);
+    case RunMetric::TempGpuCelsius:
+    case RunMetric::TempJunctionCelsius: return fmt::format("{:.1f} °C", value);
     case RunMetric::SmClockMhz: return fmt::format("{:.0f} MHz", value);
     default: return fmt::format("{:.1f} %", value);
   }
