@@ -37,14 +37,14 @@ constexpr Row kRows[kRunMetricCount] = {
      false, device_column(DeviceMetric::PowerWatts), Fold::Sum},
     {{"temp_gpu_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempGpuCelsius).display},
      false, device_column(DeviceMetric::TempGpuCelsius), Fold::Max},
+    {{"temp_junction_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempJunctionCelsius).display},
+     false, device_column(DeviceMetric::TempJunctionCelsius), Fold::Max},
     {{"sm_clock_mhz", "MHz", "mean over GPUs", Better::Higher, info(DeviceMetric::SmClockMhz).display},
      false, device_column(DeviceMetric::SmClockMhz), Fold::Mean},
     {{"host_cpu_percent", "%", "host, all cores", Better::Neither, info(HostMetric::CpuPercent).display},
      true, host_column(HostMetric::CpuPercent), Fold::Mean},
     {{"tree_rss_bytes", "B", "host, recorded process tree", Better::Lower, info(HostMetric::TreeRssBytes).display},
      true, host_column(HostMetric::TreeRssBytes), Fold::Mean},
-    {{"temp_junction_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempJunctionCelsius).display},
-     false, device_column(DeviceMetric::TempJunctionCelsius), Fold::Max},
 };
 
 std::span<const double> column(const std::vector<std::vector<double>>& values, std::size_t index) {

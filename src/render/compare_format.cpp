@@ -19,11 +19,11 @@ constexpr MetricWords kWords[kRunMetricCount] = {
     {"GPU memory", "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
     {"GPU power", "draws", "more", "less", "GPU power", "GPU power"},
     {"hottest GPU", "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
+    {"hottest junction", "has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
     {"SM clock", "has a", "higher", "lower", "SM clock", "SM clock"},
     {"host CPU", "uses", "more", "less", "host CPU", "host CPU"},
     {"command RSS", "uses", "more", "less", "host memory (process tree RSS)",
      "host memory (process tree RSS)"},
-    {"hottest junction", "has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
 };
 
 std::string block_text(const MetricComparison& m, std::size_t run) {
