@@ -37,6 +37,8 @@ constexpr Row kRows[kRunMetricCount] = {
      false, device_column(DeviceMetric::PowerWatts), Fold::Sum},
     {{"temp_gpu_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempGpuCelsius).display},
      false, device_column(DeviceMetric::TempGpuCelsius), Fold::Max},
+    {{"temp_junction_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempJunctionCelsius).display},
+     false, device_column(DeviceMetric::TempJunctionCelsius), Fold::Max},
     {{"sm_clock_mhz", "MHz", "mean over GPUs", Better::Higher, info(DeviceMetric::SmClockMhz).display},
      false, device_column(DeviceMetric::SmClockMhz), Fold::Mean},
     {{"host_cpu_percent", "%", "host, all cores", Better::Neither, info(HostMetric::CpuPercent).display},

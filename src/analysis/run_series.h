@@ -19,6 +19,7 @@ enum class RunMetric : std::uint8_t {
   MemUsedPercent,   // sum of used / sum of total, over GPUs
   PowerWatts,       // sum over GPUs
   TempGpuCelsius,   // max over GPUs (the hottest decides throttling)
+  TempJunctionCelsius,  // max over GPUs; only runs of cards with the sensor (AMD)
   SmClockMhz,       // mean over GPUs
   HostCpuPercent,   // the host series: all cores, 0..100
   TreeRssBytes,     // the host series: resident memory of the recorded process tree

@@ -19,6 +19,7 @@ GpuWindow window_of(const DeviceReport& d) {
   if (!w.mem_total_bytes) w.mem_total_bytes = d.info.static_values.get(DeviceMetric::MemTotalBytes);
   w.power_watts = mean_of(d.find(DeviceMetric::PowerWatts));
   w.temp_celsius = mean_of(d.find(DeviceMetric::TempGpuCelsius));
+  w.temp_junction_celsius = mean_of(d.find(DeviceMetric::TempJunctionCelsius));
   return w;
 }
 

@@ -19,6 +19,7 @@ struct GpuWindow {
   std::optional<double> mem_total_bytes;
   std::optional<double> power_watts;
   std::optional<double> temp_celsius;
+  std::optional<double> temp_junction_celsius;  // cards with a junction sensor only
 };
 
 struct GpuStatus {

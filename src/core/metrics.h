@@ -30,6 +30,9 @@ enum class DeviceMetric : std::uint8_t {
   EnergyJoules,         // monotonic counter since driver load
   TempGpuCelsius,
   TempMemCelsius,
+  // The hottest spot on the die (amdgpu hwmon "junction", gpu_metrics
+  // hotspot); NVML has no such reading.
+  TempJunctionCelsius,
   SmClockMhz,
   MemClockMhz,
   SmClockMaxMhz,
@@ -142,6 +145,7 @@ inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
     {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", display::kKilojoules},
     {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", display::kCelsius},
     {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", display::kCelsius},
+    {"temp_junction_celsius", "°C", 1000, Cadence::Slow, "Junction temperature", "junction temp", display::kCelsius},
     {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", display::kMegahertz},
     {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", display::kMegahertz},
     {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", display::kMegahertz},

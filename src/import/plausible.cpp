@@ -29,6 +29,7 @@ constexpr std::array<ValueRange, kDeviceMetricCount> kDeviceRanges{{
     {0, 1e15, "0 to 1e15 J"},                   // energy_joules: 10 kW for 3,000 years
     kCelsius,                                   // temp_gpu_celsius
     kCelsius,                                   // temp_mem_celsius
+    kCelsius,                                   // temp_junction_celsius
     kMhz,                                       // sm_clock_mhz
     kMhz,                                       // mem_clock_mhz
     kMhz,                                       // sm_clock_max_mhz

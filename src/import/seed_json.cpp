@@ -49,9 +49,12 @@ struct NamedSource {
   DeviceMetric metric;
   std::array<std::string_view, 4> names;  // "" pads
 };
-constexpr std::array<NamedSource, 2> kTemperatureSensors{{
+// A junction sensor is also the GPU temperature of a card without an edge
+// sensor (MI300X), as the amdgpu backend reads it.
+constexpr std::array<NamedSource, 3> kTemperatureSensors{{
     {DeviceMetric::TempGpuCelsius, {"gpu", "edge", "junction", "hotspot"}},
     {DeviceMetric::TempMemCelsius, {"memory", "mem", "", ""}},
+    {DeviceMetric::TempJunctionCelsius, {"junction", "hotspot", "", ""}},
 }};
 constexpr std::array<NamedSource, 2> kClocks{{
     {DeviceMetric::SmClockMhz, {"gpu", "sclk", "graphics", "sm"}},
@@ -70,10 +73,10 @@ std::optional<std::size_t> rank_in(const NamedSource& source, std::string_view n
 // For each source, the preferred entry of `dict` that `value` can read;
 // entries no source takes are noted as not kept ("<what> <name>") unless
 // `what` is empty.
-template <typename ValueFn>
-void read_named(dom::object dict, const std::array<NamedSource, 2>& sources, std::string_view what,
+template <std::size_t N, typename ValueFn>
+void read_named(dom::object dict, const std::array<NamedSource, N>& sources, std::string_view what,
                 DeviceValues& values, ImportNotes& notes, ValueFn value) {
-  std::array<std::optional<std::size_t>, 2> best_rank;
+  std::array<std::optional<std::size_t>, N> best_rank;
   for (auto [key, element] : dict) {
     const std::optional<double> v = value(element);
     if (!v) continue;
@@ -90,12 +93,17 @@ void read_named(dom::object dict, const std::array<NamedSource, 2>& sources, std
     if (!taken && !what.empty()) notes.not_kept(fmt::format("{} {}", what, key));
   }
   if (what.empty()) return;
-  // A sensor that lost to a preferred one is not kept either.
+  // A sensor that lost to a preferred one everywhere it could go is not
+  // kept either (junction beside edge still is the junction temperature).
   for (auto [key, element] : dict) {
+    bool lost = false;
+    bool kept = false;
     for (std::size_t s = 0; s < sources.size(); ++s) {
       const auto rank = rank_in(sources[s], key);
-      if (rank && best_rank[s] && *rank > *best_rank[s]) notes.not_kept(fmt::format("{} {}", what, key));
+      if (!rank || !best_rank[s]) continue;
+      (*rank > *best_rank[s] ? lost : kept) = true;
     }
+    if (lost && !kept) notes.not_kept(fmt::format("{} {}", what, key));
   }
 }
 

@@ -19,6 +19,7 @@ constexpr MetricWords kWords[kRunMetricCount] = {
     {"GPU memory", "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
     {"GPU power", "draws", "more", "less", "GPU power", "GPU power"},
     {"hottest GPU", "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
+    {"hottest junction", "has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
     {"SM clock", "has a", "higher", "lower", "SM clock", "SM clock"},
     {"host CPU", "uses", "more", "less", "host CPU", "host CPU"},
     {"command RSS", "uses", "more", "less", "host memory (process tree RSS)",
@@ -67,7 +68,8 @@ std::string human_value(RunMetric m, double value) {
     case RunMetric::MemUsedBytes:
     case RunMetric::TreeRssBytes: return human_bytes(value);
     case RunMetric::PowerWatts: return fmt::format("{:.1f} W", value);
-    case RunMetric::TempGpuCelsius: return fmt::format("{:.1f} °C", value);
+    case RunMetric::TempGpuCelsius:
+    case RunMetric::TempJunctionCelsius: return fmt::format("{:.1f} °C", value);
     case RunMetric::SmClockMhz: return fmt::format("{:.0f} MHz", value);
     default: return fmt::format("{:.1f} %", value);
   }

@@ -24,9 +24,9 @@ constexpr DeviceMetric kDeviceRows[] = {
     DeviceMetric::GpuUtilPercent,      DeviceMetric::SmActivePercent,     DeviceMetric::SmOccupancyPercent,
     DeviceMetric::TensorActivePercent, DeviceMetric::DramBwUtilPercent,   DeviceMetric::MemUtilPercent,
     DeviceMetric::MemUsedBytes,        DeviceMetric::PowerWatts,          DeviceMetric::TempGpuCelsius,
-    DeviceMetric::TempMemCelsius,      DeviceMetric::SmClockMhz,          DeviceMetric::MemClockMhz,
-    DeviceMetric::FanPercent,          DeviceMetric::PcieTxBytesPerSec,   DeviceMetric::PcieRxBytesPerSec,
-    DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec,
+    DeviceMetric::TempJunctionCelsius, DeviceMetric::TempMemCelsius,      DeviceMetric::SmClockMhz,
+    DeviceMetric::MemClockMhz,         DeviceMetric::FanPercent,          DeviceMetric::PcieTxBytesPerSec,
+    DeviceMetric::PcieRxBytesPerSec,   DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec,
 };
 
 // Process names are single words: a long one is shortened with "…".

@@ -46,6 +46,10 @@ std::string gpu_line(const GpuStatus& g) {
     line += fmt::format("  {:.0f} °C{}", *n.temp_celsius,
                         change(n.temp_celsius, field(g.before, &GpuWindow::temp_celsius), 1, 0));
   }
+  if (n.temp_junction_celsius) {
+    line += fmt::format("  junction {:.0f} °C{}", *n.temp_junction_celsius,
+                        change(n.temp_junction_celsius, field(g.before, &GpuWindow::temp_junction_celsius), 1, 0));
+  }
   return line;
 }
 
@@ -56,6 +60,8 @@ void write_window(JsonWriter& w, const GpuWindow& g) {
   w.field("mem_total_bytes", g.mem_total_bytes);
   w.field("power_watts", g.power_watts);
   w.field("temp_celsius", g.temp_celsius);
+  // Only where the card has the sensor: NVIDIA and Intel have none.
+  if (g.temp_junction_celsius) w.field("temp_junction_celsius", g.temp_junction_celsius);
   w.end_object();
 }
 

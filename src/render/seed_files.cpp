@@ -18,6 +18,36 @@ double elapsed(const RunData& run, std::int64_t mono_ns) {
   return round_to(static_cast<double>(mono_ns - run.run.start_mono_ns) / 1e9, 3);
 }
 
+// gputop.py's gpu_type: "nvidia", "amd", "intel" (lowercase, as it wrote
+// them; the importer reads any case).
+std::string gpu_type(std::string_view vendor) {
+  std::string out(vendor);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// gputop.py's `temperatures` object, where a GPU has more than one sensor:
+// its hwmon labels as gputop.py spelled them ("Edge", "Junction", "Memory"
+// on AMD; "GPU" for NVIDIA's and Intel's one die sensor). An AMD card
+// without an edge sensor (MI300X) stores the junction as its GPU
+// temperature too: that copy is not written as an "Edge" it does not have
+// (the importer takes a lone junction as the GPU temperature again).
+void write_temperatures(JsonWriter& w, const DeviceInfo& info, const DeviceValues& v) {
+  const auto gpu = v.get(DeviceMetric::TempGpuCelsius);
+  const auto junction = v.get(DeviceMetric::TempJunctionCelsius);
+  const auto mem = v.get(DeviceMetric::TempMemCelsius);
+  const bool gpu_is_junction = gpu && junction && *gpu == *junction;
+  const int sensors = (gpu && !gpu_is_junction ? 1 : 0) + (junction ? 1 : 0) + (mem ? 1 : 0);
+  if (sensors < 2) return;
+  w.key("temperatures").begin_object();
+  if (gpu && !gpu_is_junction) w.field(gpu_type(info.vendor) == "amd" ? "Edge" : "GPU", round_to(*gpu, 1));
+  if (junction) w.field("Junction", round_to(*junction, 1));
+  if (mem) w.field("Memory", round_to(*mem, 1));
+  w.end_object();
+}
+
 // The per-GPU fields both seed formats share. Absent values are null, never
 // 0. A temperature repeated from an earlier read (render/slow_carry.h) comes
 // with its age and the mark, as in jsonl.
@@ -26,13 +56,14 @@ void write_gpu_fields(JsonWriter& w, const DeviceInfo& info, const DeviceValues&
   const double total = v.value_or_nan(DeviceMetric::MemTotalBytes);
   w.field("gpu_index", info.index);
   w.field("gpu_name", info.name);
-  w.field("gpu_type", info.vendor);
+  w.field("gpu_type", gpu_type(info.vendor));
   w.field("utilization", round_to(v.value_or_nan(DeviceMetric::GpuUtilPercent), 1));
   w.field("memory_used", round_to(used / kMiB, 1));
   w.field("memory_total", round_to(total / kMiB, 1));
   w.field("memory_percent", total > 0 ? round_to(used / total * 100, 1) : kNaN);
   w.field("power", round_to(v.value_or_nan(DeviceMetric::PowerWatts), 1));
   w.field("temperature", round_to(v.value_or_nan(DeviceMetric::TempGpuCelsius), 1));
+  write_temperatures(w, info, v);
   if (carried) {
     w.field("slow_read_age_seconds", round_to(v.value_or_nan(DeviceMetric::SlowReadAgeSeconds), 3));
     w.field(kSlowValuesCarriedField, true);

@@ -93,6 +93,31 @@ class Import(GpuwatchTestCase):
         self.assertEqual(events[0]["kind"], "mark")
         self.assertEqual(json.loads(events[0]["message"])["lr"], "1e-3")
 
+    def test_w7900_sensors_go_through_a_seed_file_and_back(self):
+        # The amdgpu fixture's edge 56, junction 73, mem 69 (m°C in hwmon).
+        w7900 = os.path.join(FIXTURES, "sysfs", "w7900")
+        out = os.path.join(self.tmp, "results")
+        r = self.run_gw("record", "--interval", "0.2", "--name", "w7900", "--output-dir", out, "--", "sleep", "0.5",
+                        library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=w7900)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        seed = [f for f in os.listdir(out) if f.endswith(".json") and "multi" not in f][0]
+        with open(os.path.join(out, seed)) as f:
+            rows = json.load(f)
+        self.assertEqual({row["gpu_type"] for row in rows}, {"amd"})
+        # A first tick may come before the first slow read: no temperatures yet.
+        read = [row["temperatures"] for row in rows if "temperatures" in row]
+        self.assertTrue(read, rows)
+        self.assertEqual(read[0], {"Edge": 56, "Junction": 73, "Memory": 69})
+        run_id, fmt = self.import_file(os.path.join(out, seed))[:2]
+        self.assertEqual(fmt, "gputop-json")
+        rep = self.report(run_id)["devices"][0]
+        self.assertEqual(rep["vendor"], "AMD")
+        for name, value in [("temp_gpu_celsius", 56), ("temp_junction_celsius", 73), ("temp_mem_celsius", 69)]:
+            self.assertEqual(rep["metrics"][name]["max"], value, name)
+        # NVIDIA has no junction sensor: none is listed or invented.
+        r = self.run_gw("devices", "--json")
+        self.assertNotIn("temp_junction_celsius", json.loads(r.stdout)["devices"][0]["metrics"])
+
     def test_run_as_a_file_is_read_without_storing(self):
         r = self.run_gw("report", fixture("gputop_w7900_cut_mid_string.json"), "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)

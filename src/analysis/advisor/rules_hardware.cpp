@@ -37,6 +37,11 @@ void throttling(const Context& ctx, const DeviceView& d, std::vector<Advisory>& 
     if (const Summary* temp = d.report->find(DeviceMetric::TempGpuCelsius)) {
       evidence.push_back({"temp_max_celsius", temp->max, "celsius"});
     }
+    // AMD throttles on its hotspot as often as on its edge (gpu_metrics'
+    // TEMP_HOTSPOT bit): where the card has the sensor, it is the evidence.
+    if (const Summary* junction = d.report->find(DeviceMetric::TempJunctionCelsius)) {
+      evidence.push_back({"junction_max_celsius", junction->max, "celsius"});
+    }
     out.push_back({"throttle.thermal", Severity::Warning, index,
                    fmt::format("clocks held down by heat {} of {}", percent(t->thermal_percent), seconds(t->sampled_s)),
                    std::move(evidence), "Check the cooling: fans, airflow, the room's temperature, dust.", false});

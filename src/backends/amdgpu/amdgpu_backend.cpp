@@ -30,7 +30,7 @@ namespace {
 // One file that can be switched off on its own.
 enum class Feature : std::uint8_t {
   RuntimeStatus,  // power/runtime_status, read first in every round
-  GpuBusy, MemBusy, VramUsed, Power, PowerCap, Energy, TempGpu, TempMem, FanPwm, FanRpm,
+  GpuBusy, MemBusy, VramUsed, Power, PowerCap, Energy, TempGpu, TempMem, TempJunction, FanPwm, FanRpm,
   Sclk, Mclk, LinkSpeed, LinkWidth,
   GpuMetrics,     // device/gpu_metrics, the binary snapshot (amdgpu_gpu_metrics.h)
   kCount
@@ -76,6 +76,7 @@ bool in_hwmon(Feature f) {
     case Feature::Energy:
     case Feature::TempGpu:
     case Feature::TempMem:
+    case Feature::TempJunction:
     case Feature::FanPwm:
     case Feature::FanRpm: return true;
     default: return false;
@@ -93,6 +94,7 @@ constexpr FeatureMetric kFeatureMetrics[] = {
     {Feature::VramUsed, DM::MemUsedBytes},    {Feature::Power, DM::PowerWatts},
     {Feature::PowerCap, DM::PowerLimitWatts}, {Feature::Energy, DM::EnergyJoules},
     {Feature::TempGpu, DM::TempGpuCelsius},   {Feature::TempMem, DM::TempMemCelsius},
+    {Feature::TempJunction, DM::TempJunctionCelsius},
     {Feature::FanPwm, DM::FanPercent},        {Feature::FanRpm, DM::FanPercent},
     {Feature::Sclk, DM::SmClockMhz},          {Feature::Mclk, DM::MemClockMhz},
     {Feature::LinkSpeed, DM::PcieLinkGen},    {Feature::LinkWidth, DM::PcieLinkWidth},
@@ -161,6 +163,11 @@ class Round {
   bool failed_ = false;
 };
 
+bool gpu_reads_junction(const Device& card) {
+  const std::string& junction = card.files[bit(Feature::TempJunction)];
+  return !junction.empty() && card.files[bit(Feature::TempGpu)] == junction;
+}
+
 // Every tick: what changes from one tick to the next and costs one small
 // read each. gpu_busy_percent is the SMU firmware's own average over its
 // sampling window (amdgpu_pm.c, "DOC: gpu_busy_percent").
@@ -184,7 +191,12 @@ void read_slow_values(Round& r, const Device& card, const SlowReadPlan& plan, De
     if (const auto uj = r.number(Feature::Energy)) out.set(DM::EnergyJoules, *uj / 1e6);
   }
   if (const auto uw = r.number(Feature::PowerCap)) out.set(DM::PowerLimitWatts, *uw / 1e6);
-  if (const auto mc = r.number(Feature::TempGpu)) out.set(DM::TempGpuCelsius, *mc / 1000);
+  const std::optional<double> junction = r.number(Feature::TempJunction);
+  if (junction) out.set(DM::TempJunctionCelsius, *junction / 1000);
+  // Without an edge sensor (MI300X) the GPU temperature is the junction's
+  // file: one read serves both.
+  const std::optional<double> gpu = gpu_reads_junction(card) ? junction : r.number(Feature::TempGpu);
+  if (gpu && card.enabled.test(bit(Feature::TempGpu))) out.set(DM::TempGpuCelsius, *gpu / 1000);
   if (const auto mc = r.number(Feature::TempMem)) out.set(DM::TempMemCelsius, *mc / 1000);
   if (const auto pwm = r.number(Feature::FanPwm)) {
     out.set(DM::FanPercent, *pwm * 100 / card.pwm_full_scale);
@@ -275,6 +287,7 @@ void choose_temperature_files(const fs::path& hwmon, Device& card) {
   }
   card.files[bit(Feature::TempGpu)] = edge.empty() ? junction : edge;
   card.files[bit(Feature::TempMem)] = mem;
+  card.files[bit(Feature::TempJunction)] = junction;
 }
 
 // Which file each feature reads, before any is probed.
@@ -367,6 +380,9 @@ void probe(Device& card) {
   read_fast_values(round, card, ignored);
   read_slow_values(round, card, SlowReadPlan{}, ignored);
   if (card.enabled.test(bit(Feature::FanPwm))) card.enabled.reset(bit(Feature::FanRpm));
+  if (gpu_reads_junction(card) && !card.enabled.test(bit(Feature::TempJunction))) {
+    card.enabled.reset(bit(Feature::TempGpu));
+  }
   probe_gpu_metrics(round, card);
 }
 

@@ -202,6 +202,7 @@ DeviceValues device_values_of(const GpuMetrics& m) {
   };
   put(DM::TempGpuCelsius, m.temp_edge_celsius ? m.temp_edge_celsius : m.temp_hotspot_celsius);
   put(DM::TempMemCelsius, m.temp_mem_celsius);
+  put(DM::TempJunctionCelsius, m.temp_hotspot_celsius);
   put(DM::GpuUtilPercent, m.gfx_activity_percent);
   put(DM::MemUtilPercent, m.umc_activity_percent);
   put(DM::PowerWatts, m.socket_power_watts);

@@ -55,7 +55,8 @@ std::optional<GpuMetrics> parse_gpu_metrics(std::span<const unsigned char> bytes
 std::uint64_t clock_event_reasons_from_indep_throttle(std::uint64_t indep_throttle_status);
 
 // The snapshot as catalogue metrics: TempGpuCelsius is the edge sensor, or
-// the hotspot where there is no edge (as the hwmon reader picks them),
+// the hotspot where there is no edge (as the hwmon reader picks them);
+// TempJunctionCelsius is the hotspot whenever there is one;
 // ClockEventReasons from the independent throttle bits, EnergyJoules from
 // the accumulator.
 DeviceValues device_values_of(const GpuMetrics& m);

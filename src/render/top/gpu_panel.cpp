@@ -74,12 +74,17 @@ std::string power_text(const GpuView& g) {
 
 std::string temp_text(std::optional<double> celsius) { return celsius ? fmt::format("{:.0f}°C", *celsius) : "–"; }
 
-Style temp_style(std::optional<double> celsius) {
+Style temp_style(std::optional<double> celsius, double warn = 75, double bad = 85) {
   if (!celsius) return Style::Dim;
-  if (*celsius >= 85) return Style::Bad;
-  if (*celsius >= 75) return Style::Warn;
+  if (*celsius >= bad) return Style::Bad;
+  if (*celsius >= warn) return Style::Warn;
   return Style::Normal;
 }
+
+// The die's hottest spot runs 15-20 °C above the edge under load (a W7900:
+// edge 73, junction 94 °C at most) and has a higher limit (110 against 100
+// °C), so it is judged on its own scale.
+Style junction_style(std::optional<double> celsius) { return temp_style(celsius, 95, 105); }
 
 // The reasons that slow work down, by name; "none" when the mask says the
 // clocks run free.
@@ -113,6 +118,10 @@ ScreenLine title_line(const GpuView& g, std::size_t width) {
   }
   const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   right.add(temp_text(temp), g.freshness(DeviceMetric::TempGpuCelsius, temp_style(temp)));
+  if (const auto junction = g.get(DeviceMetric::TempJunctionCelsius)) {
+    right.add("  junction ", Style::Dim)
+        .add(temp_text(junction), g.freshness(DeviceMetric::TempJunctionCelsius, junction_style(junction)));
+  }
   if (const auto fan = g.get(DeviceMetric::FanPercent)) {
     right.add("  fan ", Style::Dim).add(percent_text(fan), g.freshness(DeviceMetric::FanPercent));
   }

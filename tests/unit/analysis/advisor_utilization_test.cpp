@@ -231,6 +231,12 @@ TEST(AdvisorHardware, PowerAndThermalThrottling) {
   EXPECT_NEAR(evidence(*power, "power_throttled_percent")->value, 50, 2);
   EXPECT_NEAR(evidence(*heat, "thermal_throttled_percent")->value, 10, 2);
   EXPECT_DOUBLE_EQ(evidence(*heat, "temp_max_celsius")->value, 87);
+  EXPECT_FALSE(evidence(*heat, "junction_max_celsius"));  // no junction sensor (NVIDIA)
+  w.set(0, DeviceMetric::TempJunctionCelsius, flat(104));
+  const auto amd = advise_on(w.data);
+  const Advisory* amd_heat = find(amd, "throttle.thermal");
+  ASSERT_TRUE(amd_heat);
+  EXPECT_DOUBLE_EQ(evidence(*amd_heat, "junction_max_celsius")->value, 104);
   EXPECT_EQ(a[0].id, "throttle.thermal");  // warnings before info
   // Idle clocks (gpu_idle) are no throttling.
   w.set(0, DeviceMetric::ClockEventReasons, flat(0x1));

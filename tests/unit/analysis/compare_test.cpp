@@ -239,6 +239,23 @@ TEST(Compare, AMetricMissingInOneRunHasNoDifference) {
   EXPECT_FALSE(power.differences[1]);
 }
 
+TEST(Compare, JunctionTemperatureIsTheHottestGpusAndOnlyWhereRecorded) {
+  RunData a = util_run("a", constant(4, 50));
+  set_device(a, 0, DeviceMetric::TempJunctionCelsius, constant(4, 90));
+  set_device(a, 1, DeviceMetric::TempJunctionCelsius, constant(4, 94));
+  RunData b = util_run("b", constant(4, 60));
+  set_device(b, 0, DeviceMetric::TempJunctionCelsius, constant(4, 80));
+  const std::vector<RunData> runs{a, b};
+  const MetricComparison& junction = find(compare_runs(runs, {}), RunMetric::TempJunctionCelsius);
+  EXPECT_DOUBLE_EQ(junction.runs[0]->summary.mean, 94);  // max over GPUs
+  EXPECT_DOUBLE_EQ(junction.differences[1]->delta, -14);
+  // Runs without the sensor (NVIDIA, Intel) leave the row out.
+  const std::vector<RunData> nvidia{util_run("c", constant(4, 50)), util_run("d", constant(4, 60))};
+  for (const MetricComparison& mc : compare_runs(nvidia, {}).metrics) {
+    EXPECT_NE(mc.metric, RunMetric::TempJunctionCelsius);
+  }
+}
+
 TEST(Compare, LongRunsAreBinnedToABoundedSize) {
   const std::vector<RunData> runs{util_run("a", white_noise(50'000, 50, 5, 1), 0.1),
                                   util_run("b", white_noise(50'000, 50, 5, 2), 0.1)};

@@ -144,7 +144,7 @@ TEST_F(AmdgpuBackendTest, W7900IsFoundOnceBesideItsConnectorsAndRenderNode) {
   EXPECT_EQ(supported_names(d),
             (std::vector<std::string>{"gpu_util_percent", "mem_util_percent", "mem_used_bytes", "mem_total_bytes",
                                       "power_watts", "power_limit_watts", "temp_gpu_celsius", "temp_mem_celsius",
-                                      "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
+                                      "temp_junction_celsius", "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
                                       "fan_percent", "clock_event_reasons", "pcie_link_gen", "pcie_link_width",
                                       "pcie_link_gen_max", "pcie_link_width_max"}));
 }
@@ -229,6 +229,7 @@ TEST_F(AmdgpuBackendTest, W7900ValuesInCatalogueUnits) {
   EXPECT_EQ(slow.get(DM::PowerLimitWatts), 295);    // power1_cap, µW
   EXPECT_EQ(slow.get(DM::TempGpuCelsius), 56);      // edge (junction is 73), m°C
   EXPECT_EQ(slow.get(DM::TempMemCelsius), 69);
+  EXPECT_EQ(slow.get(DM::TempJunctionCelsius), 73);  // temp2, labelled junction
   EXPECT_DOUBLE_EQ(*slow.get(DM::FanPercent), 102 * 100.0 / 255);  // pwm1 / pwm1_max
   EXPECT_EQ(slow.get(DM::SmClockMhz), 1900);        // the '*' line of pp_dpm_sclk
   EXPECT_EQ(slow.get(DM::MemClockMhz), 1125);
@@ -304,6 +305,7 @@ TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {
   std::vector<GpuProcess> processes;
   ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, busy, processes), ReadStatus::Ok);
   EXPECT_EQ(busy.get(DM::TempGpuCelsius), 49);  // junction: there is no edge sensor
+  EXPECT_EQ(busy.get(DM::TempJunctionCelsius), 49);
   EXPECT_EQ(busy.get(DM::TempMemCelsius), 43);
   EXPECT_EQ(busy.get(DM::PowerLimitWatts), 750);
   EXPECT_EQ(busy.get(DM::SmClockMhz), 2100);
@@ -318,6 +320,7 @@ TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {
   EXPECT_EQ(idle.get(DM::PowerWatts), 138);
   EXPECT_EQ(idle.get(DM::SmClockMhz), 500);
   EXPECT_EQ(idle.get(DM::TempGpuCelsius), 38);
+  EXPECT_EQ(idle.get(DM::TempJunctionCelsius), 38);
 }
 
 TEST_F(AmdgpuBackendTest, TemperatureWithoutLabelsIsTemp1AsEdge) {
@@ -333,6 +336,7 @@ TEST_F(AmdgpuBackendTest, TemperatureWithoutLabelsIsTemp1AsEdge) {
   ASSERT_EQ(backend->read_slow(0, SlowReadPlan{}, v, processes), ReadStatus::Ok);
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 56);
   EXPECT_FALSE(v.has(DM::TempMemCelsius));
+  EXPECT_FALSE(v.has(DM::TempJunctionCelsius));  // temp2 is not known to be the junction
 }
 
 TEST_F(AmdgpuBackendTest, PowerAverageThatDoesNotReadFallsBackToInput) {

@@ -243,6 +243,7 @@ TEST_F(AmdgpuGpuMetricsBackendTest, W7900ThrottleReasonsComeFromGpuMetricsAndThe
   EXPECT_EQ(v.get(DM::ClockEventReasons), 0x20);  // TEMP_HOTSPOT -> sw_thermal_slowdown
   // hwmon's edge (56 °C under load), not the snapshot's 38: the file wins.
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 56);
+  EXPECT_EQ(v.get(DM::TempJunctionCelsius), 73);  // hwmon's junction, not the snapshot's hotspot 41
   EXPECT_EQ(v.get(DM::SmClockMhz), 1900);  // pp_dpm_sclk's level, not gfxclk 5
   EXPECT_FALSE(v.has(DM::EnergyJoules));   // neither hwmon nor v1.3 gives one
 }
@@ -261,6 +262,8 @@ TEST_F(AmdgpuGpuMetricsBackendTest, GpuMetricsFillsWhatTheFilesLack) {
   EXPECT_EQ(v.get(DM::MemUtilPercent), 1);   // average_umc_activity
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 38);  // temperature_edge
   EXPECT_EQ(v.get(DM::TempMemCelsius), 69);  // still hwmon's temp3 (mem)
+  EXPECT_TRUE(has_metric(backend->devices()[0], DM::TempJunctionCelsius));
+  EXPECT_EQ(v.get(DM::TempJunctionCelsius), 41);  // temperature_hotspot, without hwmon's junction
   DeviceValues fast;
   ASSERT_EQ(backend->read_fast(0, fast), ReadStatus::Ok);
   EXPECT_FALSE(fast.has(DM::MemUtilPercent));  // gpu_metrics stays off the fast path

@@ -153,6 +153,7 @@ TEST_F(IntelBackendTest, ArcB50ValuesInCatalogueUnits) {
   EXPECT_EQ(v.get(DM::EnergyJoules), 1234.56789);    // energy1_input "card", µJ
   EXPECT_EQ(v.get(DM::TempGpuCelsius), 59);          // temp2 "pkg"
   EXPECT_EQ(v.get(DM::TempMemCelsius), 52);          // temp3 "vram"
+  EXPECT_FALSE(v.has(DM::TempJunctionCelsius));      // xe's hwmon has no junction sensor
   EXPECT_FALSE(v.has(DM::FanPercent));               // fan1_input in RPM, no maximum
   EXPECT_FALSE(v.has(DM::GpuUtilPercent));           // no procfs given
   EXPECT_FALSE(v.has(DM::MemUsedBytes));

@@ -108,6 +108,7 @@ TEST_F(ImportFixtures, GputopAmdTemperatureSensorsClocksAndLimits) {
   EXPECT_DOUBLE_EQ(r.data.run.interval_s, 1.06);
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::TempGpuCelsius, 0), 41.0);  // Edge
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::TempMemCelsius, 0), 52.0);  // Memory
+  EXPECT_DOUBLE_EQ(at(s, DeviceMetric::TempJunctionCelsius, 0), 45.0);  // Junction
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::MemUsedBytes, 1), 20480.25 * kMiB);
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::MemTotalBytes, 1), 49136 * kMiB);
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::PowerLimitWatts, 2), 295);
@@ -116,7 +117,7 @@ TEST_F(ImportFixtures, GputopAmdTemperatureSensorsClocksAndLimits) {
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::MemClockMhz, 0), 96);     // mclk
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::SmClockMaxMhz, 0), 2495); // highest sclk state
   EXPECT_EQ(s.info.static_values.get(DeviceMetric::MemClockMaxMhz), 1124);
-  EXPECT_TRUE(has_warning(r, "temperature Junction")) << all_warnings(r);
+  EXPECT_FALSE(has_warning(r, "temperature Junction")) << all_warnings(r);
   EXPECT_TRUE(has_warning(r, "clock fclk"));
   EXPECT_TRUE(has_warning(r, "temp_limits"));
   EXPECT_TRUE(has_warning(r, "performance_level"));

@@ -37,7 +37,7 @@ TEST(SeedFiles, SingleGpuArrayHasTheSeedFieldsAndNullForAbsent) {
   run.run.start_mono_ns = 5'000'000'000;
   run.devices.push_back(series(0, {85, 90}, 12800));
   const std::string out = collect([&](const TextSink& e) { write_seed_single_json(run, 0, e); });
-  EXPECT_NE(out.find(R"("gpu_index":0,"gpu_name":"NVIDIA A10G","gpu_type":"NVIDIA","utilization":85,)"
+  EXPECT_NE(out.find(R"("gpu_index":0,"gpu_name":"NVIDIA A10G","gpu_type":"nvidia","utilization":85,)"
                      R"("memory_used":12800,"memory_total":24576,"memory_percent":52.1,"power":null,)"
                      R"("temperature":null,)"), std::string::npos)
       << out;

@@ -192,6 +192,17 @@ TEST(TopScreen, SlowValuesAreDimmedOnlyWhenOlderThanThreeIntervals) {
   EXPECT_NE(temp_style(compose_top_screen(view, 100, 30)), Style::Dim);
 }
 
+TEST(TopScreen, AJunctionSensorIsShownWhereTheCardHasOne) {
+  TopView view = make_top_view(1, 10, 0);
+  EXPECT_FALSE(shows(compose_top_screen(view, 100, 30), "junction"));  // an H100 has none
+  view.devices[0].name = "AMD Radeon Pro W7900";
+  view.live.devices[0].latest.values.set(DeviceMetric::TempJunctionCelsius, 94);
+  view.live.devices[0].latest.read_mono_ns[static_cast<std::size_t>(DeviceMetric::TempJunctionCelsius)] =
+      view.now_mono_ns;
+  const Screen screen = compose_top_screen(view, 100, 30);
+  EXPECT_TRUE(shows(screen, "junction 94°C")) << all_text(screen);
+}
+
 TEST(TopScreen, ALostGpuSaysSo) {
   TopView view = make_top_view(2);
   view.live.devices[1].lost = Timestamp{1, 1};
