@@ -124,6 +124,9 @@ class ExporterTest(GpuwatchTestCase):
         self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="0", vendor="AMD"), 0.64)
         self.assertEqual(value(s, "gpuwatch_collector_success", backend="amdgpu"), 1)
         self.assertIsNone(value(s, "gpuwatch_collector_success", backend="nvml"))
+        # The W7900 under load: edge 56, junction 73 (tests/fixtures/README.md, sysfs table).
+        _, s = self.scrape_until(base, "gpuwatch_gpu_temperature_celsius", sensor="junction")
+        self.assertEqual(value(s, "gpuwatch_gpu_temperature_celsius", gpu="0", sensor="junction"), 73)
 
     def test_bad_listen_is_a_usage_error(self):
         r = self.run_gw("exporter", "--listen", "localhost", timeout=10)

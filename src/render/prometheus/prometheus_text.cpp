@@ -85,6 +85,9 @@ constexpr std::array<SeriesRow, kDeviceMetricCount> kSeries{{
     {DeviceMetric::TempMemCelsius, false, "memory",
      {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
      expose("DCGM_FI_DEV_MEMORY_TEMP", kSame, "in C")},
+    // AMD's hotspot; NVML has no such reading, so dcgm-exporter no name for it.
+    {DeviceMetric::TempJunctionCelsius, false, "junction",
+     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value}, kNone},
     {DeviceMetric::SmClockMhz, false, {}, expose("gpuwatch_gpu_sm_clock_hertz", kMhzToHertz, "hertz"),
      expose("DCGM_FI_DEV_SM_CLOCK", kSame, "in MHz")},
     {DeviceMetric::MemClockMhz, false, {}, expose("gpuwatch_gpu_memory_clock_hertz", kMhzToHertz, "hertz"),
