@@ -25,7 +25,7 @@ done >"$unit"
 
 # -isystem: warnings in cairo's and glib's headers are theirs, not ours.
 read -ra cairo_includes <<<"$(pkg-config --cflags-only-I cairo | sed 's/-I/-isystem /g')"
-if ! g++ -std=c++20 -fsyntax-only -I"$root/src" "${cairo_includes[@]}" -DGPUWATCH_VERSION='"x"' "$unit" >"$log" 2>&1; then
+if ! g++ -std=c++20 -fsyntax-only -I"$root/src" "${cairo_includes[@]}" -DGPUWATCH_VERSION='"x"' -DGPUWATCH_MODULE_DIR_FROM_BIN='"x"' "$unit" >"$log" 2>&1; then
   # The first error of each collision, with the definition it collides with.
   grep -E 'error|previous|note: candidates' "$log" | sed "s|$root/||" | awk '!seen[$0]++' | head -60 >&2
   echo "unity-check: the library's sources do not compile as one unit: rename one of each pair" \
