@@ -2,6 +2,7 @@
 names and base units (and dcgm-exporter's with --dcgm-compat), passes promtool when it is
 installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0; a real
 Prometheus server (Debian's `prometheus`, when installed) scrapes it and returns the fake's value."""
+import http.client
 import json
 import os
 import re
@@ -97,6 +98,16 @@ class ExporterTest(GpuwatchTestCase):
         self.assertEqual(missing.exception.code, 404)
         with urllib.request.urlopen(base + "/", timeout=2) as r:
             self.assertIn("/metrics", r.read().decode())
+        # One request per connection: httplib polls an idle keep-alive connection every ~11 ms.
+        # (urllib always asks for close; http.client asks for nothing, so HTTP/1.1 keeps alive.)
+        conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=2)
+        try:
+            conn.request("GET", "/metrics")
+            reply = conn.getresponse()
+            reply.read()
+            self.assertEqual(reply.getheader("Connection"), "close")
+        finally:
+            conn.close()
         self.proc.send_signal(signal.SIGTERM)
         self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
 
