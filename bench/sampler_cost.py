@@ -251,6 +251,26 @@ def gw_row(m, report, duration_s, rate_hz, gpus_expected=None):
     return row
 
 
+def machine_meta(binary):
+    """The machine, the date and the build: what every result is read against."""
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "nproc": os.cpu_count(),
+        "cpu_model": cpu_model(),
+        "kernel": platform.release(),
+        "binary": os.path.abspath(binary),
+        "build_type": build_type(binary),
+        "argv": sys.argv,
+    }
+
+
+def write_json(path, meta, rows):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"meta": meta, "rows": rows}, f, indent=2)
+        f.write("\n")
+
+
 def fmt(v, digits=2):
     if v is None:
         return "–"
@@ -410,17 +430,7 @@ def main():
     if args.gpus < 0 or args.gpus > 16:
         sys.exit("sampler_cost: --gpus must be 0..16 (the fake driver's limit)")
 
-    meta = {
-        "mode": args.mode,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "host": platform.node(),
-        "nproc": os.cpu_count(),
-        "cpu_model": cpu_model(),
-        "kernel": platform.release(),
-        "binary": os.path.abspath(args.bin),
-        "build_type": build_type(args.bin),
-        "argv": sys.argv,
-    }
+    meta = {"mode": args.mode, **machine_meta(args.bin)}
     rows = fake_mode(args, meta) if args.mode == "fake" else real_mode(args, meta)
 
     print(f"gpuwatch sampler cost, mode {args.mode}, {meta['date']}, {meta['nproc']} x {meta['cpu_model']}, "
@@ -431,9 +441,7 @@ def main():
         if r.get("warning"):
             print(f"\nwarning: {r['tool']} {r.get('rate_hz')} Hz: {r['warning']}")
     if args.json_out:
-        with open(args.json_out, "w", encoding="utf-8") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=2)
-            f.write("\n")
+        write_json(args.json_out, meta, rows)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@ tests_packages=(
   help2man                   # the man page, which the install test checks (optional for users)
   zsh                        # the install test runs the zsh completion
   tmux                       # terminal tests (tests/e2e/test_status_line_tty.py, test_top.py)
-  prometheus                 # promtool checks the exporter's output (tests/e2e/test_exporter.py); Debian ships
+  prometheus                 # promtool checks the exporter's output and the server scrapes it
+                             # (tests/e2e/test_exporter.py); Debian ships
                              # it with the server, which systemd starts: `systemctl disable --now prometheus`
 )
 # Workers of `gpuwatch bench` (docs/bench-workers.md); the CUDA worker needs

@@ -1,15 +1,20 @@
 """gpuwatch exporter against the fake driver: /metrics carries the driver's values in Prometheus
 names and base units (and dcgm-exporter's with --dcgm-compat), passes promtool when it is
-installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0."""
+installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0; a real
+Prometheus server (Debian's `prometheus`, when installed) scrapes it and returns the fake's value."""
+import http.client
+import json
 import os
 import re
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import unittest
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from harness import FIXTURES, QUICK, GpuwatchTestCase
@@ -93,6 +98,16 @@ class ExporterTest(GpuwatchTestCase):
         self.assertEqual(missing.exception.code, 404)
         with urllib.request.urlopen(base + "/", timeout=2) as r:
             self.assertIn("/metrics", r.read().decode())
+        # One request per connection: httplib polls an idle keep-alive connection every ~11 ms.
+        # (urllib always asks for close; http.client asks for nothing, so HTTP/1.1 keeps alive.)
+        conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=2)
+        try:
+            conn.request("GET", "/metrics")
+            reply = conn.getresponse()
+            reply.read()
+            self.assertEqual(reply.getheader("Connection"), "close")
+        finally:
+            conn.close()
         self.proc.send_signal(signal.SIGTERM)
         self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
 
@@ -140,6 +155,68 @@ class ExporterTest(GpuwatchTestCase):
         r = self.run_gw("exporter", "--listen", f"127.0.0.1:{port}", timeout=10)
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn(f"cannot listen on 127.0.0.1:{port}", r.stderr)
+
+    @unittest.skipUnless(shutil.which("prometheus"), "Debian's prometheus is not installed")
+    def test_a_real_prometheus_scrapes_it(self):
+        base = self.start()
+        target = base.removeprefix("http://")
+        with socket.socket() as s:
+            # Prometheus has no port 0 of its own to report back; the gap between close and its
+            # bind is a race too small to matter on a test machine.
+            s.bind(("127.0.0.1", 0))
+            prom_addr = f"127.0.0.1:{s.getsockname()[1]}"
+        config = os.path.join(self.tmp, "prometheus.yml")
+        with open(config, "w") as f:
+            f.write("global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\n"
+                    f"scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n      - targets: ['{target}']\n")
+        log = open(os.path.join(self.tmp, "prometheus.log"), "w+")
+        self.addCleanup(log.close)
+        prom = subprocess.Popen(["prometheus", f"--config.file={config}",
+                                 f"--storage.tsdb.path={os.path.join(self.tmp, 'tsdb')}",
+                                 f"--web.listen-address={prom_addr}", "--log.level=warn"],
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+        def stop_prometheus():
+            if prom.poll() is None:
+                prom.kill()
+            prom.wait()
+        self.addCleanup(stop_prometheus)
+
+        def query(expr):
+            """The instant vector for expr, [] until Prometheus is up and has scraped."""
+            url = f"http://{prom_addr}/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+            try:
+                with urllib.request.urlopen(url, timeout=1) as r:
+                    answer = json.load(r)
+            except OSError:
+                return []
+            self.assertEqual(answer["status"], "success", answer)
+            return answer["data"]["result"]
+
+        # Its first scrape comes within one interval of its start, which takes about a second.
+        deadline = time.monotonic() + 10
+        while not (util := query('gpuwatch_gpu_utilization_ratio{gpu="1"}')):
+            log.seek(0)
+            self.assertIsNone(prom.poll(), f"prometheus exited: {log.read()}")
+            self.assertLess(time.monotonic(), deadline, "no sample in Prometheus within 10 s")
+            time.sleep(0.2)
+        self.assertEqual(len(util), 1, util)
+        labels, (_, val) = util[0]["metric"], util[0]["value"]
+        self.assertEqual(float(val), 0.77)
+        self.assertEqual(labels["gpu"], "1")
+        self.assertEqual(labels["job"], "gpuwatch")
+        self.assertEqual(labels["instance"], target)
+        self.assertEqual(labels["uuid"], "GPU-fa4e0000-0000-4000-8000-000000000001")
+        self.assertEqual(labels["name"], "NVIDIA H100 80GB HBM3")
+        self.assertEqual(labels["vendor"], "NVIDIA")
+        self.assertEqual(labels["pci_bus_id"], "0000:20:00.0")
+        self.assertEqual(float(query('gpuwatch_gpu_utilization_ratio{gpu="0"}')[0]["value"][1]), 0)
+        up = query('up{job="gpuwatch"}')
+        self.assertEqual([float(u["value"][1]) for u in up], [1])
+        # Units survive the trip: bytes, not MiB.
+        mem = query('gpuwatch_gpu_memory_used_bytes{gpu="1"}')
+        self.assertEqual(float(mem[0]["value"][1]), 1024 * MiB)
 
 
 if __name__ == "__main__":
