@@ -246,7 +246,8 @@ TEST(Compare, JunctionTemperatureIsTheHottestGpusAndOnlyWhereRecorded) {
   RunData b = util_run("b", constant(4, 60));
   set_device(b, 0, DeviceMetric::TempJunctionCelsius, constant(4, 80));
   const std::vector<RunData> runs{a, b};
-  const MetricComparison& junction = find(compare_runs(runs, {}), RunMetric::TempJunctionCelsius);
+  const Comparison c = compare_runs(runs, {});
+  const MetricComparison& junction = find(c, RunMetric::TempJunctionCelsius);
   EXPECT_DOUBLE_EQ(junction.runs[0]->summary.mean, 94);  // max over GPUs
   EXPECT_DOUBLE_EQ(junction.differences[1]->delta, -14);
   // Runs without the sensor (NVIDIA, Intel) leave the row out.
