@@ -177,7 +177,9 @@ class RunsRmPrune(GpuwatchTestCase):
         try:
             self.wait_for(lambda: os.path.exists(self.store) and self.names() == ["live"], what="the live run")
             r = self.run_gw("rm", "live")
-            self.assertEqual(r.returncode, 1)
+            # What the store says of the run, should the refusal not come.
+            seen = self.run_gw("runs", "--format", "json").stdout
+            self.assertEqual(r.returncode, 1, f"rm said: {r.stdout}{r.stderr}; runs: {seen}")
             self.assertIn("still being recorded", r.stderr)
             self.assertIn("--force", r.stderr)
             self.assertEqual(self.names(), ["live"])

@@ -315,17 +315,30 @@ TEST_F(DrmFdinfoScanTest, ADueProcessIsListedAgainOnlyWhenItsFdCountChanged) {
   struct stat st {};
   ASSERT_EQ(::stat("/proc/self/fd", &st), 0);
   if (st.st_size == 0) GTEST_SKIP() << "this kernel does not give /proc/PID/fd a size (before 6.2)";
-  int pipe_fds[2];
-  ASSERT_EQ(::pipe(pipe_fds), 0);
+  // Two pipes: the test asks the child for one more fd, and the child says
+  // when its fd table is as the test expects. Without the answers a busy
+  // machine may run the child's own set-up (closing its copies of the
+  // test's ends) in between the test's counts.
+  int ask[2];
+  int answer[2];
+  ASSERT_EQ(::pipe(ask), 0);
+  ASSERT_EQ(::pipe(answer), 0);
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
-  if (child == 0) {  // opens one more fd per byte read; leaves when the pipe closes
-    ::close(pipe_fds[1]);
+  if (child == 0) {  // one more fd per byte asked for; leaves when the pipe closes
+    ::close(ask[1]);
+    ::close(answer[0]);
     char byte = 0;
-    while (::read(pipe_fds[0], &byte, 1) == 1) ::open("/dev/null", O_RDONLY);
-    ::_exit(0);
+    bool ok = ::write(answer[1], "r", 1) == 1;
+    while (ok && ::read(ask[0], &byte, 1) == 1) {
+      ok = ::open("/dev/null", O_RDONLY) >= 0 && ::write(answer[1], "o", 1) == 1;
+    }
+    ::_exit(ok ? 0 : 1);
   }
-  ::close(pipe_fds[0]);
+  ::close(ask[0]);
+  ::close(answer[1]);
+  char reply = 0;
+  ASSERT_EQ(::read(answer[0], &reply, 1), 1);  // the child's fd table is settled
   const std::string pid = std::to_string(child);
   const fs::path fd_dir = "/proc/" + pid + "/fd";
   const auto fd_count = [&] { return ::stat(fd_dir.c_str(), &st) == 0 ? st.st_size : -1; };
@@ -344,14 +357,17 @@ TEST_F(DrmFdinfoScanTest, ADueProcessIsListedAgainOnlyWhenItsFdCountChanged) {
   EXPECT_EQ(listed, full_turns) << "due twice, the same fds";
 
   const auto before = fd_count();
-  ASSERT_EQ(::write(pipe_fds[1], "x", 1), 1);
-  for (int i = 0; i < 200 && fd_count() == before; ++i) ::usleep(5000);
+  ASSERT_EQ(::write(ask[1], "x", 1), 1);
+  ASSERT_EQ(::read(answer[0], &reply, 1), 1);  // the child opened one more
   ASSERT_EQ(fd_count(), before + 1);
   listed = 0;
   for (int i = 0; i < 10; ++i) listed += scanner.scan(at_seconds(30 + i)).listed_processes;
   EXPECT_EQ(listed, 1U) << "due once, one fd more";
-  ::close(pipe_fds[1]);
-  ::waitpid(child, nullptr, 0);
+  ::close(ask[1]);
+  ::close(answer[0]);
+  int child_status = 0;
+  ::waitpid(child, &child_status, 0);
+  EXPECT_TRUE(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
 }
 
 TEST_F(DrmFdinfoScanTest, MissingRootIsAnEmptyScan) {
