@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/run_status_source.h"
 #include "exporter/exporter.h"
 
 namespace gpuwatch::cli {
@@ -16,6 +17,7 @@ void add_exporter(CLI::App& app, int& exit_code) {
     double interval_s = 1.0;
     std::string gpus;
     bool dcgm_compat = false;
+    WatchedRunFlags run;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--listen", flags->listen,
@@ -28,6 +30,8 @@ void add_exporter(CLI::App& app, int& exit_code) {
   add_gpus_option(*cmd, flags->gpus, "GPU indices to export, e.g. 0,2 or 0-3 (default: all)");
   cmd->add_flag("--dcgm-compat", flags->dcgm_compat,
                 "dcgm-exporter's metric names, units and labels (NVIDIA GPUs only), for its dashboards");
+  add_watched_run_options(*cmd, flags->run,
+                          "exported as gpuwatch_run_* series: name, progress, advisories, its GPUs");
   cmd->callback([flags, &exit_code] {
     ExporterOptions options;
     try {
@@ -38,6 +42,7 @@ void add_exporter(CLI::App& app, int& exit_code) {
     options.interval_s = flags->interval_s;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
     options.dcgm_compat = flags->dcgm_compat;
+    options.watched_run = watched_run_reader(flags->run);
     options.on_listening = [](const std::string& url) {
       std::printf("gpuwatch exporter: serving %s (Ctrl-C stops)\n", url.c_str());
       std::fflush(stdout);

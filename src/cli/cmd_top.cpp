@@ -1,9 +1,7 @@
 #include <fmt/format.h>
 
-#include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "cli/run_source.h"
 #include "cli/run_status_source.h"
 #include "top/top_app.h"
 #include "top/top_keys.h"
@@ -16,10 +14,7 @@ void add_top(CLI::App& app, int& exit_code) {
   struct Flags {
     TopOptions options;
     std::string gpus;
-    std::string run;
-    std::string store;
-    bool no_run = false;
-    AdvisorFlags advisor;
+    WatchedRunFlags run;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--interval", flags->options.interval_s, "Seconds between samples (0.1 to 60)")
@@ -35,12 +30,7 @@ void add_top(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(40, 1000));
   cmd->add_option("--height", flags->options.height, "With --once --format text: lines (default: all it needs)")
       ->check(CLI::Range(10, 1000));
-  cmd->add_option("--run", flags->run,
-                  std::string(kRunHelp) + "\nshown beside the GPUs: progress, steps/s, advisories (default: the\n"
-                  "store's run that is recording now, if any)");
-  cmd->add_flag("--no-run", flags->no_run, "Show no run, even when one is recording");
-  add_advisor_options(*cmd, flags->advisor);
-  add_store_option(*cmd, flags->store);
+  add_watched_run_options(*cmd, flags->run, "shown beside the GPUs: progress, steps/s, advisories");
   cmd->callback([flags, cmd, &exit_code] {
     if (!flags->options.once) {
       for (const char* once_only : {"--format", "--width", "--height"}) {
@@ -48,15 +38,7 @@ void add_top(CLI::App& app, int& exit_code) {
       }
     }
     if (!flags->gpus.empty()) flags->options.gpus = parse_gpu_list(flags->gpus);
-    if (flags->no_run && !flags->run.empty()) throw CLI::ValidationError("--no-run", "excludes --run");
-    if (!flags->no_run) {
-      // A RUN that names nothing is an error now, not a line on the screen.
-      const AdvisorConfig config = advisor_config(flags->advisor);
-      if (!flags->run.empty()) (void)watched_run_status(flags->run, flags->store, config);
-      flags->options.watched_run = [run = flags->run, store = flags->store, config] {
-        return watched_run_status(run, store, config);
-      };
-    }
+    flags->options.watched_run = watched_run_reader(flags->run);
     exit_code = run_top(SystemPaths::from_environment(), flags->options);
   });
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "analysis/advisor/advisor.h"
 #include "analysis/run_report.h"
 #include "cli/options.h"
@@ -84,6 +86,22 @@ std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, co
                                [](const RunInfo& r) { return r.status == RunStatus::Recording; });
   if (it == runs.rend()) return std::nullopt;
   return run_status(RunReader(std::move(store), *it), config, std::nullopt, false);
+}
+
+void add_watched_run_options(CLI::App& cmd, WatchedRunFlags& flags, std::string_view shown_as) {
+  cmd.add_option("--run", flags.run,
+                 fmt::format("{}\n{} (default: the store's run that is recording now, if any)", kRunHelp, shown_as));
+  cmd.add_flag("--no-run", flags.no_run, "Show no run, even when one is recording");
+  add_advisor_options(cmd, flags.advisor);
+  add_store_option(cmd, flags.store);
+}
+
+std::function<std::optional<RunStatusReport>()> watched_run_reader(const WatchedRunFlags& flags) {
+  if (flags.no_run && !flags.run.empty()) throw CLI::ValidationError("--no-run", "excludes --run");
+  if (flags.no_run) return {};
+  const AdvisorConfig config = advisor_config(flags.advisor);
+  if (!flags.run.empty()) (void)watched_run_status(flags.run, flags.store, config);
+  return [run = flags.run, store = flags.store, config] { return watched_run_status(run, store, config); };
 }
 
 }  // namespace gpuwatch::cli

@@ -2,11 +2,15 @@
 // one place that reads a run's last window and asks the advisor about it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analysis/advisor/config.h"
 #include "analysis/run_status.h"
+#include "cli/advisor_options.h"
+#include "cli/commands.h"
 #include "cli/run_source.h"
 
 namespace gpuwatch::cli {
@@ -23,5 +27,19 @@ RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config,
 // Throws StoreError (or an import error) for a RUN that names nothing.
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
                                                   const AdvisorConfig& config);
+
+// --run, --no-run, --store and the advisor's options of a live view that
+// shows the recording run beside the GPUs (top, exporter).
+struct WatchedRunFlags {
+  std::string run;
+  std::string store;
+  bool no_run = false;
+  AdvisorFlags advisor;
+};
+void add_watched_run_options(CLI::App& cmd, WatchedRunFlags& flags, std::string_view shown_as);
+
+// What reads the watched run, or nothing with --no-run. A RUN that names
+// nothing throws now, not later on the screen or in a scrape.
+std::function<std::optional<RunStatusReport>()> watched_run_reader(const WatchedRunFlags& flags);
 
 }  // namespace gpuwatch::cli

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -21,12 +22,18 @@
 #include "core/host_name.h"
 #include "http/metrics_server.h"
 #include "live/live_window.h"
+#include "live/periodic_read.h"
 #include "live/watcher.h"
 #include "render/prometheus/prometheus_text.h"
 
 namespace gpuwatch {
 
 namespace {
+
+// The recording run is read again this often, as top does: a read of a
+// long run's store costs more than a tick, and a scrape every 15 s or more
+// sees the run's latest state anyway.
+constexpr std::chrono::seconds kRunReadPeriod{2};
 
 // Wakes the serving loop once a tick has reached the window (or sampling has
 // stopped), through an eventfd that the loop polls beside the stop signals'
@@ -127,9 +134,19 @@ int run_exporter(const SystemPaths& paths, const ExporterOptions& options) {
   input.version = GPUWATCH_VERSION;
   const PrometheusNames names = options.dcgm_compat ? PrometheusNames::DcgmCompat : PrometheusNames::Native;
   std::atomic<bool> sampling_failed = false;
+  // Started after the signal mask, which its thread inherits.
+  const PeriodicRead<RunStatusReport> run_watch(options.watched_run, kRunReadPeriod);
+  std::string run_error;
   const auto publish = [&] {
     input.live = window.snapshot(0);
     input.collectors = collectors(input.devices, input.live, sampling_failed);
+    auto run = run_watch.latest();
+    input.run = std::move(run.value);
+    // Said once per new error: a store that cannot be read is no failed scrape.
+    if (run.error != run_error && !run.error.empty()) {
+      std::fprintf(stderr, "gpuwatch exporter: cannot read the recording run: %s\n", run.error.c_str());
+    }
+    run_error = std::move(run.error);
     server.publish(render_prometheus(input, names));
   };
   publish();

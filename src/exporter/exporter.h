@@ -3,9 +3,11 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/run_status.h"
 #include "backends/backend.h"
 #include "http/listen_address.h"
 
@@ -19,6 +21,9 @@ struct ExporterOptions {
   double interval_s = 1.0;
   std::vector<int> gpus;  // empty: every GPU
   bool dcgm_compat = false;
+  // Reads the run being recorded on this machine (none: no run series).
+  // Called on a thread of its own every few seconds, never by a scrape.
+  std::function<std::optional<RunStatusReport>()> watched_run;
   // Told the URL once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;
 };

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +23,7 @@
 #include "backends/procfs/process_identity.h"
 #include "core/host_name.h"
 #include "live/live_window.h"
+#include "live/periodic_read.h"
 #include "live/watcher.h"
 #include "render/top/top_json.h"
 #include "render/top/top_screen.h"
@@ -64,61 +64,8 @@ void leave_signals_to_the_screen() {
   pthread_sigmask(SIG_BLOCK, &screen_signals, nullptr);
 }
 
-// The recording run, read from the store on a thread of its own every
-// kRunPeriod: a slow read (a long run, a busy disk) never holds up the
-// screen or the sampling.
-class RunWatch {
- public:
-  static constexpr auto kRunPeriod = std::chrono::seconds(2);
-
-  explicit RunWatch(std::function<std::optional<RunStatusReport>()> read) : read_(std::move(read)) {
-    if (read_) thread_ = std::thread([this] { loop(); });
-  }
-  ~RunWatch() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-  RunWatch(const RunWatch&) = delete;
-  RunWatch& operator=(const RunWatch&) = delete;
-
-  void copy_to(TopView& view) const {
-    std::lock_guard lock(mutex_);
-    view.run = run_;
-    view.run_error = error_;
-  }
-
- private:
-  void loop() {
-    leave_signals_to_the_screen();
-    std::unique_lock lock(mutex_);
-    while (!stop_) {
-      lock.unlock();
-      std::optional<RunStatusReport> run;
-      std::string error;
-      try {
-        run = read_();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      lock.lock();
-      run_ = std::move(run);
-      error_ = std::move(error);
-      wake_.wait_for(lock, kRunPeriod, [this] { return stop_; });
-    }
-  }
-
-  std::function<std::optional<RunStatusReport>()> read_;
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::optional<RunStatusReport> run_;
-  std::string error_;
-  std::thread thread_;
-};
+// The recording run is read again this often.
+constexpr std::chrono::seconds kRunPeriod{2};
 
 // Sampling on its own thread into the window, restartable at a new interval.
 class LiveSampling {
@@ -309,7 +256,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
   TickPipe ticks;
   LiveSampling sampling(paths, options, window, ticks);
   ProcessDetailsCache processes(paths.procfs_root);
-  RunWatch run_watch(options.watched_run);
+  const PeriodicRead<RunStatusReport> run_watch(options.watched_run, kRunPeriod, leave_signals_to_the_screen);
   TopView view;
   view.hostname = host_name();
   view.interval_s = options.interval_s;
@@ -334,7 +281,9 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
       ticks.drain();
       if (!view.paused) {
         refresh(view, window, sampling.watcher().backends(), processes, terminal.width());
-        run_watch.copy_to(view);
+        auto latest = run_watch.latest();
+        view.run = std::move(latest.value);
+        view.run_error = std::move(latest.error);
         dirty = true;
       }
     }

@@ -38,8 +38,8 @@ def parse(body):
     return out
 
 
-def value(samples, name, **labels):
-    hits = [v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= set(ls)]
+def value(samples, metric, /, **labels):
+    hits = [v for (n, ls), v in samples.items() if n == metric and set(labels.items()) <= set(ls)]
     return hits[0] if len(hits) == 1 else None
 
 
@@ -62,9 +62,9 @@ class ExporterTest(GpuwatchTestCase):
         self.proc.stdout.close()
         self.proc.stderr.close()
 
-    def scrape_until(self, base, name, **labels):
-        """The first scrape (within 5 s) that has the sample asked for."""
-        deadline = time.monotonic() + 5
+    def scrape_until(self, base, name, /, timeout=5, **labels):
+        """The first scrape (within `timeout` s) that has the sample asked for."""
+        deadline = time.monotonic() + timeout
         while True:
             with urllib.request.urlopen(base + "/metrics", timeout=2) as r:
                 self.assertEqual(r.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8")
@@ -110,6 +110,49 @@ class ExporterTest(GpuwatchTestCase):
             conn.close()
         self.proc.send_signal(signal.SIGTERM)
         self.assertEqual(self.proc.wait(timeout=5), 0, self.proc.stderr.read())
+
+    def test_the_recording_run_beside_the_gpus(self):
+        # A run recording into the same store, with epochs from its output and a GPU the advisor
+        # finds underused; the exporter reads it every 2 s.
+        underused = f"{SCENARIO};gpu0.util=20;gpu0.mem_used_mib=2048"
+        training = ("import time\n"
+                    "for step in range(1, 3000):\n"
+                    "    print(f'epoch {1 + step // 20} step {step} loss {1 / step:.4f}', flush=True)\n"
+                    "    time.sleep(0.05)\n")
+        rec = self.start_gw("record", "--name", "resnet", "--interval", "0.1", "--no-summary", "--annotate-regex",
+                            r"epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)", "--", "python3", "-c",
+                            training, scenario=underused)
+        self.addCleanup(lambda: (os.killpg(rec.pid, signal.SIGTERM), rec.communicate(timeout=30)))
+        self.wait_for(lambda: os.path.exists(self.store), what="the run's store")
+        base = self.start("--advisor-config", self.short_advisor_config())
+        body, s = self.scrape_until(base, "gpuwatch_run_advisory", timeout=30, id="memory.batch_too_small", gpu="0")
+        self.assertEqual(value(s, "gpuwatch_run_advisory", id="memory.batch_too_small", gpu="0", severity="warning"),
+                         1, body)
+        self.assertEqual(value(s, "gpuwatch_run_info", name="resnet"), 1, body)
+        self.assertEqual(value(s, "gpuwatch_run_gpu", name="resnet", gpu="1"), 1)
+        self.assertGreaterEqual(value(s, "gpuwatch_run_advisories", severity="warning"), 1)
+        self.assertEqual(value(s, "gpuwatch_run_advisories", severity="critical"), 0)
+        self.assertGreater(value(s, "gpuwatch_run_elapsed_seconds"), 0)
+        body, s = self.scrape_until(base, "gpuwatch_run_epoch", timeout=15)
+        self.assertGreaterEqual(value(s, "gpuwatch_run_epoch"), 1, body)
+        self.assertGreaterEqual(value(s, "gpuwatch_run_step"), 1)
+        self.assertGreater(value(s, "gpuwatch_run_loss"), 0)
+        run_ids = {dict(ls)["run_id"] for (n, ls) in s if n == "gpuwatch_run_info"}
+        self.assertEqual(len(run_ids), 1)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        self.stop_quietly()
+        # --no-run: the GPUs alone, though the run still records.
+        base = self.start("--no-run")
+        body, s = self.scrape_until(base, "gpuwatch_gpu_utilization_ratio", gpu="0")
+        self.assertNotIn("gpuwatch_run_", body)
+
+    def test_no_run_and_run_exclude_each_other(self):
+        r = self.run_gw("exporter", "--no-run", "--run", "last")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--no-run", r.stderr)
 
     def test_dcgm_compat_names_units_and_labels(self):
         base = self.start("--dcgm-compat")

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "core/metrics.h"
+#include "render/prometheus/prometheus_run.h"
+#include "render/prometheus/prometheus_write.h"
 
 namespace gpuwatch {
 
@@ -158,45 +160,6 @@ constexpr std::array<HostRow, 3> kHostSeries{{
     {HostMetric::MemTotalBytes, expose("gpuwatch_host_memory_total_bytes", kSame, "bytes")},
 }};
 
-// HELP text: backslash and newline escaped (quotes are fine there).
-std::string prometheus_help_text(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-// Shortest text that reads back as the same double.
-std::string prometheus_number(double value) { return fmt::format("{}", value); }
-
-void family_header(std::string& out, std::string_view name, std::string_view help, bool counter) {
-  fmt::format_to(std::back_inserter(out), "# HELP {} {}\n# TYPE {} {}\n", name, prometheus_help_text(help), name,
-                 counter ? "counter" : "gauge");
-}
-
-using PromLabels = std::vector<std::pair<std::string_view, std::string>>;
-
-void write_sample(std::string& out, std::string_view name, const PromLabels& labels, double value) {
-  out += name;
-  if (!labels.empty()) {
-    out += '{';
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-      if (i > 0) out += ',';
-      fmt::format_to(std::back_inserter(out), "{}=\"{}\"", labels[i].first, prometheus_label_value(labels[i].second));
-    }
-    out += '}';
-  }
-  out += ' ';
-  out += prometheus_number(value);
-  out += '\n';
-}
 
 // One device's facts, labels and latest values.
 struct ExposedDevice {
@@ -287,22 +250,6 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
 }  // namespace
 }  // namespace prometheus_text
 
-std::string prometheus_label_value(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (const char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_prometheus(const PrometheusInput& input, PrometheusNames names) {
   using namespace prometheus_text;
@@ -331,6 +278,7 @@ std::string render_prometheus(const PrometheusInput& input, PrometheusNames name
     family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
     write_sample(out, row.native.name, host_labels, *v * row.native.conversion.multiply / row.native.conversion.divide);
   }
+  if (input.run) append_run_families(out, *input.run, input.hostname);
   return out;
 }
 

@@ -3,10 +3,12 @@
 // text out, so a scrape costs a string copy and never a driver call.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/run_status.h"
 #include "core/sample.h"
 #include "live/live_window.h"
 
@@ -30,6 +32,9 @@ struct PrometheusInput {
   std::string hostname;
   std::string version;
   std::vector<CollectorStatus> collectors;
+  // The run `gpuwatch record` is recording on this machine, if any: its
+  // gpuwatch_run_* families follow the GPUs' under either naming.
+  std::optional<RunStatusReport> run;
 };
 
 // The whole /metrics body. A metric a device lacks is left out, never 0.
