@@ -25,12 +25,18 @@ namespace {
 struct UnitConversion {
   double multiply = 1;
   double divide = 1;
+  bool whole = false;  // rounded down, as DCGM gives its MiB (integers)
 };
+
+double converted(const UnitConversion& c, double value) {
+  const double v = value * c.multiply / c.divide;
+  return c.whole ? std::floor(v) : v;
+}
 
 constexpr UnitConversion kSame{1, 1};
 constexpr UnitConversion kPercentToRatio{1, 100};
 constexpr UnitConversion kMhzToHertz{1e6, 1};
-constexpr UnitConversion kBytesToMiB{1, 1024.0 * 1024.0};
+constexpr UnitConversion kBytesToMiB{1, 1024.0 * 1024.0, true};
 constexpr UnitConversion kJoulesToMillijoules{1000, 1};
 
 // dcgm-exporter has FB_FREE where gpuwatch keeps the total.
@@ -208,7 +214,7 @@ std::optional<double> exposed_value(const ExposedName& name, DeviceMetric metric
     v = used ? std::optional<double>(*v - *used) : std::nullopt;
   }
   if (!v || !std::isfinite(*v)) return std::nullopt;
-  return *v * name.conversion.multiply / name.conversion.divide;
+  return converted(name.conversion, *v);
 }
 
 std::string help_of(const ExposedName& name, std::string_view catalogue_label) {
@@ -276,7 +282,7 @@ std::string render_prometheus(const PrometheusInput& input, PrometheusNames name
     const std::optional<double> v = input.live.host.latest.values.get(row.metric);
     if (!v || !std::isfinite(*v)) continue;
     family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
-    write_sample(out, row.native.name, host_labels, *v * row.native.conversion.multiply / row.native.conversion.divide);
+    write_sample(out, row.native.name, host_labels, converted(row.native.conversion, *v));
   }
   if (input.run) append_run_families(out, *input.run, input.hostname);
   return out;

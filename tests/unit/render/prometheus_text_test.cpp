@@ -152,6 +152,22 @@ TEST(PrometheusText, DcgmCompatNamesUnitsAndLabels) {
   EXPECT_EQ(out.find("DCGM_FI_PROF_DRAM_ACTIVE"), std::string::npos) << out;
 }
 
+// DCGM gives framebuffer sizes as whole MiB; its dashboards divide them as
+// integers. 1 GiB + 0.7 MiB used of 80 GiB: 1024 used, 80895 free.
+TEST(PrometheusText, DcgmCompatMebibytesAreWholeAsDcgmGivesThem) {
+  PrometheusInput in = fixed_input();
+  for (LiveDevice& d : in.live.devices) {
+    if (d.index == 0) d.latest.values.set(DeviceMetric::MemUsedBytes, 1073741824.0 + 0.7 * 1048576.0);
+  }
+  const std::string out = render_prometheus(in, PrometheusNames::DcgmCompat);
+  EXPECT_NE(out.find("DCGM_FI_DEV_FB_USED{gpu=\"0\""), std::string::npos) << out;
+  EXPECT_NE(out.find("} 1024\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("} 80895\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("1024.7"), std::string::npos) << out;
+  const std::string native = render_prometheus(in, PrometheusNames::Native);
+  EXPECT_NE(native.find(" 1074475827.2\n"), std::string::npos) << "native bytes stay exact: " << native;
+}
+
 TEST(PrometheusText, DcgmCompatLeavesOutOtherVendors) {
   PrometheusInput in = fixed_input();
   in.devices[0].vendor = "AMD";
