@@ -17,6 +17,7 @@ void add_exporter(CLI::App& app, int& exit_code) {
     double interval_s = 1.0;
     std::string gpus;
     bool dcgm_compat = false;
+    bool processes = false;
     WatchedRunFlags run;
   };
   auto flags = std::make_shared<Flags>();
@@ -30,6 +31,8 @@ void add_exporter(CLI::App& app, int& exit_code) {
   add_gpus_option(*cmd, flags->gpus, "GPU indices to export, e.g. 0,2 or 0-3 (default: all)");
   cmd->add_flag("--dcgm-compat", flags->dcgm_compat,
                 "dcgm-exporter's metric names, units and labels (NVIDIA GPUs only), for its dashboards");
+  cmd->add_flag("--processes", flags->processes,
+                "Per-process series too: GPU memory and GPU use per pid and command (at most 32 per GPU)");
   add_watched_run_options(*cmd, flags->run,
                           "exported as gpuwatch_run_* series: name, progress, advisories, its GPUs");
   cmd->callback([flags, &exit_code] {
@@ -42,6 +45,7 @@ void add_exporter(CLI::App& app, int& exit_code) {
     options.interval_s = flags->interval_s;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
     options.dcgm_compat = flags->dcgm_compat;
+    options.processes = flags->processes;
     options.watched_run = watched_run_reader(flags->run);
     options.on_listening = [](const std::string& url) {
       std::printf("gpuwatch exporter: serving %s (Ctrl-C stops)\n", url.c_str());

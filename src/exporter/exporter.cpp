@@ -113,7 +113,7 @@ int run_exporter(const SystemPaths& paths, const ExporterOptions& options) {
   WatchOptions watch;
   watch.interval_s = options.interval_s;
   watch.gpus = options.gpus;
-  watch.processes = false;  // no per-process series yet
+  watch.processes = options.processes;
   watcher.prepare(watch);
   LiveWindow window(1);  // the latest values are all a scrape shows
   TickSignal ticks;
@@ -132,6 +132,7 @@ int run_exporter(const SystemPaths& paths, const ExporterOptions& options) {
   }
   input.hostname = host_name();
   input.version = GPUWATCH_VERSION;
+  input.processes = options.processes;
   const PrometheusNames names = options.dcgm_compat ? PrometheusNames::DcgmCompat : PrometheusNames::Native;
   std::atomic<bool> sampling_failed = false;
   // Started after the signal mask, which its thread inherits.

@@ -21,6 +21,7 @@ struct ExporterOptions {
   double interval_s = 1.0;
   std::vector<int> gpus;  // empty: every GPU
   bool dcgm_compat = false;
+  bool processes = false;  // per-process series (a process list each slow tick)
   // Reads the run being recorded on this machine (none: no run series).
   // Called on a thread of its own every few seconds, never by a scrape.
   std::function<std::optional<RunStatusReport>()> watched_run;

@@ -77,6 +77,7 @@ class ExporterTest(GpuwatchTestCase):
     def test_native_names_values_promtool_404_and_sigterm(self):
         base = self.start()
         body, s = self.scrape_until(base, "gpuwatch_gpu_temperature_celsius", gpu="1", sensor="memory")
+        self.assertNotIn("gpuwatch_process", body)  # per-process series are opt-in
         self.assertEqual(value(s, "gpuwatch_up"), 1)
         self.assertEqual(value(s, "gpuwatch_collector_success", backend="nvml"), 1)
         self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="1"), 0.77)
@@ -148,6 +149,21 @@ class ExporterTest(GpuwatchTestCase):
         base = self.start("--no-run")
         body, s = self.scrape_until(base, "gpuwatch_gpu_utilization_ratio", gpu="0")
         self.assertNotIn("gpuwatch_run_", body)
+
+    def test_processes_opt_in(self):
+        sleeper = subprocess.Popen(["sleep", "60"])
+        self.addCleanup(lambda: (sleeper.kill(), sleeper.wait()))
+        scenario = f"{SCENARIO};gpu1.processes={sleeper.pid}:{1024 * MiB}"
+        base = self.start("--processes", FAKE_NVML_SET=scenario)
+        body, s = self.scrape_until(base, "gpuwatch_process_memory_used_bytes", pid=str(sleeper.pid))
+        self.assertEqual(value(s, "gpuwatch_process_memory_used_bytes", pid=str(sleeper.pid), gpu="1",
+                               command="sleep"), 1024 * MiB, body)
+        self.assertEqual(value(s, "gpuwatch_gpu_processes", gpu="1"), 1)
+        self.assertEqual(value(s, "gpuwatch_gpu_processes", gpu="0"), 0)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 
     def test_no_run_and_run_exclude_each_other(self):
         r = self.run_gw("exporter", "--no-run", "--run", "last")

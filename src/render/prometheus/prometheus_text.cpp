@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/metrics.h"
+#include "render/prometheus/prometheus_processes.h"
 #include "render/prometheus/prometheus_run.h"
 #include "render/prometheus/prometheus_write.h"
 
@@ -283,6 +284,11 @@ std::string render_prometheus(const PrometheusInput& input, PrometheusNames name
     if (!v || !std::isfinite(*v)) continue;
     family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
     write_sample(out, row.native.name, host_labels, converted(row.native.conversion, *v));
+  }
+  if (input.processes) {
+    std::vector<int> watched;
+    for (const DeviceInfo& d : input.devices) watched.push_back(d.index);
+    append_process_families(out, input.live.processes, watched, input.hostname);
   }
   if (input.run) append_run_families(out, *input.run, input.hostname);
   return out;

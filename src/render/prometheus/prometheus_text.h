@@ -35,6 +35,8 @@ struct PrometheusInput {
   // The run `gpuwatch record` is recording on this machine, if any: its
   // gpuwatch_run_* families follow the GPUs' under either naming.
   std::optional<RunStatusReport> run;
+  // Per-process series (`exporter --processes`), from live.processes.
+  bool processes = false;
 };
 
 // The whole /metrics body. A metric a device lacks is left out, never 0.

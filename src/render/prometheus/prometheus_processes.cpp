@@ -1,0 +1,74 @@
+#include "render/prometheus/prometheus_processes.h"
+
+#include <algorithm>
+#include <map>
+
+#include "render/prometheus/prometheus_write.h"
+
+namespace gpuwatch {
+
+std::string command_label(std::string_view command) {
+  std::string out;
+  for (const char c : command) out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  if (out.size() <= kMaxCommandLabelBytes) return out;
+  std::size_t cut = kMaxCommandLabelBytes;
+  // Back to the first byte of a character: continuation bytes are 10xxxxxx.
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out;
+}
+
+void append_process_families(std::string& out, const std::vector<GpuProcess>& processes,
+                             const std::vector<int>& watched, const std::string& hostname) {
+  using namespace prometheus_text;
+  std::map<int, std::vector<const GpuProcess*>> by_gpu;
+  for (const int gpu : watched) by_gpu[gpu];
+  for (const GpuProcess& p : processes) {
+    if (const auto it = by_gpu.find(p.device_index); it != by_gpu.end()) it->second.push_back(&p);
+  }
+  family_header(out, "gpuwatch_gpu_processes", "Processes using the GPU, whether or not each has a series", false);
+  for (const auto& [gpu, list] : by_gpu) {
+    write_sample(out, "gpuwatch_gpu_processes", {{"gpu", std::to_string(gpu)}, {"hostname", hostname}},
+                 static_cast<double>(list.size()));
+  }
+  struct Row {
+    PromLabels labels;
+    const GpuProcess* process;
+  };
+  std::vector<Row> rows;
+  for (auto& [gpu, list] : by_gpu) {
+    // Most memory first; the pid decides between equals, so the cut is stable.
+    std::sort(list.begin(), list.end(), [](const GpuProcess* a, const GpuProcess* b) {
+      const auto ma = a->used_memory_bytes.value_or(0);
+      const auto mb = b->used_memory_bytes.value_or(0);
+      return ma != mb ? ma > mb : a->pid < b->pid;
+    });
+    if (list.size() > kMaxProcessSeriesPerGpu) list.resize(kMaxProcessSeriesPerGpu);
+    for (const GpuProcess* p : list) {
+      rows.push_back({{{"gpu", std::to_string(gpu)},
+                       {"pid", std::to_string(p->pid)},
+                       {"command", command_label(p->name)},
+                       {"hostname", hostname}},
+                      p});
+    }
+  }
+  const auto family = [&](std::string_view name, std::string_view help, auto value) {
+    std::string body;
+    for (const Row& r : rows) {
+      if (const std::optional<double> v = value(*r.process)) write_sample(body, name, r.labels, *v);
+    }
+    if (body.empty()) return;
+    family_header(out, name, help, false);
+    out += body;
+  };
+  family("gpuwatch_process_memory_used_bytes", "GPU memory a process uses (bytes), where the driver tells it",
+         [](const GpuProcess& p) {
+           return p.used_memory_bytes ? std::optional<double>(static_cast<double>(*p.used_memory_bytes))
+                                      : std::nullopt;
+         });
+  family("gpuwatch_process_gpu_utilization_ratio",
+         "A process's share of the GPU's time since the previous read (0-1), where the driver tells it",
+         [](const GpuProcess& p) { return p.gpu_percent ? std::optional<double>(*p.gpu_percent / 100) : std::nullopt; });
+}
+
+}  // namespace gpuwatch
