@@ -125,7 +125,7 @@ class ExporterTest(GpuwatchTestCase):
                             training, scenario=underused)
         self.addCleanup(lambda: (os.killpg(rec.pid, signal.SIGTERM), rec.communicate(timeout=30)))
         self.wait_for(lambda: os.path.exists(self.store), what="the run's store")
-        base = self.start("--advisor-config", self.short_advisor_config())
+        base = self.start("--advisor-config", self.short_advisor_config(), "--processes")
         body, s = self.scrape_until(base, "gpuwatch_run_advisory", timeout=30, id="memory.batch_too_small", gpu="0")
         self.assertEqual(value(s, "gpuwatch_run_advisory", id="memory.batch_too_small", gpu="0", severity="warning"),
                          1, body)
@@ -134,12 +134,15 @@ class ExporterTest(GpuwatchTestCase):
         self.assertGreaterEqual(value(s, "gpuwatch_run_advisories", severity="warning"), 1)
         self.assertEqual(value(s, "gpuwatch_run_advisories", severity="critical"), 0)
         self.assertGreater(value(s, "gpuwatch_run_elapsed_seconds"), 0)
-        body, s = self.scrape_until(base, "gpuwatch_run_epoch", timeout=15)
+        # Steps per second need a window before the latest: the last series to come.
+        body, s = self.scrape_until(base, "gpuwatch_run_steps_per_second", timeout=20)
+        self.assertGreater(value(s, "gpuwatch_run_steps_per_second"), 0, body)
         self.assertGreaterEqual(value(s, "gpuwatch_run_epoch"), 1, body)
         self.assertGreaterEqual(value(s, "gpuwatch_run_step"), 1)
         self.assertGreater(value(s, "gpuwatch_run_loss"), 0)
         run_ids = {dict(ls)["run_id"] for (n, ls) in s if n == "gpuwatch_run_info"}
         self.assertEqual(len(run_ids), 1)
+        self.check_grafana_dashboard({n for (n, _) in s} | {"gpuwatch_process_memory_used_bytes"})
         if shutil.which("promtool"):
             check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
                                    timeout=10)
@@ -164,6 +167,22 @@ class ExporterTest(GpuwatchTestCase):
             check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
                                    timeout=10)
             self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+    def check_grafana_dashboard(self, exported):
+        """contrib/grafana/gpuwatch.json is a dashboard whose queries ask only for names the exporter has."""
+        with open(os.path.join(os.path.dirname(FIXTURES), "..", "contrib", "grafana", "gpuwatch.json")) as f:
+            dash = json.load(f)
+        ids = [p["id"] for p in dash["panels"]]
+        self.assertEqual(len(ids), len(set(ids)))
+        asked = set()
+        for panel in dash["panels"]:
+            self.assertEqual(set(panel["gridPos"]), {"x", "y", "w", "h"})
+            for target in panel.get("targets", []):
+                asked |= set(re.findall(r"\bgpuwatch_[a-z_]+", target["expr"]))
+        for variable in dash["templating"]["list"]:
+            asked |= set(re.findall(r"\bgpuwatch_[a-z_]+", variable.get("definition", "")))
+        self.assertGreater(len(asked), 10)
+        self.assertEqual(asked - exported, set(), "the dashboard asks for names the exporter does not have")
 
     def test_no_run_and_run_exclude_each_other(self):
         r = self.run_gw("exporter", "--no-run", "--run", "last")
