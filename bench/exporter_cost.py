@@ -27,7 +27,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sampler_cost import Measured, fmt, gw_env, loadavg, machine_meta, write_json  # noqa: E402
+from sampler_cost import (Measured, add_binary_options, check_binary_options, fmt, gw_env,  # noqa: E402
+                          loadavg, machine_meta, write_json)
 from thread_cost import thread_times  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -183,20 +184,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See bench/README.md for what the numbers mean.")
-    p.add_argument("--bin", default=os.path.join(REPO, "build", "gpuwatch"), help="gpuwatch binary (default: %(default)s)")
+    add_binary_options(p)
     p.add_argument("--duration", type=float, default=60.0, help="seconds measured per run (default: %(default)s)")
     p.add_argument("--skip", type=float, default=3.0, help="seconds left out after start-up (default: %(default)s)")
     p.add_argument("--interval", type=float, default=1.0, help="the exporter's --interval (default: %(default)s)")
     p.add_argument("--rate", type=float, default=100.0, help="scrapes a second in the scraped run (default: %(default)s)")
-    p.add_argument("--gpus", type=int, default=8, help="number of fake GPUs (default: %(default)s)")
     p.add_argument("--runs", default="idle,scraped", help="which runs, comma list (default: %(default)s)")
-    p.add_argument("--fake-nvml", help="the fake driver (default: <bin dir>/tests/fake_nvml/libnvidia-ml-fake.so)")
     p.add_argument("--json-out", help="also write all numbers here as JSON")
     args = p.parse_args()
-    if not os.access(args.bin, os.X_OK):
-        sys.exit(f"exporter_cost: {args.bin} is not an executable (build gpuwatch, or pass --bin)")
-    if args.gpus < 0 or args.gpus > 16:
-        sys.exit("exporter_cost: --gpus must be 0..16 (the fake driver's limit)")
+    check_binary_options(args, "exporter_cost")
     if args.duration <= 0 or args.rate <= 0 or args.skip < 0:
         sys.exit("exporter_cost: --duration and --rate must be positive, --skip not negative")
     runs = [r for r in args.runs.split(",") if r]

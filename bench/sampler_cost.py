@@ -251,6 +251,23 @@ def gw_row(m, report, duration_s, rate_hz, gpus_expected=None):
     return row
 
 
+def add_binary_options(parser, fake_prefix=""):
+    """--bin, --gpus and --fake-nvml, as every cost bench over the fake driver takes them."""
+    parser.add_argument("--bin", default=os.path.join(REPO, "build", "gpuwatch"),
+                        help="gpuwatch binary (default: %(default)s)")
+    parser.add_argument("--gpus", type=int, default=8, help=fake_prefix + "number of fake GPUs (default: %(default)s)")
+    parser.add_argument("--fake-nvml",
+                        help=fake_prefix + "the fake driver (default: <bin dir>/tests/fake_nvml/libnvidia-ml-fake.so)")
+
+
+def check_binary_options(args, tool):
+    """Exits with a message naming `tool` when --bin or --gpus cannot work."""
+    if not os.access(args.bin, os.X_OK):
+        sys.exit(f"{tool}: {args.bin} is not an executable (build gpuwatch, or pass --bin)")
+    if args.gpus < 0 or args.gpus > 16:
+        sys.exit(f"{tool}: --gpus must be 0..16 (the fake driver's limit)")
+
+
 def machine_meta(binary):
     """The machine, the date and the build: what every result is read against."""
     return {
@@ -417,18 +434,13 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See bench/README.md for what the numbers mean.")
     p.add_argument("mode", nargs="?", choices=["fake", "real"], default="fake")
-    p.add_argument("--bin", default=os.path.join(REPO, "build", "gpuwatch"), help="gpuwatch binary (default: %(default)s)")
+    add_binary_options(p, fake_prefix="fake mode: ")
     p.add_argument("--duration", type=float, default=60.0, help="seconds per run (default: %(default)s)")
     p.add_argument("--rates", type=parse_rates, default=[10.0, 100.0],
                    help="fake mode: comma list of sampling rates in Hz (default: 10,100)")
-    p.add_argument("--gpus", type=int, default=8, help="fake mode: number of fake GPUs (default: %(default)s)")
-    p.add_argument("--fake-nvml", help="fake mode: the fake driver (default: <bin dir>/tests/fake_nvml/libnvidia-ml-fake.so)")
     p.add_argument("--json-out", help="also write all numbers here as JSON")
     args = p.parse_args()
-    if not os.access(args.bin, os.X_OK):
-        sys.exit(f"sampler_cost: {args.bin} is not an executable (build gpuwatch, or pass --bin)")
-    if args.gpus < 0 or args.gpus > 16:
-        sys.exit("sampler_cost: --gpus must be 0..16 (the fake driver's limit)")
+    check_binary_options(args, "sampler_cost")
 
     meta = {"mode": args.mode, **machine_meta(args.bin)}
     rows = fake_mode(args, meta) if args.mode == "fake" else real_mode(args, meta)
