@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -15,23 +14,11 @@
 
 namespace {
 
-// Four serve an HA pair of Prometheus servers plus a curl or two, and cost
-// nothing idle.
-constexpr std::size_t kThreads = 4;
-// A scrape is a bare GET: anything with a body is not one.
-constexpr std::size_t kMaxPayloadBytes = 1024;
-constexpr auto kReadTimeout = std::chrono::seconds(5);
-constexpr auto kWriteTimeout = std::chrono::seconds(5);
-constexpr time_t kKeepAliveSeconds = 5;
-
-constexpr std::string_view kIndexPage =
-    "<html><body>gpuwatch exporter: metrics at <a href=\"/metrics\">/metrics</a></body></html>\n";
-
 struct Server {
   httplib::Server server;
   int port = 0;
-  std::mutex mutex;
-  std::shared_ptr<const std::string> body = std::make_shared<const std::string>();
+  GpuwatchHttpHandler handler = nullptr;
+  void* context = nullptr;
   // httplib's stop() does nothing before its listen loop has started: these
   // let a stop() that comes first still end run().
   std::atomic<bool> stop_requested = false;
@@ -39,42 +26,66 @@ struct Server {
   std::atomic<bool> run_returned = false;
 };
 
+int write_to_sink(void* sink, const char* data, std::size_t size) {
+  return static_cast<httplib::DataSink*>(sink)->write(data, size) ? 1 : 0;
+}
+
+void add_headers(httplib::Response& res, std::string_view lines) {
+  while (!lines.empty()) {
+    const std::size_t end = lines.find('\n');
+    const std::string_view line = lines.substr(0, end);
+    lines = end == std::string_view::npos ? std::string_view() : lines.substr(end + 1);
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    res.set_header(std::string(line.substr(0, colon)), std::string(value));
+  }
+}
+
+void respond(void* respond_context, const GpuwatchHttpReply* reply) {
+  auto& res = *static_cast<httplib::Response*>(respond_context);
+  res.status = reply->status;
+  if (reply->headers != nullptr) add_headers(res, reply->headers);
+  if (reply->next == nullptr) {
+    res.set_content(reply->body, reply->body_size, reply->content_type);
+    return;
+  }
+  // Shared by httplib's copies of the provider; released with the last.
+  std::shared_ptr<void> stream(reply->stream, reply->release);
+  auto* next = reply->next;
+  res.set_chunked_content_provider(reply->content_type, [stream, next](std::size_t, httplib::DataSink& sink) {
+    if (next(stream.get(), write_to_sink, &sink) == 0) sink.done();
+    return true;
+  });
+}
+
 // False when the address cannot be bound.
-bool setup(Server& impl, const char* host, int port) {
+bool setup(Server& impl, const char* host, int port, const GpuwatchHttpLimits& limits) {
   httplib::Server& s = impl.server;
-  s.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-  s.set_read_timeout(kReadTimeout);
-  s.set_write_timeout(kWriteTimeout);
-  s.set_keep_alive_timeout(kKeepAliveSeconds);
-  // One request per connection. httplib waits for a keep-alive connection's
-  // next request by polling it every ~11 ms, which cost 0.56 % of a core for
-  // the 5 s each connection idles (bench/exporter_cost.py; 0.06 % is the
-  // whole exporter's idle cost with 8 GPUs). Prometheus scrapes every 15 s
-  // or so, later than any keep-alive timeout, so it reconnects anyway.
-  s.set_keep_alive_max_count(1);
-  s.set_payload_max_length(kMaxPayloadBytes);
+  const auto threads = static_cast<std::size_t>(limits.threads);
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.set_read_timeout(std::chrono::seconds(limits.read_timeout_s));
+  s.set_write_timeout(std::chrono::seconds(limits.write_timeout_s));
+  s.set_keep_alive_timeout(limits.read_timeout_s);
+  s.set_keep_alive_max_count(static_cast<std::size_t>(limits.keep_alive_max_count));
+  s.set_payload_max_length(limits.max_payload_bytes);
   // httplib writes the headers and the body apart: with Nagle on, the body
   // waits for the client's delayed ACK of the headers, 40 ms per scrape on a
   // reused connection (bench/exporter_cost.py measured p50 43 ms).
   s.set_tcp_nodelay(true);
-  // httplib's default adds SO_REUSEPORT, which lets a second exporter bind
-  // the same port and take half the scrapes; SO_REUSEADDR alone still
-  // allows a restart while old connections linger in TIME_WAIT.
+  // httplib's default adds SO_REUSEPORT, which lets a second server bind the
+  // same port and take half the requests; SO_REUSEADDR alone still allows a
+  // restart while old connections linger in TIME_WAIT.
   s.set_socket_options([](socket_t sock) {
     const int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
   });
   Server* self = &impl;
-  s.Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
-    std::shared_ptr<const std::string> body;
-    {
-      std::lock_guard lock(self->mutex);
-      body = self->body;
-    }
-    res.set_content(*body, std::string(gpuwatch::kPrometheusContentType));
-  });
-  s.Get("/", [](const httplib::Request&, httplib::Response& res) {
-    res.set_content(std::string(kIndexPage), "text/html; charset=utf-8");
+  s.Get(".*", [self](const httplib::Request& req, httplib::Response& res) {
+    const std::string authorization = req.get_header_value("Authorization");
+    const GpuwatchHttpRequest request{req.target.c_str(), authorization.c_str()};
+    self->handler(self->context, &request, respond, &res);
   });
   if (port == 0) {
     impl.port = s.bind_to_any_port(host);
@@ -86,9 +97,12 @@ bool setup(Server& impl, const char* host, int port) {
 
 Server* as_server(GpuwatchHttpServer* p) { return reinterpret_cast<Server*>(p); }
 
-GpuwatchHttpServer* create(const char* host, int port, char* error, std::size_t error_size) {
+GpuwatchHttpServer* create(const char* host, int port, const GpuwatchHttpLimits* limits, GpuwatchHttpHandler handler,
+                           void* context, char* error, std::size_t error_size) {
   auto server = std::make_unique<Server>();
-  if (!setup(*server, host, port)) {
+  server->handler = handler;
+  server->context = context;
+  if (!setup(*server, host, port, *limits)) {
     std::snprintf(error, error_size, "the port is taken, or the address is not one of this machine's");
     return nullptr;
   }
@@ -96,13 +110,6 @@ GpuwatchHttpServer* create(const char* host, int port, char* error, std::size_t 
 }
 
 int bound_port(const GpuwatchHttpServer* p) { return reinterpret_cast<const Server*>(p)->port; }
-
-void publish(GpuwatchHttpServer* p, const char* data, std::size_t size) {
-  auto body = std::make_shared<const std::string>(data, size);
-  Server* s = as_server(p);
-  std::lock_guard lock(s->mutex);
-  s->body = std::move(body);
-}
 
 void run(GpuwatchHttpServer* p) {
   Server* s = as_server(p);
@@ -121,7 +128,7 @@ void stop(GpuwatchHttpServer* p) {
 
 void destroy(GpuwatchHttpServer* p) { delete as_server(p); }
 
-constexpr GpuwatchHttpApi kApi{gpuwatch::kHttpModuleAbi, create, bound_port, publish, run, stop, destroy};
+constexpr GpuwatchHttpApi kApi{gpuwatch::kHttpModuleAbi, create, bound_port, run, stop, destroy};
 
 }  // namespace
 

@@ -12,12 +12,50 @@ extern "C" {
 
 struct GpuwatchHttpServer;
 
+// A GET request as it came: the target undecoded, so that the caller alone
+// decides what a path means (percent-encoded dots and slashes included).
+struct GpuwatchHttpRequest {
+  const char* target;         // path and query, as sent
+  const char* authorization;  // the Authorization header's value, "" without one
+};
+
+// Writes a piece of a streamed body; 0 when the client has gone.
+typedef int (*GpuwatchHttpWrite)(void* sink, const char* data, std::size_t size);
+
+struct GpuwatchHttpReply {
+  int status;
+  const char* content_type;
+  const char* body;
+  std::size_t body_size;
+  const char* headers;  // more headers, "Name: value" lines ending in '\n'; null: none
+  // A streamed body instead (server-sent events): next() is called until it
+  // returns 0, and may block a while for data; release() frees `stream`,
+  // which the module owns from here on.
+  int (*next)(void* stream, GpuwatchHttpWrite write, void* sink);
+  void* stream;
+  void (*release)(void* stream);
+};
+
+// The handler answers through respond(), once, before it returns.
+typedef void (*GpuwatchHttpRespond)(void* respond_context, const GpuwatchHttpReply* reply);
+typedef void (*GpuwatchHttpHandler)(void* context, const GpuwatchHttpRequest* request, GpuwatchHttpRespond respond,
+                                    void* respond_context);
+
+struct GpuwatchHttpLimits {
+  int threads;
+  std::size_t max_payload_bytes;
+  int read_timeout_s;
+  int write_timeout_s;
+  int keep_alive_max_count;  // 1: one request per connection
+};
+
 struct GpuwatchHttpApi {
   int abi_version;
-  // Binds; null on failure, with the reason in `error`.
-  GpuwatchHttpServer* (*create)(const char* host, int port, char* error, std::size_t error_size);
+  // Binds; null on failure, with the reason in `error`. Every GET goes to
+  // `handler`; other methods are refused by the module.
+  GpuwatchHttpServer* (*create)(const char* host, int port, const GpuwatchHttpLimits* limits,
+                                GpuwatchHttpHandler handler, void* context, char* error, std::size_t error_size);
   int (*port)(const GpuwatchHttpServer* server);
-  void (*publish)(GpuwatchHttpServer* server, const char* body, std::size_t size);
   void (*run)(GpuwatchHttpServer* server);
   void (*stop)(GpuwatchHttpServer* server);
   void (*destroy)(GpuwatchHttpServer* server);
@@ -28,7 +66,7 @@ const GpuwatchHttpApi* gpuwatch_http_api();
 }
 
 namespace gpuwatch {
-inline constexpr int kHttpModuleAbi = 1;
+inline constexpr int kHttpModuleAbi = 2;
 inline constexpr const char* kHttpModuleFile = "libgpuwatch-http.so";
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 }  // namespace gpuwatch

@@ -1,45 +1,33 @@
 // The exporter's HTTP side: GET /metrics answers with the last body handed
 // to publish(), so a scrape costs a string copy and never waits on the
-// driver; GET / points there; anything else is 404. Read-only, small thread
-// pool, short timeouts and a tiny request limit, so slow or hostile clients
-// cannot hold it (slowloris). The server itself lives in a module loaded on
-// first use (http/http_module_api.h says why).
+// driver; GET / points there; anything else is 404.
 #pragma once
 
 #include <memory>
-#include <stdexcept>
+#include <mutex>
 #include <string>
 
-#include "http/http_module_api.h"
-#include "http/listen_address.h"
+#include "http/http_server.h"
 
 namespace gpuwatch {
 
-class HttpError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 class MetricsServer {
  public:
-  // Loads the module and binds at once; throws HttpError when either fails.
+  // Binds at once; throws HttpError when it cannot.
   explicit MetricsServer(const ListenAddress& listen);
-  ~MetricsServer();
-  MetricsServer(const MetricsServer&) = delete;
-  MetricsServer& operator=(const MetricsServer&) = delete;
 
-  // The port bound: the one asked for, or the one the kernel picked for 0.
-  [[nodiscard]] int port() const;
+  [[nodiscard]] int port() const { return server_.port(); }
   // The body of the next scrapes. Thread-safe.
   void publish(std::string metrics_body);
-  // Answers requests until stop(). Blocks.
-  void run();
-  // Thread-safe; run() returns soon after.
-  void stop();
+  void run() { server_.run(); }
+  void stop() { server_.stop(); }
 
  private:
-  const GpuwatchHttpApi* api_ = nullptr;
-  GpuwatchHttpServer* server_ = nullptr;
+  HttpReply answer(const HttpRequest& request) const;
+
+  mutable std::mutex mutex_;
+  std::shared_ptr<const std::string> body_ = std::make_shared<const std::string>();
+  HttpServer server_;  // last: its threads call answer() until it is gone
 };
 
 }  // namespace gpuwatch
