@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   add_top(app, exit_code);
   add_exporter(app, exit_code);
   add_bench(app, exit_code);
+  add_matrix(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version
