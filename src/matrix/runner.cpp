@@ -35,8 +35,12 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
 std::atomic<int> g_stop_signal{0};
+std::atomic<int> g_stop_count{0};  // a second Ctrl-C is forwarded too: for a command that ignored the first
 
-extern "C" void on_stop_signal(int sig) { g_stop_signal.store(sig); }
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal.store(sig);
+  g_stop_count.fetch_add(1);
+}
 
 // The GPUs cells may get: every GPU, less those the matrix's own
 // CUDA_VISIBLE_DEVICES (HIP_, ROCR_, ZE_AFFINITY_MASK) hide, so that a
@@ -127,14 +131,14 @@ class Runner {
   int run() {
     std::size_t next = 0;
     std::size_t running = 0;
-    bool forwarded = false;
+    int forwarded = 0;
     auto last_line = Clock::now();
     while (true) {
       const int sig = g_stop_signal.load();
-      if (sig != 0 && !forwarded) {
+      if (sig != 0 && g_stop_count.load() > forwarded) {
         // record forwards it to its command's group and saves the run.
         for (const auto& [i, r] : running_) kill(r.pid, sig);
-        forwarded = true;
+        forwarded = g_stop_count.load();
         progress_line(fmt::format("stopping: signal {} sent to {} running cell{}", sig, running,
                                   running == 1 ? "" : "s"));
       }
@@ -300,6 +304,17 @@ int run_matrix(const RunnerOptions& o) {
     if (r.state != CellState::Done) r.state = CellState::Pending;
   }
   g_stop_signal.store(0);
+  g_stop_count.store(0);
+  // Cells run in process groups of their own, in the background: one that
+  // read the terminal would be stopped (SIGTTIN) for good. They read
+  // nothing instead, as the matrix itself needs no input.
+  if (isatty(STDIN_FILENO) != 0) {
+    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDIN_FILENO);
+      ::close(null_fd);
+    }
+  }
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
