@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(34);
   app.footer(
       "Exit codes: 0 success, 1 error, 2 usage error, 9 no GPU found (devices, sample; as nvidia-smi);\n"
-      "record exits with its command's status.");
+      "record exits with its command's status; matrix 1 when a cell failed, 128+N when signal N stopped it.");
   int exit_code = 0;
   add_devices(app, exit_code);
   add_sample(app, exit_code);
@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   add_top(app, exit_code);
   add_exporter(app, exit_code);
   add_bench(app, exit_code);
+  add_matrix(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --version

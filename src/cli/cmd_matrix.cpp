@@ -1,0 +1,114 @@
+// `gpuwatch matrix`: flags into a MatrixDef, then src/matrix/ runs it.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "matrix/files.h"
+#include "matrix/grid.h"
+#include "matrix/runner.h"
+
+namespace gpuwatch::cli {
+
+namespace {
+
+// matrix_results_20261127_203010 (UTC), as record's seed files name times.
+std::string default_dir() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  return fmt::format("matrix_results_{:04}{:02}{:02}_{:02}{:02}{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+void add_matrix_status(CLI::App& matrix, int& exit_code) {
+  auto* cmd = matrix.add_subcommand("status", "Where a matrix stands, from its folder: cells done, running, left, failed");
+  struct Flags {
+    std::string dir;
+    std::string format = "text";
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
+  cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->callback([flags, &exit_code] {
+    fmt::print("{}", matrix::matrix_status(flags->dir, flags->format));
+    exit_code = 0;
+  });
+}
+
+}  // namespace
+
+void add_matrix(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "matrix",
+      "Run a command over a grid of parameters, each cell a recorded run, GPUs shared out between cells:\n"
+      "matrix --param NAME=V1,V2 [--param ...] [--parallel N --gpus-per-cell K] -- CMD {NAME}...\n"
+      "Exits 0 when every cell succeeded, 1 when one did not, 128+N when signal N stopped it.");
+  struct Flags {
+    std::vector<std::string> params;
+    int repeat = 1;
+    int parallel = 1;
+    int gpus_per_cell = 0;
+    std::string output_dir;
+    std::string resume;
+    double interval_s = 0.5;
+    std::string store;
+    std::vector<std::string> command;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* param = cmd->add_option("--param", f->params, "NAME=V1,V2,...: {NAME} in the command takes each value. Repeatable")
+                    ->allow_extra_args(false);
+  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")->check(CLI::Range(1, 100000));
+  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(CLI::Range(1, 4096));
+  auto* per_cell = cmd->add_option("--gpus-per-cell", f->gpus_per_cell,
+                                   "GPUs each cell gets, held by it alone (default: all GPUs with --parallel 1, else\n"
+                                   "an equal share)")
+                       ->check(CLI::Range(1, 4096));
+  cmd->add_option("--output-dir", f->output_dir, "The results folder (default: matrix_results_<UTC time>)");
+  cmd->add_option("--resume", f->resume, "Go on with the matrix in DIR: run the cells missing, failed or interrupted");
+  auto* interval = cmd->add_option("--interval", f->interval_s, "Seconds between samples in each cell's recording")
+                       ->check(CLI::Range(0.01, 86400.0));
+  add_store_option(*cmd, f->store);
+  cmd->add_option("command", f->command, "The command, after --, with {NAME} placeholders");
+  add_matrix_status(*cmd, exit_code);
+  cmd->callback([cmd, f, param, repeat, parallel, per_cell, interval, &exit_code] {
+    if (cmd->get_subcommand("status")->parsed()) return;
+    matrix::RunnerOptions o;
+    try {
+      if (!f->resume.empty()) {
+        // The grid is the folder's: a new one here would be a second matrix.
+        for (const CLI::Option* opt : {param, repeat, per_cell}) {
+          if (opt->count() > 0) throw CLI::ValidationError(opt->get_name(), "goes with a new matrix, not --resume");
+        }
+        if (!f->command.empty()) throw CLI::ValidationError("--resume", "takes the command from DIR/matrix.json");
+        if (!f->output_dir.empty()) throw CLI::ValidationError("--output-dir", "give either --output-dir or --resume");
+        o.dir = f->resume;
+        o.def = matrix::read_matrix_def(o.dir);
+        o.resume = true;
+        if (parallel->count() > 0) o.def.parallel = f->parallel;
+        if (interval->count() > 0) o.def.interval_s = f->interval_s;
+        if (!f->store.empty()) o.def.store = f->store;
+      } else {
+        for (const std::string& p : f->params) o.def.grid.params.push_back(matrix::parse_param(p));
+        o.def.grid.repeat = f->repeat;
+        o.def.grid.command = f->command;
+        o.def.parallel = f->parallel;
+        if (per_cell->count() > 0) o.def.gpus_per_cell = f->gpus_per_cell;
+        o.def.interval_s = f->interval_s;
+        o.def.store = f->store;
+        o.def.created = matrix::utc_iso8601(static_cast<double>(std::time(nullptr)));
+        o.dir = f->output_dir.empty() ? default_dir() : f->output_dir;
+        matrix::validate(o.def.grid);  // before anything is written
+      }
+      o.store_path = std::filesystem::absolute(store_path(o.def.store));
+      exit_code = matrix::run_matrix(o);
+    } catch (const matrix::GridError& e) {
+      throw CLI::ValidationError("matrix", e.what());
+    }
+  });
+}
+
+}  // namespace gpuwatch::cli

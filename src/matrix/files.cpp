@@ -1,0 +1,103 @@
+#include "matrix/files.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "analysis/run_group.h"
+#include "core/atomic_file.h"
+#include "matrix/progress.h"
+#include "matrix/summary.h"
+#include "store/store.h"
+
+namespace gpuwatch::matrix {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  write_file_atomically(path, [&](const WriteChunk& write) { write(text); });
+}
+
+CellResult pending_result(const Cell& cell) {
+  CellResult r;
+  r.name = cell.name;
+  r.config = cell.config;
+  r.rep = cell.rep;
+  r.values = cell.values;
+  r.command = cell.command;
+  return r;
+}
+
+}  // namespace
+
+MatrixDef read_matrix_def(const fs::path& dir) {
+  const auto text = read_text(dir / "matrix.json");
+  if (!text) throw std::runtime_error(fmt::format("{}: no matrix.json there (not a matrix folder?)", dir.string()));
+  try {
+    return parse_matrix_json(*text);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{}: {}", (dir / "matrix.json").string(), e.what()));
+  }
+}
+
+void write_matrix_def(const fs::path& dir, const MatrixDef& def) { write_text(dir / "matrix.json", render_matrix_json(def)); }
+
+void write_cell(const fs::path& dir, const Cell& cell, const CellResult& result) {
+  write_text(dir / cell.dir / "cell.json", render_cell_json(result));
+}
+
+std::vector<CellResult> read_cells(const fs::path& dir, const std::vector<Cell>& cells) {
+  std::vector<CellResult> out;
+  for (const Cell& cell : cells) {
+    const auto text = read_text(dir / cell.dir / "cell.json");
+    std::optional<CellResult> parsed = text ? parse_cell_json(*text) : std::nullopt;
+    // A cell.json of another grid (the folder reused by hand) does not count.
+    if (parsed && parsed->name == cell.name) {
+      parsed->command = cell.command;
+      parsed->config = cell.config;
+      out.push_back(std::move(*parsed));
+    } else {
+      out.push_back(pending_result(cell));
+    }
+  }
+  return out;
+}
+
+void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, const fs::path& store_path) {
+  std::map<std::string, GroupValues> values;
+  std::unique_ptr<Store> store;
+  for (const CellResult& c : cells) {
+    if (c.run_id.empty() || c.state != CellState::Done) continue;
+    try {
+      if (!store) store = Store::open(store_path, true);
+      values[c.run_id] = group_values(store->load(store->resolve(c.run_id)));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "gpuwatch: warning: matrix cell {}: run {}: {}\n", c.name, c.run_id, e.what());
+    }
+  }
+  const MatrixSummary summary = build_summary(cells, values);
+  write_text(dir / "summary.txt", render_summary_text(summary));
+  write_text(dir / "summary.json", render_summary_json(summary));
+}
+
+std::string matrix_status(const fs::path& dir, const std::string& format) {
+  const MatrixDef def = read_matrix_def(dir);
+  const std::vector<CellResult> cells = read_cells(dir, expand_grid(def.grid));
+  const Progress p = compute_progress(cells, unix_now(), def.parallel);
+  return format == "json" ? render_status_json(p, cells, dir.string()) : render_status_text(p, cells);
+}
+
+}  // namespace gpuwatch::matrix

@@ -1,0 +1,201 @@
+"""matrix: a grid of recorded runs, GPUs shared out between cells, interrupt and resume, status."""
+import json
+import os
+import signal
+import sys
+
+from harness import GpuwatchTestCase, QUICK
+
+FOUR_GPUS = QUICK + ";gpu_count=4"
+
+# Each cell appends one JSON line: its values, CUDA_VISIBLE_DEVICES and when
+# it started and ended (wall clock, for the overlap check). With a file
+# named by --block present it waits until the file is gone (or 60 s).
+PROBE = r"""
+import json, os, sys, time
+log, block, values = sys.argv[1], sys.argv[2], sys.argv[3:]
+start = time.time()
+open(log + ".started." + "_".join(values), "w").close()
+deadline = time.time() + 60
+while os.path.exists(block) and time.time() < deadline:
+    time.sleep(0.05)
+time.sleep(0.2)
+with open(log, "a") as f:
+    f.write(json.dumps({"values": values, "cvd": os.environ.get("CUDA_VISIBLE_DEVICES"),
+                        "start": start, "end": time.time()}) + "\n")
+sys.exit(int(os.environ.get("PROBE_EXIT_" + "_".join(values), "0")))
+"""
+
+
+class MatrixTestCase(GpuwatchTestCase):
+    def setUp(self):
+        super().setUp()
+        self.probe = os.path.join(self.tmp, "probe.py")
+        with open(self.probe, "w") as f:
+            f.write(PROBE)
+        self.log = os.path.join(self.tmp, "probe.log")
+        self.block = os.path.join(self.tmp, "block")
+
+    def grid_cmd(self, *params):
+        return [sys.executable, self.probe, self.log, self.block] + ["{%s}" % p for p in params]
+
+    def probe_lines(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [json.loads(line) for line in f]
+
+    def matrix(self, out, *flags, scenario=FOUR_GPUS, timeout=120, **extra):
+        return self.run_gw("matrix", "--param", "a=1,2", "--param", "b=x,y,z", "--interval", "0.1",
+                           "--output-dir", out, *flags, "--", *self.grid_cmd("a", "b"), scenario=scenario,
+                           timeout=timeout, **extra)
+
+    def read_json(self, *parts):
+        return json.loads(self.read_text(*parts))
+
+    def read_text(self, *parts):
+        with open(os.path.join(*parts)) as f:
+            return f.read()
+
+
+class MatrixRuns(MatrixTestCase):
+    def check_layout(self, out):
+        names = [f"a={a},b={b}" for a in "12" for b in "xyz"]
+        matrix = self.read_json(out, "matrix.json")
+        self.assertEqual(matrix["schema_version"], 1)
+        self.assertEqual([p["name"] for p in matrix["params"]], ["a", "b"])
+        cells = {}
+        for name in names:
+            self.assertTrue(os.path.exists(os.path.join(out, name, "output.log")), name)
+            cell = self.read_json(out, name, "cell.json")
+            self.assertEqual(cell["state"], "done", cell)
+            self.assertEqual(cell["exit_status"], 0)
+            self.assertRegex(cell["run_id"], r"^[0-9a-f]{12}$")
+            self.assertGreater(cell["duration_s"], 0.1)
+            cells[name] = cell
+        summary = self.read_json(out, "summary.json")
+        self.assertEqual(summary["schema_version"], 1)
+        self.assertEqual([c["config"] for c in summary["configs"]], names)
+        for c in summary["configs"]:
+            self.assertEqual(c["succeeded"], 1)
+            metrics = c["metrics"]
+            self.assertEqual(metrics["power_watts_mean"]["n"], 1)
+            self.assertGreater(metrics["power_watts_mean"]["mean"], 0)
+            for key in ("gpu_util_percent_mean", "mem_used_bytes_mean", "energy_joules", "duration_s"):
+                self.assertIn(key, metrics)
+        self.assertEqual(summary["unsuccessful"], [])
+        self.assertIn("every cell succeeded", self.read_text(out, "summary.txt"))
+        return cells
+
+    def test_serial_cells_get_every_gpu(self):
+        out = os.path.join(self.tmp, "serial")
+        r = self.matrix(out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.check_layout(out)
+        lines = self.probe_lines()
+        self.assertEqual(sorted(tuple(l["values"]) for l in lines), [(a, b) for a in "12" for b in "xyz"])
+        self.assertEqual({l["cvd"] for l in lines}, {"0,1,2,3"})
+        self.assertIn("6/6 done", r.stderr)
+        # Each cell is a stored run named after its values, its GPUs those of the cell.
+        rep = self.report("a=2,b=y")
+        self.assertEqual(len(rep["devices"]), 4)
+
+    def test_parallel_cells_never_share_a_gpu(self):
+        out = os.path.join(self.tmp, "parallel")
+        r = self.matrix(out, "--parallel", "2", "--gpus-per-cell", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cells = self.check_layout(out)
+        lines = self.probe_lines()
+        self.assertEqual(len(lines), 6)
+        for l in lines:
+            name = f"a={l['values'][0]},b={l['values'][1]}"
+            self.assertIn(l["cvd"], {"0", "1"})  # the lowest free GPU of two
+            self.assertEqual(cells[name]["gpus"], [int(l["cvd"])])
+        # Any two cells that ran at the same time had different GPUs.
+        for i, p in enumerate(lines):
+            for q in lines[i + 1:]:
+                if p["start"] < q["end"] and q["start"] < p["end"]:
+                    self.assertNotEqual(p["cvd"], q["cvd"], (p, q))
+        # Each cell's run recorded its own GPU only.
+        self.assertEqual([d["index"] for d in self.report("a=1,b=z")["devices"]], cells["a=1,b=z"]["gpus"])
+
+    def test_a_failing_cell_is_reported_and_exits_1(self):
+        out = os.path.join(self.tmp, "fail")
+        r = self.matrix(out, PROBE_EXIT_2_y="3")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        cell = self.read_json(out, "a=2,b=y", "cell.json")
+        self.assertEqual(cell["state"], "failed")
+        self.assertEqual(cell["exit_status"], 3)
+        summary = self.read_json(out, "summary.json")
+        self.assertEqual([(u["cell"], u["state"], u["exit_status"]) for u in summary["unsuccessful"]],
+                         [("a=2,b=y", "failed", 3)])
+        self.assertIn("1 failed", r.stderr)
+        self.assertIn("a=2,b=y: exit status 3", self.read_text(out, "summary.txt"))
+
+    def test_interrupt_then_resume_runs_only_what_was_left(self):
+        out = os.path.join(self.tmp, "resume")
+        # Cell a=2 waits while block2 exists: the matrix is stopped there.
+        open(self.block + "2", "w").close()
+        p = self.start_gw("matrix", "--param", "a=1,2,3", "--interval", "0.1", "--output-dir", out, "--",
+                          sys.executable, self.probe, self.log, self.block + "{a}", "{a}", scenario=FOUR_GPUS)
+        try:
+            self.wait_for(lambda: os.path.exists(self.log + ".started.2"), timeout=60, what="cell a=2 to start")
+            os.kill(p.pid, signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 130, err)
+        self.assertEqual([l["values"] for l in self.probe_lines()], [["1"]])
+        self.assertEqual(self.read_json(out, "a=1", "cell.json")["state"], "done")
+        self.assertEqual(self.read_json(out, "a=2", "cell.json")["state"], "interrupted")
+        self.assertFalse(os.path.exists(os.path.join(out, "a=3")))
+        summary = self.read_json(out, "summary.json")
+        self.assertEqual([(u["cell"], u["state"]) for u in summary["unsuccessful"]],
+                         [("a=2", "interrupted"), ("a=3", "pending")])
+
+        r = self.run_gw("matrix", "status", out, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        status = json.loads(r.stdout)
+        self.assertEqual(status["schema_version"], 1)
+        self.assertEqual((status["total"], status["done"], status["interrupted"], status["pending"]), (3, 1, 1, 1))
+        self.assertEqual([c["state"] for c in status["cells"]], ["done", "interrupted", "pending"])
+        r = self.run_gw("matrix", "status", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("matrix: 1/3 done, 0 running, 1 left, 1 interrupted", r.stdout)
+        self.assertRegex(r.stdout, r"interrupted +a=2")
+
+        os.remove(self.block + "2")
+        r = self.run_gw("matrix", "--resume", out, scenario=FOUR_GPUS, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        # a=1 ran once, before the interrupt; a=2 again, a=3 for the first time.
+        self.assertEqual(sorted(l["values"][0] for l in self.probe_lines()), ["1", "2", "3"])
+        status = json.loads(self.run_gw("matrix", "status", out, "--format", "json").stdout)
+        self.assertEqual(status["done"], 3)
+        self.assertEqual(self.read_json(out, "summary.json")["unsuccessful"], [])
+        # A second matrix in the same folder is refused: --resume goes on with it.
+        r = self.run_gw("matrix", "--param", "a=1", "--output-dir", out, "--", "echo", "{a}", scenario=FOUR_GPUS)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("--resume", r.stderr)
+
+    def test_usage_errors_exit_2(self):
+        cmd = self.grid_cmd("a", "b")
+        for flags, words in [
+            (["--param", "a=1", "--param", "b=2", "--", "echo", "{a}", "{c}"], "{c}"),
+            (["--param", "a=1", "--param", "b=2", "--", "echo", "{a}"], "--param b is never used"),
+            (["--param", "a=1", "--param", "a=2", "--", "echo", "{a}"], "given twice"),
+            (["--param", "a=", "--", "echo", "{a}"], "no values"),
+            (["--param", "a=1", "--repeat", "x", "--", "echo", "{a}"], "--repeat"),
+            (["--param", "a=1,2", "--param", "b=1", "--parallel", "3", "--gpus-per-cell", "2", "--", *cmd], "4"),
+            (["--param", "a=1", "--"], "no command"),
+        ]:
+            r = self.run_gw("matrix", "--output-dir", os.path.join(self.tmp, "bad"), *flags, scenario=FOUR_GPUS)
+            self.assertEqual(r.returncode, 2, (flags, r.stderr))
+            self.assertIn(words, r.stderr, flags)
+            self.assertNotIn("Traceback", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "bad")))
+        self.assertEqual(self.runs(), [])
+        r = self.run_gw("matrix", "status", os.path.join(self.tmp, "nothing"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no matrix.json", r.stderr)
