@@ -28,7 +28,9 @@ HostWindow host_of(const RunReport& r) {
           mean_of(r.find_host(HostMetric::TreeRssBytes))};
 }
 
-// The latest step, epoch and loss annotated at or before `end_mono_ns`.
+
+}  // namespace
+
 Progress progress_at(const std::vector<Event>& events, std::int64_t end_mono_ns) {
   Progress p;
   for (const Event& e : events) {
@@ -47,8 +49,6 @@ Progress progress_at(const std::vector<Event>& events, std::int64_t end_mono_ns)
   }
   return p;
 }
-
-}  // namespace
 
 RunStatusReport build_run_status(const RunStatusInput& in) {
   RunStatusReport s;

@@ -43,6 +43,10 @@ struct Progress {
   std::optional<double> loss;
 };
 
+// The latest step, epoch and loss annotated at or before `end_mono_ns`
+// (events in time order).
+Progress progress_at(const std::vector<Event>& events, std::int64_t end_mono_ns);
+
 struct RunStatusReport {
   RunInfo run;
   bool live = false;

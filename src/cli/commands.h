@@ -19,6 +19,7 @@ void add_plot(CLI::App& app, int& exit_code);
 void add_status(CLI::App& app, int& exit_code);
 void add_top(CLI::App& app, int& exit_code);
 void add_exporter(CLI::App& app, int& exit_code);
+void add_serve(CLI::App& app, int& exit_code);
 void add_matrix(CLI::App& app, int& exit_code);
 
 }  // namespace gpuwatch::cli

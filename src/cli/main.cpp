@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
   add_status(app, exit_code);
   add_top(app, exit_code);
   add_exporter(app, exit_code);
+  add_serve(app, exit_code);
   add_bench(app, exit_code);
   add_matrix(app, exit_code);
   try {

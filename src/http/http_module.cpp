@@ -84,7 +84,8 @@ bool setup(Server& impl, const char* host, int port, const GpuwatchHttpLimits& l
   Server* self = &impl;
   s.Get(".*", [self](const httplib::Request& req, httplib::Response& res) {
     const std::string authorization = req.get_header_value("Authorization");
-    const GpuwatchHttpRequest request{req.target.c_str(), authorization.c_str()};
+    const std::string host_header = req.get_header_value("Host");
+    const GpuwatchHttpRequest request{req.target.c_str(), authorization.c_str(), host_header.c_str()};
     self->handler(self->context, &request, respond, &res);
   });
   if (port == 0) {

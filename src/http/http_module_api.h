@@ -17,6 +17,7 @@ struct GpuwatchHttpServer;
 struct GpuwatchHttpRequest {
   const char* target;         // path and query, as sent
   const char* authorization;  // the Authorization header's value, "" without one
+  const char* host;           // the Host header's value, "" without one
 };
 
 // Writes a piece of a streamed body; 0 when the client has gone.

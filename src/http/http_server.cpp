@@ -104,7 +104,7 @@ void HttpServer::handle(void* context, const GpuwatchHttpRequest* request, Gpuwa
   const auto* self = static_cast<const HttpServer*>(context);
   HttpReply reply;
   try {
-    reply = self->handler_(HttpRequest{request->target, request->authorization});
+    reply = self->handler_(HttpRequest{request->target, request->authorization, request->host});
   } catch (const std::exception& e) {
     reply = HttpReply{};
     reply.status = 500;

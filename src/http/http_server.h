@@ -24,6 +24,7 @@ class HttpError : public std::runtime_error {
 struct HttpRequest {
   std::string_view target;         // path and query, undecoded
   std::string_view authorization;  // empty without the header
+  std::string_view host;           // the Host header, empty without one
 };
 
 // A streamed body (server-sent events): next() writes what it has through

@@ -1,0 +1,143 @@
+#include "serve/live_stream.h"
+
+#include <array>
+#include <cmath>
+
+#include "analysis/run_status.h"
+#include "core/metrics.h"
+#include "render/json_writer.h"
+
+namespace gpuwatch {
+
+namespace {
+
+constexpr std::chrono::milliseconds kPollPeriod{250};
+constexpr std::chrono::seconds kKeepAlivePeriod{15};
+// What the run page's live charts draw.
+constexpr std::array<DeviceMetric, 4> kLiveMetrics{DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
+                                                    DeviceMetric::PowerWatts, DeviceMetric::TempGpuCelsius};
+
+double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
+  return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
+}
+
+std::string samples_event(const RunData& data, const Progress& progress) {
+  std::string out = "event: samples\ndata: ";
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", 1).field("run", data.run.id).key("devices").begin_array();
+  for (const DeviceSeries& d : data.devices) {
+    if (d.mono_ns.empty()) continue;
+    w.begin_object().field("index", d.info.index).key("t").begin_array();
+    for (const std::int64_t t : d.mono_ns) w.value(seconds_since_start(data.run, t));
+    w.end_array().key("values").begin_object();
+    for (const DeviceMetric m : kLiveMetrics) {
+      const std::vector<double>& column = d.values[static_cast<std::size_t>(m)];
+      if (column.size() != d.mono_ns.size()) continue;
+      w.key(info(m).name).begin_array();
+      for (const double v : column) w.value(v);
+      w.end_array();
+    }
+    w.end_object().end_object();
+  }
+  w.end_array().key("progress").begin_object();
+  w.field("epoch", progress.epoch).field("step", progress.step).field("loss", progress.loss);
+  w.end_object().end_object();
+  out += "\n\n";
+  return out;
+}
+
+std::string end_event(RunStatus status) {
+  std::string out = "event: end\ndata: ";
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", 1).field("status", to_string(status)).end_object();
+  out += "\n\n";
+  return out;
+}
+
+class LiveStream final : public HttpStream {
+ public:
+  LiveStream(LiveStreams& streams, std::unique_ptr<Store> store, RunInfo run, std::int64_t after_mono_ns)
+      : streams_(streams), store_(std::move(store)), run_(std::move(run)), after_mono_ns_(after_mono_ns),
+        last_write_(std::chrono::steady_clock::now()) {}
+  ~LiveStream() override { streams_.release(); }
+  LiveStream(const LiveStream&) = delete;
+  LiveStream& operator=(const LiveStream&) = delete;
+
+  bool next(const std::function<bool(std::string_view)>& write) override {
+    if (!streams_.wait(kPollPeriod)) return false;
+    RunInfo now;
+    try {
+      now = store_->resolve(run_.id);
+    } catch (const StoreError&) {
+      return false;  // deleted meanwhile
+    }
+    LoadOptions options;
+    options.metrics = std::vector<DeviceMetric>(kLiveMetrics.begin(), kLiveMetrics.end());
+    options.device_wall_clock = false;
+    options.since_mono_ns = after_mono_ns_ + 1;
+    const RunData data = store_->load(now, options);
+    std::int64_t newest = after_mono_ns_;
+    for (const DeviceSeries& d : data.devices) {
+      if (!d.mono_ns.empty()) newest = std::max(newest, d.mono_ns.back());
+    }
+    const auto clock = std::chrono::steady_clock::now();
+    if (newest > after_mono_ns_) {
+      after_mono_ns_ = newest;
+      last_write_ = clock;
+      if (!write(samples_event(data, progress_at(data.events, newest)))) return false;
+    }
+    if (now.status != RunStatus::Recording) {
+      (void)write(end_event(now.status));
+      return false;
+    }
+    if (clock - last_write_ >= kKeepAlivePeriod) {
+      last_write_ = clock;
+      return write(": keep-alive\n\n");
+    }
+    return true;
+  }
+
+ private:
+  LiveStreams& streams_;
+  std::unique_ptr<Store> store_;
+  RunInfo run_;
+  std::int64_t after_mono_ns_;
+  std::chrono::steady_clock::time_point last_write_;
+};
+
+}  // namespace
+
+void LiveStreams::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+}
+
+bool LiveStreams::wait(std::chrono::milliseconds period) {
+  std::unique_lock lock(mutex_);
+  wake_.wait_for(lock, period, [this] { return stopping_.load(); });
+  return !stopping_;
+}
+
+bool LiveStreams::acquire() {
+  if (++active_ <= kMaxStreams) return true;
+  --active_;
+  return false;
+}
+
+std::unique_ptr<HttpStream> open_live_stream(LiveStreams& streams, std::unique_ptr<Store> store, RunInfo run,
+                                             std::optional<double> since_s) {
+  std::int64_t after = run.start_mono_ns;
+  if (since_s) {
+    after += static_cast<std::int64_t>(*since_s * 1e9);
+  } else {
+    // The data there is now: the page has drawn it from /series already.
+    const std::int64_t end_wall = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
+    after += std::max<std::int64_t>(0, end_wall - run.start_wall_ns);
+  }
+  return std::make_unique<LiveStream>(streams, std::move(store), std::move(run), after);
+}
+
+}  // namespace gpuwatch

@@ -1,0 +1,265 @@
+#include "serve/run_api.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "analysis/compare.h"
+#include "analysis/rollup_stats.h"
+#include "analysis/run_report.h"
+#include "core/metrics.h"
+#include "render/compare.h"
+#include "render/json_writer.h"
+#include "render/plot/plot.h"
+#include "render/plot/series.h"
+#include "render/report.h"
+#include "render/units.h"
+#include "store/rollups.h"
+#include "store/stored_columns.h"
+
+namespace gpuwatch {
+
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
+  return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
+}
+
+double duration_s(const RunInfo& run) {
+  const std::int64_t end = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
+  return std::max(0.0, static_cast<double>(end - run.start_wall_ns) / 1e9);
+}
+
+std::string command_text(const RunInfo& run) {
+  std::string out;
+  for (const std::string& arg : run.command) {
+    if (!out.empty()) out += ' ';
+    out += arg;
+  }
+  return out;
+}
+
+void write_display(JsonWriter& w, const MetricInfo& m) {
+  w.key("display").begin_object();
+  w.field("unit", m.display.unit).field("divisor", m.display.divisor).field("decimals", m.display.decimals);
+  w.end_object();
+}
+
+void write_run_fields(JsonWriter& w, const RunInfo& run, const std::vector<DeviceSeries>& devices) {
+  w.field("id", run.id).field("name", run.name).field("status", to_string(run.status));
+  w.field("live", run.status == RunStatus::Recording);
+  w.field("start", iso_utc_ms(run.start_wall_ns)).field("duration_s", duration_s(run));
+  w.field("command", command_text(run)).field("host", run.host).field("exit_code", run.exit_code);
+  w.key("gpus").begin_array();
+  for (const DeviceSeries& d : devices) {
+    w.begin_object().field("index", d.info.index).field("name", d.info.name).end_object();
+  }
+  w.end_array();
+}
+
+std::optional<double> number_param(const RequestTarget& query, std::string_view name) {
+  const auto text = query.param(name);
+  if (!text) return std::nullopt;
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+  if (ec != std::errc{} || end != text->data() + text->size() || !std::isfinite(v)) {
+    throw ApiError(400, fmt::format("{} must be a number", name));
+  }
+  return v;
+}
+
+std::optional<DeviceMetric> device_metric_named(std::string_view name) {
+  const int i = metric_index_by_name(kDeviceMetrics, name);
+  if (i < 0) return std::nullopt;
+  const auto m = static_cast<DeviceMetric>(i);
+  return plot::plottable(m) ? std::optional<DeviceMetric>(m) : std::nullopt;
+}
+
+// Whether any sample of the column has a value.
+bool has_values(const DeviceSeries& d, DeviceMetric m) {
+  const auto& column = d.values[static_cast<std::size_t>(m)];
+  return std::any_of(column.begin(), column.end(), [](double v) { return !std::isnan(v); });
+}
+
+}  // namespace
+
+std::string error_json(std::string_view message) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", kSchemaVersion).field("error", message).end_object();
+  return out;
+}
+
+std::unique_ptr<Store> open_store(const std::filesystem::path& store_path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(store_path, ec)) {
+    throw ApiError(404, fmt::format("no run store at {}", store_path.string()));
+  }
+  return Store::open(store_path, true);
+}
+
+RunInfo find_run(Store& store, std::string_view run_ref) {
+  try {
+    return store.resolve(std::string(run_ref));
+  } catch (const StoreError& e) {
+    throw ApiError(404, e.what());
+  }
+}
+
+std::string runs_json(const std::filesystem::path& store_path) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", kSchemaVersion).key("runs").begin_array();
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(store_path, ec)) {
+    std::unique_ptr<Store> store;
+    std::vector<RunInfo> runs;
+    try {
+      store = Store::open(store_path, true);
+      runs = store->list_runs();
+    } catch (const EmptyStoreError&) {
+      // A recorder is creating the file: no runs yet.
+    }
+    std::sort(runs.begin(), runs.end(),
+              [](const RunInfo& a, const RunInfo& b) { return a.start_wall_ns > b.start_wall_ns; });
+    for (const RunInfo& run : runs) {
+      w.begin_object();
+      write_run_fields(w, run, load_run_base(*store, run).devices);
+      w.end_object();
+    }
+  }
+  w.end_array().end_object();
+  return out;
+}
+
+std::string run_json(const std::filesystem::path& store_path, std::string_view run_ref) {
+  const std::unique_ptr<Store> store = open_store(store_path);
+  const RunInfo run = find_run(*store, run_ref);
+  const RunData base = load_run_base(*store, run);
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", kSchemaVersion);
+  w.key("run").begin_object();
+  write_run_fields(w, run, base.devices);
+  w.field("interval_s", run.interval_s).field("cwd", run.cwd);
+  w.end_object();
+  w.key("devices").begin_array();
+  for (const DeviceSeries& d : base.devices) {
+    w.begin_object().field("index", d.info.index).field("name", d.info.name).field("vendor", d.info.vendor);
+    w.field("uuid", d.info.uuid).field("mem_total_bytes", d.info.static_values.get(DeviceMetric::MemTotalBytes));
+    w.end_object();
+  }
+  w.end_array();
+  // The metrics some GPU of the run has a value of, read one GPU at a time.
+  std::vector<bool> present(kDeviceMetricCount, false);
+  const StoredColumns columns(store_path, run);
+  std::vector<DeviceMetric> plottable;
+  for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
+    if (plot::plottable(static_cast<DeviceMetric>(i))) plottable.push_back(static_cast<DeviceMetric>(i));
+  }
+  for (const DeviceSeries& d : base.devices) {
+    const DeviceSeries loaded = columns.load(d.info.index, plottable, WallClock::Skip);
+    for (const DeviceMetric m : plottable) present[static_cast<std::size_t>(m)] = present[static_cast<std::size_t>(m)] || has_values(loaded, m);
+  }
+  w.key("metrics").begin_array();
+  for (const DeviceMetric m : plottable) {
+    if (!present[static_cast<std::size_t>(m)]) continue;
+    const MetricInfo& mi = info(m);
+    w.begin_object().field("name", mi.name).field("label", mi.label).field("unit", mi.unit);
+    write_display(w, mi);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("events").begin_array();
+  for (const Event& e : base.events) {
+    w.begin_object().field("t", seconds_since_start(run, e.time.mono_ns)).field("kind", e.kind);
+    w.field("message", e.message).field("gpu", e.device_index).end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return out;
+}
+
+std::string series_json(const std::filesystem::path& store_path, std::string_view run_ref, const RequestTarget& query) {
+  const auto metric_name = query.param("metric");
+  if (!metric_name) throw ApiError(400, "metric is required, e.g. metric=gpu_util_percent");
+  const std::optional<DeviceMetric> metric = device_metric_named(*metric_name);
+  if (!metric) throw ApiError(400, fmt::format("no plottable metric is called '{}'", *metric_name));
+  const double points_asked = number_param(query, "points").value_or(static_cast<double>(kDefaultSeriesPoints));
+  if (points_asked < 1 || points_asked > static_cast<double>(kMaxSeriesPoints)) {
+    throw ApiError(400, fmt::format("points must be 1 to {}", kMaxSeriesPoints));
+  }
+  const std::unique_ptr<Store> store = open_store(store_path);
+  const RunInfo run = find_run(*store, run_ref);
+  const RunData base = load_run_base(*store, run);
+  const double from = number_param(query, "from").value_or(0.0);
+  const double to = number_param(query, "to").value_or(std::max(duration_s(run), from));
+  if (from < 0 || to < from) throw ApiError(400, "from and to must satisfy 0 <= from <= to");
+
+  const StoredColumns columns(store_path, run);
+  const std::array<DeviceMetric, 1> wanted{*metric};
+  const BucketGrid grid{from, to, static_cast<std::size_t>(points_asked)};
+  plot::LineBuilder builder;
+  std::vector<double> t;
+  std::string out;
+  JsonWriter w(out);
+  const MetricInfo& mi = info(*metric);
+  w.begin_object().field("schema_version", kSchemaVersion).field("metric", mi.name).field("label", mi.label);
+  w.field("unit", mi.unit);
+  write_display(w, mi);
+  w.field("from", from).field("to", to).key("devices").begin_array();
+  for (const DeviceSeries& d : base.devices) {
+    const DeviceSeries loaded = columns.load(d.info.index, wanted, WallClock::Skip);
+    const std::vector<double>& column = loaded.values[static_cast<std::size_t>(*metric)];
+    // The samples of the span, and one on either side so lines reach its edges.
+    t.resize(loaded.mono_ns.size());
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = seconds_since_start(run, loaded.mono_ns[i]);
+    const auto first = std::lower_bound(t.begin(), t.end(), from);
+    const auto last = std::upper_bound(t.begin(), t.end(), to);
+    const std::size_t begin = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, first - t.begin() - 1));
+    const std::size_t end = std::min(t.size(), static_cast<std::size_t>(last - t.begin()) + 1);
+    const bool has_column = column.size() == t.size();  // empty where the GPU lacks the metric
+    const plot::Line line = has_column && begin < end ? builder.reduce(std::span(t).subspan(begin, end - begin),
+                                                          std::span(column).subspan(begin, end - begin), grid)
+                                        : plot::Line{};
+    w.begin_object().field("index", d.info.index).key("t").begin_array();
+    for (const double x : line.t_s) w.value(x);
+    w.end_array().key("v").begin_array();
+    for (const double v : line.v) w.value(v);  // NaN, a gap, is written as null
+    w.end_array().end_object();
+  }
+  w.end_array().end_object();
+  return out;
+}
+
+std::string report_json(const std::filesystem::path& store_path, std::string_view run_ref) {
+  const std::unique_ptr<Store> store = open_store(store_path);
+  const RunInfo run = find_run(*store, run_ref);
+  // Read-only: a run without rollups is reported from its chunks.
+  return render_report_json(
+      build_report(load_run_base(*store, run), StoredColumns(store_path, run), StoredRollups(store_path, run)));
+}
+
+std::string compare_json(const std::filesystem::path& store_path, const RequestTarget& query) {
+  const auto list = query.param("runs");
+  if (!list) throw ApiError(400, "runs is required, e.g. runs=ID,ID");
+  std::vector<std::string> refs;
+  for (std::size_t start = 0; start <= list->size();) {
+    const std::size_t comma = std::min(list->find(',', start), list->size());
+    if (comma > start) refs.emplace_back(list->substr(start, comma - start));
+    start = comma + 1;
+  }
+  if (refs.size() < 2 || refs.size() > kMaxComparedRuns) {
+    throw ApiError(400, fmt::format("runs takes 2 to {} runs", kMaxComparedRuns));
+  }
+  const std::unique_ptr<Store> store = open_store(store_path);
+  std::vector<RunData> runs;
+  for (const std::string& ref : refs) runs.push_back(store->load(find_run(*store, ref)));
+  return render_compare_json(compare_runs(runs, CompareOptions{}));
+}
+
+}  // namespace gpuwatch

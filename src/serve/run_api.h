@@ -1,0 +1,48 @@
+// The dashboard's JSON answers about stored runs (docs/serve.md), each over
+// a read-only connection to the store: no answer ever writes to it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "serve/request_target.h"
+#include "store/store.h"
+
+namespace gpuwatch {
+
+// An answer that is not a 200: the status and a message for the client.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(int status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  [[nodiscard]] int status() const { return status_; }
+
+ private:
+  int status_;
+};
+
+inline constexpr std::size_t kDefaultSeriesPoints = 1000;
+inline constexpr std::size_t kMaxSeriesPoints = 10000;
+inline constexpr std::size_t kMaxComparedRuns = 8;
+
+// GET /api/runs: every run, newest first.
+std::string runs_json(const std::filesystem::path& store_path);
+// GET /api/runs/ID
+std::string run_json(const std::filesystem::path& store_path, std::string_view run_ref);
+// GET /api/runs/ID/series?metric=&from=&to=&points=
+std::string series_json(const std::filesystem::path& store_path, std::string_view run_ref, const RequestTarget& query);
+// GET /api/runs/ID/report
+std::string report_json(const std::filesystem::path& store_path, std::string_view run_ref);
+// GET /api/compare?runs=A,B
+std::string compare_json(const std::filesystem::path& store_path, const RequestTarget& query);
+
+// The run `run_ref` names (id, unique id prefix, name, "last"), on an open
+// store; ApiError 404 when it names none.
+RunInfo find_run(Store& store, std::string_view run_ref);
+// The store, read-only; ApiError 404 when there is no store file.
+std::unique_ptr<Store> open_store(const std::filesystem::path& store_path);
+
+// "{"schema_version": 1, "error": "..."}"
+std::string error_json(std::string_view message);
+
+}  // namespace gpuwatch
