@@ -51,7 +51,7 @@ function el(tag, attrs = {}, ...children) {
     else if (k === 'dataset') Object.assign(e.dataset, v);
     else e.setAttribute(k, v === true ? '' : v);
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
   }
   return e;
@@ -292,9 +292,9 @@ async function showRun(main, id) {
     el('h1', {}, run.name || run.id, ' ', statusBadge(run.status)), facts, progress,
     el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
     primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
-    report instanceof Error ? '' : reportSections(report, devices));
+    report instanceof Error ? '' : reportSections(report));
   await Promise.all(primary.map((m) => addChart(charts, m)));
-  if (run.live) followLive(id, group, metrics, {progress, statusCell, durationCell});
+  if (run.live && main.isConnected) followLive(id, group, metrics, {progress, statusCell, durationCell});
 }
 
 // Appends /api/live's samples to the charts until the run ends.
@@ -338,11 +338,11 @@ function followLive(id, group, metrics, ui) {
   };
 }
 
-function reportSections(report, devices) {
+function reportSections(report) {
   const out = [el('h2', {}, 'Load balance'), loadBalance(report)];
   out.push(el('h2', {}, 'Advisories'), advisories(report));
-  out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase', devices));
-  out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch', devices));
+  out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase'));
+  out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch'));
   return el('section', {}, out);
 }
 
@@ -386,13 +386,14 @@ function advisories(report) {
 }
 
 // Phases or epochs: label, occurrences, duration, and per GPU mean utilization, memory, power.
-function segmentTable(list, what, devices) {
+function segmentTable(list, what) {
   if (!list || !list.length) return el('p', {class: 'muted'}, `No ${what}s annotated.`);
   const mean = (d, k) => (d[k] && d[k].mean !== undefined ? d[k].mean : null);
   const perGpu = (seg, k, f) => (seg.devices || []).map((d) => f(mean(d, k))).join(' / ');
   const gib = {unit: 'GiB', divisor: 1073741824, decimals: 1};
+  const gpus = `GPU ${(list[0].devices || []).map((d) => d.gpu_index).join(' / ')}`;
   return table([what, {text: 'occurrences', num: true}, {text: 'duration', num: true},
-    `util % (GPU ${devices.map((d) => d.index).join(' / ')})`, 'memory GiB', 'power W'],
+    `mean util % (${gpus})`, `mean memory GiB (${gpus})`, `mean power W (${gpus})`],
   list.map((s) => [s.label + (s.merged_labels ? ` (${s.merged_labels} labels)` : ''), num(s.occurrences),
     num(fmtDuration(s.duration_s)), perGpu(s, 'gpu_util_percent', (v) => fmtNumber(v, 0)),
     perGpu(s, 'mem_used_bytes', (v) => fmtDisplay(v, gib, false)),
@@ -408,26 +409,32 @@ const FOLDS = {
   mean: (xs) => xs.reduce((a, b) => a + b, 0) / xs.length,
 };
 
-// One line from a run's per-GPU series: per pixel column, each GPU's mean, folded over GPUs.
+// One line from a run's per-GPU series, as compare folds them: per pixel column each GPU's mean
+// there, else its latest reading (up to its own last sample), folded over the GPUs; a column
+// where every GPU's value is null (a gap) breaks the line.
 function foldDevices(devices, from, to, points, fold) {
-  const cols = new Map();
+  const cols = new Map(); // column → {t, sums: Map(gpu → [sum, n]), gap}
+  const lastCol = new Map();
   for (const d of devices) {
     for (let i = 0; i < d.t.length; i++) {
-      if (d.v[i] === null) continue;
       const c = Math.min(points - 1, Math.floor((d.t[i] - from) / ((to - from) || 1) * points));
-      if (!cols.has(c)) cols.set(c, {t: d.t[i], gpu: new Map()});
-      const g = cols.get(c).gpu;
-      const acc = g.get(d.index) || [0, 0];
-      g.set(d.index, [acc[0] + d.v[i], acc[1] + 1]);
+      if (!cols.has(c)) cols.set(c, {t: d.t[i], sums: new Map()});
+      lastCol.set(d.index, c);
+      const col = cols.get(c);
+      const acc = col.sums.get(d.index) || [0, 0];
+      if (d.v[i] !== null) col.sums.set(d.index, [acc[0] + d.v[i], acc[1] + 1]);
+      else if (!acc[1]) col.sums.set(d.index, [0, 0]);
     }
   }
-  const keys = [...cols.keys()].sort((a, b) => a - b);
+  const latest = new Map();
   const t = [], v = [];
-  keys.forEach((c, k) => {
-    if (k && c - keys[k - 1] > 3) { t.push(cols.get(c).t); v.push(null); } // a gap breaks the line
-    t.push(cols.get(c).t);
-    v.push(fold([...cols.get(c).gpu.values()].map(([s, n]) => s / n)));
-  });
+  for (const c of [...cols.keys()].sort((a, b) => a - b)) {
+    const col = cols.get(c);
+    for (const [gpu, [sum, n]] of col.sums) latest.set(gpu, n ? sum / n : null);
+    const vals = [...latest].filter(([gpu, x]) => x !== null && c <= lastCol.get(gpu)).map(([, x]) => x);
+    t.push(col.t);
+    v.push(vals.length ? fold(vals) : null);
+  }
   return {t, v};
 }
 
@@ -489,7 +496,8 @@ function compareTable(cmp, runs, displayOf) {
   const sentences = [];
   for (const m of cmp.metrics || []) {
     const desc = displayOf(m.metric);
-    const display = desc ? desc.display : {unit: m.unit, divisor: 1, decimals: 2};
+    const display = desc ? desc.display : m.unit === 'B' ? {unit: 'MiB', divisor: 1048576, decimals: 1}
+      : {unit: m.unit, divisor: 1, decimals: 2};
     const byLabel = Object.fromEntries((m.runs || []).map((r) => [r.label, r]));
     const base = byLabel[cmp.baseline] || (m.runs || [])[0] || {};
     for (const d of m.differences || []) {
@@ -511,7 +519,7 @@ function compareTable(cmp, runs, displayOf) {
       {text: `run − ${base}`, num: true}, {text: '%', num: true}, {text: '95 % interval', num: true},
       {text: '95 % interval %', num: true}, 'real'], rows),
     el('ul', {class: 'sentences'}, sentences),
-    (cmp.notes || []).length ? el('p', {class: 'hint'}, cmp.notes.join(' ')) : '');
+    (cmp.notes || []).length ? el('ul', {class: 'hint'}, cmp.notes.map((n) => el('li', {}, n))) : '');
 }
 
 // ---- routing ----------------------------------------------------------------------------------
@@ -520,7 +528,9 @@ async function route() {
   for (const f of page.cleanup) f();
   page = {cleanup: []};
   showError(null);
-  const main = document.getElementById('main');
+  // Each route draws into a fresh element, so a slow page left behind draws nowhere visible.
+  const main = el('div', {}, el('p', {class: 'muted'}, 'Loading…'));
+  document.getElementById('main').replaceChildren(main);
   const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
   let m;
   try {
@@ -528,6 +538,7 @@ async function route() {
     else if ((m = /^\/compare\/([^/]+)$/.exec(hash))) await showCompare(main, m[1]);
     else await showRuns(main);
   } catch (e) {
+    if (!main.isConnected) return; // a page left behind: its error is not this page's
     showError(e);
     if (main.querySelector('p.muted') && main.childElementCount === 1) main.replaceChildren();
   }
