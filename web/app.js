@@ -226,8 +226,9 @@ async function showRuns(main) {
   search.addEventListener('input', () => { listState.q = search.value; render(); });
   status.addEventListener('change', () => { listState.status = status.value; render(); });
   compare.addEventListener('click', () => {
-    // In the list's order (newest first) reversed: the oldest selected run is compare's baseline A.
-    const ids = runs.filter((r) => listState.selected.has(r.id)).map((r) => r.id).reverse();
+    // Oldest first: the oldest selected run is compare's baseline A.
+    const ids = runs.filter((r) => listState.selected.has(r.id))
+      .sort((x, y) => (x.start < y.start ? -1 : x.start > y.start ? 1 : 0)).map((r) => r.id);
     location.hash = `#/compare/${ids.join(',')}`;
   });
   main.replaceChildren(
@@ -250,6 +251,7 @@ async function showRun(main, id) {
   const run = detail.run;
   setCrumbs(el('a', {href: '#/'}, 'runs'), run.name || run.id);
   const statusCell = el('dd', {}, statusBadge(run.status));
+  const headStatus = el('span', {}, statusBadge(run.status));
   const durationCell = el('dd', {}, fmtDuration(run.duration_s));
   const fact = (k, v, cls) => el('div', {}, el('dt', {}, k), v instanceof Node ? v : el('dd', {class: cls}, v));
   const facts = el('dl', {class: 'facts'},
@@ -289,12 +291,12 @@ async function showRun(main, id) {
   }
 
   main.replaceChildren(
-    el('h1', {}, run.name || run.id, ' ', statusBadge(run.status)), facts, progress,
+    el('h1', {}, run.name || run.id, ' ', headStatus), facts, progress,
     el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
     primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
     report instanceof Error ? '' : reportSections(report));
   await Promise.all(primary.map((m) => addChart(charts, m)));
-  if (run.live && main.isConnected) followLive(id, group, metrics, {progress, statusCell, durationCell});
+  if (run.live && main.isConnected) followLive(id, group, metrics, {progress, durationCell, statuses: [statusCell, headStatus]});
 }
 
 // Appends /api/live's samples to the charts until the run ends.
@@ -330,7 +332,7 @@ function followLive(id, group, metrics, ui) {
     source.close();
     let status = 'finished';
     try { status = JSON.parse(ev.data).status || status; } catch (e) { /* keep the default */ }
-    ui.statusCell.replaceChildren(statusBadge(status));
+    for (const cell of ui.statuses) cell.replaceChildren(statusBadge(status));
     ui.progress.append(` · run ${status}`);
   });
   source.onerror = () => {
