@@ -8,11 +8,9 @@ const GPU_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c5
 const RUN_COLORS = ['#1f6fc5', '#d3262f', '#2ca02c', '#ff7f0e'];
 const MARKER_COLORS = {epoch: '#7a5cc2', phase: '#1d8a4a', xid: '#c0392b', gpu_lost: '#c0392b'};
 // Charted first, in this order; the run's other metrics go under "More metrics".
-const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'temp_gpu_celsius', 'temp_celsius',
+const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'temp_gpu_celsius',
   'sm_active_percent', 'sm_occupancy_percent', 'tensor_active_percent', 'dram_bw_util_percent',
   'fp64_active_percent', 'fp32_active_percent', 'fp16_active_percent'];
-// /api/live's sample keys that are not catalogue names (docs/serve.md's example says temp_celsius).
-const LIVE_ALIASES = {temp_celsius: 'temp_gpu_celsius'};
 
 let page = {cleanup: []}; // the current page's resources, released on navigation
 
@@ -301,14 +299,21 @@ async function showRun(main, id) {
 
 // Appends /api/live's samples to the charts until the run ends.
 function followLive(id, group, metrics, ui) {
-  const source = new EventSource(apiUrl('/api/live', {run: id}));
+  // From the last time the charts have, so nothing recorded in between is lost.
+  let since = 0;
+  for (const item of group.items) {
+    for (const series of item.chart.series) {
+      if (series.t.length) since = Math.max(since, series.t[series.t.length - 1]);
+    }
+  }
+  const source = new EventSource(apiUrl('/api/live', {run: id, since: String(since)}));
   page.cleanup.push(() => source.close());
   source.addEventListener('samples', (ev) => {
     const data = JSON.parse(ev.data);
     let last = 0;
     for (const dev of data.devices || []) {
       for (const [key, values] of Object.entries(dev.values || {})) {
-        const item = group.find(LIVE_ALIASES[key] && !group.find(key) ? LIVE_ALIASES[key] : key);
+        const item = group.find(key);
         if (!item) continue;
         const name = `GPU ${dev.index}`;
         const existing = item.chart.series.find((s) => s.name === name);

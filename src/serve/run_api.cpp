@@ -161,9 +161,15 @@ std::string run_json(const std::filesystem::path& store_path, std::string_view r
   for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
     if (plot::plottable(static_cast<DeviceMetric>(i))) plottable.push_back(static_cast<DeviceMetric>(i));
   }
+  // A run that records may have no samples stored yet: what its GPUs
+  // answered when it began is what its live charts will get.
+  const bool live = run.status == RunStatus::Recording;
   for (const DeviceSeries& d : base.devices) {
     const DeviceSeries loaded = columns.load(d.info.index, plottable, WallClock::Skip);
-    for (const DeviceMetric m : plottable) present[static_cast<std::size_t>(m)] = present[static_cast<std::size_t>(m)] || has_values(loaded, m);
+    for (const DeviceMetric m : plottable) {
+      const bool supported = live && std::find(d.info.supported.begin(), d.info.supported.end(), m) != d.info.supported.end();
+      present[static_cast<std::size_t>(m)] = present[static_cast<std::size_t>(m)] || supported || has_values(loaded, m);
+    }
   }
   w.key("metrics").begin_array();
   for (const DeviceMetric m : plottable) {

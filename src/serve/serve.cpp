@@ -86,11 +86,11 @@ HttpReply Dashboard::answer(const HttpRequest& request) {
 HttpReply Dashboard::route(const HttpRequest& request) {
   const std::optional<RequestTarget> target = parse_request_target(request.target);
   if (!target) return error_reply(400, "not a path this server answers");
-  if (token_.empty()) {
-    if (!loopback_host_header(request.host)) return error_reply(403, "this server answers only to 127.0.0.1");
-  } else if (!token_matches(token_, presented_token(request.authorization, target->param("token").value_or("")))) {
-    return error_reply(401, "a token is required: open the URL gpuwatch serve printed");
+  if (token_.empty() && !loopback_host_header(request.host)) {
+    return error_reply(403, "this server answers only to 127.0.0.1");
   }
+  // The page and its script hold no data: a browser loads them without the
+  // token, which the script then puts on every API request.
   const std::vector<std::string>& s = target->segments;
   if (s.empty()) return asset_reply(*find_web_asset("/"));
   if (s[0] == "static" && s.size() == 2) {
@@ -98,6 +98,10 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     return error_reply(404, "no such file");
   }
   if (s[0] != "api" || s.size() < 2) return error_reply(404, "no such page");
+  if (!token_.empty() &&
+      !token_matches(token_, presented_token(request.authorization, target->param("token").value_or("")))) {
+    return error_reply(401, "a token is required: open the URL gpuwatch serve printed");
+  }
   if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(store_));
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(store_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(store_, s[2], *target));

@@ -1,0 +1,234 @@
+"""gpuwatch serve against a store of runs recorded on the fake driver: the JSON API answers as
+docs/serve.md says (the report and compare exactly as the commands print them), series stay
+within the points asked for, a live run streams its samples and then its end, the token and the
+Host check keep others out, bad targets are refused; and in headless Chromium (when installed)
+the runs list, a run's charts, compare and a live run's growing chart."""
+import http.client
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from browser import CHROMIUM, dump_dom, screenshot
+from harness import QUICK, GpuwatchTestCase
+
+SCENARIO = f"{QUICK};gpu_count=2;gpu1.util=77"
+EPOCH_REGEX = r"epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)"
+
+
+def training(seconds):
+    steps = int(seconds / 0.05)
+    return ("import time\n"
+            f"for step in range(1, {steps}):\n"
+            "    print(f'epoch {1 + step // 10} step {step} loss {1 / step:.4f}', flush=True)\n"
+            "    time.sleep(0.05)\n")
+
+
+class ServeCase(GpuwatchTestCase):
+    """Records runs into the test's store and starts `gpuwatch serve` over it."""
+
+    def setUp(self):
+        super().setUp()
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.communicate(timeout=30)
+        super().tearDown()
+
+    def record(self, name, seconds=1.0):
+        r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--annotate-regex",
+                        EPOCH_REGEX, "--", "python3", "-c", training(seconds), scenario=SCENARIO)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(self.run_gw("runs", "--format", "json").stdout)[-1]["id"]
+
+    def serve(self, *args):
+        p = self.start_gw("serve", "--listen", "127.0.0.1:0", *args, scenario=SCENARIO)
+        self.procs.append(p)
+        ready, _, _ = select.select([p.stdout], [], [], 10)
+        self.assertTrue(ready, "no URL printed within 10 s")
+        line = p.stdout.readline()
+        m = re.search(r"(http://127\.0\.0\.1:\d+)/(\?token=\w+)?", line)
+        self.assertIsNotNone(m, line)
+        return m.group(1)
+
+    def get(self, url, headers=None):
+        """(status, parsed JSON or text) of a GET."""
+        req = urllib.request.Request(url, headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                body, status, kind = r.read().decode(), r.status, r.headers["Content-Type"]
+        except urllib.error.HTTPError as e:
+            body, status, kind = e.read().decode(), e.code, e.headers["Content-Type"]
+        return status, json.loads(body) if kind == "application/json" else body
+
+
+class ServeTest(ServeCase):
+    def test_api_answers_as_documented(self):
+        first = self.record("first")
+        second = self.record("second")
+        base = self.serve()
+        status, runs = self.get(base + "/api/runs")
+        self.assertEqual(status, 200)
+        self.assertEqual(runs["schema_version"], 1)
+        self.assertEqual([r["name"] for r in runs["runs"]], ["second", "first"])  # newest first
+        self.assertEqual(runs["runs"][0]["status"], "finished")
+        self.assertEqual([g["index"] for g in runs["runs"][0]["gpus"]], [0, 1])
+
+        status, run = self.get(f"{base}/api/runs/{first}")
+        self.assertEqual(status, 200)
+        self.assertEqual(run["run"]["id"], first)
+        names = [m["name"] for m in run["metrics"]]
+        self.assertIn("gpu_util_percent", names)
+        self.assertEqual(run["metrics"][names.index("mem_used_bytes")]["display"]["unit"], "GiB")
+        self.assertTrue(any(e["kind"] == "epoch" for e in run["events"]), run["events"])
+        self.assertEqual(self.get(f"{base}/api/runs/first")[1]["run"]["id"], first)  # a name works too
+
+        status, series = self.get(f"{base}/api/runs/{first}/series?metric=gpu_util_percent&points=4")
+        self.assertEqual(status, 200)
+        for d in series["devices"]:
+            self.assertLessEqual(len(d["t"]), 2 * 4 + 2)
+            self.assertEqual(len(d["t"]), len(d["v"]))
+        gpu1 = next(d for d in series["devices"] if d["index"] == 1)
+        self.assertIn(77, gpu1["v"])
+        status, part = self.get(f"{base}/api/runs/{first}/series?metric=power_watts&from=0.5&to=0.8&points=100")
+        self.assertEqual(status, 200)
+        for d in part["devices"]:
+            inside = [t for t in d["t"] if 0.5 <= t <= 0.8]
+            self.assertTrue(inside)
+            self.assertTrue(all(0.3 <= t <= 1.0 for t in d["t"]), d["t"])  # one sample either side at most
+        for bad in ("metric=nope", "metric=gpu_util_percent&points=0", "metric=gpu_util_percent&points=x",
+                    "metric=gpu_util_percent&from=2&to=1", ""):
+            status, err = self.get(f"{base}/api/runs/{first}/series?{bad}")
+            self.assertEqual(status, 400, bad)
+            self.assertIn("error", err)
+
+        status, report = self.get(f"{base}/api/runs/{first}/report")
+        self.assertEqual(status, 200)
+        cli = json.loads(self.run_gw("report", first, "--format", "json").stdout)
+        self.assertEqual(report, cli)
+        status, compared = self.get(f"{base}/api/compare?runs={first},{second}")
+        self.assertEqual(status, 200)
+        self.assertEqual(compared, json.loads(self.run_gw("compare", first, second, "--format", "json").stdout))
+        self.assertEqual(self.get(f"{base}/api/compare?runs={first}")[0], 400)
+        self.assertEqual(self.get(f"{base}/api/runs/000000000000")[0], 404)
+        self.assertEqual(self.get(f"{base}/api/nothing")[0], 404)
+
+    def test_safety(self):
+        self.record("only")
+        base = self.serve()
+        status, page = self.get(base + "/")
+        self.assertEqual(status, 200)
+        self.assertIn("/static/app.js", page)
+        for target in ("/static/..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e/x", "/api/runs/%00", "/static/app.js%00"):
+            status, _ = self.get(base + target)
+            self.assertIn(status, (400, 404), target)
+        # A page of another site whose name points here (DNS rebinding) sends its own Host.
+        self.assertEqual(self.get(base + "/api/runs", {"Host": "evil.example:9410"})[0], 403)
+        self.assertEqual(self.get(base + "/api/runs", {"Host": "localhost:9410"})[0], 200)
+        conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=10)
+        conn.request("POST", "/api/runs", body="{}")
+        self.assertNotEqual(conn.getresponse().status, 200)
+        conn.close()
+        with urllib.request.urlopen(base + "/", timeout=10) as r:
+            self.assertIn("frame-ancestors 'none'", r.headers["Content-Security-Policy"])
+            self.assertEqual(r.headers["X-Content-Type-Options"], "nosniff")
+
+        token_base = self.serve("--token", "s3cret-token")
+        self.assertEqual(self.get(token_base + "/api/runs")[0], 401)
+        self.assertEqual(self.get(token_base + "/api/runs?token=wrong")[0], 401)
+        self.assertEqual(self.get(token_base + "/api/runs?token=s3cret-token")[0], 200)
+        self.assertEqual(self.get(token_base + "/api/runs", {"Authorization": "Bearer s3cret-token"})[0], 200)
+        self.assertEqual(self.get(token_base + "/")[0], 200)  # the page holds no data
+
+    def test_bad_flags(self):
+        r = self.run_gw("serve", "--listen", "nowhere")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--listen", r.stderr)
+
+    def test_a_live_run_streams_its_samples_then_its_end(self):
+        rec = self.start_gw("record", "--name", "live", "--interval", "0.1", "--no-summary", "--annotate-regex",
+                            EPOCH_REGEX, "--", "python3", "-c", training(4), scenario=SCENARIO)
+        self.procs.append(rec)
+        self.wait_for(lambda: os.path.exists(self.store) and "live" in self.run_gw("runs").stdout,
+                      what="the live run")
+        base = self.serve()
+        conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=20)
+        conn.request("GET", "/api/live?run=live")
+        reply = conn.getresponse()
+        self.assertEqual(reply.status, 200)
+        self.assertEqual(reply.getheader("Content-Type"), "text/event-stream")
+        events = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = reply.readline().decode()
+            if not line:
+                break
+            if line.startswith("event: "):
+                events.append([line[7:].strip(), None])
+            elif line.startswith("data: ") and events:
+                events[-1][1] = json.loads(line[6:])
+        conn.close()
+        kinds = [k for k, _ in events]
+        self.assertIn("samples", kinds)
+        self.assertEqual(kinds[-1], "end", kinds)
+        self.assertEqual(events[-1][1]["status"], "finished")
+        samples = [d for k, d in events if k == "samples"]
+        times = [t for s in samples for d in s["devices"] if d["index"] == 0 for t in d["t"]]
+        self.assertEqual(times, sorted(times))
+        self.assertEqual(len(times), len(set(times)))  # nothing sent twice
+        self.assertIn(77, [v for s in samples for d in s["devices"] if d["index"] == 1
+                           for v in d["values"]["gpu_util_percent"]])
+        self.assertTrue(any(s["progress"]["epoch"] for s in samples))
+
+
+@unittest.skipUnless(CHROMIUM, "chromium is not installed")
+class ServePagesTest(ServeCase):
+    def test_pages_in_a_browser(self):
+        first = self.record("first")
+        second = self.record("second")
+        base = self.serve()
+        dom = dump_dom(base + "/#/")
+        self.assertIn(f'data-run-id="{first}"', dom)
+        self.assertIn(f'data-run-id="{second}"', dom)
+        dom = dump_dom(f"{base}/#/run/{first}")
+        points = [int(n) for n in re.findall(r'class="chart"[^>]*data-points="(\d+)"', dom)]
+        self.assertTrue(points and max(points) > 0, dom[:2000])
+        self.assertIn('data-metric="gpu_util_percent"', dom)
+        dom = dump_dom(f"{base}/#/compare/{first},{second}")
+        self.assertIn(f'data-runs="{first},{second}"', dom)
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        shots = os.environ.get("GPUWATCH_SCREENSHOTS")  # a folder: docs/img/ when refreshing them
+        if shots:
+            for name, fragment in (("runs", "#/"), ("run", f"#/run/{first}"),
+                                   ("compare", f"#/compare/{first},{second}")):
+                screenshot(f"{base}/{fragment}", os.path.join(shots, f"serve-{name}.png"))
+
+    def test_a_live_runs_chart_grows(self):
+        rec = self.start_gw("record", "--name", "live", "--interval", "0.1", "--no-summary", "--annotate-regex",
+                            EPOCH_REGEX, "--", "python3", "-c", training(6), scenario=SCENARIO)
+        self.procs.append(rec)
+        self.wait_for(lambda: os.path.exists(self.store) and "live" in self.run_gw("runs").stdout,
+                      what="the live run")
+        base = self.serve()
+        status, series = self.get(f"{base}/api/runs/live/series?metric=gpu_util_percent&points=10000")
+        at_load = len([v for v in series["devices"][0]["v"] if v is not None])
+        # The page follows the run until its end event, then the DOM is printed.
+        dom = dump_dom(f"{base}/#/run/live", budget_ms=20000)
+        self.assertIn("run finished", dom)
+        grown = re.search(r'data-metric="gpu_util_percent"[^>]*data-points="(\d+)"', dom) or \
+            re.search(r'data-points="(\d+)"[^>]*data-metric="gpu_util_percent"', dom)
+        self.assertIsNotNone(grown, dom[:2000])
+        self.assertGreater(int(grown.group(1)), 2 * at_load)
+
+
+if __name__ == "__main__":
+    unittest.main()
