@@ -6,6 +6,7 @@
 #include "analysis/run_status.h"
 #include "core/metrics.h"
 #include "render/json_writer.h"
+#include "serve/run_api.h"
 
 namespace gpuwatch {
 
@@ -16,10 +17,6 @@ constexpr std::chrono::seconds kKeepAlivePeriod{15};
 // What the run page's live charts draw.
 constexpr std::array<DeviceMetric, 4> kLiveMetrics{DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
                                                     DeviceMetric::PowerWatts, DeviceMetric::TempGpuCelsius};
-
-double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
-  return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
-}
 
 std::string samples_event(const RunData& data, const Progress& progress) {
   std::string out = "event: samples\ndata: ";

@@ -25,11 +25,7 @@ namespace {
 
 constexpr int kSchemaVersion = 1;
 
-double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
-  return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
-}
-
-double duration_s(const RunInfo& run) {
+double run_duration_s(const RunInfo& run) {
   const std::int64_t end = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
   return std::max(0.0, static_cast<double>(end - run.start_wall_ns) / 1e9);
 }
@@ -52,7 +48,7 @@ void write_display(JsonWriter& w, const MetricInfo& m) {
 void write_run_fields(JsonWriter& w, const RunInfo& run, const std::vector<DeviceSeries>& devices) {
   w.field("id", run.id).field("name", run.name).field("status", to_string(run.status));
   w.field("live", run.status == RunStatus::Recording);
-  w.field("start", iso_utc_ms(run.start_wall_ns)).field("duration_s", duration_s(run));
+  w.field("start", iso_utc_ms(run.start_wall_ns)).field("duration_s", run_duration_s(run));
   w.field("command", command_text(run)).field("host", run.host).field("exit_code", run.exit_code);
   w.key("gpus").begin_array();
   for (const DeviceSeries& d : devices) {
@@ -86,6 +82,10 @@ bool has_values(const DeviceSeries& d, DeviceMetric m) {
 }
 
 }  // namespace
+
+double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
+  return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
+}
 
 std::string error_json(std::string_view message) {
   std::string out;
@@ -203,7 +203,7 @@ std::string series_json(const std::filesystem::path& store_path, std::string_vie
   const RunInfo run = find_run(*store, run_ref);
   const RunData base = load_run_base(*store, run);
   const double from = number_param(query, "from").value_or(0.0);
-  const double to = number_param(query, "to").value_or(std::max(duration_s(run), from));
+  const double to = number_param(query, "to").value_or(std::max(run_duration_s(run), from));
   if (from < 0 || to < from) throw ApiError(400, "from and to must satisfy 0 <= from <= to");
 
   const StoredColumns columns(store_path, run);

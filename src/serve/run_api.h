@@ -42,6 +42,9 @@ RunInfo find_run(Store& store, std::string_view run_ref);
 // The store, read-only; ApiError 404 when there is no store file.
 std::unique_ptr<Store> open_store(const std::filesystem::path& store_path);
 
+// The API's times: seconds since the run's start.
+double seconds_since_start(const RunInfo& run, std::int64_t mono_ns);
+
 // "{"schema_version": 1, "error": "..."}"
 std::string error_json(std::string_view message);
 

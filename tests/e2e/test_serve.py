@@ -50,6 +50,14 @@ class ServeCase(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(self.run_gw("runs", "--format", "json").stdout)[-1]["id"]
 
+    def start_live_run(self, seconds):
+        """A run named "live" recording a training of `seconds`, once the store lists it."""
+        rec = self.start_gw("record", "--name", "live", "--interval", "0.1", "--no-summary", "--annotate-regex",
+                            EPOCH_REGEX, "--", "python3", "-c", training(seconds), scenario=SCENARIO)
+        self.procs.append(rec)
+        self.wait_for(lambda: os.path.exists(self.store) and "live" in self.run_gw("runs").stdout,
+                      what="the live run")
+
     def serve(self, *args):
         p = self.start_gw("serve", "--listen", "127.0.0.1:0", *args, scenario=SCENARIO)
         self.procs.append(p)
@@ -155,11 +163,7 @@ class ServeTest(ServeCase):
         self.assertIn("--listen", r.stderr)
 
     def test_a_live_run_streams_its_samples_then_its_end(self):
-        rec = self.start_gw("record", "--name", "live", "--interval", "0.1", "--no-summary", "--annotate-regex",
-                            EPOCH_REGEX, "--", "python3", "-c", training(4), scenario=SCENARIO)
-        self.procs.append(rec)
-        self.wait_for(lambda: os.path.exists(self.store) and "live" in self.run_gw("runs").stdout,
-                      what="the live run")
+        self.start_live_run(4)
         base = self.serve()
         conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=20)
         conn.request("GET", "/api/live?run=live")
@@ -213,11 +217,7 @@ class ServePagesTest(ServeCase):
                 screenshot(f"{base}/{fragment}", os.path.join(shots, f"serve-{name}.png"))
 
     def test_a_live_runs_chart_grows(self):
-        rec = self.start_gw("record", "--name", "live", "--interval", "0.1", "--no-summary", "--annotate-regex",
-                            EPOCH_REGEX, "--", "python3", "-c", training(6), scenario=SCENARIO)
-        self.procs.append(rec)
-        self.wait_for(lambda: os.path.exists(self.store) and "live" in self.run_gw("runs").stdout,
-                      what="the live run")
+        self.start_live_run(6)
         base = self.serve()
         status, series = self.get(f"{base}/api/runs/live/series?metric=gpu_util_percent&points=10000")
         at_load = len([v for v in series["devices"][0]["v"] if v is not None])
