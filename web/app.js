@@ -241,11 +241,9 @@ async function showRuns(main) {
 
 async function showRun(main, id) {
   setCrumbs(el('a', {href: '#/'}, 'runs'), id);
-  const [detail, report] = await Promise.all([
-    api(`/api/runs/${encodeURIComponent(id)}`),
-    api(`/api/runs/${encodeURIComponent(id)}/report`).catch((e) => e),
-  ]);
-  if (report instanceof Error) showError(report); // the run without its report: still show the charts
+  // The report of a long run takes longest: the charts are drawn without waiting for it.
+  const reportPromise = api(`/api/runs/${encodeURIComponent(id)}/report`).catch((e) => e);
+  const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
   const run = detail.run;
   setCrumbs(el('a', {href: '#/'}, 'runs'), run.name || run.id);
   const statusCell = el('dd', {}, statusBadge(run.status));
@@ -288,12 +286,21 @@ async function showRun(main, id) {
     }, {once: false});
   }
 
+  const reportBox = el('section', {}, el('p', {class: 'muted'}, 'Reading the report…'));
   main.replaceChildren(
     el('h1', {}, run.name || run.id, ' ', headStatus), facts, progress,
     el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
     primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
-    report instanceof Error ? '' : reportSections(report));
-  await Promise.all(primary.map((m) => addChart(charts, m)));
+    reportBox);
+  const reportShown = reportPromise.then((report) => {
+    if (report instanceof Error) {
+      showError(report); // the run without its report: the charts stay
+      reportBox.replaceChildren();
+    } else {
+      reportBox.replaceChildren(reportSections(report));
+    }
+  });
+  await Promise.all([...primary.map((m) => addChart(charts, m)), reportShown]);
   if (run.live && main.isConnected) followLive(id, group, metrics, {progress, durationCell, statuses: [statusCell, headStatus]});
 }
 

@@ -25,6 +25,14 @@ namespace {
 
 constexpr int kSchemaVersion = 1;
 
+// The run's facts, its devices' facts and its events: no samples at all.
+RunData load_run_facts(Store& store, const RunInfo& run) {
+  LoadOptions options;
+  options.device_samples = false;
+  options.host_samples = false;
+  return store.load(run, options);
+}
+
 double run_duration_s(const RunInfo& run) {
   const std::int64_t end = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
   return std::max(0.0, static_cast<double>(end - run.start_wall_ns) / 1e9);
@@ -81,6 +89,14 @@ bool has_values(const DeviceSeries& d, DeviceMetric m) {
   return std::any_of(column.begin(), column.end(), [](double v) { return !std::isnan(v); });
 }
 
+void write_line(JsonWriter& w, int device_index, const plot::Line& line) {
+  w.begin_object().field("index", device_index).key("t").begin_array();
+  for (const double x : line.t_s) w.value(x);
+  w.end_array().key("v").begin_array();
+  for (const double v : line.v) w.value(v);  // NaN, a gap, is written as null
+  w.end_array().end_object();
+}
+
 }  // namespace
 
 double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
@@ -94,14 +110,6 @@ std::string error_json(std::string_view message) {
   return out;
 }
 
-std::unique_ptr<Store> open_store(const std::filesystem::path& store_path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(store_path, ec)) {
-    throw ApiError(404, fmt::format("no run store at {}", store_path.string()));
-  }
-  return Store::open(store_path, true);
-}
-
 RunInfo find_run(Store& store, std::string_view run_ref) {
   try {
     return store.resolve(std::string(run_ref));
@@ -110,36 +118,34 @@ RunInfo find_run(Store& store, std::string_view run_ref) {
   }
 }
 
-std::string runs_json(const std::filesystem::path& store_path) {
+std::string runs_json(StorePool& stores) {
   std::string out;
   JsonWriter w(out);
   w.begin_object().field("schema_version", kSchemaVersion).key("runs").begin_array();
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(store_path, ec)) {
-    std::unique_ptr<Store> store;
-    std::vector<RunInfo> runs;
-    try {
-      store = Store::open(store_path, true);
-      runs = store->list_runs();
-    } catch (const EmptyStoreError&) {
-      // A recorder is creating the file: no runs yet.
-    }
+  try {
+    const StorePool::Lease store = stores.acquire();
+    std::vector<RunInfo> runs = store->list_runs();
     std::sort(runs.begin(), runs.end(),
               [](const RunInfo& a, const RunInfo& b) { return a.start_wall_ns > b.start_wall_ns; });
     for (const RunInfo& run : runs) {
       w.begin_object();
-      write_run_fields(w, run, load_run_base(*store, run).devices);
+      write_run_fields(w, run, load_run_facts(*store, run).devices);
       w.end_object();
     }
+  } catch (const ApiError&) {
+    // No store file yet: no runs.
+  } catch (const EmptyStoreError&) {
+    // A recorder is creating the file: no runs yet.
   }
   w.end_array().end_object();
   return out;
 }
 
-std::string run_json(const std::filesystem::path& store_path, std::string_view run_ref) {
-  const std::unique_ptr<Store> store = open_store(store_path);
+std::string run_json(StorePool& stores, std::string_view run_ref) {
+  const StorePool::Lease store = stores.acquire();
+  const std::filesystem::path& store_path = stores.path();
   const RunInfo run = find_run(*store, run_ref);
-  const RunData base = load_run_base(*store, run);
+  const RunData base = load_run_facts(*store, run);
   std::string out;
   JsonWriter w(out);
   w.begin_object().field("schema_version", kSchemaVersion);
@@ -154,21 +160,23 @@ std::string run_json(const std::filesystem::path& store_path, std::string_view r
     w.end_object();
   }
   w.end_array();
-  // The metrics some GPU of the run has a value of, read one GPU at a time.
+  // The metrics its GPUs answered when the run began (no sample need be
+  // read: a long run's columns take seconds); a run without that list (an
+  // older import) has its columns looked at.
   std::vector<bool> present(kDeviceMetricCount, false);
-  const StoredColumns columns(store_path, run);
   std::vector<DeviceMetric> plottable;
   for (std::size_t i = 0; i < kDeviceMetricCount; ++i) {
     if (plot::plottable(static_cast<DeviceMetric>(i))) plottable.push_back(static_cast<DeviceMetric>(i));
   }
-  // A run that records may have no samples stored yet: what its GPUs
-  // answered when it began is what its live charts will get.
-  const bool live = run.status == RunStatus::Recording;
+  const StoredColumns columns(store_path, run);
   for (const DeviceSeries& d : base.devices) {
+    if (!d.info.supported.empty()) {
+      for (const DeviceMetric m : d.info.supported) present[static_cast<std::size_t>(m)] = true;
+      continue;
+    }
     const DeviceSeries loaded = columns.load(d.info.index, plottable, WallClock::Skip);
     for (const DeviceMetric m : plottable) {
-      const bool supported = live && std::find(d.info.supported.begin(), d.info.supported.end(), m) != d.info.supported.end();
-      present[static_cast<std::size_t>(m)] = present[static_cast<std::size_t>(m)] || supported || has_values(loaded, m);
+      present[static_cast<std::size_t>(m)] = present[static_cast<std::size_t>(m)] || has_values(loaded, m);
     }
   }
   w.key("metrics").begin_array();
@@ -190,7 +198,8 @@ std::string run_json(const std::filesystem::path& store_path, std::string_view r
   return out;
 }
 
-std::string series_json(const std::filesystem::path& store_path, std::string_view run_ref, const RequestTarget& query) {
+std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query) {
+  const std::filesystem::path& store_path = stores.path();
   const auto metric_name = query.param("metric");
   if (!metric_name) throw ApiError(400, "metric is required, e.g. metric=gpu_util_percent");
   const std::optional<DeviceMetric> metric = device_metric_named(*metric_name);
@@ -199,15 +208,14 @@ std::string series_json(const std::filesystem::path& store_path, std::string_vie
   if (points_asked < 1 || points_asked > static_cast<double>(kMaxSeriesPoints)) {
     throw ApiError(400, fmt::format("points must be 1 to {}", kMaxSeriesPoints));
   }
-  const std::unique_ptr<Store> store = open_store(store_path);
+  const StorePool::Lease store = stores.acquire();
   const RunInfo run = find_run(*store, run_ref);
-  const RunData base = load_run_base(*store, run);
+  const RunData base = load_run_facts(*store, run);
   const double from = number_param(query, "from").value_or(0.0);
   const double to = number_param(query, "to").value_or(std::max(run_duration_s(run), from));
   if (from < 0 || to < from) throw ApiError(400, "from and to must satisfy 0 <= from <= to");
 
-  const StoredColumns columns(store_path, run);
-  const std::array<DeviceMetric, 1> wanted{*metric};
+  const std::vector<DeviceMetric> wanted{*metric};
   const BucketGrid grid{from, to, static_cast<std::size_t>(points_asked)};
   plot::LineBuilder builder;
   std::vector<double> t;
@@ -218,8 +226,40 @@ std::string series_json(const std::filesystem::path& store_path, std::string_vie
   w.field("unit", mi.unit);
   write_display(w, mi);
   w.field("from", from).field("to", to).key("devices").begin_array();
+  // Pixel columns of a minute or more: the per-minute min and max stored with
+  // a finished run draw the same picture at a fraction of the reading.
+  const bool minutes_do = (to - from) / points_asked >= 60.0 && run.status != RunStatus::Recording;
+  const StoredRollups stored_rollups(store_path, run);
   for (const DeviceSeries& d : base.devices) {
-    const DeviceSeries loaded = columns.load(d.info.index, wanted, WallClock::Skip);
+    if (const auto rollups = minutes_do ? stored_rollups.rollups(d.info.index) : std::nullopt) {
+      std::vector<double> minute_v;
+      t.clear();
+      for (const ColumnRollup& minute : rollups->of(*metric)) {
+        const double begin = static_cast<double>(minute.minute) * 60.0;
+        if (begin + 60.0 < from - 60.0 || begin > to + 60.0) continue;
+        t.push_back(begin + 20.0);
+        minute_v.push_back(minute.min);
+        t.push_back(begin + 40.0);
+        minute_v.push_back(minute.max);
+      }
+      write_line(w, d.info.index, builder.reduce(t, minute_v, grid));
+      continue;
+    }
+    // Only the chunks that reach into the span, and a sample's worth either
+    // side, so that a zoom into a long run reads minutes, not hours.
+    LoadOptions span;
+    span.device = d.info.index;
+    span.metrics = wanted;
+    span.host = false;
+    span.device_wall_clock = false;
+    const auto margin_ns = static_cast<std::int64_t>(run.slow_interval_or_default_s() * 4e9);
+    span.since_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(from * 1e9) - margin_ns;
+    span.until_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(to * 1e9) + margin_ns;
+    const RunData part = store->load(run, span);
+    const auto found = std::find_if(part.devices.begin(), part.devices.end(),
+                                    [&](const DeviceSeries& x) { return x.info.index == d.info.index; });
+    if (found == part.devices.end()) continue;
+    const DeviceSeries& loaded = *found;
     const std::vector<double>& column = loaded.values[static_cast<std::size_t>(*metric)];
     // The samples of the span, and one on either side so lines reach its edges.
     t.resize(loaded.mono_ns.size());
@@ -232,25 +272,22 @@ std::string series_json(const std::filesystem::path& store_path, std::string_vie
     const plot::Line line = has_column && begin < end ? builder.reduce(std::span(t).subspan(begin, end - begin),
                                                           std::span(column).subspan(begin, end - begin), grid)
                                         : plot::Line{};
-    w.begin_object().field("index", d.info.index).key("t").begin_array();
-    for (const double x : line.t_s) w.value(x);
-    w.end_array().key("v").begin_array();
-    for (const double v : line.v) w.value(v);  // NaN, a gap, is written as null
-    w.end_array().end_object();
+    write_line(w, d.info.index, line);
   }
   w.end_array().end_object();
   return out;
 }
 
-std::string report_json(const std::filesystem::path& store_path, std::string_view run_ref) {
-  const std::unique_ptr<Store> store = open_store(store_path);
+std::string report_json(StorePool& stores, std::string_view run_ref) {
+  const std::filesystem::path& store_path = stores.path();
+  const StorePool::Lease store = stores.acquire();
   const RunInfo run = find_run(*store, run_ref);
   // Read-only: a run without rollups is reported from its chunks.
   return render_report_json(
       build_report(load_run_base(*store, run), StoredColumns(store_path, run), StoredRollups(store_path, run)));
 }
 
-std::string compare_json(const std::filesystem::path& store_path, const RequestTarget& query) {
+std::string compare_json(StorePool& stores, const RequestTarget& query) {
   const auto list = query.param("runs");
   if (!list) throw ApiError(400, "runs is required, e.g. runs=ID,ID");
   std::vector<std::string> refs;
@@ -262,7 +299,7 @@ std::string compare_json(const std::filesystem::path& store_path, const RequestT
   if (refs.size() < 2 || refs.size() > kMaxComparedRuns) {
     throw ApiError(400, fmt::format("runs takes 2 to {} runs", kMaxComparedRuns));
   }
-  const std::unique_ptr<Store> store = open_store(store_path);
+  const StorePool::Lease store = stores.acquire();
   std::vector<RunData> runs;
   for (const std::string& ref : refs) runs.push_back(store->load(find_run(*store, ref)));
   return render_compare_json(compare_runs(runs, CompareOptions{}));

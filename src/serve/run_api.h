@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "serve/request_target.h"
+#include "serve/store_pool.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -26,21 +27,19 @@ inline constexpr std::size_t kMaxSeriesPoints = 10000;
 inline constexpr std::size_t kMaxComparedRuns = 8;
 
 // GET /api/runs: every run, newest first.
-std::string runs_json(const std::filesystem::path& store_path);
+std::string runs_json(StorePool& stores);
 // GET /api/runs/ID
-std::string run_json(const std::filesystem::path& store_path, std::string_view run_ref);
+std::string run_json(StorePool& stores, std::string_view run_ref);
 // GET /api/runs/ID/series?metric=&from=&to=&points=
-std::string series_json(const std::filesystem::path& store_path, std::string_view run_ref, const RequestTarget& query);
+std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/report
-std::string report_json(const std::filesystem::path& store_path, std::string_view run_ref);
+std::string report_json(StorePool& stores, std::string_view run_ref);
 // GET /api/compare?runs=A,B
-std::string compare_json(const std::filesystem::path& store_path, const RequestTarget& query);
+std::string compare_json(StorePool& stores, const RequestTarget& query);
 
 // The run `run_ref` names (id, unique id prefix, name, "last"), on an open
 // store; ApiError 404 when it names none.
 RunInfo find_run(Store& store, std::string_view run_ref);
-// The store, read-only; ApiError 404 when there is no store file.
-std::unique_ptr<Store> open_store(const std::filesystem::path& store_path);
 
 // The API's times: seconds since the run's start.
 double seconds_since_start(const RunInfo& run, std::int64_t mono_ns);

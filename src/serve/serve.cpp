@@ -102,16 +102,16 @@ HttpReply Dashboard::route(const HttpRequest& request) {
       !token_matches(token_, presented_token(request.authorization, target->param("token").value_or("")))) {
     return error_reply(401, "a token is required: open the URL gpuwatch serve printed");
   }
-  if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(store_));
-  if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(store_, s[2]));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(store_, s[2], *target));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(store_, s[2]));
-  if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(store_, *target));
+  if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(stores_));
+  if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2]));
+  if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(stores_, *target));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
     if (!run_ref) return error_reply(400, "run is required: /api/live?run=ID");
-    std::unique_ptr<Store> store = open_store(store_);
-    RunInfo run = find_run(*store, *run_ref);
+    StorePool::Lease lease = stores_.acquire();
+    RunInfo run = find_run(*lease, *run_ref);
     std::optional<double> since;
     if (const auto text = target->param("since")) {
       try {
@@ -123,7 +123,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     if (!streams_.acquire()) return error_reply(503, "too many live streams open; close a page");
     HttpReply reply;
     reply.content_type = "text/event-stream";
-    reply.stream = open_live_stream(streams_, std::move(store), std::move(run), since);
+    reply.stream = open_live_stream(streams_, lease.take(), std::move(run), since);
     return reply;
   }
   return error_reply(404, "no such API path");

@@ -8,6 +8,7 @@
 #include "http/http_server.h"
 #include "http/listen_address.h"
 #include "serve/live_stream.h"
+#include "serve/store_pool.h"
 
 namespace gpuwatch {
 
@@ -25,7 +26,7 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token) : store_(std::move(store)), token_(std::move(token)) {}
+  Dashboard(std::filesystem::path store, std::string token) : stores_(std::move(store)), token_(std::move(token)) {}
   HttpReply answer(const HttpRequest& request);
   // Ends the live streams (the server's stop waits for them).
   void stop() { streams_.stop(); }
@@ -33,7 +34,7 @@ class Dashboard {
  private:
   HttpReply route(const HttpRequest& request);
 
-  std::filesystem::path store_;
+  StorePool stores_;
   std::string token_;
   LiveStreams streams_;
 };

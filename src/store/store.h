@@ -31,6 +31,7 @@ struct LoadOptions {
   std::optional<std::vector<DeviceMetric>> metrics;  // only these columns; the others stay empty
   bool device_samples = true;  // false: devices' facts only, no samples at all
   bool host = true;            // host samples, processes and events
+  bool host_samples = true;    // with host: false leaves the host's samples out (events and processes only)
   bool device_wall_clock = true;  // false: devices' wall_ns stay empty (not decoded)
   // Only samples at or after this time (`status` reads the last minute of a
   // long run); chunks that end before it are not read. Events are all read.

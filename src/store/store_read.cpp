@@ -404,8 +404,9 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     SELECT first_mono_ns, last_mono_ns, count, data FROM host_chunks
     WHERE run_id = ?1 AND last_mono_ns >= ?2 AND first_mono_ns <= ?3 ORDER BY first_mono_ns, id)sql");
   hchunks.bind(1, run.row_id);
-  hchunks.bind(2, since);
-  hchunks.bind(3, until);
+  // Without host samples, a span no chunk meets (every time is positive).
+  hchunks.bind(2, options.host_samples ? since : std::int64_t{1});
+  hchunks.bind(3, options.host_samples ? until : std::int64_t{0});
   while (hchunks.step()) {
     auto c = decode(hchunks, 0, std::nullopt);
     if (!c) continue;

@@ -9,6 +9,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import time
 import unittest
@@ -156,6 +157,30 @@ class ServeTest(ServeCase):
         self.assertEqual(self.get(token_base + "/api/runs?token=s3cret-token")[0], 200)
         self.assertEqual(self.get(token_base + "/api/runs", {"Authorization": "Bearer s3cret-token"})[0], 200)
         self.assertEqual(self.get(token_base + "/")[0], 200)  # the page holds no data
+
+    def test_slow_clients_leave_it_answering_others(self):
+        # Twelve clients that send half a request line and then a byte every second (slowloris)
+        # hold twelve of the sixteen threads; the others still answer at once.
+        self.record("only")
+        base = self.serve()
+        host, port = base.removeprefix("http://").split(":")
+        slow = []
+        for _ in range(12):
+            sock = socket.create_connection((host, int(port)), timeout=5)
+            sock.sendall(b"GET /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.append(sock)
+        try:
+            for _ in range(3):
+                time.sleep(1)
+                for sock in slow:
+                    sock.sendall(b"X")
+                started = time.monotonic()
+                status, runs = self.get(base + "/api/runs")
+                self.assertEqual(status, 200)
+                self.assertLess(time.monotonic() - started, 3)
+        finally:
+            for sock in slow:
+                sock.close()
 
     def test_bad_flags(self):
         r = self.run_gw("serve", "--listen", "nowhere")
