@@ -44,7 +44,12 @@ bench_packages=(
 )
 # libFuzzer's runtime is its own package on Debian 12 and Ubuntu 24.04; older
 # releases ship it inside clang's packages and have no such name.
-tests_optional_packages=(libclang-rt-dev)
+# Installed where the release has them; tests that need one are skipped without it.
+tests_optional_packages=(
+  libclang-rt-dev            # libFuzzer's runtime, apart from clang on newer releases
+  chromium                   # headless browser for serve's pages (tests/e2e/test_serve.py);
+                             # Debian's package (Ubuntu has only a snap, which the tests do not use)
+)
 
 usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -84,5 +89,5 @@ export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${packages[@]}"
 for p in "${optional[@]}"; do
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "$p" ||
-    echo "install-deps: no $p here; libFuzzer comes with clang on this release"
+    echo "install-deps: no $p here; the tests that need it are skipped"
 done
