@@ -41,6 +41,18 @@ std::string describe(const CellResult& c) {
   return std::string(to_string(c.state));
 }
 
+// The text summary's words for a column, with the unit its numbers are in.
+std::string_view text_label(GroupColumn column) {
+  switch (column) {
+    case GroupColumn::GpuUtilPercent: return "GPU utilization (%)";
+    case GroupColumn::MemUsedMean: return "memory used (GiB)";
+    case GroupColumn::PowerWatts: return "power (W)";
+    case GroupColumn::EnergyJoules: return "energy (kJ)";
+    case GroupColumn::DurationS: return "duration (s)";
+    default: return info(column).name;
+  }
+}
+
 std::string text_value(GroupColumn column, const std::optional<Spread>& s) {
   if (!s) return "-";
   const auto scaled = [&](double v) {
@@ -80,12 +92,13 @@ MatrixSummary build_summary(const std::vector<CellResult>& cells, const std::map
 
 std::string render_summary_text(const MatrixSummary& s) {
   std::string out = "gpuwatch matrix summary: mean ±std (min-max) over a configuration's repeats that succeeded\n";
-  out += "GPU util in %, memory in GiB (sum over the cell's GPUs), power in W, energy in kJ, duration in s\n\n";
+  out += "utilization averaged over the cell's GPUs; memory, power and energy summed over them; summary.json has\n"
+         "the same in base units\n\n";
   for (const ConfigSummary& k : s.configs) {
     out += fmt::format("{}  ({} of {} succeeded)\n", k.config, k.succeeded, k.cells.size());
     for (const GroupColumn c : {GroupColumn::GpuUtilPercent, GroupColumn::MemUsedMean, GroupColumn::PowerWatts,
                                 GroupColumn::EnergyJoules, GroupColumn::DurationS}) {
-      out += fmt::format("  {:<24} {}\n", info(c).name, text_value(c, k.columns[static_cast<std::size_t>(c)]));
+      out += fmt::format("  {:<22} {}\n", text_label(c), text_value(c, k.columns[static_cast<std::size_t>(c)]));
     }
   }
   if (s.unsuccessful.empty()) {
