@@ -115,11 +115,19 @@ class TopOnce(GpuwatchTestCase):
                             EPOCH_REGEX, "--", "python3", "-c", TRAINING, scenario=scenario)
         try:
             conf = short_advisor_config(self.tmp)
-            self.wait_for(lambda: "epoch 2" in self.run_gw("top", "--once", "--advisor-config", conf,
-                                                          scenario=scenario).stdout, timeout=30, what="epoch 2")
-            doc = json.loads(self.run_gw("top", "--once", "--format", "json", "--advisor-config", conf,
-                                         scenario=scenario).stdout)
-            run = doc["run"]
+
+            def run_once():
+                return json.loads(self.run_gw("top", "--once", "--format", "json", "--advisor-config", conf,
+                                              scenario=scenario).stdout)["run"]
+
+            # Steps are stored at most once a second, epochs when they change: epoch 2 may be
+            # stored while the step stored last is still 1.
+            def in_epoch_2():
+                training = (run_once() or {}).get("training") or {}
+                return int(training.get("epoch") or 0) >= 2 and (training.get("step") or 0) > 20
+
+            self.wait_for(in_epoch_2, timeout=30, what="epoch 2 and step 21")
+            run = run_once()
             self.assertEqual((run["name"], run["status"], run["live"]), ("resnet", "recording", True))
             self.assertGreaterEqual(int(run["training"]["epoch"]), 2)
             self.assertGreater(run["training"]["step"], 20)
