@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <charconv>
 #include <cstdio>
 #include <thread>
 
@@ -114,11 +115,12 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     RunInfo run = find_run(*lease, *run_ref);
     std::optional<double> since;
     if (const auto text = target->param("since")) {
-      try {
-        since = std::stod(std::string(*text));
-      } catch (const std::exception&) {
-        return error_reply(400, "since must be a number of seconds");
+      double v = 0;
+      const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+      if (ec != std::errc{} || end != text->data() + text->size() || !(v >= 0 && v <= kMaxRunSeconds)) {
+        return error_reply(400, fmt::format("since must be seconds from 0 to {}", kMaxRunSeconds));
       }
+      since = v;
     }
     if (!streams_.acquire()) return error_reply(503, "too many live streams open; close a page");
     HttpReply reply;

@@ -115,7 +115,8 @@ class ServeTest(ServeCase):
             self.assertTrue(inside)
             self.assertTrue(all(0.3 <= t <= 1.0 for t in d["t"]), d["t"])  # one sample either side at most
         for bad in ("metric=nope", "metric=gpu_util_percent&points=0", "metric=gpu_util_percent&points=x",
-                    "metric=gpu_util_percent&from=2&to=1", ""):
+                    "metric=gpu_util_percent&from=2&to=1", "metric=gpu_util_percent&to=1e300",
+                    "metric=gpu_util_percent&from=nan", ""):
             status, err = self.get(f"{base}/api/runs/{first}/series?{bad}")
             self.assertEqual(status, 400, bad)
             self.assertIn("error", err)
@@ -128,6 +129,8 @@ class ServeTest(ServeCase):
         self.assertEqual(status, 200)
         self.assertEqual(compared, json.loads(self.run_gw("compare", first, second, "--format", "json").stdout))
         self.assertEqual(self.get(f"{base}/api/compare?runs={first}")[0], 400)
+        for since in ("nan", "1e300", "-1", "x"):
+            self.assertEqual(self.get(f"{base}/api/live?run={first}&since={since}")[0], 400, since)
         self.assertEqual(self.get(f"{base}/api/runs/000000000000")[0], 404)
         self.assertEqual(self.get(f"{base}/api/nothing")[0], 404)
 
