@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -7,6 +8,7 @@
 #include "cli/run_source.h"
 #include "core/atomic_file.h"
 #include "render/seed_files.h"
+#include "render/tensorboard/tensorboard.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -15,7 +17,8 @@ void add_export(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "export",
       "Write a run's samples: json (the seed tools' one-GPU array), multi-json (gputop's _multi_gpu.json),\n"
-      "jsonl (every metric, device and host rows), csv (every device metric)");
+      "jsonl (every metric, device and host rows), csv (every device metric), tensorboard (an event file in\n"
+      "the folder -o names)");
   struct Flags {
     std::string run;
     std::string store;
@@ -25,15 +28,27 @@ void add_export(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp)->required();
-  cmd->add_option("--format", flags->format, "json, multi-json, jsonl or csv")
+  cmd->add_option("--format", flags->format, "json, multi-json, jsonl, csv or tensorboard")
       ->required()
-      ->check(CLI::IsMember({"json", "multi-json", "jsonl", "csv"}));
-  cmd->add_option("-o,--output", flags->output, "Write to FILE (atomically) instead of stdout");
+      ->check(CLI::IsMember({"json", "multi-json", "jsonl", "csv", "tensorboard"}));
+  cmd->add_option("-o,--output", flags->output,
+                  "Write to FILE (atomically) instead of stdout; for tensorboard, the log folder (made if missing)");
   cmd->add_option("--gpu", flags->gpu, "json only: just this GPU (default: every GPU, tagged gpu_index)")
       ->check(CLI::NonNegativeNumber);
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
+    if (flags->format == "tensorboard" && flags->output.empty()) {
+      throw CLI::ValidationError("--format tensorboard", "needs -o DIR, the folder TensorBoard reads");
+    }
     const RunData data = load_run(flags->run, flags->store);
+    if (flags->format == "tensorboard") {
+      std::filesystem::create_directories(flags->output);
+      const std::filesystem::path file = std::filesystem::path(flags->output) / tensorboard_file_name(data);
+      write_file_atomically(file, [&](const WriteChunk& w) { write_tensorboard_events(data, w); });
+      std::printf("%s\n", file.c_str());
+      exit_code = 0;
+      return;
+    }
     std::optional<int> gpu;
     if (flags->gpu >= 0) {
       bool found = false;

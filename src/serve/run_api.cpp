@@ -213,8 +213,8 @@ std::string series_json(StorePool& stores, std::string_view run_ref, const Reque
   const RunData base = load_run_facts(*store, run);
   const double from = number_param(query, "from").value_or(0.0);
   const double to = number_param(query, "to").value_or(std::max(run_duration_s(run), from));
-  if (from < 0 || to < from || to > kMaxRunSeconds) {
-    throw ApiError(400, fmt::format("from and to must satisfy 0 <= from <= to <= {}", kMaxRunSeconds));
+  if (from < 0 || to < from || to > kMaxApiSeconds) {
+    throw ApiError(400, fmt::format("from and to must satisfy 0 <= from <= to <= {}", kMaxApiSeconds));
   }
 
   const std::vector<DeviceMetric> wanted{*metric};

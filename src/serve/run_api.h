@@ -27,7 +27,7 @@ inline constexpr std::size_t kMaxSeriesPoints = 10000;
 inline constexpr std::size_t kMaxComparedRuns = 8;
 // Times past this many seconds of a run (three years) are refused: in
 // nanoseconds they would no longer fit the run's clock.
-inline constexpr double kMaxRunSeconds = 1e8;
+inline constexpr double kMaxApiSeconds = 1e8;
 
 // GET /api/runs: every run, newest first.
 std::string runs_json(StorePool& stores);

@@ -117,8 +117,8 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     if (const auto text = target->param("since")) {
       double v = 0;
       const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
-      if (ec != std::errc{} || end != text->data() + text->size() || !(v >= 0 && v <= kMaxRunSeconds)) {
-        return error_reply(400, fmt::format("since must be seconds from 0 to {}", kMaxRunSeconds));
+      if (ec != std::errc{} || end != text->data() + text->size() || !(v >= 0 && v <= kMaxApiSeconds)) {
+        return error_reply(400, fmt::format("since must be seconds from 0 to {}", kMaxApiSeconds));
       }
       since = v;
     }
