@@ -47,6 +47,8 @@ function el(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(e.dataset, v);
+    // Styles through the CSSOM: the page's CSP forbids style attributes.
+    else if (k === 'style') Object.assign(e.style, v);
     else e.setAttribute(k, v === true ? '' : v);
   }
   for (const c of children.flat(Infinity)) {
@@ -110,7 +112,7 @@ class ChartGroup {
   add(container, {metric, title, display, legend, load, markers}) {
     const canvas = el('canvas', {class: 'chart', dataset: {metric, points: '0'}});
     const box = el('div', {class: 'chart-box'},
-      el('div', {class: 'chart-head'}, el('h3', {}, title), el('div', {class: 'legend'}, legend.map((n) => n.cloneNode(true)))),
+      el('div', {class: 'chart-head'}, el('h3', {}, title), el('div', {class: 'legend'}, legend.map(([color, text]) => legendItem(color, text)))),
       canvas);
     container.append(box);
     const chart = new window.LineChart(canvas, {
@@ -143,7 +145,7 @@ class ChartGroup {
 }
 
 function legendItem(color, text) {
-  return el('span', {}, el('i', {style: `background:${color}`}), text);
+  return el('span', {}, el('i', {style: {background: color}}), text);
 }
 
 function eventMarkers(events) {
@@ -263,7 +265,7 @@ async function showRun(main, id) {
   const group = new ChartGroup();
   const markers = eventMarkers(detail.events);
   const devices = detail.devices || [];
-  const legend = devices.map((d) => legendItem(gpuColor(d.index), `GPU ${d.index}`));
+  const legend = devices.map((d) => [gpuColor(d.index), `GPU ${d.index}`]);
 
   const addChart = (container, m) => group.add(container, {
     metric: m.name, display: m.display, markers,
@@ -371,7 +373,7 @@ function loadBalance(report) {
     return el('div', {class: 'bar-row'},
       el('span', {}, `GPU ${gpu}`, lb.straggler_gpu === gpu ? ' ⚑' : ''),
       el('div', {class: 'bar', title: `${fmtNumber(mean)} %`},
-        el('span', {style: `width:${Math.max(0, Math.min(100, mean))}%;background:${gpuColor(gpu)}`})),
+        el('span', {style: {width: `${Math.max(0, Math.min(100, mean))}%`, background: gpuColor(gpu)}})),
       el('span', {class: 'num'}, `${fmtNumber(mean)} %`));
   });
   return el('div', {class: 'balance'},
@@ -476,7 +478,7 @@ async function showCompare(main, idList) {
     el('h1', {}, 'Compare ', runs.map((r, i) => [i ? ' · ' : '', el('a', {href: `#/run/${r.id}`}, `${r.label} ${r.name}`)])),
     table(['run', 'name', 'id', 'start', 'status', 'compared span'], runs.map((r, i) => {
       const c = cmp.runs[i] || {};
-      return [el('b', {style: `color:${r.color}`}, r.label), r.name, {text: r.id, class: 'mono'}, fmtStart(r.detail.run.start),
+      return [el('b', {style: {color: r.color}}, r.label), r.name, {text: r.id, class: 'mono'}, fmtStart(r.detail.run.start),
         statusBadge(r.detail.run.status), `${fmtNumber(c.window_from_s)}–${fmtNumber(c.window_to_s)} s of ${fmtNumber(c.end_s)} s`];
     })),
     el('p', {class: 'muted'}, cmp.direction || ''),
@@ -494,7 +496,7 @@ async function showCompare(main, idList) {
     return group.add(charts, {
       metric: m.name, display: m.display,
       title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
-      legend: runs.map((r) => legendItem(r.color, `${r.label} ${r.name}`)),
+      legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
       load: (from, to, points) => Promise.all(runs.map(async (r) => {
         const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, from, to, points));
         const div = (s.display && s.display.divisor) || 1;
@@ -545,9 +547,9 @@ async function route() {
   // Each route draws into a fresh element, so a slow page left behind draws nowhere visible.
   const main = el('div', {}, el('p', {class: 'muted'}, 'Loading…'));
   document.getElementById('main').replaceChildren(main);
-  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
   let m;
   try {
+    const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
     if ((m = /^\/run\/([^/]+)$/.exec(hash))) await showRun(main, m[1]);
     else if ((m = /^\/compare\/([^/]+)$/.exec(hash))) await showCompare(main, m[1]);
     else await showRuns(main);

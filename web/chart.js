@@ -226,15 +226,22 @@ class LineChart {
     this.draw();
     const {ex, pw} = this.scale;
     const t = ex.x0 + (x - PAD.left) / pw * (ex.x1 - ex.x0);
-    const rows = [`<b>${formatElapsed(t, 0.1)}</b>`];
+    // Built from nodes, never from markup: series names are run names from the store.
+    const rows = [document.createElement('b')];
+    rows[0].textContent = formatElapsed(t, 0.1);
     for (const s of this.series) {
       if (!s.t.length) continue;
       const i = bisect(s.t, t);
       const j = i + 1 < s.t.length && Math.abs(s.t[i + 1] - t) < Math.abs(s.t[i] - t) ? i + 1 : i;
       const v = s.v[j];
-      rows.push(`<span style="color:${s.color}">■</span> ${s.name}: ${v === null ? '—' : this.format(v)}`);
+      const swatch = document.createElement('span');
+      swatch.style.color = s.color;
+      swatch.textContent = '■';
+      const row = document.createElement('div');
+      row.append(swatch, ` ${s.name}: ${v === null ? '—' : this.format(v)}`);
+      rows.push(row);
     }
-    this.tip.innerHTML = rows.join('<br>');
+    this.tip.replaceChildren(...rows);
     this.tip.hidden = false;
     const left = x + 14 + this.tip.offsetWidth > this.canvas.clientWidth ? x - 14 - this.tip.offsetWidth : x + 14;
     this.tip.style.left = this.canvas.offsetLeft + left + 'px';

@@ -30,6 +30,9 @@ void add_serve(CLI::App& app, int& exit_code) {
     }
     options.store = store_path(flags->store);
     options.token = flags->token;
+    if (!options.token.empty() && !is_token_text(options.token)) {
+      throw CLI::ValidationError("--token", "use letters, digits and . _ ~ - only (it goes into a URL as it is)");
+    }
     if (options.token.empty() && !is_loopback_host(options.listen.host)) options.token = generate_access_token();
     options.on_listening = [](const std::string& url) {
       std::printf("gpuwatch serve: open %s (Ctrl-C stops)\n", url.c_str());

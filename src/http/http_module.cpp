@@ -44,6 +44,10 @@ void add_headers(httplib::Response& res, std::string_view lines) {
 }
 
 void respond(void* respond_context, const GpuwatchHttpReply* reply) {
+  // Owned first, so that nothing below can leak it: shared by httplib's
+  // copies of the provider, released with the last.
+  std::shared_ptr<void> stream;
+  if (reply->next != nullptr) stream = std::shared_ptr<void>(reply->stream, reply->release);
   auto& res = *static_cast<httplib::Response*>(respond_context);
   res.status = reply->status;
   if (reply->headers != nullptr) add_headers(res, reply->headers);
@@ -51,8 +55,6 @@ void respond(void* respond_context, const GpuwatchHttpReply* reply) {
     res.set_content(reply->body, reply->body_size, reply->content_type);
     return;
   }
-  // Shared by httplib's copies of the provider; released with the last.
-  std::shared_ptr<void> stream(reply->stream, reply->release);
   auto* next = reply->next;
   res.set_chunked_content_provider(reply->content_type, [stream, next](std::size_t, httplib::DataSink& sink) {
     if (next(stream.get(), write_to_sink, &sink) == 0) sink.done();

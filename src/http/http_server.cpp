@@ -65,11 +65,11 @@ const GpuwatchHttpApi* load_module() {
 
 namespace {
 
-int stream_next(void* stream, GpuwatchHttpWrite write, void* sink) {
+int stream_next(void* stream, GpuwatchHttpWrite write, void* sink) noexcept {
   try {
     const auto to_client = [write, sink](std::string_view data) { return write(sink, data.data(), data.size()) != 0; };
     return static_cast<HttpStream*>(stream)->next(to_client) ? 1 : 0;
-  } catch (const std::exception&) {
+  } catch (...) {
     return 0;  // nothing may cross into the module; the stream just ends
   }
 }
@@ -100,24 +100,31 @@ void HttpServer::run() { api_->run(server_); }
 void HttpServer::stop() { api_->stop(server_); }
 
 void HttpServer::handle(void* context, const GpuwatchHttpRequest* request, GpuwatchHttpRespond respond,
-                        void* respond_context) {
+                        void* respond_context) noexcept {
+  static constexpr std::string_view kFailed = "internal error\n";
   const auto* self = static_cast<const HttpServer*>(context);
-  HttpReply reply;
   try {
-    reply = self->handler_(HttpRequest{request->target, request->authorization, request->host});
-  } catch (const std::exception& e) {
-    reply = HttpReply{};
-    reply.status = 500;
-    reply.body = std::string("internal error: ") + e.what() + "\n";
+    HttpReply reply;
+    try {
+      reply = self->handler_(HttpRequest{request->target, request->authorization, request->host});
+    } catch (const std::exception& e) {
+      reply = HttpReply{};
+      reply.status = 500;
+      reply.body = std::string("internal error: ") + e.what() + "\n";
+    }
+    GpuwatchHttpReply c_reply{reply.status, reply.content_type.c_str(), reply.body.data(), reply.body.size(),
+                              reply.headers.empty() ? nullptr : reply.headers.c_str(), nullptr, nullptr, nullptr};
+    if (reply.stream) {
+      c_reply.next = stream_next;
+      c_reply.stream = reply.stream.release();  // the module owns it now
+      c_reply.release = stream_release;
+    }
+    respond(respond_context, &c_reply);
+  } catch (...) {
+    // Out of memory building the reply: a fixed one, which allocates nothing here.
+    const GpuwatchHttpReply failed{500, "text/plain", kFailed.data(), kFailed.size(), nullptr, nullptr, nullptr, nullptr};
+    respond(respond_context, &failed);
   }
-  GpuwatchHttpReply c_reply{reply.status, reply.content_type.c_str(), reply.body.data(), reply.body.size(),
-                            reply.headers.empty() ? nullptr : reply.headers.c_str(), nullptr, nullptr, nullptr};
-  if (reply.stream) {
-    c_reply.next = stream_next;
-    c_reply.stream = reply.stream.release();  // the module owns it now
-    c_reply.release = stream_release;
-  }
-  respond(respond_context, &c_reply);
 }
 
 }  // namespace gpuwatch

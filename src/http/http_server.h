@@ -72,7 +72,7 @@ class HttpServer {
 
  private:
   static void handle(void* context, const GpuwatchHttpRequest* request, GpuwatchHttpRespond respond,
-                     void* respond_context);
+                     void* respond_context) noexcept;
 
   HttpHandler handler_;
   const GpuwatchHttpApi* api_ = nullptr;

@@ -12,7 +12,9 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr std::chrono::milliseconds kPollPeriod{250};
+// The recorder commits once a second: half that finds a commit within half a
+// second, and each poll reads only the new samples and the run's events.
+constexpr std::chrono::milliseconds kPollPeriod{500};
 constexpr std::chrono::seconds kKeepAlivePeriod{15};
 // What the run page's live charts draw.
 constexpr std::array<DeviceMetric, 4> kLiveMetrics{DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
@@ -71,6 +73,7 @@ class LiveStream final : public HttpStream {
     LoadOptions options;
     options.metrics = std::vector<DeviceMetric>(kLiveMetrics.begin(), kLiveMetrics.end());
     options.device_wall_clock = false;
+    options.host_samples = false;
     options.since_mono_ns = after_mono_ns_ + 1;
     const RunData data = store_->load(now, options);
     std::int64_t newest = after_mono_ns_;

@@ -212,7 +212,7 @@ std::string series_json(StorePool& stores, std::string_view run_ref, const Reque
   const RunInfo run = find_run(*store, run_ref);
   const RunData base = load_run_facts(*store, run);
   const double from = number_param(query, "from").value_or(0.0);
-  const double to = number_param(query, "to").value_or(std::max(run_duration_s(run), from));
+  const double to = number_param(query, "to").value_or(std::clamp(run_duration_s(run), from, kMaxApiSeconds));
   if (from < 0 || to < from || to > kMaxApiSeconds) {
     throw ApiError(400, fmt::format("from and to must satisfy 0 <= from <= to <= {}", kMaxApiSeconds));
   }
@@ -303,6 +303,7 @@ std::string compare_json(StorePool& stores, const RequestTarget& query) {
   }
   const StorePool::Lease store = stores.acquire();
   std::vector<RunData> runs;
+  // Whole runs, host included: the answer is exactly `gpuwatch compare`'s.
   for (const std::string& ref : refs) runs.push_back(store->load(find_run(*store, ref)));
   return render_compare_json(compare_runs(runs, CompareOptions{}));
 }

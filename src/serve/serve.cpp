@@ -64,13 +64,6 @@ HttpReply asset_reply(const WebAsset& asset) {
 
 }  // namespace
 
-const WebAsset* find_web_asset(std::string_view path) {
-  for (const WebAsset& a : web_assets()) {
-    if (a.path == path) return &a;
-  }
-  return nullptr;
-}
-
 HttpReply Dashboard::answer(const HttpRequest& request) {
   HttpReply reply;
   try {
@@ -79,6 +72,8 @@ HttpReply Dashboard::answer(const HttpRequest& request) {
     reply = error_reply(e.status(), e.what());
   } catch (const StoreError& e) {
     reply = error_reply(500, e.what());
+  } catch (const std::exception& e) {
+    reply = error_reply(500, e.what());  // still with the headers below
   }
   reply.headers = std::string(kCommonHeaders) + reply.headers;
   return reply;
@@ -125,7 +120,12 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     if (!streams_.acquire()) return error_reply(503, "too many live streams open; close a page");
     HttpReply reply;
     reply.content_type = "text/event-stream";
-    reply.stream = open_live_stream(streams_, lease.take(), std::move(run), since);
+    try {
+      reply.stream = open_live_stream(streams_, lease.take(), std::move(run), since);
+    } catch (...) {
+      streams_.release();  // the stream, which gives the slot back, was never made
+      throw;
+    }
     return reply;
   }
   return error_reply(404, "no such API path");
@@ -149,6 +149,9 @@ int run_serve(const ServeOptions& options) {
   int signal_number = 0;
   while (sigwait(&signals, &signal_number) != 0) {
   }
+  // A second Ctrl-C ends the process at once, should a client hold a thread
+  // (a trickling request, an idle keep-alive) while the server stops.
+  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
   dashboard.stop();
   server.stop();
   serving.join();

@@ -11,12 +11,55 @@ namespace gpuwatch {
 namespace prometheus_text {
 namespace {
 
+// The length of the valid UTF-8 sequence at the start of `s`, or 0.
+std::size_t utf8_sequence(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char lead = b(0);
+  std::size_t n = 0;
+  unsigned min = 0;
+  if (lead < 0x80) return 1;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    n = 2;
+    min = 0x80;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    n = 3;
+    min = 0x800;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    n = 4;
+    min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (s.size() < n) return 0;
+  unsigned cp = lead & (0x7FU >> n);
+  for (std::size_t i = 1; i < n; ++i) {
+    if ((b(i) & 0xC0U) != 0x80U) return 0;
+    cp = cp << 6 | (b(i) & 0x3FU);
+  }
+  const bool surrogate = cp >= 0xD800 && cp <= 0xDFFF;
+  return cp >= min && cp <= 0x10FFFF && !surrogate ? n : 0;
+}
+
 // Backslash and newline escaped, and double quotes in a label value (HELP
-// text keeps them).
+// text keeps them). Bytes that are not UTF-8 become U+FFFD: Prometheus drops
+// a whole scrape over one invalid label value, and a process may be named
+// anything.
 std::string escaped(std::string_view text, bool quotes) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text.substr(i));
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    if (n > 1) {
+      out += text.substr(i, n);
+      i += n;
+      continue;
+    }
+    const char c = text[i++];
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '"' && quotes) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -17,6 +18,15 @@
 namespace gpuwatch {
 
 namespace {
+
+// A double as the float an event holds; past float's range, infinity (a
+// plain cast of such a value is undefined).
+float as_float(double v) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  if (v > kMax) return std::numeric_limits<float>::infinity();
+  if (v < -kMax) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(v);
+}
 
 // The annotated steps in time order: (monotonic time, step).
 std::vector<std::pair<std::int64_t, std::int64_t>> annotated_steps(const std::vector<Event>& events) {
@@ -77,7 +87,7 @@ class EventWriter {
                     std::int64_t index, double value) {
     tensorboard::append_record(
         out, tensorboard::scalar_event(static_cast<double>(wall_ns) / 1e9, step_at(mono_ns).value_or(index), tag,
-                                       static_cast<float>(value)));
+                                       as_float(value)));
   }
 
   [[nodiscard]] std::optional<std::int64_t> step_at(std::int64_t mono_ns) const {

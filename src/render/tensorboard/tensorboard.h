@@ -19,7 +19,7 @@ inline constexpr std::size_t kMaxTensorboardPointsPerTag = 10000;
 // The event file: a file_version record, then per tag ("gpu0/gpu_util_percent",
 // "host/cpu_percent", and "log/loss" for each scalar the training logged)
 // its points. A point's step is the training step annotated at or before it
-// (gpuwatch.step(), --annotate-regex), else the sample's index.
+// (gpuwatch.step(), --annotate-regex), else the point's index in its tag.
 void write_tensorboard_events(const RunData& data, const TextSink& emit);
 
 // "events.out.tfevents.<start unix s>.<host>.gpuwatch": the name TensorBoard
