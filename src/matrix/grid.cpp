@@ -135,7 +135,9 @@ void validate(const GridSpec& spec) {
   }
   for (const Values& ex : spec.excludes) {
     if (ex.empty()) throw GridError("an exclude names no param");
-    for (const auto& [name, value] : ex) {
+    for (const auto& pair : ex) {  // no structured binding: clang before 16 cannot capture one
+      const std::string& name = pair.first;
+      const std::string& value = pair.second;
       const auto p = std::find_if(spec.params.begin(), spec.params.end(), [&](const Param& q) { return q.name == name; });
       if (p == spec.params.end()) throw GridError(fmt::format("an exclude names the param {}, which the grid has not", name));
       if (std::find(p->values.begin(), p->values.end(), value) == p->values.end()) {
