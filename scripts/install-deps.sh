@@ -22,6 +22,7 @@ build_packages=(
   libpcre2-dev                     # --annotate-regex
   libncurses-dev                   # top
   libcpp-httplib-dev               # exporter (HTTP; Debian ships it as header + shared library)
+  libtomlplusplus-dev              # matrix --grid FILE.toml (toml++, used header-only)
   python3                          # the Python client (python/)
 )
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.

@@ -9,6 +9,7 @@
 #include "cli/options.h"
 #include "matrix/files.h"
 #include "matrix/grid.h"
+#include "matrix/grid_file.h"
 #include "matrix/runner.h"
 
 namespace gpuwatch::cli {
@@ -39,6 +40,45 @@ void add_matrix_status(CLI::App& matrix, int& exit_code) {
   });
 }
 
+// `matrix run-cell DIR INDEX`, hidden: what each task of --slurm's job array runs.
+void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
+  auto* cmd = matrix.add_subcommand("run-cell", "Run one cell of the matrix in DIR (a task of --slurm's job array)");
+  cmd->group("");  // hidden: slurm.sbatch calls it
+  struct Flags {
+    std::string dir;
+    std::size_t index = 0;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
+  cmd->add_option("INDEX", flags->index, "The cell's index, 0-based (SLURM_ARRAY_TASK_ID)")->required();
+  cmd->callback([flags, &exit_code] {
+    try {
+      exit_code = matrix::run_cell(flags->dir, flags->index);
+    } catch (const matrix::GridError& e) {
+      throw CLI::ValidationError("matrix run-cell", e.what());
+    }
+  });
+}
+
+void add_matrix_collect(CLI::App& matrix, int& exit_code) {
+  auto* cmd = matrix.add_subcommand(
+      "collect",
+      "Write DIR/summary.txt and summary.json from the cells' files and their runs in DIR/stores/*.db and the\n"
+      "matrix's store (cells run elsewhere, e.g. by --slurm's job array). Exits 0 when every cell succeeded, else 1");
+  struct Flags {
+    std::string dir;
+    std::string store;
+  };
+  auto flags = std::make_shared<Flags>();
+  cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
+  add_store_option(*cmd, flags->store);
+  cmd->callback([flags, &exit_code] {
+    const matrix::MatrixDef def = matrix::read_matrix_def(flags->dir);
+    const std::string store = flags->store.empty() ? def.store : flags->store;
+    exit_code = matrix::collect_matrix(flags->dir, matrix::collect_stores(flags->dir, store_path(store)));
+  });
+}
+
 }  // namespace
 
 void add_matrix(CLI::App& app, int& exit_code) {
@@ -49,6 +89,8 @@ void add_matrix(CLI::App& app, int& exit_code) {
       "Exits 0 when every cell succeeded, 1 when one did not, 128+N when signal N stopped it.");
   struct Flags {
     std::vector<std::string> params;
+    std::string grid;
+    bool slurm = false;
     int repeat = 1;
     int parallel = 1;
     int gpus_per_cell = 0;
@@ -61,6 +103,12 @@ void add_matrix(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<Flags>();
   auto* param = cmd->add_option("--param", f->params, "NAME=V1,V2,...: {NAME} in the command takes each value. Repeatable")
                     ->allow_extra_args(false);
+  auto* grid = cmd->add_option("--grid", f->grid,
+                               "FILE.toml: the grid's params ([params] NAME = [V1, V2]) and [[exclude]] combinations;\n"
+                               "with --param, the params of both");
+  auto* slurm = cmd->add_flag("--slurm", f->slurm,
+                              "Run nothing: write DIR/matrix.json and DIR/slurm.sbatch, a Slurm job array with a task per cell\n"
+                              "(sbatch DIR/slurm.sbatch; then matrix collect DIR)");
   auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")->check(CLI::Range(1, 100000));
   auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(CLI::Range(1, 4096));
   auto* per_cell = cmd->add_option("--gpus-per-cell", f->gpus_per_cell,
@@ -74,13 +122,17 @@ void add_matrix(CLI::App& app, int& exit_code) {
   add_store_option(*cmd, f->store);
   cmd->add_option("command", f->command, "The command, after --, with {NAME} placeholders");
   add_matrix_status(*cmd, exit_code);
-  cmd->callback([cmd, f, param, repeat, parallel, per_cell, interval, &exit_code] {
-    if (cmd->get_subcommand("status")->parsed()) return;
+  add_matrix_collect(*cmd, exit_code);
+  add_matrix_run_cell(*cmd, exit_code);
+  cmd->callback([cmd, f, param, grid, slurm, repeat, parallel, per_cell, interval, &exit_code] {
+    for (const char* sub : {"status", "collect", "run-cell"}) {
+      if (cmd->get_subcommand(sub)->parsed()) return;
+    }
     matrix::RunnerOptions o;
     try {
       if (!f->resume.empty()) {
         // The grid is the folder's: a new one here would be a second matrix.
-        for (const CLI::Option* opt : {param, repeat, per_cell}) {
+        for (const CLI::Option* opt : {param, grid, repeat, per_cell, slurm}) {
           if (opt->count() > 0) throw CLI::ValidationError(opt->get_name(), "goes with a new matrix, not --resume");
         }
         if (!f->command.empty()) throw CLI::ValidationError("--resume", "takes the command from DIR/matrix.json");
@@ -92,6 +144,11 @@ void add_matrix(CLI::App& app, int& exit_code) {
         if (interval->count() > 0) o.def.interval_s = f->interval_s;
         if (!f->store.empty()) o.def.store = f->store;
       } else {
+        if (!f->grid.empty()) {
+          matrix::GridFile file = matrix::read_grid_file(f->grid);
+          o.def.grid.params = std::move(file.params);
+          o.def.grid.excludes = std::move(file.excludes);
+        }
         for (const std::string& p : f->params) o.def.grid.params.push_back(matrix::parse_param(p));
         o.def.grid.repeat = f->repeat;
         o.def.grid.command = f->command;
@@ -104,6 +161,14 @@ void add_matrix(CLI::App& app, int& exit_code) {
         matrix::validate(o.def.grid);  // before anything is written
       }
       o.store_path = std::filesystem::absolute(store_path(o.def.store));
+      if (f->slurm) {
+        const std::filesystem::path script = matrix::write_slurm_matrix(o);
+        fmt::print("wrote {} ({} cells, a task each); submit it with:\n  sbatch {}\nthen, when the tasks are done:\n  "
+                   "gpuwatch matrix collect {}\n",
+                   script.string(), matrix::expand_grid(o.def.grid).size(), script.string(), o.dir.string());
+        exit_code = 0;
+        return;
+      }
       exit_code = matrix::run_matrix(o);
     } catch (const matrix::GridError& e) {
       throw CLI::ValidationError("matrix", e.what());

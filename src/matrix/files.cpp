@@ -76,17 +76,42 @@ std::vector<CellResult> read_cells(const fs::path& dir, const std::vector<Cell>&
   return out;
 }
 
-void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, const fs::path& store_path) {
+GridFile read_grid_file(const fs::path& path) {
+  const auto text = read_text(path);
+  if (!text) throw GridError(fmt::format("--grid {}: cannot be read", path.string()));
+  return parse_grid_toml(*text, path.string());
+}
+
+void write_text_file(const fs::path& path, const std::string& text) { write_text(path, text); }
+
+void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, const std::vector<fs::path>& stores) {
   std::map<std::string, GroupValues> values;
-  std::unique_ptr<Store> store;
+  std::vector<std::unique_ptr<Store>> open_stores;
+  bool opened = false;  // only when a cell has a run: a matrix whose cells never ran may have no store
   for (const CellResult& c : cells) {
     if (c.run_id.empty() || c.state != CellState::Done) continue;
-    try {
-      if (!store) store = Store::open(store_path, true);
-      values[c.run_id] = group_values(store->load(store->resolve(c.run_id)));
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "gpuwatch: warning: matrix cell {}: run {}: {}\n", c.name, c.run_id, e.what());
+    std::string error = "in no store";
+    if (!opened) {
+      opened = true;
+      for (const fs::path& p : stores) {
+        try {
+          open_stores.push_back(Store::open(p, true));
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+      }
     }
+    bool found = false;
+    for (const auto& store : open_stores) {
+      try {
+        values[c.run_id] = group_values(store->load(store->resolve(c.run_id)));
+        found = true;
+        break;
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    if (!found) fmt::print(stderr, "gpuwatch: warning: matrix cell {}: run {}: {}\n", c.name, c.run_id, error);
   }
   const MatrixSummary summary = build_summary(cells, values);
   write_text(dir / "summary.txt", render_summary_text(summary));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "matrix/grid.h"
+#include "matrix/grid_file.h"
 #include "matrix/state.h"
 
 namespace gpuwatch::matrix {
@@ -23,10 +24,18 @@ void write_cell(const std::filesystem::path& dir, const Cell& cell, const CellRe
 std::vector<CellResult> read_cells(const std::filesystem::path& dir, const std::vector<Cell>& cells);
 
 // The summary files, from the stored runs of the cells that have one
-// (store_path: the store the cells were recorded into). A run that cannot
-// be read leaves its cell out of the averages, with a warning on stderr.
+// (stores: where the cells were recorded; a run is looked up in each in
+// turn). A run that cannot be read leaves its cell out of the averages, with
+// a warning on stderr.
 void write_summary(const std::filesystem::path& dir, const std::vector<CellResult>& cells,
-                   const std::filesystem::path& store_path);
+                   const std::vector<std::filesystem::path>& stores);
+
+// --grid FILE.toml: its params and excludes. Throws GridError (a usage
+// error) when it cannot be read or parsed.
+GridFile read_grid_file(const std::filesystem::path& path);
+
+// Text written atomically (DIR/slurm.sbatch).
+void write_text_file(const std::filesystem::path& path, const std::string& text);
 
 // `matrix status DIR`: text or json.
 std::string matrix_status(const std::filesystem::path& dir, const std::string& format);

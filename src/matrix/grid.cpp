@@ -16,6 +16,14 @@ bool is_identifier(std::string_view s) {
   return !s.empty() && ident_start(s.front()) && std::all_of(s.begin(), s.end(), ident_char);
 }
 
+bool excluded(const Values& config, const std::vector<Values>& excludes) {
+  return std::any_of(excludes.begin(), excludes.end(), [&](const Values& ex) {
+    return std::all_of(ex.begin(), ex.end(), [&](const auto& kv) {
+      return std::find(config.begin(), config.end(), kv) != config.end();
+    });
+  });
+}
+
 // One pass over `arg` that both substitute() and placeholders() share, so
 // that they can never disagree on what a placeholder is. `on_name` gets each
 // placeholder's name and returns its replacement.
@@ -52,6 +60,8 @@ GridError unknown_placeholder(std::string_view name) {
 }
 
 }  // namespace
+
+bool is_param_name(std::string_view name) { return is_identifier(name); }
 
 Param parse_param(std::string_view text) {
   const auto eq = text.find('=');
@@ -107,7 +117,7 @@ void validate(const GridSpec& spec) {
   for (const Param& p : spec.params) {
     if (p.name == "rep") throw GridError("--param rep: 'rep' is reserved for the repeat number");
     if (p.values.empty()) throw GridError(fmt::format("--param {}: no values", p.name));
-    if (!names.insert(p.name).second) throw GridError(fmt::format("--param {} is given twice", p.name));
+    if (!names.insert(p.name).second) throw GridError(fmt::format("--param {} is given twice (by --param or --grid)", p.name));
   }
   std::set<std::string> used;
   for (const std::string& arg : spec.command) {
@@ -121,6 +131,18 @@ void validate(const GridSpec& spec) {
   for (const Param& p : spec.params) {
     if (used.count(p.name) == 0) {
       throw GridError(fmt::format("--param {} is never used: put {{{}}} in the command", p.name, p.name));
+    }
+  }
+  for (const Values& ex : spec.excludes) {
+    if (ex.empty()) throw GridError("an exclude names no param");
+    for (const auto& pair : ex) {  // no structured binding: clang before 16 cannot capture one
+      const std::string& name = pair.first;
+      const std::string& value = pair.second;
+      const auto p = std::find_if(spec.params.begin(), spec.params.end(), [&](const Param& q) { return q.name == name; });
+      if (p == spec.params.end()) throw GridError(fmt::format("an exclude names the param {}, which the grid has not", name));
+      if (std::find(p->values.begin(), p->values.end(), value) == p->values.end()) {
+        throw GridError(fmt::format("an exclude names {}={}, a value {} does not list", name, value, name));
+      }
     }
   }
 }
@@ -157,6 +179,7 @@ std::vector<Cell> expand_grid(const GridSpec& spec) {
       values[p] = {spec.params[p].name, list[rest % list.size()]};
       rest /= list.size();
     }
+    if (excluded(values, spec.excludes)) continue;
     std::string config;
     for (const auto& [n, v] : values) config += fmt::format("{}{}={}", config.empty() ? "" : ",", n, v);
     for (int rep = 1; rep <= spec.repeat; ++rep) {
@@ -176,6 +199,7 @@ std::vector<Cell> expand_grid(const GridSpec& spec) {
       cells.push_back(std::move(cell));
     }
   }
+  if (cells.empty()) throw GridError("every combination of the grid is excluded");
   return cells;
 }
 

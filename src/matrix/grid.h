@@ -23,8 +23,14 @@ struct Param {
   std::vector<std::string> values;
 };
 
+// (param, value) pairs: a cell's values, or one excluded combination.
+using Values = std::vector<std::pair<std::string, std::string>>;
+
 struct GridSpec {
   std::vector<Param> params;         // in the order given: the first varies slowest
+  // Combinations left out (--grid's [[exclude]]): a configuration that has
+  // every (param, value) of one of them is not in the grid.
+  std::vector<Values> excludes;
   int repeat = 1;
   std::vector<std::string> command;  // with its {NAME} placeholders
 };
@@ -39,6 +45,9 @@ struct Cell {
   std::vector<std::string> command; // placeholders replaced
 };
 
+// Letters, digits and '_', not first a digit.
+bool is_param_name(std::string_view name);
+
 // "NAME=V1,V2,..." -> Param. Throws GridError on a missing '=', a name that
 // is not an identifier (letters, digits, '_', not first a digit), an empty
 // list or value, or a value listed twice.
@@ -46,11 +55,14 @@ Param parse_param(std::string_view text);
 
 // Checks the whole definition: at least one param, no name twice, "rep"
 // reserved, repeat >= 1, a command, every {NAME} known and every param
-// used somewhere in the command. Throws GridError naming what is wrong.
+// used somewhere in the command, every exclude naming known params and
+// values. Throws GridError naming what is wrong.
 void validate(const GridSpec& spec);
 
-// Every cell, first param slowest, repeats of one configuration together.
-// Calls validate() first.
+// Every cell, first param slowest, repeats of one configuration together,
+// the excluded configurations left out (an index counts only the cells
+// kept). Calls validate() first; a grid whose every combination is
+// excluded is a GridError.
 std::vector<Cell> expand_grid(const GridSpec& spec);
 
 // `arg` with each {NAME} replaced by its value. A placeholder is '{', an

@@ -23,6 +23,7 @@
 #include "matrix/files.h"
 #include "matrix/progress.h"
 #include "matrix/schedule.h"
+#include "matrix/slurm.h"
 #include "record/child_process.h"
 #include "record/visible_devices.h"
 #include "store/store.h"
@@ -143,7 +144,7 @@ class Runner {
                                   running == 1 ? "" : "s"));
       }
       while (sig == 0 && running < static_cast<std::size_t>(o_.def.parallel) && next < cells_.size()) {
-        if (results_[next].state == CellState::Done) {
+        if (results_[next].state == CellState::Done || (o_.only_cell && *o_.only_cell != next)) {
           ++next;
           continue;
         }
@@ -166,7 +167,8 @@ class Runner {
     }
     if (tty_) fmt::print(stderr, "\n");
     const int sig = g_stop_signal.load();
-    write_summary(o_.dir, results_, o_.store_path);
+    if (o_.only_cell) return one_cell_exit(sig);
+    write_summary(o_.dir, results_, {o_.store_path});
     progress_line(fmt::format("{}: summary in {}", render_progress_line(progress()), (o_.dir / "summary.txt").string()));
     if (sig != 0) return 128 + sig;
     for (const CellResult& r : results_) {
@@ -176,6 +178,13 @@ class Runner {
   }
 
  private:
+  int one_cell_exit(int sig) const {
+    const CellResult& r = results_[*o_.only_cell];
+    progress_line(fmt::format("matrix: cell {} {}", r.name, to_string(r.state)));
+    if (sig != 0) return 128 + sig;
+    return r.state == CellState::Done ? 0 : 1;
+  }
+
   // Starts cell i; false (the cell failed) when it cannot be started.
   bool start(std::size_t i, std::vector<int> gpus) {
     const Cell& cell = cells_[i];
@@ -258,7 +267,7 @@ class Runner {
     std::fflush(stderr);
   }
 
-  void progress_line(const std::string& text) {
+  void progress_line(const std::string& text) const {
     fmt::print(stderr, "{}{}\n", tty_ ? "\r\033[K" : "", text);
     std::fflush(stderr);
   }
@@ -291,6 +300,9 @@ void prepare_dir(const RunnerOptions& o) {
 
 int run_matrix(const RunnerOptions& o) {
   std::vector<Cell> cells = expand_grid(o.def.grid);
+  if (o.only_cell && *o.only_cell >= cells.size()) {
+    throw GridError(fmt::format("the matrix has cells 0 to {}, not {}", cells.size() - 1, *o.only_cell));
+  }
   std::vector<DeviceInfo> devices = open_backends(SystemPaths::from_environment()).devices;
   const std::size_t per_cell = gpus_per_cell(o.def.parallel, o.def.gpus_per_cell, gpu_pool(devices).size());
   prepare_dir(o);
@@ -328,6 +340,54 @@ int run_matrix(const RunnerOptions& o) {
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
   return code;
+}
+
+fs::path write_slurm_matrix(const RunnerOptions& o) {
+  SlurmJob job;
+  job.cells = expand_grid(o.def.grid);
+  job.dir = fs::absolute(o.dir).lexically_normal().string();
+  job.exe = self_exe();
+  job.job_name = "gpuwatch-matrix-" + safe_dir_name(fs::path(job.dir).filename().string());
+  job.gpus_per_cell = o.def.gpus_per_cell;
+  prepare_dir(o);
+  const fs::path script = o.dir / "slurm.sbatch";
+  write_text_file(script, render_slurm_script(job));
+  fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
+  return script;
+}
+
+int run_cell(const fs::path& dir, std::size_t index) {
+  RunnerOptions o;
+  o.dir = dir;
+  o.def = read_matrix_def(dir);
+  o.def.parallel = 1;  // one cell: it gets --gpus-per-cell GPUs, or every GPU the task has
+  o.resume = true;
+  o.only_cell = index;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::strcpy(host, "localhost");
+  fs::create_directories(dir / "stores");
+  o.store_path = fs::absolute(dir / "stores" / (safe_dir_name(host) + ".db"));
+  return run_matrix(o);
+}
+
+std::vector<fs::path> collect_stores(const fs::path& dir, const fs::path& store) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir / "stores", ec)) {
+    if (entry.path().extension() == ".db") out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  if (fs::exists(store, ec)) out.push_back(store);
+  return out;
+}
+
+int collect_matrix(const fs::path& dir, const std::vector<fs::path>& stores) {
+  const MatrixDef def = read_matrix_def(dir);
+  const std::vector<CellResult> cells = read_cells(dir, expand_grid(def.grid));
+  write_summary(dir, cells, stores);
+  fmt::print(stderr, "{}: summary in {}\n", render_progress_line(compute_progress(cells, unix_now(), def.parallel)),
+             (dir / "summary.txt").string());
+  return std::all_of(cells.begin(), cells.end(), [](const CellResult& c) { return c.state == CellState::Done; }) ? 0 : 1;
 }
 
 }  // namespace gpuwatch::matrix

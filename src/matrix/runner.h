@@ -4,8 +4,11 @@
 // cell's recorder cannot take the matrix down.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "matrix/state.h"
 
@@ -16,6 +19,9 @@ struct RunnerOptions {
   std::filesystem::path dir;
   bool resume = false;                // run only the cells not done
   std::filesystem::path store_path;   // resolved: the cells' --store
+  // `matrix run-cell DIR INDEX` (a Slurm task): only this cell, unless it is
+  // done already, and no summary.
+  std::optional<std::size_t> only_cell;
 };
 
 // Exit status: 0 when every cell succeeded, 1 when one did not, 128+N when
@@ -23,5 +29,23 @@ struct RunnerOptions {
 // or GPU request that cannot run here (a usage error), std::runtime_error
 // for the rest (the folder cannot be written, ...).
 int run_matrix(const RunnerOptions& options);
+
+// `matrix --slurm`: DIR/matrix.json and DIR/slurm.sbatch, nothing run.
+// Returns the script's path. Throws as run_matrix does.
+std::filesystem::path write_slurm_matrix(const RunnerOptions& options);
+
+// `matrix run-cell DIR INDEX`: the cell as the local runner runs it, its
+// run stored in DIR/stores/<hostname>.db. Exit status as run_matrix's for
+// that one cell.
+int run_cell(const std::filesystem::path& dir, std::size_t index);
+
+// The stores `matrix collect` reads: DIR/stores/*.db, then `store` (the
+// matrix's own --store, resolved) when it exists.
+std::vector<std::filesystem::path> collect_stores(const std::filesystem::path& dir, const std::filesystem::path& store);
+
+// `matrix collect DIR`: summary.txt and summary.json from the cells'
+// cell.json and their runs in `stores`, as a local matrix writes them at its
+// end. 0 when every cell succeeded, else 1.
+int collect_matrix(const std::filesystem::path& dir, const std::vector<std::filesystem::path>& stores);
 
 }  // namespace gpuwatch::matrix

@@ -60,6 +60,16 @@ std::optional<int> read_int(dom::object o, std::string_view key) {
   return static_cast<int>(i);
 }
 
+// {"name": "value", ...} in the file's order; values not strings left out.
+Values read_pairs(dom::object o) {
+  Values out;
+  for (auto [k, v] : o) {
+    std::string_view s;
+    if (v.get(s) == simdjson::SUCCESS) out.emplace_back(std::string(k), std::string(s));
+  }
+  return out;
+}
+
 std::optional<dom::object> parse_object(dom::parser& parser, std::string_view text) {
   const simdjson::padded_string padded(text);
   dom::object o;
@@ -108,6 +118,13 @@ std::string render_matrix_json(const MatrixDef& def) {
     w.end_object();
   }
   w.end_array();
+  w.key("exclude").begin_array();
+  for (const Values& ex : def.grid.excludes) {
+    w.begin_object();
+    for (const auto& [k, v] : ex) w.field(k, v);
+    w.end_object();
+  }
+  w.end_array();
   w.field("repeat", def.grid.repeat);
   write_strings(w, "command", def.grid.command);
   w.field("parallel", def.parallel);
@@ -135,6 +152,14 @@ MatrixDef parse_matrix_json(std::string_view text) {
     dom::object po;
     if (e.get(po) != simdjson::SUCCESS) throw std::runtime_error("matrix.json: a param is not an object");
     def.grid.params.push_back({read_string(po, "name"), read_strings(po, "values")});
+  }
+  dom::array excludes;
+  if (o->at_key("exclude").get(excludes) == simdjson::SUCCESS) {
+    for (dom::element e : excludes) {
+      dom::object eo;
+      if (e.get(eo) != simdjson::SUCCESS) throw std::runtime_error("matrix.json: an exclude is not an object");
+      def.grid.excludes.push_back(read_pairs(eo));
+    }
   }
   def.grid.repeat = read_int(*o, "repeat").value_or(1);
   def.grid.command = read_strings(*o, "command");
@@ -179,12 +204,7 @@ std::optional<CellResult> parse_cell_json(std::string_view text) {
   c.config = read_string(*o, "config");
   c.rep = read_int(*o, "rep").value_or(1);
   dom::object values;
-  if (o->at_key("values").get(values) == simdjson::SUCCESS) {
-    for (auto [k, v] : values) {
-      std::string_view s;
-      if (v.get(s) == simdjson::SUCCESS) c.values.emplace_back(std::string(k), std::string(s));
-    }
-  }
+  if (o->at_key("values").get(values) == simdjson::SUCCESS) c.values = read_pairs(values);
   c.command = read_strings(*o, "command");
   const std::string state = read_string(*o, "state");
   for (std::size_t i = 0; i < std::size(kStateNames); ++i) {

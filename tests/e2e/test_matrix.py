@@ -2,6 +2,7 @@
 import json
 import os
 import signal
+import subprocess
 import sys
 
 from harness import GpuwatchTestCase, QUICK
@@ -199,3 +200,102 @@ class MatrixRuns(MatrixTestCase):
         r = self.run_gw("matrix", "status", os.path.join(self.tmp, "nothing"))
         self.assertEqual(r.returncode, 1)
         self.assertIn("no matrix.json", r.stderr)
+
+
+GRID_TOML = """# a 2x3 grid less one combination
+[params]
+a = [1, 2]
+b = ["x", "y", "z"]
+
+[[exclude]]
+a = 2
+b = "z"
+"""
+
+
+class MatrixGridFile(MatrixTestCase):
+    def write_grid(self, text, name="grid.toml"):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_grid_file_runs_its_cells_less_the_excluded(self):
+        out = os.path.join(self.tmp, "grid")
+        r = self.run_gw("matrix", "--grid", self.write_grid(GRID_TOML), "--interval", "0.1", "--parallel", "4",
+                        "--gpus-per-cell", "1", "--output-dir", out, "--", *self.grid_cmd("a", "b"),
+                        scenario=FOUR_GPUS, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = ["a=1,b=x", "a=1,b=y", "a=1,b=z", "a=2,b=x", "a=2,b=y"]
+        self.assertEqual(sorted(tuple(l["values"]) for l in self.probe_lines()),
+                         [tuple(n.replace("a=", "").replace("b=", "").split(",")) for n in names])
+        self.assertEqual([c["config"] for c in self.read_json(out, "summary.json")["configs"]], names)
+        self.assertEqual(self.read_json(out, "matrix.json")["exclude"], [{"a": "2", "b": "z"}])
+        self.assertFalse(os.path.exists(os.path.join(out, "a=2,b=z")))
+        status = json.loads(self.run_gw("matrix", "status", out, "--format", "json").stdout)
+        self.assertEqual((status["total"], status["done"]), (5, 5))
+
+    def test_bad_grid_files_exit_2_naming_file_and_line(self):
+        cmd = self.grid_cmd("a", "b")
+        for text, flags, words in [
+            ("[params]\na = [1, 2\n", [], "bad.toml:2:"),
+            ("[params]\na = []\nb = [1]\n", [], "bad.toml:2: param a: the list is empty"),
+            ("[params]\na = [1]\nb = [[1]]\n", [], "bad.toml:3: param b: expected a string, number or boolean"),
+            ("[params]\na = [1]\nb = [1]\n[[exclude]]\nc = 1\n", [], "bad.toml:5: exclude: c is no param"),
+            ("[params]\na = [1]\nb = [1]\n[[exclude]]\na = 3\n", [], "bad.toml:5: exclude: a = 3 is no value"),
+            ("[params]\na = [1]\n", ["--param", "a=2", "--param", "b=1"], "--param a is given twice"),
+        ]:
+            path = self.write_grid(text, "bad.toml")
+            r = self.run_gw("matrix", "--grid", path, *flags, "--output-dir", os.path.join(self.tmp, "bad"), "--",
+                            *cmd, scenario=FOUR_GPUS)
+            self.assertEqual(r.returncode, 2, (text, r.stderr))
+            self.assertIn(words, r.stderr, text)
+        r = self.run_gw("matrix", "--grid", os.path.join(self.tmp, "missing.toml"), "--", *cmd)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot be read", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "bad")))
+
+
+class MatrixSlurm(MatrixTestCase):
+    def test_slurm_script_played_in_a_shell_then_collected(self):
+        """No Slurm here: the job array is played by running the script once per task index."""
+        out = os.path.join(self.tmp, "slurm")
+        # A value with a quote, a blank and a $: the script's arrays must quote it.
+        r = self.run_gw("matrix", "--param", "a=1,2", "--param", "b=it's $x,y", "--gpus-per-cell", "1", "--slurm",
+                        "--interval", "0.1", "--output-dir", out, "--", *self.grid_cmd("a", "b"), scenario=FOUR_GPUS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = os.path.join(out, "slurm.sbatch")
+        self.assertIn("sbatch " + script, r.stdout)
+        self.assertEqual(self.probe_lines(), [])  # nothing ran
+        self.assertEqual(self.read_json(out, "matrix.json")["params"][1]["values"], ["it's $x", "y"])
+        text = self.read_text(script)
+        self.assertIn("#SBATCH --array=0-3\n", text)
+        self.assertIn("#SBATCH --gpus-per-task=1\n", text)
+        check = subprocess.run(["bash", "-n", script], capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+
+        for task in range(4):
+            p = subprocess.run(["bash", script], env=self.env(FOUR_GPUS, SLURM_ARRAY_TASK_ID=str(task)),
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(f"task {task}: cell ", p.stdout)
+        self.assertIn("cell a=1,b=it's $x: ", subprocess.run(
+            ["bash", script], env=self.env(FOUR_GPUS, SLURM_ARRAY_TASK_ID="0"), capture_output=True, text=True).stdout)
+        self.assertEqual(sorted(tuple(l["values"]) for l in self.probe_lines()),
+                         [("1", "it's $x"), ("1", "y"), ("2", "it's $x"), ("2", "y")])
+        bad = subprocess.run(["bash", script], env=self.env(FOUR_GPUS, SLURM_ARRAY_TASK_ID="4"), capture_output=True,
+                             text=True)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        stores = [f for f in os.listdir(os.path.join(out, "stores")) if f.endswith(".db")]
+        self.assertEqual(len(stores), 1, stores)
+        self.assertFalse(os.path.exists(os.path.join(out, "summary.json")))
+
+        r = self.run_gw("matrix", "collect", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        summary = self.read_json(out, "summary.json")
+        self.assertEqual([c["config"] for c in summary["configs"]],
+                         ["a=1,b=it's $x", "a=1,b=y", "a=2,b=it's $x", "a=2,b=y"])
+        for c in summary["configs"]:
+            self.assertEqual(c["succeeded"], 1)
+            self.assertGreater(c["metrics"]["power_watts_mean"]["mean"], 0)
+        self.assertIn("every cell succeeded", self.read_text(out, "summary.txt"))

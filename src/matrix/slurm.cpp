@@ -1,0 +1,88 @@
+#include "matrix/slurm.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace gpuwatch::matrix {
+
+namespace {
+
+bool bare_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+         std::string_view("_@%+=:,./-").find(c) != std::string_view::npos;
+}
+
+// A bash array, one quoted element a line.
+std::string bash_array(std::string_view name, const std::vector<std::string>& items) {
+  std::string out = fmt::format("{}=(\n", name);
+  for (const std::string& item : items) out += fmt::format("  {}\n", shell_quote(item));
+  out += ")\n";
+  return out;
+}
+
+}  // namespace
+
+std::string shell_quote(std::string_view word) {
+  if (!word.empty() && std::all_of(word.begin(), word.end(), bare_char)) return std::string(word);
+  std::string out = "'";
+  for (const char c : word) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += '\'';
+  return out;
+}
+
+std::string shell_command_line(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& arg : argv) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(arg);
+  }
+  return out;
+}
+
+std::string render_slurm_script(const SlurmJob& job) {
+  std::vector<std::string> names;
+  std::vector<std::string> commands;
+  for (const Cell& c : job.cells) {
+    names.push_back(c.name);
+    commands.push_back(shell_command_line(c.command));
+  }
+  std::string out = "#!/bin/bash\n";
+  out += fmt::format("# gpuwatch matrix: a Slurm job array, one task per cell of {}.\n", job.dir);
+  out += fmt::format("# Submit it with: sbatch {}/slurm.sbatch\n", shell_quote(job.dir));
+  out += "# Then: gpuwatch matrix status DIR, and gpuwatch matrix collect DIR for the summary.\n";
+  out += fmt::format("#SBATCH --job-name={}\n", job.job_name);
+  out += fmt::format("#SBATCH --array=0-{}\n", job.cells.empty() ? 0 : job.cells.size() - 1);
+  out += "#SBATCH --ntasks=1\n";
+  if (job.gpus_per_cell) out += fmt::format("#SBATCH --gpus-per-task={}\n", *job.gpus_per_cell);
+  // sbatch's directives take no quoting: a folder with blanks keeps Slurm's
+  // default log (slurm-%A_%a.out where sbatch ran); the cell's own output is
+  // in DIR/<cell>/output.log either way.
+  if (std::none_of(job.dir.begin(), job.dir.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; })) {
+    out += fmt::format("#SBATCH --output={}/slurm-%A_%a.log\n", job.dir);
+  }
+  out += "set -euo pipefail\n\n";
+  out += fmt::format("GPUWATCH=${{GPUWATCH:-{}}}\n", shell_quote(job.exe));
+  out += fmt::format("DIR={}\n", shell_quote(job.dir));
+  out += "# The cells by task index, and their commands (run-cell reads them from DIR/matrix.json).\n";
+  out += bash_array("CELLS", names);
+  out += bash_array("COMMANDS", commands);
+  out +=
+      "\n"
+      "task=${SLURM_ARRAY_TASK_ID:-}\n"
+      "if ! [[ $task =~ ^[0-9]+$ ]] || (( task >= ${#CELLS[@]} )); then\n"
+      "  echo \"gpuwatch matrix: SLURM_ARRAY_TASK_ID='$task' is no cell index (0-$(( ${#CELLS[@]} - 1 ))): submit with sbatch\" >&2\n"
+      "  exit 2\n"
+      "fi\n"
+      "echo \"gpuwatch matrix: task $task: cell ${CELLS[$task]}: ${COMMANDS[$task]}\"\n"
+      "exec \"$GPUWATCH\" matrix run-cell \"$DIR\" \"$task\"\n";
+  return out;
+}
+
+}  // namespace gpuwatch::matrix

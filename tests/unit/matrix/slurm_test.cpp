@@ -1,0 +1,61 @@
+#include "matrix/slurm.h"
+
+#include <gtest/gtest.h>
+
+namespace gpuwatch::matrix {
+namespace {
+
+TEST(MatrixSlurm, QuotesShellWords) {
+  EXPECT_EQ(shell_quote("plain-word_1.5/x=y,z"), "plain-word_1.5/x=y,z");
+  EXPECT_EQ(shell_quote(""), "''");
+  EXPECT_EQ(shell_quote("two words"), "'two words'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote("$HOME and `x` \"q\""), "'$HOME and `x` \"q\"'");
+  EXPECT_EQ(shell_quote("{a}"), "'{a}'");
+  EXPECT_EQ(shell_command_line({"python", "-c", "print('hi $x')"}), "python -c 'print('\\''hi $x'\\'')'");
+}
+
+TEST(MatrixSlurm, WritesAnArrayOfTheCells) {
+  GridSpec spec;
+  spec.params = {{"opt", {"adam w", "it's"}}, {"bs", {"$1", "{x}"}}};
+  spec.command = {"sh", "-c", "echo \"{opt}\" {bs} ${HOME}", "--bs={bs}"};
+  SlurmJob job;
+  job.dir = "/scratch/my matrix";
+  job.exe = "/opt/gpuwatch/bin/gpuwatch";
+  job.job_name = "gpuwatch-matrix-m";
+  job.gpus_per_cell = 2;
+  job.cells = expand_grid(spec);
+  const std::string s = render_slurm_script(job);
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
+  EXPECT_NE(s.find("#SBATCH --array=0-3\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("#SBATCH --gpus-per-task=2\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --job-name=gpuwatch-matrix-m\n"), std::string::npos);
+  EXPECT_EQ(s.find("#SBATCH --output"), std::string::npos);  // a folder with a blank: Slurm's default log
+  EXPECT_NE(s.find("DIR='/scratch/my matrix'\n"), std::string::npos);
+  EXPECT_NE(s.find("GPUWATCH=${GPUWATCH:-/opt/gpuwatch/bin/gpuwatch}\n"), std::string::npos);
+  // The names, one quoted element each, in the grid's order.
+  EXPECT_NE(s.find("CELLS=(\n  'opt=adam w,bs=$1'\n  'opt=adam w,bs={x}'\n  'opt=it'\\''s,bs=$1'\n"), std::string::npos) << s;
+  // The command line, quoted once as words and again as the element.
+  const std::string line = shell_command_line({"sh", "-c", "echo \"it's\" {x} ${HOME}", "--bs={x}"});
+  EXPECT_EQ(line, "sh -c 'echo \"it'\\''s\" {x} ${HOME}' '--bs={x}'");
+  EXPECT_NE(s.find("  " + shell_quote(line) + "\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("exec \"$GPUWATCH\" matrix run-cell \"$DIR\" \"$task\"\n"), std::string::npos);
+}
+
+TEST(MatrixSlurm, LogsNextToTheCellsWhenTheFolderAllowsIt) {
+  GridSpec spec;
+  spec.params = {{"a", {"1"}}};
+  spec.command = {"x", "{a}"};
+  SlurmJob job;
+  job.dir = "/scratch/m";
+  job.exe = "gpuwatch";
+  job.job_name = "j";
+  job.cells = expand_grid(spec);
+  const std::string s = render_slurm_script(job);
+  EXPECT_NE(s.find("#SBATCH --array=0-0\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --output=/scratch/m/slurm-%A_%a.log\n"), std::string::npos);
+  EXPECT_EQ(s.find("--gpus-per-task"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuwatch::matrix
