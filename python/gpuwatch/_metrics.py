@@ -60,9 +60,9 @@ class MetricsRequester:
         self._sock = None
         self._sock_pid = None
         self._next_id = 0
-        self._cached = None          # the latest metrics, {} after a failure
-        self._cached_ns = None
-        self._retry_ns = None        # after a failure: no request before then
+        # (metrics, good until ns): the latest answer ({} after a failure),
+        # one attribute so that a thread without the lock reads a consistent pair.
+        self._cached = None
         self._backoff_ns = FIRST_BACKOFF_NS
 
     def metrics(self, timeout=DEFAULT_TIMEOUT_S):
@@ -76,7 +76,8 @@ class MetricsRequester:
             return dict(cached)
         # Another thread asking right now: wait for it, at most the timeout.
         if not self._lock.acquire(timeout=timeout):
-            return dict(self._cached or {})
+            cached = self._cached
+            return dict(cached[0]) if cached is not None else {}
         try:
             now = self._clock()
             cached = self._fresh(now)
@@ -85,24 +86,21 @@ class MetricsRequester:
             metrics = self._ask(timeout)
             now = self._clock()
             if metrics is None:
-                self._retry_ns = now + self._backoff_ns
+                self._cached = ({}, now + self._backoff_ns)
                 self._backoff_ns = min(self._backoff_ns * 2, MAX_BACKOFF_NS)
-                metrics = {}
-            else:
-                self._retry_ns = None
-                self._backoff_ns = FIRST_BACKOFF_NS
-            self._cached, self._cached_ns = metrics, now
+                return {}
+            self._cached = (metrics, now + CACHE_NS)
+            self._backoff_ns = FIRST_BACKOFF_NS
             return dict(metrics)
         finally:
             self._lock.release()
 
     def _fresh(self, now):
         """The cached metrics while they are still good to return, else None."""
-        if self._cached is None:
+        cached = self._cached
+        if cached is None or now >= cached[1]:
             return None
-        if self._retry_ns is not None:
-            return self._cached if now < self._retry_ns else None
-        return self._cached if now - self._cached_ns < CACHE_NS else None
+        return cached[0]
 
     def _ask(self, timeout):
         """The recorder's answer (lock held), or None."""
@@ -165,5 +163,4 @@ class MetricsRequester:
     def after_fork_in_child(self):
         self._lock = threading.Lock()
         self._cached = None
-        self._retry_ns = None
         self._backoff_ns = FIRST_BACKOFF_NS

@@ -118,6 +118,26 @@ class MetricsTest(SocketTestCase):
         self.assertEqual(results, [VALUES] * 8)
         self.assertEqual(len(recorder.requests), 1)
 
+    def test_a_forked_child_asks_from_an_address_of_its_own(self):
+        recorder = self.recorder(metrics=VALUES)
+        client = self.metrics_client(recorder)
+        self.assertEqual(client.metrics(), VALUES)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: its answer, not the parent's cache
+            try:
+                got = client.metrics(timeout=5)
+                os.write(write_end, b"ok" if got == VALUES else b"bad")
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        os.waitpid(pid, 0)
+        self.assertEqual(os.read(read_end, 16), b"ok")
+        os.close(read_end)
+        senders = [sender for _, sender in recorder.requests]
+        self.assertEqual(len(senders), 2)
+        self.assertNotEqual(senders[0], senders[1])
+
     def test_parse_answer(self):
         self.assertEqual(_metrics.parse_answer(b'{"schema_version":1,"id":3,"metrics":{"a":1}}', 3), {"a": 1})
         self.assertIsNone(_metrics.parse_answer(b'{"schema_version":2,"id":3,"metrics":{"a":1}}', 3))
