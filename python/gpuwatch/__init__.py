@@ -16,9 +16,10 @@ import os
 import threading
 
 from gpuwatch._client import SOCKET_ENV, Client
+from gpuwatch._metrics import DEFAULT_TIMEOUT_S
 
 __version__ = "0.1.0"
-__all__ = ["step", "epoch", "phase", "log", "mark", "log_torch_memory", "model", "enabled"]
+__all__ = ["step", "epoch", "phase", "log", "mark", "log_torch_memory", "model", "enabled", "metrics"]
 
 _default = None
 _default_lock = threading.Lock()
@@ -103,3 +104,20 @@ def model(params=None, module=None):
     if module is not None:
         params = sum(p.numel() for p in module.parameters())
     _client().log({"model_params": params})
+
+
+def metrics(timeout=DEFAULT_TIMEOUT_S):
+    """The recording's latest GPU values as a new dict of name -> number:
+
+        wandb.log({**gpuwatch.metrics(), "loss": loss})
+
+    gpu_total_memory (GiB used), gpu_avg_utilization (%), gpu_load_balance_cv
+    (%, 2+ GPUs), gpu_total_power (W), gpu_total_energy (J since the recording
+    began) and per GPU i gpu_{i}_memory, gpu_{i}_utilization, gpu_{i}_power,
+    gpu_{i}_energy, over the job's GPUs (docs/python.md). {} outside
+    `gpuwatch record`, or when no answer comes within timeout seconds. Cached
+    for 0.2 s; never raises."""
+    try:
+        return _client().metrics(timeout)
+    except Exception:
+        return {}

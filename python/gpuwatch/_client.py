@@ -16,6 +16,8 @@ import threading
 import time
 import weakref
 
+from gpuwatch._metrics import DEFAULT_TIMEOUT_S, MetricsRequester
+
 SOCKET_ENV = "GPUWATCH_SOCKET"
 
 # Limits the recorder enforces; anything longer is dropped there, so it is
@@ -197,6 +199,7 @@ class Client:
         self._steps = _Counter()
         self._epochs = _Counter()
         self._slots = {}
+        self._metrics = MetricsRequester(path, clock) if self.enabled else None
         if self.enabled:
             _live_clients.add(self)
 
@@ -238,6 +241,13 @@ class Client:
         with self._lock:
             self._immediate({"kind": "mark", "value": truncate_utf8(str(text), MAX_MARK_BYTES)})
 
+    def metrics(self, timeout=DEFAULT_TIMEOUT_S):
+        """The recorder's latest GPU values (a fresh dict); {} without an answer."""
+        metrics = self._metrics
+        if not self.enabled or metrics is None:
+            return {}
+        return metrics.metrics(timeout)
+
     def flush(self):
         """Sends the messages the throttle still holds back."""
         if not self.enabled:
@@ -261,6 +271,8 @@ class Client:
             if self._sock is not None and self._sock_pid == os.getpid():
                 self._sock.close()
             self._sock = None
+        if self._metrics is not None:
+            self._metrics.close()
 
     # Everything below runs with self._lock held, so messages leave in the
     # order of their mono_ns even with several threads sending.
@@ -339,6 +351,8 @@ class Client:
         self._lock = threading.Lock()
         for slot in self._slots.values():
             slot.pending = None
+        if self._metrics is not None:
+            self._metrics.after_fork_in_child()
 
 
 def _after_fork_in_child():

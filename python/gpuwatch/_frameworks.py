@@ -52,5 +52,27 @@ def log_metrics(metrics):
         gpuwatch.log(**{name: values[name] for name in names[first:first + MAX_LOG_NAMES]})
 
 
+class GpuMetricsSchedule:
+    """log_gpu_metrics_every_n_steps of the callbacks: gpuwatch.metrics() at
+    every n-th step (once per step, however many batches share it)."""
+
+    def __init__(self, every_n_steps):
+        if every_n_steps is None or every_n_steps is False:
+            every_n_steps = 0
+        if isinstance(every_n_steps, bool) or not isinstance(every_n_steps, numbers.Integral) or every_n_steps < 0:
+            raise ValueError(
+                f"log_gpu_metrics_every_n_steps: expected a whole number >= 0 (0: off), got {every_n_steps!r}")
+        self.every = int(every_n_steps)
+        self._last_step = None
+
+    def due(self, step):
+        """The metrics to log at this step: a non-empty dict, or None."""
+        if not self.every or step is None or step % self.every != 0 or step == self._last_step:
+            return None
+        self._last_step = step
+        metrics = gpuwatch.metrics()
+        return metrics or None
+
+
 def missing(feature, install):
     return ImportError(f"{feature} needs {install}; it is not installed in this Python")

@@ -7,6 +7,10 @@ Steps are trainer.global_step, epochs trainer.current_epoch + 1 (counted from
 1 like gpuwatch.epoch()), phases train/val/test follow the loops, and at the
 end of each training epoch the scalar callback_metrics and PyTorch's memory
 counters are logged (the metrics again at the end of a test).
+
+GpuwatchCallback(log_gpu_metrics_every_n_steps=N) also logs gpuwatch.metrics()
+(the recorder's GPU memory, utilization, power...) to the trainer's loggers
+(trainer.loggers: TensorBoard, W&B, CSV...) every N global steps.
 """
 import gpuwatch
 from gpuwatch import _frameworks
@@ -28,9 +32,10 @@ _pl = _import_lightning()
 
 
 class GpuwatchCallback(_pl.Callback):
-    def __init__(self):
+    def __init__(self, log_gpu_metrics_every_n_steps=0):
         super().__init__()
         self._training = False
+        self._gpu_metrics = _frameworks.GpuMetricsSchedule(log_gpu_metrics_every_n_steps)
 
     def on_fit_start(self, trainer, pl_module):
         gpuwatch.model(module=pl_module)
@@ -42,6 +47,13 @@ class GpuwatchCallback(_pl.Callback):
 
     def on_train_batch_end(self, trainer, pl_module, *args, **kwargs):
         gpuwatch.step(trainer.global_step)
+        metrics = self._gpu_metrics.due(trainer.global_step)
+        if metrics:
+            loggers = getattr(trainer, "loggers", None)
+            if loggers is None:
+                loggers = [trainer.logger] if getattr(trainer, "logger", None) is not None else []
+            for logger in loggers:
+                logger.log_metrics(metrics, step=trainer.global_step)
 
     def on_train_epoch_end(self, trainer, pl_module):
         _frameworks.log_metrics(trainer.callback_metrics)

@@ -81,3 +81,54 @@ class SocketTestCase(unittest.TestCase):
     def use_module_client(self):
         """Makes the module-level functions send to the receiver on the fake clock."""
         gpuwatch._default = self.client()
+
+
+class FakeRecorder:
+    """A recorder's socket on a thread of its own that answers metrics
+    requests with `metrics` (nothing when answer is False), and keeps the
+    annotations it receives."""
+
+    def __init__(self, directory, metrics=None, answer=True):
+        import threading
+        self.path = os.path.join(directory, "recorder.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.metrics = {} if metrics is None else metrics
+        self.answer = answer
+        self.requests = []
+        self.annotations = []
+        self.garbage_first = False  # answer with junk and a wrong id before the answer
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while True:
+            try:
+                data, sender = self.sock.recvfrom(65536)
+            except OSError:
+                return
+            if data == b"stop":
+                return
+            message = json.loads(data.decode("utf-8"))
+            if message.get("kind") != "metrics":
+                self.annotations.append(message)
+                continue
+            self.requests.append((message, sender))
+            if not self.answer or not sender:
+                continue
+            if self.garbage_first:
+                self.sock.sendto(b"\xff not json", sender)
+                self.sock.sendto(json.dumps({"schema_version": 1, "id": message["id"] + 1,
+                                             "metrics": {"wrong": 1}}).encode(), sender)
+            answer = {"schema_version": 1, "id": message["id"], "gpus": [0], "metrics": self.metrics}
+            self.sock.sendto(json.dumps(answer).encode(), sender)
+
+    def close(self):
+        stopper = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            stopper.sendto(b"stop", self.path)
+        except OSError:
+            pass
+        stopper.close()
+        self._thread.join(5)
+        self.sock.close()

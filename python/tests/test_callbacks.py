@@ -170,6 +170,93 @@ class HuggingFaceTest(CallbackTestCase):
             self.huggingface({"transformers": None})
 
 
+GPU_VALUES = {"gpu_total_memory": 1.5, "gpu_0_utilization": 40.0}
+
+
+class FakeLogger:
+    def __init__(self):
+        self.logged = []
+
+    def log_metrics(self, metrics, step=None):
+        self.logged.append((metrics, step))
+
+
+class GpuMetricsCallbackTest(CallbackTestCase):
+    def setUp(self):
+        super().setUp()
+        patcher = mock.patch("gpuwatch.metrics", return_value=dict(GPU_VALUES))
+        self.metrics = patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def lightning_callback(self, **kwargs):
+        pytorch = fake_package("lightning.pytorch", Callback=Callback)
+        module = import_fresh("gpuwatch.lightning", {"lightning": fake_package("lightning", pytorch=pytorch),
+                                                     "lightning.pytorch": pytorch})
+        return module.GpuwatchCallback(**kwargs)
+
+    def huggingface_callback(self, **kwargs):
+        module = import_fresh("gpuwatch.huggingface", {"transformers": fake_package("transformers",
+                                                                                    TrainerCallback=Callback)})
+        return module.GpuwatchCallback(**kwargs)
+
+    def test_lightning_logs_to_every_logger_every_n_steps_once_a_step(self):
+        callback = self.lightning_callback(log_gpu_metrics_every_n_steps=2)
+        loggers = [FakeLogger(), FakeLogger()]
+        trainer = types.SimpleNamespace(global_step=0, current_epoch=0, callback_metrics={}, loggers=loggers)
+        for step in [1, 2, 2, 3, 4]:  # two batches of step 2 (gradient accumulation)
+            trainer.global_step = step
+            callback.on_train_batch_end(trainer, FakeModule(), {}, None, 0)
+        for logger in loggers:
+            self.assertEqual(logger.logged, [(GPU_VALUES, 2), (GPU_VALUES, 4)])
+        self.assertEqual(self.metrics.call_count, 2)
+
+    def test_lightning_with_a_single_logger_or_none(self):
+        callback = self.lightning_callback(log_gpu_metrics_every_n_steps=1)
+        logger = FakeLogger()
+        trainer = types.SimpleNamespace(global_step=1, logger=logger)
+        callback.on_train_batch_end(trainer, FakeModule(), {}, None, 0)
+        self.assertEqual(logger.logged, [(GPU_VALUES, 1)])
+        trainer = types.SimpleNamespace(global_step=2, logger=None)
+        callback.on_train_batch_end(trainer, FakeModule(), {}, None, 0)  # nowhere to log: nothing happens
+
+    def test_off_by_default_and_empty_metrics_are_not_logged(self):
+        logger = FakeLogger()
+        trainer = types.SimpleNamespace(global_step=1, loggers=[logger])
+        self.lightning_callback().on_train_batch_end(trainer, FakeModule(), {}, None, 0)
+        self.metrics.return_value = {}
+        self.lightning_callback(log_gpu_metrics_every_n_steps=1).on_train_batch_end(trainer, FakeModule(), {}, None, 0)
+        self.assertEqual(logger.logged, [])
+        self.assertEqual(self.metrics.call_count, 1)
+
+    def test_bad_settings_raise(self):
+        for bad in [-1, 1.5, "2", True]:
+            with self.assertRaises(ValueError):
+                self.lightning_callback(log_gpu_metrics_every_n_steps=bad)
+        with self.assertRaisesRegex(ValueError, "trainer"):
+            self.huggingface_callback(log_gpu_metrics_every_n_steps=5)
+
+    def test_huggingface_logs_through_the_trainer(self):
+        callback = None
+
+        class FakeTrainer:
+            def __init__(self):
+                self.logged = []
+
+            def log(self, logs):
+                self.logged.append(logs)
+                # The Trainer hands its logs to every callback: not back to gpuwatch.
+                callback.on_log(None, state, None, logs=logs)
+
+        trainer = FakeTrainer()
+        callback = self.huggingface_callback(log_gpu_metrics_every_n_steps=3, trainer=trainer)
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        for step in range(1, 7):
+            state.global_step = step
+            self.hook(lambda: callback.on_step_end(None, state, None))
+        self.assertEqual(trainer.logged, [GPU_VALUES, GPU_VALUES])
+        self.assertEqual([kind for kind, _ in summary(self.received)], ["step"] * 6)
+
+
 class FrameworkMetricsTest(CallbackTestCase):
     def test_names_are_made_protocol_safe(self):
         self.assertEqual(_frameworks.clean_name("val/loss"), "val_loss")

@@ -113,9 +113,24 @@ bool read_value(AnnotationKind kind, dom::element value, Annotation& out, std::s
   return false;
 }
 
+std::optional<SocketMessage> parse_request(std::size_t size, dom::object object, std::string& why) {
+  if (size > kMaxRequestBytes) {
+    why = fmt::format("a metrics request of {} bytes (at most {})", size, kMaxRequestBytes);
+    return std::nullopt;
+  }
+  dom::element id;
+  std::optional<std::int64_t> n;
+  if (object["id"].get(id) == simdjson::SUCCESS) n = count_of(id);
+  if (!n) {
+    why = "\"id\" of a metrics request must be a whole number >= 0";
+    return std::nullopt;
+  }
+  return MetricsRequest{*n};
+}
+
 }  // namespace
 
-std::optional<Annotation> parse_annotation(std::string_view datagram, std::string& why) {
+std::optional<SocketMessage> parse_socket_message(std::string_view datagram, std::string& why) {
   if (datagram.size() > kMaxDatagramBytes) {
     why = fmt::format("longer than {} bytes", kMaxDatagramBytes);
     return std::nullopt;
@@ -138,9 +153,10 @@ std::optional<Annotation> parse_annotation(std::string_view datagram, std::strin
     why = "no \"kind\" string";
     return std::nullopt;
   }
+  if (kind_text == kMetricsRequestKind) return parse_request(datagram.size(), object, why);
   const auto kind = kind_named(kind_text);
   if (!kind) {
-    why = fmt::format("unknown kind \"{}\" (step, epoch, phase, log or mark)", kind_text.substr(0, 40));
+    why = fmt::format("unknown kind \"{}\" (step, epoch, phase, log, mark or metrics)", kind_text.substr(0, 40));
     return std::nullopt;
   }
   Annotation out;
@@ -161,6 +177,14 @@ std::optional<Annotation> parse_annotation(std::string_view datagram, std::strin
     out.sender_mono_ns = ns;
   }
   return out;
+}
+
+std::optional<Annotation> parse_annotation(std::string_view datagram, std::string& why) {
+  auto message = parse_socket_message(datagram, why);
+  if (!message) return std::nullopt;
+  if (auto* a = std::get_if<Annotation>(&*message)) return std::move(*a);
+  why = "a metrics request, not an annotation";
+  return std::nullopt;
 }
 
 Event annotation_event(const Annotation& a, Timestamp received) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/sample.h"
@@ -35,7 +36,23 @@ struct Annotation {
   std::optional<std::int64_t> sender_mono_ns;  // CLOCK_MONOTONIC of the sender
 };
 
-// Parses one datagram. On failure returns nullopt and says why in `why`.
+// A request for the recorder's latest values (gpuwatch.metrics()):
+// {"kind":"metrics","id":N}, at most kMaxRequestBytes. The answer is one
+// datagram back to the sender's address, carrying the same id
+// (docs/annotations.md).
+inline constexpr std::string_view kMetricsRequestKind = "metrics";
+inline constexpr std::size_t kMaxRequestBytes = 256;
+struct MetricsRequest {
+  std::int64_t id = 0;  // a whole number in [0, 2^53], echoed in the answer
+};
+
+// What one datagram on GPUWATCH_SOCKET may be.
+using SocketMessage = std::variant<Annotation, MetricsRequest>;
+
+// Parses one datagram of the socket. On failure returns nullopt and says
+// why in `why`.
+std::optional<SocketMessage> parse_socket_message(std::string_view datagram, std::string& why);
+// Parses one datagram that must be an annotation (a request is refused).
 std::optional<Annotation> parse_annotation(std::string_view datagram, std::string& why);
 
 // "loss=0.53 lr=0.001": how log values are stored, and read back by analysis.

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -46,7 +47,8 @@ std::filesystem::path make_private_dir() {
 
 }  // namespace
 
-AnnotationSocket::AnnotationSocket(Handler on_annotation) : on_annotation_(std::move(on_annotation)) {
+AnnotationSocket::AnnotationSocket(Handler on_annotation, Answerer answer_request)
+    : on_annotation_(std::move(on_annotation)), answer_request_(std::move(answer_request)) {
   dir_ = make_private_dir();
   path_ = dir_ / kSocketFileName;
   sockaddr_un address{};
@@ -109,26 +111,53 @@ void AnnotationSocket::read_loop() {
     // Drain what is queued before looking at the stop request: annotations
     // sent just before the command exited still count.
     for (;;) {
-      const ssize_t n = recv(socket_fd_, buffer.data(), buffer.size(), MSG_TRUNC);
+      sockaddr_un from{};
+      socklen_t from_size = sizeof from;
+      const ssize_t n = recvfrom(socket_fd_, buffer.data(), buffer.size(), MSG_TRUNC,
+                                 reinterpret_cast<sockaddr*>(&from), &from_size);
       if (n < 0) break;  // EAGAIN: the queue is empty
-      const Timestamp received = now();
       const auto size = static_cast<std::size_t>(n);
-      const std::string_view text(buffer.data(), std::min(size, buffer.size()));
-      std::optional<Annotation> a;
+      bool handled = false;
       if (size > kMaxDatagramBytes) {
         why = fmt::format("a datagram of {} bytes (at most {})", size, kMaxDatagramBytes);
       } else {
-        a = parse_annotation(text, why);
+        handled = handle(std::string_view(buffer.data(), size), from, from_size, why);
       }
-      if (a) {
-        on_annotation_(*a, received);
-      } else if (rejected_.fetch_add(1) == 0) {
+      if (!handled && rejected_.fetch_add(1) == 0) {
         std::lock_guard lock(rejection_mutex_);
         first_rejection_ = why;
       }
     }
     if (fds[1].revents != 0) return;
   }
+}
+
+bool AnnotationSocket::handle(std::string_view text, const sockaddr_un& from, socklen_t from_size,
+                              std::string& why) {
+  const Timestamp received = now();
+  std::optional<SocketMessage> message = parse_socket_message(text, why);
+  if (!message) return false;
+  if (const auto* a = std::get_if<Annotation>(&*message)) {
+    on_annotation_(*a, received);
+    return true;
+  }
+  if (!answer_request_) {
+    why = "a metrics request, which this recorder does not answer";
+    return false;
+  }
+  // An unbound sender has no address to answer (only the family is given).
+  if (from_size <= static_cast<socklen_t>(sizeof(sa_family_t)) || from.sun_family != AF_UNIX) {
+    why = "a metrics request from an unbound socket (nowhere to answer)";
+    return false;
+  }
+  const std::string answer = answer_request_(std::get<MetricsRequest>(*message));
+  // Never waits: a requester whose queue is full (or that is gone) misses the answer.
+  if (sendto(socket_fd_, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL,
+             reinterpret_cast<const sockaddr*>(&from), from_size) < 0) {
+    // The requester times out and answers itself with {}.
+  }
+  answered_.fetch_add(1);
+  return true;
 }
 
 }  // namespace gpuwatch

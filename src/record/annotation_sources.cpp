@@ -7,7 +7,8 @@
 
 namespace gpuwatch {
 
-AnnotationSources::AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns)
+AnnotationSources::AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns,
+                                     AnnotationSocket::Answerer answer_metrics)
     : sink_(sink) {
   auto deliver = [this](const Annotation& a, Timestamp when) { sink_.post_annotation(a, when); };
   if (!output_patterns.empty()) {
@@ -22,7 +23,7 @@ AnnotationSources::AnnotationSources(RecordingSink& sink, const std::vector<std:
     tee_ = std::make_unique<OutputTee>(std::move(patterns), deliver);
   }
   try {
-    socket_ = std::make_unique<AnnotationSocket>(deliver);
+    socket_ = std::make_unique<AnnotationSocket>(deliver, std::move(answer_metrics));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: %s; recording without annotations from GPUWATCH_SOCKET\n", e.what());
   }

@@ -18,7 +18,9 @@ class AnnotationSources {
  public:
   // Throws PatternError for a bad --annotate-regex. A socket that cannot be
   // made costs the annotations, not the recording: it is reported and skipped.
-  AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns);
+  // answer_metrics answers gpuwatch.metrics() requests (none: not answered).
+  AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns,
+                    AnnotationSocket::Answerer answer_metrics = {});
 
   // GPUWATCH_SOCKET (and PYTHONUNBUFFERED when the output is scanned: a
   // Python command writing to a pipe would otherwise hold its lines back).

@@ -31,6 +31,7 @@
 #include "record/child_process.h"
 #include "record/end_summary.h"
 #include "record/live_advisor.h"
+#include "record/live_metrics.h"
 #include "record/recording_sink.h"
 #include "record/visible_devices.h"
 #include "render/compare.h"
@@ -268,7 +269,11 @@ int run_record(const RecordOptions& o) {
 
   // After the signal thread, which blocks the signals before any thread
   // starts; after the sink, which its threads deliver into until they stop.
-  AnnotationSources annotations(sink, o.annotate_regex);
+  // gpuwatch.metrics() is answered from the latest values on the bus, on
+  // the socket's thread: never from the sampling thread, never waiting.
+  LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
+  AnnotationSources annotations(sink, o.annotate_regex,
+                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
 
   // --on-underuse kill: SIGTERM to the command's group, SIGKILL if it is
   // still there after a grace period (a DataLoader stuck in a worker).
@@ -358,6 +363,7 @@ int run_record(const RecordOptions& o) {
   // their own: a slow disk never delays a tick.
   QueuedSink store_writer(sink);
   try {
+    watcher.bus().subscribe(live_metrics);
     watcher.bus().subscribe(store_writer);
     watcher.run();
   } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
 """Annotations: what the training tells gpuwatch, over GPUWATCH_SOCKET or in its output."""
+import json
 import os
 import subprocess
 import sys
@@ -208,3 +209,66 @@ class PythonClient(GpuwatchTestCase):
         script = CLIENT_SCRIPT.replace("assert gpuwatch.enabled()", "assert not gpuwatch.enabled()")
         r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
+
+
+# gpuwatch.metrics() under record: waits for the first values, prints a few
+# answers (beyond the 0.2 s cache) as JSON lines.
+METRICS_SCRIPT = textwrap.dedent("""
+    import json, sys, time
+    import gpuwatch
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        m = gpuwatch.metrics()
+        if "gpu_total_energy" in m:
+            break
+        time.sleep(0.05)
+    for _ in range(3):
+        print(json.dumps(gpuwatch.metrics()), flush=True)
+        time.sleep(0.25)
+""")
+
+
+class PythonMetrics(GpuwatchTestCase):
+    SCENARIO = QUICK + ";gpu_count=3;gpu0.util=40;gpu1.util=80;gpu0.mem_used_mib=2048;gpu1.mem_used_mib=6144"
+
+    def answers(self, *record_args, **env):
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", *record_args, "--", sys.executable, "-c",
+                        METRICS_SCRIPT, scenario=self.SCENARIO, PYTHONPATH=PYTHON_DIR, **env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("not understood", r.stderr)
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+        self.assertEqual(len(lines), 3, r.stdout)
+        return lines
+
+    def test_the_recorders_values_of_the_jobs_gpus(self):
+        # --gpus records GPUs 0 and 1; CUDA_VISIBLE_DEVICES makes both the job's (GPU 2 is neither).
+        lines = self.answers("--gpus", "0,1", CUDA_VISIBLE_DEVICES="0,1")
+        for m in lines:
+            self.assertEqual(m["gpu_0_utilization"], 40)
+            self.assertEqual(m["gpu_1_utilization"], 80)
+            self.assertEqual(m["gpu_0_memory"], 2.0)  # GiB
+            self.assertEqual(m["gpu_1_memory"], 6.0)
+            self.assertEqual(m["gpu_total_memory"], 8.0)
+            self.assertEqual(m["gpu_avg_utilization"], 60)
+            self.assertAlmostEqual(m["gpu_load_balance_cv"], 20 / 60 * 100, places=6)
+            self.assertAlmostEqual(m["gpu_0_power"], 120 + 5.8 * 40, delta=0.01)  # the fake's watts
+            self.assertAlmostEqual(m["gpu_total_power"], 120 + 5.8 * 40 + 120 + 5.8 * 80, delta=0.02)
+            # Since the recording began; the counter is read every 30 s, so none has passed yet.
+            self.assertEqual((m["gpu_0_energy"], m["gpu_1_energy"], m["gpu_total_energy"]), (0, 0, 0))
+            self.assertFalse(any(name.startswith("gpu_2_") for name in m), m)
+            self.assertEqual(len(m), 13, m)
+
+    def test_only_the_jobs_gpu(self):
+        m = self.answers("--gpus", "0,1", CUDA_VISIBLE_DEVICES="1")[-1]
+        self.assertEqual(m["gpu_1_utilization"], 80)
+        self.assertEqual(m["gpu_total_memory"], 6.0)
+        self.assertNotIn("gpu_load_balance_cv", m)  # one GPU
+        self.assertNotIn("gpu_0_memory", m)
+
+    def test_outside_record_an_empty_dict(self):
+        env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+        env.pop("GPUWATCH_SOCKET", None)
+        script = "import json, gpuwatch\nfor _ in range(3): print(json.dumps(gpuwatch.metrics()))"
+        r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "{}\n{}\n{}\n")

@@ -1,5 +1,7 @@
 #include "annotate/annotation.h"
 
+#include <variant>
+
 #include <gtest/gtest.h>
 
 namespace gpuwatch {
@@ -104,6 +106,38 @@ TEST(AnnotationEvent, MessagesAreTheStoredForm) {
   Annotation log{AnnotationKind::Log, 0, {}, {{"loss", 0.123456789012}, {"lr", 3e-4}}, std::nullopt};
   EXPECT_EQ(annotation_event(log, t).message, "loss=0.123456789 lr=0.0003");
   EXPECT_FALSE(annotation_event(log, t).device_index.has_value());
+}
+
+TEST(Annotation, MetricsRequestsParseAsRequestsOnly) {
+  std::string why;
+  const auto message = parse_socket_message(R"({"kind":"metrics","id":42})", why);
+  ASSERT_TRUE(message.has_value()) << why;
+  ASSERT_TRUE(std::holds_alternative<MetricsRequest>(*message));
+  EXPECT_EQ(std::get<MetricsRequest>(*message).id, 42);
+  EXPECT_EQ(std::get<MetricsRequest>(parse_socket_message(R"({"kind":"metrics","id":9007199254740992})", why).value())
+                .id,
+            9007199254740992);
+  // An annotation still is one through either parser.
+  const auto step = parse_socket_message(R"({"kind":"step","value":3})", why);
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(std::get<Annotation>(*step).count, 3);
+  // parse_annotation() takes annotations only.
+  EXPECT_EQ(rejection(R"({"kind":"metrics","id":1})"), "a metrics request, not an annotation");
+}
+
+TEST(Annotation, MalformedMetricsRequestsAreRejected) {
+  for (const std::string_view bad :
+       {R"({"kind":"metrics"})", R"({"kind":"metrics","id":-1})", R"({"kind":"metrics","id":1.5})",
+        R"({"kind":"metrics","id":"7"})", R"({"kind":"metrics","id":true})", R"({"kind":"metrics","id":1e300})",
+        R"({"kind":"metrics","id":18446744073709551615})"}) {
+    std::string why;
+    EXPECT_FALSE(parse_socket_message(bad, why).has_value()) << bad;
+    EXPECT_NE(why.find("\"id\""), std::string::npos) << bad << ": " << why;
+  }
+  std::string why;
+  const std::string padded = R"({"kind":"metrics","id":1,"pad":")" + std::string(kMaxRequestBytes, 'x') + "\"}";
+  EXPECT_FALSE(parse_socket_message(padded, why).has_value());
+  EXPECT_NE(why.find("at most 256"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -1,0 +1,119 @@
+#include "record/live_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analysis/stats.h"
+
+namespace gpuwatch {
+
+namespace {
+
+constexpr double kMetricsBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct MetricSum {
+  double total = 0;
+  std::size_t count = 0;
+  void add(double v) {
+    total += v;
+    ++count;
+  }
+};
+
+}  // namespace
+
+std::vector<int> metrics_gpus(const JobGpus& job, std::span<const int> recorded) {
+  if (job.known() && !job.gpus.empty()) return job.gpus;
+  return {recorded.begin(), recorded.end()};
+}
+
+NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus,
+                         const std::map<int, double>& energy_start) {
+  NamedValues out;
+  MetricSum memory;
+  MetricSum power;
+  MetricSum energy;
+  std::vector<double> utilization;
+  for (const int i : gpus) {
+    const LiveDevice* d = snapshot.device(i);
+    if (d == nullptr || d->lost) continue;
+    const auto& v = d->latest.values;
+    if (const auto used = v.get(DeviceMetric::MemUsedBytes)) {
+      out.emplace_back(fmt::format("gpu_{}_memory", i), *used / kMetricsBytesPerGiB);
+      memory.add(*used / kMetricsBytesPerGiB);
+    }
+    if (const auto util = v.get(DeviceMetric::GpuUtilPercent)) {
+      out.emplace_back(fmt::format("gpu_{}_utilization", i), *util);
+      utilization.push_back(*util);
+    }
+    if (const auto watts = v.get(DeviceMetric::PowerWatts)) {
+      out.emplace_back(fmt::format("gpu_{}_power", i), *watts);
+      power.add(*watts);
+    }
+    const auto joules = v.get(DeviceMetric::EnergyJoules);
+    const auto start = energy_start.find(i);
+    // A counter that went back (a driver reload) has no meaningful difference.
+    if (joules && start != energy_start.end() && *joules >= start->second) {
+      out.emplace_back(fmt::format("gpu_{}_energy", i), *joules - start->second);
+      energy.add(*joules - start->second);
+    }
+  }
+  if (memory.count > 0) out.emplace_back("gpu_total_memory", memory.total);
+  if (!utilization.empty()) {
+    double sum = 0;
+    for (const double u : utilization) sum += u;
+    out.emplace_back("gpu_avg_utilization", sum / static_cast<double>(utilization.size()));
+  }
+  if (const auto balance = load_balance(utilization)) out.emplace_back("gpu_load_balance_cv", balance->cv_percent);
+  if (power.count > 0) out.emplace_back("gpu_total_power", power.total);
+  if (energy.count > 0) out.emplace_back("gpu_total_energy", energy.total);
+  std::erase_if(out, [](const auto& entry) { return !std::isfinite(entry.second); });
+  return out;
+}
+
+std::string metrics_answer(std::int64_t id, std::span<const int> gpus, const NamedValues& values) {
+  std::string out = fmt::format(R"({{"schema_version":{},"id":{},"gpus":[{}],"metrics":{{)", kMetricsSchemaVersion,
+                                id, fmt::join(gpus, ","));
+  bool first = true;
+  for (const auto& [name, value] : values) {
+    // Names are gpuwatch's own (gpu_<index>_...): nothing to escape.
+    fmt::format_to(std::back_inserter(out), R"({}"{}":{})", first ? "" : ",", name, value);
+    first = false;
+  }
+  out += "}}";
+  return out;
+}
+
+LiveMetrics::LiveMetrics(JobGpuTracker job, std::vector<int> recorded)
+    : recorded_(std::move(recorded)), job_(std::move(job)) {}
+
+void LiveMetrics::on_device_sample(const DeviceSample& sample) {
+  window_.on_device_sample(sample);
+  const auto joules = sample.values.get(DeviceMetric::EnergyJoules);
+  if (!joules) return;
+  std::lock_guard lock(mutex_);
+  energy_start_.try_emplace(sample.device_index, *joules);
+}
+
+void LiveMetrics::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
+  window_.on_processes(processes, seen);
+  std::lock_guard lock(mutex_);
+  job_.observe(processes);
+}
+
+std::string LiveMetrics::answer(const MetricsRequest& request) const {
+  const LiveSnapshot snapshot = window_.snapshot(0);
+  std::vector<int> gpus;
+  std::map<int, double> energy_start;
+  {
+    std::lock_guard lock(mutex_);
+    gpus = metrics_gpus(job_.current(), recorded_);
+    energy_start = energy_start_;
+  }
+  return metrics_answer(request.id, gpus, live_metrics(snapshot, gpus, energy_start));
+}
+
+}  // namespace gpuwatch

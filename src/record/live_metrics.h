@@ -1,0 +1,64 @@
+// gpuwatch.metrics(): the recorder's latest per-GPU and aggregate values,
+// under seed 001's names, answered on GPUWATCH_SOCKET (docs/python.md has
+// the names and units, docs/annotations.md the request and the answer).
+// Composing the answer is pure (live_metrics(), metrics_answer()); LiveMetrics
+// keeps what it is composed from.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/job_gpus.h"
+#include "annotate/annotation.h"
+#include "live/live_window.h"
+#include "sampler/sampler.h"
+
+namespace gpuwatch {
+
+inline constexpr int kMetricsSchemaVersion = 1;
+
+using NamedValues = std::vector<std::pair<std::string, double>>;
+
+// The GPUs the values cover: the job's, else every recorded one.
+std::vector<int> metrics_gpus(const JobGpus& job, std::span<const int> recorded);
+
+// The values of `gpus` (lost ones and those never read left out): per GPU
+// gpu_{i}_memory (GiB used), gpu_{i}_utilization (%), gpu_{i}_power (W),
+// gpu_{i}_energy (J since `energy_start`, its first counter reading), then
+// gpu_total_memory, gpu_avg_utilization, gpu_load_balance_cv (% CV of the
+// utilizations, with 2+ GPUs), gpu_total_power, gpu_total_energy.
+NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus,
+                         const std::map<int, double>& energy_start);
+
+// {"schema_version":1,"id":N,"gpus":[...],"metrics":{name: number, ...}}
+std::string metrics_answer(std::int64_t id, std::span<const int> gpus, const NamedValues& values);
+
+// On the sampling bus (cheap: the live window of the latest values, the
+// first energy reading of each GPU, the job's GPUs); answer() is for the
+// socket's thread.
+class LiveMetrics final : public SampleSink {
+ public:
+  LiveMetrics(JobGpuTracker job, std::vector<int> recorded);
+
+  void on_device_sample(const DeviceSample& sample) override;
+  void on_host_sample(const HostSample& sample) override { window_.on_host_sample(sample); }
+  void on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) override;
+  void on_device_lost(int device_index, Timestamp when) override { window_.on_device_lost(device_index, when); }
+  void on_tick(Timestamp tick_time) override { window_.on_tick(tick_time); }
+
+  // Thread-safe; never waits for more than a copy of the latest values.
+  [[nodiscard]] std::string answer(const MetricsRequest& request) const;
+
+ private:
+  LiveWindow window_{1};
+  const std::vector<int> recorded_;
+  mutable std::mutex mutex_;
+  JobGpuTracker job_;                    // mutex_
+  std::map<int, double> energy_start_;  // mutex_
+};
+
+}  // namespace gpuwatch
