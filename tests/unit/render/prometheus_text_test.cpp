@@ -66,7 +66,7 @@ TEST(PrometheusText, LabelValuesAreValidUtf8) {
   // A process may be named with any bytes; Prometheus refuses a scrape with
   // one label that is not UTF-8. Valid characters stay, others become U+FFFD.
   EXPECT_EQ(prometheus_label_value("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
-  EXPECT_EQ(prometheus_label_value("a\xffb"), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(prometheus_label_value("a\xff" "b"), "a\xef\xbf\xbd" "b");
   EXPECT_EQ(prometheus_label_value("\xc3"), "\xef\xbf\xbd");                    // cut short
   EXPECT_EQ(prometheus_label_value("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd");  // overlong
   EXPECT_EQ(prometheus_label_value("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // surrogate
