@@ -201,8 +201,11 @@ class Runner {
     const std::string log = (o_.dir / cell.dir / "output.log").string();
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(fmt::format("{}: {}", log, std::strerror(errno)));
+    // --output-dir: the seeds' files of the cell beside its output.log
+    // (gpu_stats_<cell>_<time>.json, _multi_gpu.json, _summary.txt).
     std::vector<std::string> argv = {exe_, "record", "--name", cell.name, "--interval", fmt::format("{}", o_.def.interval_s),
-                                     "--store", o_.store_path.string(), "--"};
+                                     "--store", o_.store_path.string(), "--output-dir", (o_.dir / cell.dir).string(),
+                                     "--"};
     argv.insert(argv.end(), cell.command.begin(), cell.command.end());
     auto env = visible_devices_env(gpus, devices_);
     env.emplace_back("GPUWATCH_MATRIX_CELL", cell.name);

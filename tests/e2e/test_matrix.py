@@ -68,6 +68,8 @@ class MatrixRuns(MatrixTestCase):
         cells = {}
         for name in names:
             self.assertTrue(os.path.exists(os.path.join(out, name, "output.log")), name)
+            seeds = os.listdir(os.path.join(out, name))
+            self.assertTrue(any(f.startswith("gpu_stats_") and f.endswith("_summary.txt") for f in seeds), seeds)
             cell = self.read_json(out, name, "cell.json")
             self.assertEqual(cell["state"], "done", cell)
             self.assertEqual(cell["exit_status"], 0)
