@@ -216,14 +216,15 @@ class PythonClient(GpuwatchTestCase):
 METRICS_SCRIPT = textwrap.dedent("""
     import json, sys, time
     import gpuwatch
+    # A generous timeout: a loaded CI machine may take longer than the 50 ms default to answer.
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        m = gpuwatch.metrics()
+        m = gpuwatch.metrics(timeout=2)
         if "gpu_total_energy" in m:
             break
         time.sleep(0.05)
     for _ in range(3):
-        print(json.dumps(gpuwatch.metrics()), flush=True)
+        print(json.dumps(gpuwatch.metrics(timeout=2)), flush=True)
         time.sleep(0.25)
 """)
 
