@@ -245,6 +245,8 @@ async function showRun(main, id) {
   setCrumbs(el('a', {href: '#/'}, 'runs'), id);
   // The report of a long run takes longest: the charts are drawn without waiting for it.
   const reportPromise = api(`/api/runs/${encodeURIComponent(id)}/report`).catch((e) => e);
+  // The advisories: the advisor over the run's latest window (`gpuwatch status`).
+  const statusPromise = api(`/api/runs/${encodeURIComponent(id)}/status`).catch((e) => e);
   const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
   const run = detail.run;
   setCrumbs(el('a', {href: '#/'}, 'runs'), run.name || run.id);
@@ -294,12 +296,12 @@ async function showRun(main, id) {
     el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
     primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
     reportBox);
-  const reportShown = reportPromise.then((report) => {
+  const reportShown = Promise.all([reportPromise, statusPromise]).then(([report, status]) => {
     if (report instanceof Error) {
       showError(report); // the run without its report: the charts stay
       reportBox.replaceChildren();
     } else {
-      reportBox.replaceChildren(reportSections(report));
+      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status));
     }
   });
   await Promise.all([...primary.map((m) => addChart(charts, m)), reportShown]);
@@ -354,9 +356,10 @@ function followLive(id, group, metrics, ui) {
   };
 }
 
-function reportSections(report) {
+function reportSections(report, status) {
   const out = [el('h2', {}, 'Load balance'), loadBalance(report)];
-  out.push(el('h2', {}, 'Advisories'), advisories(report));
+  const span = status && status.window_s ? el('span', {class: 'hint'}, ` · over the last ${fmtDuration(status.window_s)}`) : '';
+  out.push(el('h2', {}, 'Advisories', span), advisories(report, status));
   out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase'));
   out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch'));
   return el('section', {}, out);
@@ -384,10 +387,10 @@ function loadBalance(report) {
     rows);
 }
 
-// The report JSON (report-json.md) has no advisories array; take one when the server adds it
-// (advisor.md's objects), else the run's `advisory` events.
-function advisories(report) {
-  let list = report.advisories;
+// The advisor over the run's latest window (/api/runs/ID/status, advisor.md's objects); without
+// it, the `advisory` events a `record --advise` run stored.
+function advisories(report, status) {
+  let list = status ? status.advisories : null;
   if (!Array.isArray(list)) {
     list = (report.events || []).filter((e) => e.kind === 'advisory').map((e) => {
       const m = /^\[(\w+)\]\s*(.*)$/.exec(e.message || '');

@@ -1,6 +1,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "serve/access_token.h"
@@ -14,6 +15,7 @@ void add_serve(CLI::App& app, int& exit_code) {
     std::string listen{kDefaultServeListen};
     std::string token;
     std::string store;
+    AdvisorFlags advisor;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--listen", flags->listen,
@@ -21,6 +23,7 @@ void add_serve(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
   add_store_option(*cmd, flags->store);
+  add_advisor_options(*cmd, flags->advisor);
   cmd->callback([flags, &exit_code] {
     ServeOptions options;
     try {
@@ -29,6 +32,7 @@ void add_serve(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--listen", e.what());
     }
     options.store = store_path(flags->store);
+    options.advisor = advisor_config(flags->advisor);
     options.token = flags->token;
     if (!options.token.empty() && !is_token_text(options.token)) {
       throw CLI::ValidationError("--token", "use letters, digits and . _ ~ - only (it goes into a URL as it is)");

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "analysis/rollup_stats.h"
 #include "store/stored_columns.h"
+#include "record/run_status_window.h"
 #include "store/rollups.h"
 
 namespace gpuwatch::cli {
@@ -131,8 +132,7 @@ std::int64_t RunReader::end_mono_ns() const {
     if (!imported_->host.mono_ns.empty()) end = std::max(end, imported_->host.mono_ns.back());
     return end;
   }
-  const std::int64_t end_wall = run_.end_wall_ns.value_or(run_.heartbeat_wall_ns);
-  return std::max(end, run_.start_mono_ns + (end_wall - run_.start_wall_ns));
+  return stored_run_end_mono_ns(run_);
 }
 
 RunData RunReader::read(const LoadOptions& options) const {

@@ -5,10 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "analysis/advisor/advisor.h"
-#include "analysis/run_report.h"
 #include "cli/options.h"
 #include "cli/status_checks.h"
+#include "record/run_status_window.h"
 
 namespace gpuwatch::cli {
 
@@ -41,35 +40,8 @@ RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config,
                            bool remembered) {
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   const Windows w = choose_windows(reader, window_ns, since_s, remembered);
-
-  LoadOptions span;
-  span.since_mono_ns = w.now_end - window_ns;
-  const RunData now = reader.read(span);
-  const RunReport now_report = build_report(now);
-  std::optional<RunReport> before_report;
-  if (w.before_end) {
-    LoadOptions before_span;
-    before_span.since_mono_ns = *w.before_end - window_ns;
-    before_span.until_mono_ns = *w.before_end;
-    before_report = build_report(reader.read(before_span));
-  }
-  // A leak shows across epochs: the whole run's memory, when it has them.
-  std::vector<EpochPeak> epochs;
-  const auto epoch_events = std::count_if(now.events.begin(), now.events.end(), [](const Event& e) { return e.kind == "epoch"; });
-  if (epoch_events > config.leak_min_epochs) {
-    LoadOptions memory;
-    memory.metrics = std::vector<DeviceMetric>{DeviceMetric::MemUsedBytes};
-    memory.host = false;
-    RunData history = reader.read(memory);
-    history.events = now.events;
-    epochs = epoch_peaks(history);
-  }
-  const double age_s = static_cast<double>(w.now_end - reader.run().start_mono_ns) / 1e9;
-  const std::vector<Advisory> advisories = advise(AdvisorInput{now_report, now, age_s, epochs}, config);
-  const double covered_s = std::min(config.window_s, age_s);
-  return build_run_status(RunStatusInput{now_report, before_report ? &*before_report : nullptr, w.now_end,
-                                         w.before_end, now.events, advisories, age_s, covered_s,
-                                         reader.run().status == RunStatus::Recording});
+  return status_over_windows(reader.run(), [&reader](const LoadOptions& o) { return reader.read(o); },
+                             StatusWindows{w.now_end, w.before_end}, config);
 }
 
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,

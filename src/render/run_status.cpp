@@ -148,6 +148,7 @@ std::string render_run_status_json(const RunStatusReport& s) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
+  w.field("schema_version", 1);
   w.key("run").begin_object();
   w.field("id", s.run.id);
   w.field("name", s.run.name);

@@ -15,7 +15,9 @@
 #include "render/plot/plot.h"
 #include "render/plot/series.h"
 #include "render/report.h"
+#include "render/run_status.h"
 #include "render/units.h"
+#include "record/run_status_window.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
 
@@ -287,6 +289,18 @@ std::string report_json(StorePool& stores, std::string_view run_ref) {
   // Read-only: a run without rollups is reported from its chunks.
   return render_report_json(
       build_report(load_run_base(*store, run), StoredColumns(store_path, run), StoredRollups(store_path, run)));
+}
+
+std::string status_json(StorePool& stores, std::string_view run_ref, const AdvisorConfig& config) {
+  const StorePool::Lease store = stores.acquire();
+  const RunInfo run = find_run(*store, run_ref);
+  StatusWindows windows;
+  windows.now_end_mono_ns = stored_run_end_mono_ns(run);
+  const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
+  if (windows.now_end_mono_ns - window_ns > run.start_mono_ns) windows.before_end_mono_ns = windows.now_end_mono_ns - window_ns;
+  Store& s = *store;
+  return render_run_status_json(
+      status_over_windows(run, [&s, &run](const LoadOptions& o) { return s.load(run, o); }, windows, config));
 }
 
 std::string compare_json(StorePool& stores, const RequestTarget& query) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/advisor/config.h"
 #include "serve/request_target.h"
 #include "serve/store_pool.h"
 #include "store/store.h"
@@ -37,6 +38,9 @@ std::string run_json(StorePool& stores, std::string_view run_ref);
 std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/report
 std::string report_json(StorePool& stores, std::string_view run_ref);
+// GET /api/runs/ID/status: `gpuwatch status ID --format json` over the run's
+// latest window, the window before it as the reference.
+std::string status_json(StorePool& stores, std::string_view run_ref, const AdvisorConfig& config);
 // GET /api/compare?runs=A,B
 std::string compare_json(StorePool& stores, const RequestTarget& query);
 

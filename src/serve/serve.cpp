@@ -102,6 +102,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2]));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_));
   if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(stores_, *target));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
@@ -138,7 +139,7 @@ int run_serve(const ServeOptions& options) {
   sigaddset(&signals, SIGTERM);
   // The server's threads inherit the mask; this thread waits for them.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  Dashboard dashboard(options.store, options.token);
+  Dashboard dashboard(options.store, options.token, options.advisor);
   HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
   std::thread serving([&] { server.run(); });
   if (options.on_listening) {

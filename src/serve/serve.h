@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "analysis/advisor/config.h"
 #include "http/http_server.h"
 #include "http/listen_address.h"
 #include "serve/live_stream.h"
@@ -18,6 +19,7 @@ struct ServeOptions {
   ListenAddress listen;
   std::filesystem::path store;
   std::string token;  // empty: none asked for (loopback only)
+  AdvisorConfig advisor;  // the thresholds of a run's status
   // Told the URL to open once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;
 };
@@ -26,7 +28,8 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token) : stores_(std::move(store)), token_(std::move(token)) {}
+  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor)
+      : stores_(std::move(store)), token_(std::move(token)), advisor_(std::move(advisor)) {}
   HttpReply answer(const HttpRequest& request);
   // Ends the live streams (the server's stop waits for them).
   void stop() { streams_.stop(); }
@@ -36,6 +39,7 @@ class Dashboard {
 
   StorePool stores_;
   std::string token_;
+  AdvisorConfig advisor_;
   LiveStreams streams_;
 };
 

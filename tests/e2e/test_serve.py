@@ -136,6 +136,20 @@ class ServeTest(ServeCase):
         self.assertEqual(self.get(f"{base}/api/runs/000000000000")[0], 404)
         self.assertEqual(self.get(f"{base}/api/nothing")[0], 404)
 
+    def test_status_gives_the_advisories_of_the_latest_window(self):
+        # GPU 0 underused with little memory: the advisor's batch advice, over a 2 s window.
+        r = self.run_gw("record", "--name", "small", "--interval", "0.1", "--no-summary", "--", "sleep", "3",
+                        scenario=f"{SCENARIO};gpu0.util=20;gpu0.mem_used_mib=2048")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        base = self.serve("--advisor-config", self.short_advisor_config())
+        status, doc = self.get(base + "/api/runs/small/status")
+        self.assertEqual(status, 200, doc)
+        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual(doc["window_s"], 2)
+        ids = {(a["id"], a["device"]) for a in doc["advisories"]}
+        self.assertIn(("memory.batch_too_small", 0), ids)
+        self.assertEqual(self.get(base + "/api/runs/nothing/status")[0], 404)
+
     def test_safety(self):
         self.record("only")
         base = self.serve()

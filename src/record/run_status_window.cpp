@@ -1,0 +1,50 @@
+#include "record/run_status_window.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "analysis/advisor/advisor.h"
+#include "analysis/run_report.h"
+
+namespace gpuwatch {
+
+RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, const StatusWindows& windows,
+                                    const AdvisorConfig& config) {
+  const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
+  LoadOptions span;
+  span.since_mono_ns = windows.now_end_mono_ns - window_ns;
+  const RunData now = read(span);
+  const RunReport now_report = build_report(now);
+  std::optional<RunReport> before_report;
+  if (windows.before_end_mono_ns) {
+    LoadOptions before_span;
+    before_span.since_mono_ns = *windows.before_end_mono_ns - window_ns;
+    before_span.until_mono_ns = *windows.before_end_mono_ns;
+    before_report = build_report(read(before_span));
+  }
+  // A leak shows across epochs: the whole run's memory, when it has them.
+  std::vector<EpochPeak> epochs;
+  const auto epoch_events =
+      std::count_if(now.events.begin(), now.events.end(), [](const Event& e) { return e.kind == "epoch"; });
+  if (epoch_events > config.leak_min_epochs) {
+    LoadOptions memory;
+    memory.metrics = std::vector<DeviceMetric>{DeviceMetric::MemUsedBytes};
+    memory.host = false;
+    RunData history = read(memory);
+    history.events = now.events;
+    epochs = epoch_peaks(history);
+  }
+  const double age_s = static_cast<double>(windows.now_end_mono_ns - run.start_mono_ns) / 1e9;
+  const std::vector<Advisory> advisories = advise(AdvisorInput{now_report, now, age_s, epochs}, config);
+  const double covered_s = std::min(config.window_s, age_s);
+  return build_run_status(RunStatusInput{now_report, before_report ? &*before_report : nullptr,
+                                         windows.now_end_mono_ns, windows.before_end_mono_ns, now.events, advisories,
+                                         age_s, covered_s, run.status == RunStatus::Recording});
+}
+
+std::int64_t stored_run_end_mono_ns(const RunInfo& run) {
+  const std::int64_t end_wall = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
+  return std::max(run.start_mono_ns, run.start_mono_ns + (end_wall - run.start_wall_ns));
+}
+
+}  // namespace gpuwatch
