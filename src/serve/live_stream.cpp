@@ -5,6 +5,7 @@
 
 #include "analysis/run_status.h"
 #include "core/metrics.h"
+#include "record/run_status_window.h"
 #include "render/json_writer.h"
 #include "serve/run_api.h"
 
@@ -129,14 +130,9 @@ bool LiveStreams::acquire() {
 
 std::unique_ptr<HttpStream> open_live_stream(LiveStreams& streams, std::unique_ptr<Store> store, RunInfo run,
                                              std::optional<double> since_s) {
-  std::int64_t after = run.start_mono_ns;
-  if (since_s) {
-    after += static_cast<std::int64_t>(*since_s * 1e9);
-  } else {
-    // The data there is now: the page has drawn it from /series already.
-    const std::int64_t end_wall = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
-    after += std::max<std::int64_t>(0, end_wall - run.start_wall_ns);
-  }
+  // Without `since`, the data there is now: the page has drawn it from /series already.
+  const std::int64_t after =
+      since_s ? run.start_mono_ns + static_cast<std::int64_t>(*since_s * 1e9) : stored_run_end_mono_ns(run);
   return std::make_unique<LiveStream>(streams, std::move(store), std::move(run), after);
 }
 

@@ -36,8 +36,7 @@ RunData load_run_facts(Store& store, const RunInfo& run) {
 }
 
 double run_duration_s(const RunInfo& run) {
-  const std::int64_t end = run.end_wall_ns.value_or(run.heartbeat_wall_ns);
-  return std::max(0.0, static_cast<double>(end - run.start_wall_ns) / 1e9);
+  return seconds_since_start(run, stored_run_end_mono_ns(run));
 }
 
 std::string command_text(const RunInfo& run) {
