@@ -3,6 +3,8 @@
 
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
+#include "cli/metrics_feed_options.h"
+#include "cli/run_status_source.h"
 #include "cli/options.h"
 #include "serve/access_token.h"
 #include "serve/serve.h"
@@ -16,6 +18,8 @@ void add_serve(CLI::App& app, int& exit_code) {
     std::string token;
     std::string store;
     AdvisorFlags advisor;
+    bool metrics = false;
+    MetricsFeedFlags feed;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--listen", flags->listen,
@@ -24,6 +28,9 @@ void add_serve(CLI::App& app, int& exit_code) {
   cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
   add_store_option(*cmd, flags->store);
   add_advisor_options(*cmd, flags->advisor);
+  auto* metrics = cmd->add_flag("--metrics", flags->metrics,
+                                "Serve the exporter's /metrics too, sampled by this process (docs/exporter.md)");
+  for (CLI::Option* option : add_metrics_feed_options(*cmd, flags->feed)) option->needs(metrics);
   cmd->callback([flags, &exit_code] {
     ServeOptions options;
     try {
@@ -38,11 +45,19 @@ void add_serve(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--token", "use letters, digits and . _ ~ - only (it goes into a URL as it is)");
     }
     if (options.token.empty() && !is_loopback_host(options.listen.host)) options.token = generate_access_token();
+    if (flags->metrics) {
+      options.metrics = metrics_feed_options(flags->feed);
+      options.metrics->log_prefix = "gpuwatch serve";
+      WatchedRunFlags run;  // the store's recording run, as `exporter` shows it
+      run.store = flags->store;
+      run.advisor = flags->advisor;
+      options.metrics->watched_run = watched_run_reader(run);
+    }
     options.on_listening = [](const std::string& url) {
       std::printf("gpuwatch serve: open %s (Ctrl-C stops)\n", url.c_str());
       std::fflush(stdout);
     };
-    exit_code = run_serve(options);
+    exit_code = run_serve(SystemPaths::from_environment(), options);
   });
 }
 

@@ -1,7 +1,6 @@
 #include "http/metrics_server.h"
 
 #include <string_view>
-#include <utility>
 
 namespace gpuwatch {
 
@@ -26,23 +25,12 @@ std::string_view path_of(std::string_view target) { return target.substr(0, targ
 MetricsServer::MetricsServer(const ListenAddress& listen)
     : server_(listen, kScrapeLimits, [this](const HttpRequest& request) { return answer(request); }) {}
 
-void MetricsServer::publish(std::string metrics_body) {
-  auto body = std::make_shared<const std::string>(std::move(metrics_body));
-  std::lock_guard lock(mutex_);
-  body_ = std::move(body);
-}
-
 HttpReply MetricsServer::answer(const HttpRequest& request) const {
   HttpReply reply;
   const std::string_view path = path_of(request.target);
   if (path == "/metrics") {
-    std::shared_ptr<const std::string> body;
-    {
-      std::lock_guard lock(mutex_);
-      body = body_;
-    }
     reply.content_type = std::string(kPrometheusContentType);
-    reply.body = *body;
+    reply.body = *body_.latest();
   } else if (path == "/") {
     reply.content_type = "text/html; charset=utf-8";
     reply.body = std::string(kIndexPage);

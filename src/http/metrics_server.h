@@ -3,11 +3,11 @@
 // driver; GET / points there; anything else is 404.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <string>
+#include <utility>
 
 #include "http/http_server.h"
+#include "http/published_text.h"
 
 namespace gpuwatch {
 
@@ -18,15 +18,14 @@ class MetricsServer {
 
   [[nodiscard]] int port() const { return server_.port(); }
   // The body of the next scrapes. Thread-safe.
-  void publish(std::string metrics_body);
+  void publish(std::string metrics_body) { body_.publish(std::move(metrics_body)); }
   void run() { server_.run(); }
   void stop() { server_.stop(); }
 
  private:
   HttpReply answer(const HttpRequest& request) const;
 
-  mutable std::mutex mutex_;
-  std::shared_ptr<const std::string> body_ = std::make_shared<const std::string>();
+  PublishedText body_;
   HttpServer server_;  // last: its threads call answer() until it is gone
 };
 

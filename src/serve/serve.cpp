@@ -1,14 +1,15 @@
 #include "serve/serve.h"
 
-#include <pthread.h>
-#include <signal.h>
+#include <poll.h>
 
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "exporter/stop_signals.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
 #include "serve/run_api.h"
@@ -93,10 +94,18 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     if (const WebAsset* asset = find_web_asset("/static/" + s[1])) return asset_reply(*asset);
     return error_reply(404, "no such file");
   }
-  if (s[0] != "api" || s.size() < 2) return error_reply(404, "no such page");
+  const bool metrics_path = s.size() == 1 && s[0] == "metrics";
+  if (!metrics_path && (s[0] != "api" || s.size() < 2)) return error_reply(404, "no such page");
   if (!token_.empty() &&
       !token_matches(token_, presented_token(request.authorization, target->param("token").value_or("")))) {
     return error_reply(401, "a token is required: open the URL gpuwatch serve printed");
+  }
+  if (metrics_path) {
+    if (!metrics_) return error_reply(404, "no /metrics here: start gpuwatch serve with --metrics");
+    HttpReply reply;
+    reply.content_type = std::string(kPrometheusContentType);
+    reply.body = *metrics_body_.latest();
+    return reply;
   }
   if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(stores_));
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
@@ -132,27 +141,39 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   return error_reply(404, "no such API path");
 }
 
-int run_serve(const ServeOptions& options) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  // The server's threads inherit the mask; this thread waits for them.
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  Dashboard dashboard(options.store, options.token, options.advisor);
+namespace {
+
+// Without --metrics nothing else needs the main thread: it waits for the
+// stop signal alone.
+void wait_for(int fd) {
+  pollfd wake{fd, POLLIN, 0};
+  while (::poll(&wake, 1, -1) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+int run_serve(const SystemPaths& paths, const ServeOptions& options) {
+  StopSignals stop;
+  Dashboard dashboard(options.store, options.token, options.advisor, options.metrics.has_value());
   HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
+  // After the port is bound (a taken port fails before a driver is opened).
+  std::optional<MetricsFeed> feed;
+  if (options.metrics) feed.emplace(paths, *options.metrics);
   std::thread serving([&] { server.run(); });
   if (options.on_listening) {
     const ListenAddress bound{options.listen.host, static_cast<std::uint16_t>(server.port())};
     const std::string query = options.token.empty() ? "" : "?token=" + options.token;
     options.on_listening(fmt::format("http://{}/{}", bound.text(), query));
   }
-  int signal_number = 0;
-  while (sigwait(&signals, &signal_number) != 0) {
+  if (feed) {
+    feed->run_until(stop.fd(), [&](std::string body) { dashboard.publish_metrics(std::move(body)); });
+  } else {
+    wait_for(stop.fd());
   }
   // A second Ctrl-C ends the process at once, should a client hold a thread
   // (a trickling request, an idle keep-alive) while the server stops.
-  pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
+  stop.unblock();
   dashboard.stop();
   server.stop();
   serving.join();

@@ -3,11 +3,15 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "analysis/advisor/config.h"
+#include "backends/backend.h"
+#include "exporter/metrics_feed.h"
 #include "http/http_server.h"
 #include "http/listen_address.h"
+#include "http/published_text.h"
 #include "serve/live_stream.h"
 #include "serve/store_pool.h"
 
@@ -20,6 +24,9 @@ struct ServeOptions {
   std::filesystem::path store;
   std::string token;  // empty: none asked for (loopback only)
   AdvisorConfig advisor;  // the thresholds of a run's status
+  // --metrics: the exporter's series at /metrics too (behind the token when
+  // there is one), sampled by this process. None: /metrics is 404.
+  std::optional<MetricsFeedOptions> metrics;
   // Told the URL to open once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;
 };
@@ -28,9 +35,11 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor)
-      : stores_(std::move(store)), token_(std::move(token)), advisor_(std::move(advisor)) {}
+  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor, bool metrics = false)
+      : stores_(std::move(store)), token_(std::move(token)), advisor_(std::move(advisor)), metrics_(metrics) {}
   HttpReply answer(const HttpRequest& request);
+  // The body of the next GET /metrics (with metrics on). Thread-safe.
+  void publish_metrics(std::string body) { metrics_body_.publish(std::move(body)); }
   // Ends the live streams (the server's stop waits for them).
   void stop() { streams_.stop(); }
 
@@ -41,10 +50,12 @@ class Dashboard {
   std::string token_;
   AdvisorConfig advisor_;
   LiveStreams streams_;
+  bool metrics_;
+  PublishedText metrics_body_;
 };
 
 // Serves until SIGINT or SIGTERM; returns the exit code (0 then). Throws
-// HttpError when it cannot listen.
-int run_serve(const ServeOptions& options);
+// HttpError when it cannot listen, WatchError for bad metrics options.
+int run_serve(const SystemPaths& paths, const ServeOptions& options);
 
 }  // namespace gpuwatch

@@ -206,6 +206,37 @@ class ServeTest(ServeCase):
         r = self.run_gw("serve", "--listen", "nowhere")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--listen", r.stderr)
+        r = self.run_gw("serve", "--interval", "2")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--interval requires --metrics", r.stderr)
+
+    def test_metrics_beside_the_dashboard(self):
+        base = self.serve()
+        status, body = self.get(base + "/metrics")
+        self.assertEqual(status, 404)
+        self.assertIn("--metrics", body["error"])
+
+        self.start_live_run(60)
+        p = self.start_gw("serve", "--listen", "127.0.0.1:0", "--token", "t0ken", "--metrics", "--interval", "0.2",
+                          scenario=SCENARIO)
+        self.procs.append(p)
+        ready, _, _ = select.select([p.stdout], [], [], 10)
+        self.assertTrue(ready, "no URL printed within 10 s")
+        base = re.search(r"http://127\.0\.0\.1:\d+", p.stdout.readline()).group(0)
+        self.assertEqual(self.get(base + "/metrics")[0], 401)
+        # As Prometheus sends it (authorization: {credentials: ...} in the scrape config).
+        bearer = {"Authorization": "Bearer t0ken"}
+
+        def scraped():
+            status, body = self.get(base + "/metrics", bearer)
+            self.assertEqual(status, 200)
+            return body if 'name="live"' in body else None
+        self.wait_for(scraped, timeout=20, what="the live run in /metrics")
+        body = scraped()
+        self.assertRegex(body, r'gpuwatch_gpu_utilization_ratio\{gpu="1",[^}]*\} 0\.77\b')
+        self.assertRegex(body, r'gpuwatch_run_info\{[^}]*name="live"[^}]*\} 1')
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=30), 0)
 
     def test_a_live_run_streams_its_samples_then_its_end(self):
         self.start_live_run(4)
