@@ -6,6 +6,7 @@ const TOKEN = new URLSearchParams(location.search).get('token');
 const GPU_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
   '#17becf', '#7f7f7f', '#bcbd22'];
 const RUN_COLORS = ['#1f6fc5', '#d3262f', '#2ca02c', '#ff7f0e'];
+const HOST_COLOR = '#444c56';
 const MARKER_COLORS = {epoch: '#7a5cc2', phase: '#1d8a4a', xid: '#c0392b', gpu_lost: '#c0392b'};
 // Charted first, in this order; the run's other metrics go under "More metrics".
 const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'temp_gpu_celsius',
@@ -104,9 +105,10 @@ function setCrumbs(...parts) {
 // ---- charts shared by the run and compare pages -----------------------------------------------
 
 // A group of charts over one time axis: dragging across any chart zooms all of them (each
-// refetches its series for the span), double-click zooms out.
+// refetches its series for the span), double-click zooms out. `axis` ({xFormat, xSteps}) is
+// for an x that is not seconds (compare by epoch).
 class ChartGroup {
-  constructor() { this.items = []; this.span = null; }
+  constructor(axis = {}) { this.items = []; this.span = null; this.axis = axis; }
 
   // load(from, to, points) resolves to the chart's series list.
   add(container, {metric, title, display, legend, load, markers}) {
@@ -121,6 +123,7 @@ class ChartGroup {
         + (display && display.unit ? ' ' + display.unit : ''),
       onZoom: (a, b) => this.zoom([a, b]),
       onReset: () => this.zoom(null),
+      ...this.axis,
     });
     const item = {metric, chart, load, markers: markers || [], display};
     this.items.push(item);
@@ -156,7 +159,7 @@ function eventMarkers(events) {
 }
 
 function seriesParams(metric, from, to, points) {
-  return {metric, from: from === undefined ? undefined : from.toFixed(3),
+  return {...(metric === undefined ? {} : {metric}), from: from === undefined ? undefined : from.toFixed(3),
     to: to === undefined ? undefined : to.toFixed(3), points};
 }
 
@@ -291,21 +294,49 @@ async function showRun(main, id) {
   }
 
   const reportBox = el('section', {}, el('p', {class: 'muted'}, 'Reading the report…'));
+  const hostBox = el('section', {});
   main.replaceChildren(
     el('h1', {}, run.name || run.id, ' ', headStatus), facts, progress,
     el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
     primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
-    reportBox);
+    hostBox, reportBox);
   const reportShown = Promise.all([reportPromise, statusPromise]).then(([report, status]) => {
     if (report instanceof Error) {
       showError(report); // the run without its report: the charts stay
       reportBox.replaceChildren();
     } else {
-      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status));
+      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status, id));
     }
   });
-  await Promise.all([...primary.map((m) => addChart(charts, m)), reportShown]);
+  await Promise.all([...primary.map((m) => addChart(charts, m)), hostCharts(hostBox, id, group, markers), reportShown]);
   if (run.live && main.isConnected) followLive(id, group, metrics, {progress, durationCell, statuses: [statusCell, headStatus]});
+}
+
+// The host's CPU and memory and the command's own CPU, RSS and reads (/api/runs/ID/host, every
+// metric in one answer), in the run's chart group so they zoom with the GPUs' charts. Drawn as
+// stored: they do not grow with a live run.
+async function hostCharts(box, id, group, markers) {
+  let last = {key: null, answer: null};
+  const hostData = (from, to, points) => {
+    const key = `${from}|${to}|${points}`;
+    if (last.key !== key) {
+      last = {key, answer: api(`/api/runs/${encodeURIComponent(id)}/host`, seriesParams(undefined, from, to, points))};
+    }
+    return last.answer;
+  };
+  const first = await hostData(undefined, undefined, 600);
+  if (!first.metrics.length) return;
+  const charts = el('div', {class: 'charts'});
+  box.replaceChildren(el('h2', {}, 'Host'), charts);
+  await Promise.all(first.metrics.map((m) => group.add(charts, {
+    metric: `host.${m.metric}`, display: m.display, markers,
+    title: `${m.label} (${m.display.unit || m.unit})`, legend: [[HOST_COLOR, 'host']],
+    load: async (from, to, points) => {
+      const h = (await hostData(from, to, points)).metrics.find((x) => x.metric === m.metric);
+      const div = (m.display && m.display.divisor) || 1;
+      return h ? [{name: m.label, color: HOST_COLOR, t: h.t, v: h.v.map((x) => x === null ? null : x / div)}] : [];
+    },
+  })));
 }
 
 // Appends /api/live's samples to the charts until the run ends.
@@ -356,8 +387,12 @@ function followLive(id, group, metrics, ui) {
   };
 }
 
-function reportSections(report, status) {
+function reportSections(report, status, id) {
   const out = [el('h2', {}, 'Load balance'), loadBalance(report)];
+  if ((report.devices || []).length > 1) {
+    out.push(el('h2', {}, 'Memory per GPU ', el('span', {class: 'hint'}, '· one scale for all; dashed: the GPU\'s mean')),
+      memoryGrid(id, report));
+  }
   const span = status && status.window_s ? el('span', {class: 'hint'}, ` · over the last ${fmtDuration(status.window_s)}`) : '';
   out.push(el('h2', {}, 'Advisories', span), advisories(report, status));
   out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase'));
@@ -385,6 +420,50 @@ function loadBalance(report) {
       lb.straggler_gpu !== null && lb.straggler_gpu !== undefined ? ` · straggler GPU ${lb.straggler_gpu} (⚑)` : '',
       el('span', {class: 'hint'}, ` · ${BANDS}`)),
     rows);
+}
+
+// Seed 001's per-GPU memory breakdown: a small chart per GPU on one y scale, with its
+// time-weighted mean (the report's) dashed, laid out 1×2, 2×2, 2×3, 2×4, then rows of four.
+function memoryGrid(id, report) {
+  const devices = report.devices;
+  const columns = devices.length <= 2 ? devices.length : devices.length <= 4 ? 2 : devices.length <= 6 ? 3 : 4;
+  const grid = el('div', {class: 'memory-grid', style: {gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`}});
+  const gib = 1073741824;
+  const stat = (d, k) => ((d.metrics || {}).mem_used_bytes || {})[k];
+  const top = Math.max(...devices.map((d) => stat(d, 'max') || 0)) / gib;
+  const boxes = devices.map((d) => {
+    const canvas = el('canvas', {class: 'chart small', dataset: {metric: 'mem_used_bytes', gpu: String(d.index), points: '0'}});
+    const mean = stat(d, 'mean');
+    const box = el('div', {class: 'chart-box'}, el('div', {class: 'chart-head'},
+      el('h3', {}, `GPU ${d.index}`),
+      el('span', {class: 'hint'}, mean === undefined || mean === null ? 'no memory samples'
+        : `mean ${fmtNumber(mean / gib, 2)} GiB · max ${fmtNumber(stat(d, 'max') / gib, 2)} GiB`)), canvas);
+    grid.append(box);
+    return {d, canvas, mean};
+  });
+  // After the boxes are in the page, so that the charts know their width.
+  requestAnimationFrame(async () => {
+    const charts = boxes.map((b) => ({...b, chart: new window.LineChart(b.canvas, {
+      format: (v, step) => fmtNumber(v, step ? Math.max(0, Math.ceil(-Math.log10(step))) : 2) + ' GiB',
+      yRange: [0, top > 0 ? top * 1.05 : 1]})}));
+    try {
+      const s = await api(`/api/runs/${encodeURIComponent(id)}/series`,
+        seriesParams('mem_used_bytes', undefined, undefined, charts[0].chart.plotWidth()));
+      for (const c of charts) {
+        const line = s.devices.find((x) => x.index === c.d.index) || {t: [], v: []};
+        const series = [{name: `GPU ${c.d.index}`, color: gpuColor(c.d.index), t: line.t,
+          v: line.v.map((x) => x === null ? null : x / gib)}];
+        if (c.mean !== undefined && c.mean !== null && line.t.length) {
+          series.push({name: 'mean', color: '#888', dash: true, t: [line.t[0], line.t[line.t.length - 1]],
+            v: [c.mean / gib, c.mean / gib]});
+        }
+        c.chart.setData(series, []);
+      }
+    } catch (e) {
+      showError(e);
+    }
+  });
+  return grid;
 }
 
 // The advisor over the run's latest window (/api/runs/ID/status, advisor.md's objects); without
@@ -457,7 +536,7 @@ function foldDevices(devices, from, to, points, fold) {
   return {t, v};
 }
 
-async function showCompare(main, idList) {
+async function showCompare(main, idList, align) {
   const ids = idList.split(',').filter(Boolean);
   setCrumbs(el('a', {href: '#/'}, 'runs'), 'compare');
   const [cmp, ...details] = await Promise.all([
@@ -468,7 +547,11 @@ async function showCompare(main, idList) {
     name: d.run.name || d.run.id, color: RUN_COLORS[i % RUN_COLORS.length]}));
   const root = el('div', {id: 'compare', dataset: {runs: ids.join(',')}});
   const charts = el('div', {class: 'charts'});
-  const group = new ChartGroup();
+  for (const r of runs) r.epochs = epochAxis(r.detail.events, r.detail.run.duration_s);
+  // By epoch only when every run marked its epochs (annotations.md).
+  const alignSelect = runs.every((r) => r.epochs) ? el('select', {id: 'align', title: 'align the runs by'},
+    el('option', {value: 'time'}, 'by time'), el('option', {value: 'epoch'}, 'by epoch')) : null;
+  const alignHint = el('span', {class: 'hint'});
   const cmpMetric = (name) => (cmp.metrics || []).find((m) => m.metric === name);
   const displayOf = (name) => {
     for (const r of runs) {
@@ -486,28 +569,76 @@ async function showCompare(main, idList) {
     })),
     el('p', {class: 'muted'}, cmp.direction || ''),
     el('h2', {}, 'Statistics'), compareTable(cmp, runs, displayOf),
-    el('h2', {}, 'Timelines ', el('span', {class: 'hint'},
-      '· aligned by time since each run\'s start; each line folds the run\'s GPUs as compare does (named per chart); drag to zoom')),
-    charts);
+    el('h2', {}, 'Timelines ', alignSelect || '', alignHint), charts);
   main.replaceChildren(root);
 
   const shared = (runs[0].detail.metrics || []).filter((m) => PRIMARY.includes(m.name) &&
     runs.every((r) => (r.detail.metrics || []).some((x) => x.name === m.name)));
-  await Promise.all(shared.map((m) => {
-    const agg = (cmpMetric(m.name) || {}).aggregation || 'mean over GPUs';
-    const foldName = agg.startsWith('sum') ? 'sum' : agg.startsWith('max') ? 'max' : 'mean';
-    return group.add(charts, {
-      metric: m.name, display: m.display,
-      title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
-      legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
-      load: (from, to, points) => Promise.all(runs.map(async (r) => {
-        const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, from, to, points));
-        const div = (s.display && s.display.divisor) || 1;
-        const line = foldDevices(s.devices, s.from, s.to, points, FOLDS[foldName]);
-        return {name: `${r.label} ${r.name}`, color: r.color, t: line.t, v: line.v.map((x) => x === null ? null : x / div)};
-      })),
-    });
-  }));
+  const draw = (mode) => {
+    const byEpoch = mode === 'epoch';
+    alignHint.textContent = byEpoch
+      ? ' · x: epochs since each run\'s first epoch mark, each epoch stretched to one unit; each line folds the run\'s GPUs as compare does; drag to zoom'
+      : ' · aligned by time since each run\'s start; each line folds the run\'s GPUs as compare does (named per chart); drag to zoom';
+    const group = new ChartGroup(byEpoch ? EPOCH_AXIS : {});
+    charts.replaceChildren();
+    charts.dataset.align = mode;
+    return Promise.all(shared.map((m) => {
+      const agg = (cmpMetric(m.name) || {}).aggregation || 'mean over GPUs';
+      const foldName = agg.startsWith('sum') ? 'sum' : agg.startsWith('max') ? 'max' : 'mean';
+      return group.add(charts, {
+        metric: m.name, display: m.display,
+        title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
+        legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
+        load: (from, to, points) => Promise.all(runs.map(async (r) => {
+          // By epoch, the span zoomed to (in epochs) is each run's own span of time.
+          const [a, b] = byEpoch && from !== undefined ? [r.epochs.toT(from), r.epochs.toT(to)] : [from, to];
+          const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, a, b, points));
+          const div = (s.display && s.display.divisor) || 1;
+          const line = foldDevices(s.devices, s.from, s.to, points, FOLDS[foldName]);
+          let t = line.t, v = line.v.map((x) => x === null ? null : x / div);
+          if (byEpoch) { // the time before the first epoch mark has no place on this axis
+            const keep = t.map((x, i) => i).filter((i) => t[i] >= r.epochs.start);
+            t = keep.map((i) => r.epochs.toX(line.t[i]));
+            v = keep.map((i) => v[i]);
+          }
+          return {name: `${r.label} ${r.name}`, color: r.color, t, v};
+        })),
+      });
+    }));
+  };
+  // A link of its own, like every other view: #/compare/A,B/epoch.
+  if (alignSelect) {
+    alignSelect.value = align === 'epoch' ? 'epoch' : 'time';
+    alignSelect.addEventListener('change', () => { location.hash = `#/compare/${ids.join(',')}/${alignSelect.value}`; });
+  } else if (align === 'epoch') {
+    showError('aligned by time: not every run has epoch marks (annotations.md)');
+  }
+  await draw(alignSelect ? alignSelect.value : 'time');
+}
+
+const EPOCH_AXIS = {
+  xSteps: [0.1, 0.2, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000],
+  xFormat: (x, step) => `epoch ${step < 1 ? x.toFixed(step < 0.25 ? 2 : 1) : Math.round(x)}`,
+};
+
+// A run's time mapped onto epochs, from its `epoch` events: the k-th mark starts x = k, the
+// run's end closes the last epoch; null without marks.
+function epochAxis(events, endS) {
+  const marks = (events || []).filter((e) => e.kind === 'epoch').map((e) => e.t).sort((a, b) => a - b);
+  if (!marks.length) return null;
+  const bounds = [...marks, Math.max(endS || 0, marks[marks.length - 1])];
+  const width = (k) => bounds[k + 1] - bounds[k] || 1e-9; // two marks at once: an empty epoch
+  const last = bounds.length - 2;
+  const toX = (t) => {
+    let k = 0;
+    while (k < last && t >= bounds[k + 1]) k++;
+    return k + (t - bounds[k]) / width(k);
+  };
+  const toT = (x) => {
+    const k = Math.max(0, Math.min(last, Math.floor(x)));
+    return Math.max(0, bounds[k] + (x - k) * width(k));
+  };
+  return {start: bounds[0], toX, toT};
 }
 
 function compareTable(cmp, runs, displayOf) {
@@ -554,7 +685,7 @@ async function route() {
   try {
     const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
     if ((m = /^\/run\/([^/]+)$/.exec(hash))) await showRun(main, m[1]);
-    else if ((m = /^\/compare\/([^/]+)$/.exec(hash))) await showCompare(main, m[1]);
+    else if ((m = /^\/compare\/([^/]+?)(?:\/(time|epoch))?$/.exec(hash))) await showCompare(main, m[1], m[2]);
     else await showRuns(main);
   } catch (e) {
     if (!main.isConnected) return; // a page left behind: its error is not this page's

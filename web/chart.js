@@ -1,6 +1,8 @@
 // gpuwatch serve: a small canvas line chart (no library).
-// new LineChart(canvas, {format, onZoom, onReset}); chart.setData(series, markers, span);
-// series: [{name, color, t: [seconds], v: [number|null]}] (null = gap); markers: [{t, label, color}].
+// new LineChart(canvas, {format, onZoom, onReset, xFormat, xSteps, yRange}); chart.setData(series, markers, span);
+// series: [{name, color, t: [x], v: [number|null], dash}] (null = gap); markers: [{t, label, color}].
+// x is seconds since the start unless xFormat and xSteps say otherwise (compare by epoch); yRange
+// fixes the y axis (small multiples that share one scale).
 // The canvas keeps data-points = the number of non-null points drawn (read by the browser tests).
 'use strict';
 
@@ -50,6 +52,8 @@ class LineChart {
     this.canvas = canvas;
     this.opts = opts;
     this.format = opts.format || ((v) => String(v));
+    this.xFormat = opts.xFormat || formatElapsed;
+    this.xSteps = opts.xSteps || TIME_STEPS;
     this.series = [];
     this.markers = [];
     this.span = null; // [from, to] when zoomed; null = the data's extent
@@ -111,6 +115,7 @@ class LineChart {
         if (v > y1) y1 = v;
       }
     }
+    if (this.opts.yRange) [y0, y1] = this.opts.yRange;
     if (!isFinite(y0)) { y0 = 0; y1 = 1; }
     if (y0 > 0 && y0 < (y1 - y0) * 0.5) y0 = 0; // start at 0 unless the data sits far from it
     if (y1 === y0) { // a flat line: a band around it (0 to 1 for all zeros)
@@ -152,13 +157,13 @@ class LineChart {
       ctx.fillText(this.format(v, yStep), PAD.left - 6, y);
     }
     const want = (ex.x1 - ex.x0) / Math.max(2, pw / 90);
-    const xStep = TIME_STEPS.find((s) => s >= want) || niceStep(ex.x1 - ex.x0, pw / 90);
+    const xStep = this.xSteps.find((s) => s >= want) || niceStep(ex.x1 - ex.x0, pw / 90);
     ctx.textAlign = 'center';
     ctx.textBaseline = 'top';
     for (const t of ticks(ex.x0, ex.x1, xStep)) {
       const x = Math.round(sx(t)) + 0.5;
       ctx.beginPath(); ctx.moveTo(x, PAD.top); ctx.lineTo(x, PAD.top + ph); ctx.stroke();
-      ctx.fillText(formatElapsed(t, xStep), x, PAD.top + ph + 5);
+      ctx.fillText(this.xFormat(t, xStep), x, PAD.top + ph + 5);
     }
 
     ctx.save();
@@ -169,6 +174,7 @@ class LineChart {
     ctx.lineJoin = 'round';
     for (const s of this.series) {
       ctx.strokeStyle = s.color;
+      ctx.setLineDash(s.dash ? [5, 4] : []);
       ctx.beginPath();
       let pen = false;
       for (let i = 0; i < s.t.length; i++) {
@@ -180,6 +186,7 @@ class LineChart {
       }
       ctx.stroke();
     }
+    ctx.setLineDash([]);
     if (this.drag) {
       ctx.fillStyle = 'rgba(40, 110, 200, 0.15)';
       const a = Math.min(this.drag.x0, this.drag.x1), b = Math.max(this.drag.x0, this.drag.x1);
@@ -228,7 +235,7 @@ class LineChart {
     const t = ex.x0 + (x - PAD.left) / pw * (ex.x1 - ex.x0);
     // Built from nodes, never from markup: series names are run names from the store.
     const rows = [document.createElement('b')];
-    rows[0].textContent = formatElapsed(t, 0.1);
+    rows[0].textContent = this.xFormat(t, 0.1);
     for (const s of this.series) {
       if (!s.t.length) continue;
       const i = bisect(s.t, t);

@@ -84,6 +84,10 @@ std::optional<DeviceMetric> device_metric_named(std::string_view name) {
   return plot::plottable(m) ? std::optional<DeviceMetric>(m) : std::nullopt;
 }
 
+// The host's metrics worth a chart: not its memory's total, which the chart
+// of memory used would only flatten.
+bool host_metric_over_time(HostMetric m) { return m != HostMetric::MemTotalBytes; }
+
 // Whether any sample of the column has a value.
 bool has_values(const DeviceSeries& d, DeviceMetric m) {
   const auto& column = d.values[static_cast<std::size_t>(m)];
@@ -96,6 +100,45 @@ void write_line(JsonWriter& w, int device_index, const plot::Line& line) {
   w.end_array().key("v").begin_array();
   for (const double v : line.v) w.value(v);  // NaN, a gap, is written as null
   w.end_array().end_object();
+}
+
+// Only the chunks that reach into the span, and a sample's worth either side,
+// so that a zoom into a long run reads minutes, not hours.
+LoadOptions span_load(const RunInfo& run, double from_s, double to_s) {
+  LoadOptions span;
+  const auto margin_ns = static_cast<std::int64_t>(run.slow_interval_or_default_s() * 4e9);
+  span.since_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(from_s * 1e9) - margin_ns;
+  span.until_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(to_s * 1e9) + margin_ns;
+  return span;
+}
+
+// The samples of the grid's span, and one on either side so lines reach its
+// edges, reduced to the grid's columns. `t` is a buffer.
+plot::Line reduce_span(const RunInfo& run, const std::vector<std::int64_t>& mono_ns, const std::vector<double>& column,
+                       const BucketGrid& grid, plot::LineBuilder& builder, std::vector<double>& t) {
+  t.resize(mono_ns.size());
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = seconds_since_start(run, mono_ns[i]);
+  const auto first = std::lower_bound(t.begin(), t.end(), grid.t_begin);
+  const auto last = std::upper_bound(t.begin(), t.end(), grid.t_end);
+  const std::size_t begin = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, first - t.begin() - 1));
+  const std::size_t end = std::min(t.size(), static_cast<std::size_t>(last - t.begin()) + 1);
+  const bool has_column = column.size() == t.size();  // empty where the metric is missing
+  if (!has_column || begin >= end) return {};
+  return builder.reduce(std::span(t).subspan(begin, end - begin), std::span(column).subspan(begin, end - begin), grid);
+}
+
+// from, to and points of a series request, checked; to defaults to the run's end.
+BucketGrid series_grid(const RequestTarget& query, const RunInfo& run) {
+  const double points_asked = number_param(query, "points").value_or(static_cast<double>(kDefaultSeriesPoints));
+  if (points_asked < 1 || points_asked > static_cast<double>(kMaxSeriesPoints)) {
+    throw ApiError(400, fmt::format("points must be 1 to {}", kMaxSeriesPoints));
+  }
+  const double from = number_param(query, "from").value_or(0.0);
+  const double to = number_param(query, "to").value_or(std::clamp(run_duration_s(run), from, kMaxApiSeconds));
+  if (from < 0 || to < from || to > kMaxApiSeconds) {
+    throw ApiError(400, fmt::format("from and to must satisfy 0 <= from <= to <= {}", kMaxApiSeconds));
+  }
+  return BucketGrid{from, to, static_cast<std::size_t>(points_asked)};
 }
 
 }  // namespace
@@ -205,21 +248,15 @@ std::string series_json(StorePool& stores, std::string_view run_ref, const Reque
   if (!metric_name) throw ApiError(400, "metric is required, e.g. metric=gpu_util_percent");
   const std::optional<DeviceMetric> metric = device_metric_named(*metric_name);
   if (!metric) throw ApiError(400, fmt::format("no plottable metric is called '{}'", *metric_name));
-  const double points_asked = number_param(query, "points").value_or(static_cast<double>(kDefaultSeriesPoints));
-  if (points_asked < 1 || points_asked > static_cast<double>(kMaxSeriesPoints)) {
-    throw ApiError(400, fmt::format("points must be 1 to {}", kMaxSeriesPoints));
-  }
   const StorePool::Lease store = stores.acquire();
   const RunInfo run = find_run(*store, run_ref);
   const RunData base = load_run_facts(*store, run);
-  const double from = number_param(query, "from").value_or(0.0);
-  const double to = number_param(query, "to").value_or(std::clamp(run_duration_s(run), from, kMaxApiSeconds));
-  if (from < 0 || to < from || to > kMaxApiSeconds) {
-    throw ApiError(400, fmt::format("from and to must satisfy 0 <= from <= to <= {}", kMaxApiSeconds));
-  }
+  const BucketGrid grid = series_grid(query, run);
+  const double from = grid.t_begin;
+  const double to = grid.t_end;
+  const auto points_asked = static_cast<double>(grid.count);
 
   const std::vector<DeviceMetric> wanted{*metric};
-  const BucketGrid grid{from, to, static_cast<std::size_t>(points_asked)};
   plot::LineBuilder builder;
   std::vector<double> t;
   std::string out;
@@ -248,34 +285,48 @@ std::string series_json(StorePool& stores, std::string_view run_ref, const Reque
       write_line(w, d.info.index, builder.reduce(t, minute_v, grid));
       continue;
     }
-    // Only the chunks that reach into the span, and a sample's worth either
-    // side, so that a zoom into a long run reads minutes, not hours.
-    LoadOptions span;
+    LoadOptions span = span_load(run, from, to);
     span.device = d.info.index;
     span.metrics = wanted;
     span.host = false;
     span.device_wall_clock = false;
-    const auto margin_ns = static_cast<std::int64_t>(run.slow_interval_or_default_s() * 4e9);
-    span.since_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(from * 1e9) - margin_ns;
-    span.until_mono_ns = run.start_mono_ns + static_cast<std::int64_t>(to * 1e9) + margin_ns;
     const RunData part = store->load(run, span);
     const auto found = std::find_if(part.devices.begin(), part.devices.end(),
                                     [&](const DeviceSeries& x) { return x.info.index == d.info.index; });
     if (found == part.devices.end()) continue;
-    const DeviceSeries& loaded = *found;
-    const std::vector<double>& column = loaded.values[static_cast<std::size_t>(*metric)];
-    // The samples of the span, and one on either side so lines reach its edges.
-    t.resize(loaded.mono_ns.size());
-    for (std::size_t i = 0; i < t.size(); ++i) t[i] = seconds_since_start(run, loaded.mono_ns[i]);
-    const auto first = std::lower_bound(t.begin(), t.end(), from);
-    const auto last = std::upper_bound(t.begin(), t.end(), to);
-    const std::size_t begin = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, first - t.begin() - 1));
-    const std::size_t end = std::min(t.size(), static_cast<std::size_t>(last - t.begin()) + 1);
-    const bool has_column = column.size() == t.size();  // empty where the GPU lacks the metric
-    const plot::Line line = has_column && begin < end ? builder.reduce(std::span(t).subspan(begin, end - begin),
-                                                          std::span(column).subspan(begin, end - begin), grid)
-                                        : plot::Line{};
-    write_line(w, d.info.index, line);
+    write_line(w, d.info.index,
+               reduce_span(run, found->mono_ns, found->values[static_cast<std::size_t>(*metric)], grid, builder, t));
+  }
+  w.end_array().end_object();
+  return out;
+}
+
+std::string host_series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query) {
+  const StorePool::Lease store = stores.acquire();
+  const RunInfo run = find_run(*store, run_ref);
+  const BucketGrid grid = series_grid(query, run);
+  LoadOptions span = span_load(run, grid.t_begin, grid.t_end);
+  span.device_samples = false;
+  const RunData part = store->load(run, span);
+  plot::LineBuilder builder;
+  std::vector<double> t;
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", kSchemaVersion).field("from", grid.t_begin).field("to", grid.t_end);
+  w.key("metrics").begin_array();
+  for (std::size_t i = 0; i < kHostMetricCount; ++i) {
+    const auto m = static_cast<HostMetric>(i);
+    if (!host_metric_over_time(m)) continue;
+    const MetricInfo& mi = info(m);
+    const plot::Line line = reduce_span(run, part.host.mono_ns, part.host.values[i], grid, builder, t);
+    if (std::none_of(line.v.begin(), line.v.end(), [](double v) { return !std::isnan(v); })) continue;
+    w.begin_object().field("metric", mi.name).field("label", mi.label).field("unit", mi.unit);
+    write_display(w, mi);
+    w.key("t").begin_array();
+    for (const double x : line.t_s) w.value(x);
+    w.end_array().key("v").begin_array();
+    for (const double v : line.v) w.value(v);
+    w.end_array().end_object();
   }
   w.end_array().end_object();
   return out;

@@ -36,6 +36,9 @@ std::string runs_json(StorePool& stores);
 std::string run_json(StorePool& stores, std::string_view run_ref);
 // GET /api/runs/ID/series?metric=&from=&to=&points=
 std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
+// GET /api/runs/ID/host?from=&to=&points=: the host's metrics over the span,
+// reduced as a series is; those with no value in it left out.
+std::string host_series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/report
 std::string report_json(StorePool& stores, std::string_view run_ref);
 // GET /api/runs/ID/status: `gpuwatch status ID --format json` over the run's

@@ -110,6 +110,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(stores_));
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "host") return json_reply(200, host_series_json(stores_, s[2], *target));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_));
   if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(stores_, *target));

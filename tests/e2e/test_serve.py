@@ -33,6 +33,11 @@ def training(seconds):
             "    time.sleep(0.05)\n")
 
 
+def canvases(dom):
+    """The attributes of every <canvas> of a DOM dump, as dicts."""
+    return [dict(re.findall(r'([\w-]+)="([^"]*)"', tag)) for tag in re.findall(r"<canvas\b[^>]*>", dom)]
+
+
 class ServeCase(GpuwatchTestCase):
     """Records runs into the test's store and starts `gpuwatch serve` over it."""
 
@@ -122,6 +127,19 @@ class ServeTest(ServeCase):
             status, err = self.get(f"{base}/api/runs/{first}/series?{bad}")
             self.assertEqual(status, 400, bad)
             self.assertIn("error", err)
+
+        status, host = self.get(f"{base}/api/runs/{first}/host?points=3")
+        self.assertEqual(status, 200)
+        by_name = {m["metric"]: m for m in host["metrics"]}
+        self.assertIn("cpu_percent", by_name)
+        self.assertIn("tree_rss_bytes", by_name)  # the recorded python's own RSS
+        self.assertNotIn("mem_total_bytes", by_name)
+        for m in host["metrics"]:
+            self.assertEqual(len(m["t"]), len(m["v"]))
+            self.assertLessEqual(len(m["t"]), 2 * 3 + 2)
+        self.assertGreater(max(v for v in by_name["tree_rss_bytes"]["v"] if v is not None), 1 << 20)
+        self.assertEqual(self.get(f"{base}/api/runs/{first}/host?points=0")[0], 400)
+        self.assertEqual(self.get(f"{base}/api/runs/{first}/host?from=9&to=1")[0], 400)
 
         status, report = self.get(f"{base}/api/runs/{first}/report")
         self.assertEqual(status, 200)
@@ -280,11 +298,24 @@ class ServePagesTest(ServeCase):
         self.assertIn(f'data-run-id="{first}"', dom)
         self.assertIn(f'data-run-id="{second}"', dom)
         dom = dump_dom(f"{base}/#/run/{first}", timeout_s=BROWSER_TIMEOUT_S)
-        points = [int(n) for n in re.findall(r'class="chart"[^>]*data-points="(\d+)"', dom)]
-        self.assertTrue(points and max(points) > 0, dom[:2000])
-        self.assertIn('data-metric="gpu_util_percent"', dom)
+        charts = canvases(dom)
+        drawn = {c.get("data-metric"): int(c["data-points"]) for c in charts if "data-gpu" not in c}
+        self.assertGreater(drawn.get("gpu_util_percent", 0), 0, dom[:2000])
+        # The host's charts, and the memory grid: a small chart per GPU, both drawn.
+        self.assertGreater(drawn.get("host.cpu_percent", 0), 0, sorted(drawn))
+        self.assertGreater(drawn.get("host.mem_used_bytes", 0), 0, sorted(drawn))
+        grid = {c["data-gpu"]: int(c["data-points"]) for c in charts if "data-gpu" in c}
+        self.assertEqual(sorted(grid), ["0", "1"], dom[:2000])
+        self.assertTrue(all(n > 0 for n in grid.values()), grid)
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
         dom = dump_dom(f"{base}/#/compare/{first},{second}", timeout_s=BROWSER_TIMEOUT_S)
         self.assertIn(f'data-runs="{first},{second}"', dom)
+        self.assertIn('data-align="time"', dom)
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        # Both runs logged epochs: aligned by epoch, every chart still has both runs' lines.
+        dom = dump_dom(f"{base}/#/compare/{first},{second}/epoch", timeout_s=BROWSER_TIMEOUT_S)
+        self.assertIn('data-align="epoch"', dom)
+        self.assertTrue(all(int(c["data-points"]) > 0 for c in canvases(dom)), dom[:2000])
         self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
         shots = os.environ.get("GPUWATCH_SCREENSHOTS")  # a folder: docs/img/ when refreshing them
         if shots:
