@@ -73,8 +73,9 @@ void draw_balance_bands(Canvas& canvas, const Frame& f) {
 double band_label_room(Canvas& canvas) { return canvas.text_width("20 %", fonts::kNote) + 6; }
 
 Bar cv_bar(const Balance& balance) {
-  return {balance.cv_percent, std::nullopt, std::nullopt, kCvColor,
-          fmt::format("{} % {}", format_number(balance.cv_percent, 1), to_string(balance.band))};
+  const std::string cv = format_number(balance.cv_percent, 1);
+  return {balance.cv_percent, std::nullopt, std::nullopt, kCvColor, fmt::format("{} % {}", cv, to_string(balance.band)),
+          cv};
 }
 
 double cv_axis_top(std::span<const Bar> cv_bars) {

@@ -185,13 +185,16 @@ void draw_bar(Canvas& canvas, const Frame& frame, double cx, double bar_w, doubl
     canvas.line(cx - cap, y1, cx + cap, y1, colors::kAxis, 1.2);
     label_bottom = std::min(label_bottom, std::min(y0, y1));
   }
-  if (b.label.empty()) return;
   // Above the bar when there is room in the slot and under the frame's top.
-  const double w = canvas.text_width(b.label, fonts::kNote);
-  if (w > room - 4 || label_bottom - 2 - text_h < frame.area.y) return;
-  // On white, so that a reference line behind it does not cross the digits.
-  canvas.fill({cx - w / 2 - 1, label_bottom - 2 - text_h, w + 2, text_h}, rgb_hex(0xffffff), 0.85);
-  canvas.text(b.label, cx, label_bottom - 2, HAlign::Center, VAlign::Bottom, fonts::kNote, colors::kText);
+  if (label_bottom - 2 - text_h < frame.area.y) return;
+  for (const std::string& label : {b.label, b.short_label}) {
+    const double w = canvas.text_width(label, fonts::kNote);
+    if (label.empty() || w > room - 4) continue;
+    // On white, so that a reference line behind it does not cross the digits.
+    canvas.fill({cx - w / 2 - 1, label_bottom - 2 - text_h, w + 2, text_h}, rgb_hex(0xffffff), 0.85);
+    canvas.text(label, cx, label_bottom - 2, HAlign::Center, VAlign::Bottom, fonts::kNote, colors::kText);
+    return;
+  }
 }
 
 double slot_width(const Frame& frame) { return frame.area.w / std::max(1.0, frame.x.hi - frame.x.lo); }

@@ -40,7 +40,8 @@ struct Bar {
   std::optional<double> whisker_lo;
   std::optional<double> whisker_hi;
   Rgb color;
-  std::string label;  // above the bar, when it fits
+  std::string label;        // above the bar, when it fits
+  std::string short_label;  // instead, when only this fits ("15.9" for "15.9 % fair")
 };
 // A bar of `value` with whiskers from `lo` to `hi` (all in the frame's
 // units), labelled with its value ("12.5", "140"); "n/a" without a value.
