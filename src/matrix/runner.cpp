@@ -131,6 +131,8 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   int run() {
+    // cairo now: its warning, if any, before the first progress line.
+    pictures_available();
     std::size_t next = 0;
     std::size_t running = 0;
     int forwarded = 0;

@@ -157,6 +157,9 @@ class MatrixRuns(MatrixTestCase):
         summary = self.read_json(out, "summary.json")
         self.assertEqual([(u["cell"], u["state"]) for u in summary["unsuccessful"]],
                          [("a=2", "interrupted"), ("a=3", "pending")])
+        # The pictures are written with the summary, from the cell that succeeded.
+        self.assertTrue(os.path.exists(os.path.join(out, "graphs", "training_memory_comparison.png")))
+        self.assertTrue(any(f.endswith("_plot.png") for f in os.listdir(os.path.join(out, "a=2"))))
 
         r = self.run_gw("matrix", "status", out, "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
