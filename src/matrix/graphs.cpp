@@ -1,5 +1,6 @@
 #include "matrix/graphs.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <vector>
@@ -73,6 +74,9 @@ void write_timeline(const fs::path& out, const std::vector<const GraphRun*>& ord
   for (const GraphRun* r : ordered) runs.push_back(r->reduced);
   plot::PlotOptions o = memory_compare();
   o.title = fmt::format("GPU memory used over time \u2014 {} cells of {}", runs.size(), matrix);
+  // Taller for the legend's rows: about three runs to a row.
+  const int extra_rows = static_cast<int>(runs.size() / 3);
+  o.height_px = std::min(plot::kMaxSidePx, plot::default_size(o.kind).height_px + 24 * extra_rows);
   plot::write_plot(runs, o, out);
 }
 
