@@ -27,7 +27,9 @@ std::optional<Summary> summary_of(const RunData& data, RunMetric metric) {
   return summarize(series.elapsed_ns, series.values);
 }
 
-Spread spread_of(const std::vector<double>& xs) {
+}  // namespace
+
+Spread spread_of(std::span<const double> xs) {
   Spread s;
   s.n = xs.size();
   s.mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
@@ -37,8 +39,6 @@ Spread spread_of(const std::vector<double>& xs) {
   s.std = std::sqrt(sample_variance(xs));
   return s;
 }
-
-}  // namespace
 
 const GroupColumnInfo& info(GroupColumn c) { return kColumns[index(c)]; }
 

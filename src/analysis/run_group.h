@@ -56,6 +56,9 @@ struct Spread {
   double max = 0;
 };
 
+// Mean, sample std, min and max of `xs` (not empty): how repeats are averaged.
+Spread spread_of(std::span<const double> xs);
+
 // Runs that share a name: repeats of one configuration.
 struct Configuration {
   std::string name;

@@ -63,7 +63,7 @@ void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
 void add_matrix_collect(CLI::App& matrix, int& exit_code) {
   auto* cmd = matrix.add_subcommand(
       "collect",
-      "Write DIR/summary.txt and summary.json from the cells' files and their runs in DIR/stores/*.db and the\n"
+      "Write DIR/summary.txt, summary.json and graphs/ from the cells' files and their runs in DIR/stores/*.db and the\n"
       "matrix's store (cells run elsewhere, e.g. by --slurm's job array). Exits 0 when every cell succeeded, else 1");
   struct Flags {
     std::string dir;

@@ -9,6 +9,7 @@
 
 #include "analysis/run_group.h"
 #include "core/atomic_file.h"
+#include "matrix/graphs.h"
 #include "matrix/progress.h"
 #include "matrix/summary.h"
 #include "store/store.h"
@@ -86,7 +87,8 @@ void write_text_file(const fs::path& path, const std::string& text) { write_text
 
 void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, const std::vector<fs::path>& stores) {
   std::map<std::string, GroupValues> values;
-  std::vector<std::unique_ptr<Store>> open_stores;
+  std::map<std::string, GraphRun> graph_runs;  // the same runs, for DIR/graphs/
+  std::vector<std::pair<fs::path, std::unique_ptr<Store>>> open_stores;
   bool opened = false;  // only when a cell has a run: a matrix whose cells never ran may have no store
   for (const CellResult& c : cells) {
     if (c.run_id.empty() || c.state != CellState::Done) continue;
@@ -95,16 +97,18 @@ void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, co
       opened = true;
       for (const fs::path& p : stores) {
         try {
-          open_stores.push_back(Store::open(p, true));
+          open_stores.emplace_back(p, Store::open(p, true));
         } catch (const std::exception& e) {
           error = e.what();
         }
       }
     }
     bool found = false;
-    for (const auto& store : open_stores) {
+    for (const auto& [path, store] : open_stores) {
       try {
-        values[c.run_id] = group_values(store->load(store->resolve(c.run_id)));
+        const RunData data = store->load(store->resolve(c.run_id));
+        values[c.run_id] = group_values(data);
+        if (pictures_available()) graph_runs.emplace(c.run_id, graph_run(path, data));
         found = true;
         break;
       } catch (const std::exception& e) {
@@ -116,6 +120,7 @@ void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, co
   const MatrixSummary summary = build_summary(cells, values);
   write_text(dir / "summary.txt", render_summary_text(summary));
   write_text(dir / "summary.json", render_summary_json(summary));
+  write_graphs(dir, summary, graph_runs);
 }
 
 std::string matrix_status(const fs::path& dir, const std::string& format) {

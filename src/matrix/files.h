@@ -25,8 +25,9 @@ std::vector<CellResult> read_cells(const std::filesystem::path& dir, const std::
 
 // The summary files, from the stored runs of the cells that have one
 // (stores: where the cells were recorded; a run is looked up in each in
-// turn). A run that cannot be read leaves its cell out of the averages, with
-// a warning on stderr.
+// turn), and the pictures in DIR/graphs/ (matrix/graphs.h). A run that
+// cannot be read leaves its cell out of the averages, with a warning on
+// stderr.
 void write_summary(const std::filesystem::path& dir, const std::vector<CellResult>& cells,
                    const std::vector<std::filesystem::path>& stores);
 

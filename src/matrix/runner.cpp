@@ -21,6 +21,7 @@
 
 #include "backends/backend.h"
 #include "matrix/files.h"
+#include "matrix/graphs.h"
 #include "matrix/progress.h"
 #include "matrix/schedule.h"
 #include "matrix/slurm.h"
@@ -130,6 +131,8 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   int run() {
+    // cairo now: its warning, if any, before the first progress line.
+    pictures_available();
     std::size_t next = 0;
     std::size_t running = 0;
     int forwarded = 0;
@@ -254,6 +257,9 @@ class Runner {
       if (status == 127) r.failure += " (the command could not be run)";
     }
     write_cell(o_.dir, cell, r);
+    // The cell's timeline beside its seed files; a picture that cannot be
+    // drawn is a warning, the cell stays as it ended.
+    if (!r.run_id.empty() && pictures_available()) write_cell_plot(o_.dir / cell.dir, o_.store_path, r.run_id);
   }
 
   Progress progress() const { return compute_progress(results_, unix_now(), o_.def.parallel); }

@@ -157,6 +157,9 @@ class MatrixRuns(MatrixTestCase):
         summary = self.read_json(out, "summary.json")
         self.assertEqual([(u["cell"], u["state"]) for u in summary["unsuccessful"]],
                          [("a=2", "interrupted"), ("a=3", "pending")])
+        # The pictures are written with the summary, from the cell that succeeded.
+        self.assertTrue(os.path.exists(os.path.join(out, "graphs", "training_memory_comparison.png")))
+        self.assertTrue(any(f.endswith("_plot.png") for f in os.listdir(os.path.join(out, "a=2"))))
 
         r = self.run_gw("matrix", "status", out, "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -301,3 +304,80 @@ class MatrixSlurm(MatrixTestCase):
             self.assertEqual(c["succeeded"], 1)
             self.assertGreater(c["metrics"]["power_watts_mean"]["mean"], 0)
         self.assertIn("every cell succeeded", self.read_text(out, "summary.txt"))
+        # The tasks drew each cell's timeline; collect drew DIR/graphs/ from the nodes' stores.
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "graphs"))), sorted(GRAPHS))
+        self.assertTrue(any(f.endswith("_plot.png") for f in os.listdir(os.path.join(out, "a=1,b=y"))))
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+GRAPHS = ["gpu_memory_timeline.png", "training_memory_comparison.png", "per_gpu_memory_breakdown.png",
+          "gpu_load_balance_analysis.png"]
+# Memory that differs between GPUs, so that the bars have heights.
+MEMORY_GPUS = FOUR_GPUS + ";gpu0.mem_used_mib=1000;gpu1.mem_used_mib=3000;gpu2.mem_used_mib=1500;gpu3.mem_used_mib=2000"
+
+
+class MatrixPictures(MatrixTestCase):
+    def check_png(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertEqual(data[:8], PNG_SIGNATURE, path)
+        width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+        self.assertGreaterEqual(width, 800, path)
+        self.assertGreaterEqual(height, 600, path)
+        self.assertGreater(len(data), 10000, path)  # more than a blank page
+
+    def cell_plots(self, out, name):
+        return [f for f in os.listdir(os.path.join(out, name)) if f.startswith("gpu_stats_") and f.endswith("_plot.png")]
+
+    def run_2x2(self, out, **extra):
+        return self.run_gw("matrix", "--param", "a=1,2", "--param", "b=x,y", "--repeat", "2", "--parallel", "2",
+                           "--gpus-per-cell", "2", "--interval", "0.1", "--output-dir", out, "--",
+                           *self.grid_cmd("a", "b"), scenario=MEMORY_GPUS, timeout=120, **extra)
+
+    def test_cells_and_graphs_have_their_pictures_and_collect_draws_them_again(self):
+        out = os.path.join(self.tmp, "pictures")
+        r = self.run_2x2(out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("warning", r.stderr)
+        for a in "12":
+            for b in "xy":
+                for rep in "12":
+                    name = f"a={a},b={b},rep={rep}"
+                    plots = self.cell_plots(out, name)
+                    # Named as record --generate-graphs names it, beside the cell's seed files.
+                    self.assertEqual(len(plots), 1, plots)
+                    self.assertTrue(plots[0].startswith(f"gpu_stats_{name}_"), plots)
+                    self.assertTrue(os.path.exists(os.path.join(out, name, plots[0][:-len("_plot.png")] + ".json")))
+                    self.check_png(os.path.join(out, name, plots[0]))
+        self.assertEqual(sorted(os.listdir(os.path.join(out, "graphs"))), sorted(GRAPHS))
+        for g in GRAPHS:
+            self.check_png(os.path.join(out, "graphs", g))
+
+        # matrix collect writes them from the cells' runs, as the end of the matrix did.
+        for g in GRAPHS:
+            os.remove(os.path.join(out, "graphs", g))
+        r = self.run_gw("matrix", "collect", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for g in GRAPHS:
+            self.check_png(os.path.join(out, "graphs", g))
+
+    def test_without_cairo_one_warning_no_picture_and_the_matrix_succeeds(self):
+        out = os.path.join(self.tmp, "no_cairo")
+        r = self.run_2x2(out, GPUWATCH_CAIRO_LIBRARY=os.path.join(self.tmp, "no", "libcairo.so.2"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr.count("warning"), 1, r.stderr)
+        self.assertIn("no pictures", r.stderr)
+        self.assertIn("cairo", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "graphs")))
+        self.assertEqual(self.cell_plots(out, "a=1,b=x,rep=1"), [])
+        self.assertEqual(len(self.read_json(out, "summary.json")["configs"]), 4)
+
+    def test_no_successful_cell_no_picture(self):
+        out = os.path.join(self.tmp, "all_fail")
+        r = self.run_gw("matrix", "--param", "a=1", "--interval", "0.1", "--output-dir", out, "--",
+                        *self.grid_cmd("a"), scenario=FOUR_GPUS, PROBE_EXIT_1="3")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no pictures", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(out, "graphs")))
+        # The failed cell's run still has its timeline.
+        self.assertEqual(len(self.cell_plots(out, "a=1")), 1)

@@ -18,7 +18,6 @@ namespace {
 
 constexpr DeviceMetric kBalanced[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes};
 constexpr double kBandEdges[] = {5, 10, 20};
-constexpr Rgb kCvColor = rgb_hex(0x6a6a6a);
 constexpr double kLabelRoom = 1.15;  // headroom over the tallest bar for its label
 
 struct MetricBars {
@@ -39,27 +38,26 @@ MetricBars per_gpu_means(const PlotRun& run, DeviceMetric metric) {
   }
   m.unit = display_unit(info(metric).unit, largest);
   for (std::size_t i = 0; i < summaries.size(); ++i) {
-    Bar bar;
-    bar.color = series_color(i);
     if (const auto& s = summaries[i]) {
       m.means.push_back(s->mean);
-      bar.value = s->mean / m.unit.divisor;
       // ± 1 std, but never past what was seen (no 110 % utilization).
-      bar.whisker_lo = std::max(s->min, s->mean - s->std) / m.unit.divisor;
-      bar.whisker_hi = std::min(s->max, s->mean + s->std) / m.unit.divisor;
-      bar.label = format_number(bar.value, bar.value >= 100 ? 0 : 1);
-      m.top = std::max(m.top, *bar.whisker_hi);
+      const double hi = std::min(s->max, s->mean + s->std) / m.unit.divisor;
+      m.bars.push_back(value_bar(s->mean / m.unit.divisor, std::max(s->min, s->mean - s->std) / m.unit.divisor, hi,
+                                 series_color(i)));
+      m.top = std::max(m.top, hi);
     } else {
-      bar.label = "n/a";
+      m.bars.push_back(value_bar(std::nullopt, std::nullopt, std::nullopt, series_color(i)));
     }
-    m.bars.push_back(std::move(bar));
   }
   return m;
 }
 
+}  // namespace
+
 // "5 %", "10 %", "20 %" right of the area, each where its line is, none
 // on top of another.
-void label_band_edges(Canvas& canvas, const Frame& f) {
+void draw_balance_bands(Canvas& canvas, const Frame& f) {
+  for (const double edge : kBandEdges) draw_reference_line(canvas, f, edge);
   std::vector<Rect> placed;
   for (const double edge : kBandEdges) {
     const double y = f.py(edge);
@@ -72,7 +70,24 @@ void label_band_edges(Canvas& canvas, const Frame& f) {
   }
 }
 
-}  // namespace
+double band_label_room(Canvas& canvas) { return canvas.text_width("20 %", fonts::kNote) + 6; }
+
+Bar cv_bar(const Balance& balance) {
+  const std::string cv = format_number(balance.cv_percent, 1);
+  return {balance.cv_percent, std::nullopt, std::nullopt, kCvColor, fmt::format("{} % {}", cv, to_string(balance.band)),
+          cv};
+}
+
+double cv_axis_top(std::span<const Bar> cv_bars) {
+  double top = 25;
+  for (const Bar& b : cv_bars) top = std::max(top, b.value * 1.2);
+  return top;
+}
+
+std::vector<LegendEntry> balance_band_entries() {
+  return {{"CV across GPUs", kCvColor, Swatch::Box, {}},
+          {"quality bands: 5 / 10 / 20 %", colors::kReference, Swatch::Line, kDashed}};
+}
 
 PlotNeeds balance_needs(const PlotOptions&) {
   PlotNeeds needs;
@@ -89,19 +104,15 @@ PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions&
 
   std::vector<Bar> cv_bars;
   XAxisSpec cv_axis{XAxisSpec::Kind::Categories, 0, 1, false, {}, "Metric"};
-  double cv_top = 25;
   for (const MetricBars& m : metrics) {
     const auto balance = load_balance(m.means);
     if (!balance) continue;
     cv_axis.categories.emplace_back(metric_title(m.metric));
-    cv_bars.push_back({balance->cv_percent, std::nullopt, std::nullopt, kCvColor,
-                       fmt::format("{} % {}", format_number(balance->cv_percent, 1), to_string(balance->band))});
-    cv_top = std::max(cv_top, balance->cv_percent * 1.2);
+    cv_bars.push_back(cv_bar(*balance));
   }
 
   std::vector<LegendEntry> legend = gpu_entries(run, Swatch::Box);
-  legend.push_back({"CV across GPUs", kCvColor, Swatch::Box, {}});
-  legend.push_back({"quality bands: 5 / 10 / 20 %", colors::kReference, Swatch::Line, kDashed});
+  for (LegendEntry& e : balance_band_entries()) legend.push_back(std::move(e));
   const std::string subtitle =
       run_subtitle(run) + " \u00b7 time-weighted means, whiskers \u00b1 1 std (within the values seen)";
   const Page page = draw_page(
@@ -132,8 +143,8 @@ PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions&
   cv_text.title = "Load balance: CV across GPUs";
   cv_text.y_title = "Coefficient of variation (%)";
   cv_text.y_title_short = "CV (%)";
-  cv_text.y_hi = cv_top;
-  cv_text.right_room = canvas.text_width("20 %", fonts::kNote) + 6;
+  cv_text.y_hi = cv_axis_top(cv_bars);
+  cv_text.right_room = band_label_room(canvas);
   const Frame cv_frame = layout_frames(canvas, std::span(cells).subspan(2, 1), {&cv_text, 1}, cv_axis).front();
 
   PlotGeometry geometry;
@@ -148,8 +159,7 @@ PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions&
     geometry.panels.push_back(panel_geometry(frames[i], metrics[i].unit.divisor));
   }
   draw_frame(canvas, cv_frame);
-  for (const double edge : kBandEdges) draw_reference_line(canvas, cv_frame, edge);
-  label_band_edges(canvas, cv_frame);
+  draw_balance_bands(canvas, cv_frame);
   if (cv_bars.empty()) {
     draw_note(canvas, cv_frame, "load balance needs two or more GPUs with values");
   } else {

@@ -112,18 +112,13 @@ PlotGeometry draw_compare(Canvas& canvas, std::span<const PlotRun> runs, const P
     double top = 0;
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const RunMean mean = run_mean(runs[r], m);
-      Bar b;
-      b.color = series_color(r);
       if (mean.mean) {
-        b.value = *mean.mean / s.unit.divisor;
-        b.whisker_lo = mean.lowest / s.unit.divisor;
-        b.whisker_hi = mean.highest / s.unit.divisor;
-        b.label = format_number(b.value, b.value >= 100 ? 0 : 1);
-        top = std::max(top, *b.whisker_hi);
+        top = std::max(top, mean.highest / s.unit.divisor);
+        run_bars.push_back(value_bar(*mean.mean / s.unit.divisor, mean.lowest / s.unit.divisor,
+                                     mean.highest / s.unit.divisor, series_color(r)));
       } else {
-        b.label = "n/a";
+        run_bars.push_back(value_bar(std::nullopt, std::nullopt, std::nullopt, series_color(r)));
       }
-      run_bars.push_back(std::move(b));
     }
     bars.push_back(std::move(run_bars));
     PanelText bt;

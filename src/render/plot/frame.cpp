@@ -157,7 +157,9 @@ void draw_frame(Canvas& canvas, const Frame& f) {
     if (!f.x_labels) continue;
     const double w = canvas.text_width(f.x.labels[i], fonts::kTick);
     const Rect box{x - w / 2, label_top, w, tick_h};
-    if (i > 0 && box.overlaps(previous)) continue;
+    // Neighbours keep a little room between them ("#1 #2", never "#1#2").
+    const Rect spaced{box.x - kGap / 2, box.y, box.w + kGap, box.h};
+    if (i > 0 && spaced.overlaps(previous)) continue;
     previous = canvas.text(f.x.labels[i], x, label_top, HAlign::Center, VAlign::Top, fonts::kTick, colors::kText);
   }
   if (!f.y_title.empty()) {

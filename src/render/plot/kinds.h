@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/stats.h"
+#include "render/plot/marks.h"
 #include "render/plot/plot.h"
 #include "render/plot/plot_data.h"
 #include "render/plot/scale.h"
@@ -61,6 +63,20 @@ MetricScale metric_scale(std::span<const PlotRun> runs, DeviceMetric metric, std
 std::string format_value(double stored, std::string_view stored_unit);
 
 PanelGeometry panel_geometry(const Frame& frame, double divisor);
+
+// The load-balance panel's pieces (balance.cpp), shared with the matrix's
+// figure: the coefficient of variation across GPUs as a grey bar labelled
+// with its band, against dashed lines at the bands' edges (5, 10, 20 %).
+inline constexpr Rgb kCvColor = rgb_hex(0x6a6a6a);
+Bar cv_bar(const Balance& balance);
+// The CV axis' top: 25 % at least, room for the labels over the tallest bar.
+double cv_axis_top(std::span<const Bar> cv_bars);
+// PanelText::right_room for the bands' labels.
+double band_label_room(Canvas& canvas);
+// The dashed lines, labelled right of the area.
+void draw_balance_bands(Canvas& canvas, const Frame& frame);
+// "CV across GPUs", "quality bands: 5 / 10 / 20 %".
+std::vector<LegendEntry> balance_band_entries();
 
 // Line buckets for a picture `options` ask for: several per pixel column
 // whatever the layout, so that the reduced line draws as the full one does.

@@ -50,6 +50,8 @@ void draw_swatch(Canvas& canvas, const LegendEntry& e, const Rect& r) {
     case Swatch::Marker:
       canvas.line(r.x + r.w / 2, r.y, r.x + r.w / 2, r.bottom(), e.color, 1.5, e.dash);
       break;
+    case Swatch::None:
+      break;
   }
 }
 

@@ -11,7 +11,7 @@
 
 namespace gpuwatch::plot {
 
-enum class Swatch { Line, Box, Marker };
+enum class Swatch { Line, Box, Marker, None };  // None: a key entry, text only
 
 struct LegendEntry {
   std::string label;

@@ -167,33 +167,70 @@ std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<con
   return placed;
 }
 
-void draw_bars(Canvas& canvas, const Frame& frame, std::span<const Bar> bars) {
-  const double slot = frame.area.w / std::max(1.0, frame.x.hi - frame.x.lo);
-  const double bar_w = std::min(slot * kBarFill, kBarMaxWidth);
+namespace {
+
+// A bar centred at cx, `room` wide for its label.
+void draw_bar(Canvas& canvas, const Frame& frame, double cx, double bar_w, double room, const Bar& b) {
   const double text_h = canvas.line_height(fonts::kNote);
-  for (std::size_t i = 0; i < bars.size(); ++i) {
-    const Bar& b = bars[i];
-    const double cx = frame.px(static_cast<double>(i));
-    const double base = frame.py(std::max(frame.y.lo, 0.0));
-    const double top = frame.py(b.value);
-    canvas.fill({cx - bar_w / 2, std::min(base, top), bar_w, std::abs(base - top)}, b.color, 0.85);
-    double label_bottom = top;
-    if (b.whisker_lo && b.whisker_hi) {
-      const double y0 = frame.py(*b.whisker_lo);
-      const double y1 = frame.py(*b.whisker_hi);
-      const double cap = std::min(bar_w / 4, 8.0);
-      canvas.line(cx, y0, cx, y1, colors::kAxis, 1.2);
-      canvas.line(cx - cap, y0, cx + cap, y0, colors::kAxis, 1.2);
-      canvas.line(cx - cap, y1, cx + cap, y1, colors::kAxis, 1.2);
-      label_bottom = std::min(label_bottom, std::min(y0, y1));
-    }
-    if (b.label.empty()) continue;
-    // Above the bar when there is room in the slot and under the frame's top.
-    const double w = canvas.text_width(b.label, fonts::kNote);
-    if (w > slot - 4 || label_bottom - 2 - text_h < frame.area.y) continue;
+  const double base = frame.py(std::max(frame.y.lo, 0.0));
+  const double top = frame.py(b.value);
+  canvas.fill({cx - bar_w / 2, std::min(base, top), bar_w, std::abs(base - top)}, b.color, 0.85);
+  double label_bottom = top;
+  if (b.whisker_lo && b.whisker_hi) {
+    const double y0 = frame.py(*b.whisker_lo);
+    const double y1 = frame.py(*b.whisker_hi);
+    const double cap = std::min(bar_w / 4, 8.0);
+    canvas.line(cx, y0, cx, y1, colors::kAxis, 1.2);
+    canvas.line(cx - cap, y0, cx + cap, y0, colors::kAxis, 1.2);
+    canvas.line(cx - cap, y1, cx + cap, y1, colors::kAxis, 1.2);
+    label_bottom = std::min(label_bottom, std::min(y0, y1));
+  }
+  // Above the bar when there is room in the slot and under the frame's top.
+  if (label_bottom - 2 - text_h < frame.area.y) return;
+  for (const std::string& label : {b.label, b.short_label}) {
+    const double w = canvas.text_width(label, fonts::kNote);
+    if (label.empty() || w > room - 4) continue;
     // On white, so that a reference line behind it does not cross the digits.
     canvas.fill({cx - w / 2 - 1, label_bottom - 2 - text_h, w + 2, text_h}, rgb_hex(0xffffff), 0.85);
-    canvas.text(b.label, cx, label_bottom - 2, HAlign::Center, VAlign::Bottom, fonts::kNote, colors::kText);
+    canvas.text(label, cx, label_bottom - 2, HAlign::Center, VAlign::Bottom, fonts::kNote, colors::kText);
+    return;
+  }
+}
+
+double slot_width(const Frame& frame) { return frame.area.w / std::max(1.0, frame.x.hi - frame.x.lo); }
+
+}  // namespace
+
+Bar value_bar(std::optional<double> value, std::optional<double> lo, std::optional<double> hi, Rgb color) {
+  Bar b;
+  b.color = color;
+  if (!value) {
+    b.label = "n/a";
+    return b;
+  }
+  b.value = *value;
+  b.whisker_lo = lo;
+  b.whisker_hi = hi;
+  b.label = format_number(*value, std::abs(*value) >= 100 ? 0 : 1);
+  return b;
+}
+
+void draw_bars(Canvas& canvas, const Frame& frame, std::span<const Bar> bars) {
+  const double slot = slot_width(frame);
+  const double bar_w = std::min(slot * kBarFill, kBarMaxWidth);
+  for (std::size_t i = 0; i < bars.size(); ++i) draw_bar(canvas, frame, frame.px(static_cast<double>(i)), bar_w, slot, bars[i]);
+}
+
+void draw_bar_groups(Canvas& canvas, const Frame& frame, std::span<const std::vector<Bar>> groups) {
+  const double slot = slot_width(frame);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const double n = static_cast<double>(std::max<std::size_t>(groups[i].size(), 1));
+    const double group_w = std::min(slot * kBarFill, kBarMaxWidth * n);
+    const double bar_w = group_w / n;
+    for (std::size_t j = 0; j < groups[i].size(); ++j) {
+      const double cx = frame.px(static_cast<double>(i)) - group_w / 2 + bar_w * (static_cast<double>(j) + 0.5);
+      draw_bar(canvas, frame, cx, bar_w * 0.92, bar_w, groups[i][j]);
+    }
   }
 }
 

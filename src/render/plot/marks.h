@@ -40,9 +40,16 @@ struct Bar {
   std::optional<double> whisker_lo;
   std::optional<double> whisker_hi;
   Rgb color;
-  std::string label;  // above the bar, when it fits
+  std::string label;        // above the bar, when it fits
+  std::string short_label;  // instead, when only this fits ("15.9" for "15.9 % fair")
 };
+// A bar of `value` with whiskers from `lo` to `hi` (all in the frame's
+// units), labelled with its value ("12.5", "140"); "n/a" without a value.
+Bar value_bar(std::optional<double> value, std::optional<double> lo, std::optional<double> hi, Rgb color);
 // One bar per category (x = 0, 1, ...).
 void draw_bars(Canvas& canvas, const Frame& frame, std::span<const Bar> bars);
+// Several bars per category, side by side within its slot (x = 0, 1, ...):
+// groups[i] are category i's bars, left to right.
+void draw_bar_groups(Canvas& canvas, const Frame& frame, std::span<const std::vector<Bar>> groups);
 
 }  // namespace gpuwatch::plot
