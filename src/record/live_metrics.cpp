@@ -13,6 +13,9 @@ namespace gpuwatch {
 namespace {
 
 constexpr double kMetricsBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+// Power is integrated only across gaps shorter than this: a longer one (a
+// stalled sampler, a GPU that answered nothing) is not guessed over.
+constexpr std::int64_t kMaxPowerGapNs = 10'000'000'000;
 
 struct MetricSum {
   double total = 0;
@@ -25,13 +28,38 @@ struct MetricSum {
 
 }  // namespace
 
+void EnergySince::add(const DeviceSample& sample) {
+  if (const auto watts = sample.values.get(DeviceMetric::PowerWatts); watts && std::isfinite(*watts)) {
+    const std::int64_t dt_ns = sample.time.mono_ns - power_mono_ns_;
+    if (power_w_ && dt_ns > 0 && dt_ns <= kMaxPowerGapNs) {
+      integrated_j_ += (*power_w_ + *watts) / 2 * static_cast<double>(dt_ns) / 1e9;
+    }
+    power_w_ = *watts;
+    power_mono_ns_ = sample.time.mono_ns;
+  }
+  if (const auto joules = sample.values.get(DeviceMetric::EnergyJoules); joules && std::isfinite(*joules)) {
+    if (!first_counter_j_) {
+      first_counter_j_ = *joules;
+    } else if (*joules < *first_counter_j_ + counter_j_) {
+      *first_counter_j_ = *joules - counter_j_;  // stepped back: go on from here
+    }
+    counter_j_ = *joules - *first_counter_j_;
+    integrated_j_ = 0;
+  }
+}
+
+std::optional<double> EnergySince::joules() const {
+  if (!first_counter_j_ && !power_w_) return std::nullopt;
+  return counter_j_ + integrated_j_;
+}
+
 std::vector<int> metrics_gpus(const JobGpus& job, std::span<const int> recorded) {
   if (job.known() && !job.gpus.empty()) return job.gpus;
   return {recorded.begin(), recorded.end()};
 }
 
 NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus,
-                         const std::map<int, double>& energy_start) {
+                         const std::map<int, double>& energy_j) {
   NamedValues out;
   MetricSum memory;
   MetricSum power;
@@ -53,12 +81,9 @@ NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus
       out.emplace_back(fmt::format("gpu_{}_power", i), *watts);
       power.add(*watts);
     }
-    const auto joules = v.get(DeviceMetric::EnergyJoules);
-    const auto start = energy_start.find(i);
-    // A counter that went back (a driver reload) has no meaningful difference.
-    if (joules && start != energy_start.end() && *joules >= start->second) {
-      out.emplace_back(fmt::format("gpu_{}_energy", i), *joules - start->second);
-      energy.add(*joules - start->second);
+    if (const auto joules = energy_j.find(i); joules != energy_j.end()) {
+      out.emplace_back(fmt::format("gpu_{}_energy", i), joules->second);
+      energy.add(joules->second);
     }
   }
   if (memory.count > 0) out.emplace_back("gpu_total_memory", memory.total);
@@ -92,10 +117,8 @@ LiveMetrics::LiveMetrics(JobGpuTracker job, std::vector<int> recorded)
 
 void LiveMetrics::on_device_sample(const DeviceSample& sample) {
   window_.on_device_sample(sample);
-  const auto joules = sample.values.get(DeviceMetric::EnergyJoules);
-  if (!joules) return;
   std::lock_guard lock(mutex_);
-  energy_start_.try_emplace(sample.device_index, *joules);
+  energy_[sample.device_index].add(sample);
 }
 
 void LiveMetrics::on_processes(const std::vector<GpuProcess>& processes, Timestamp seen) {
@@ -107,13 +130,15 @@ void LiveMetrics::on_processes(const std::vector<GpuProcess>& processes, Timesta
 std::string LiveMetrics::answer(const MetricsRequest& request) const {
   const LiveSnapshot snapshot = window_.snapshot(0);
   std::vector<int> gpus;
-  std::map<int, double> energy_start;
+  std::map<int, double> energy_j;
   {
     std::lock_guard lock(mutex_);
     gpus = metrics_gpus(job_.current(), recorded_);
-    energy_start = energy_start_;
+    for (const auto& [index, energy] : energy_) {
+      if (const auto joules = energy.joules()) energy_j.emplace(index, *joules);
+    }
   }
-  return metrics_answer(request.id, gpus, live_metrics(snapshot, gpus, energy_start));
+  return metrics_answer(request.id, gpus, live_metrics(snapshot, gpus, energy_j));
 }
 
 }  // namespace gpuwatch

@@ -5,8 +5,10 @@
 // keeps what it is composed from.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -26,20 +28,39 @@ using NamedValues = std::vector<std::pair<std::string, double>>;
 // The GPUs the values cover: the job's, else every recorded one.
 std::vector<int> metrics_gpus(const JobGpus& job, std::span<const int> recorded);
 
+// The joules a GPU has used since the recording began, from its samples in
+// time order: the energy counter's rise up to its latest reading, plus the
+// power integrated (trapezoids) since that reading. The counter is read only
+// every 30 s (a read costs milliseconds of CPU), so without the integral the
+// value would stand still for 30 s and read 0 for a run's first 30 s. Power
+// alone where the GPU has no counter; a counter that steps back (a driver
+// reload) continues from where it was.
+class EnergySince {
+ public:
+  void add(const DeviceSample& sample);
+  [[nodiscard]] std::optional<double> joules() const;
+
+ private:
+  std::optional<double> first_counter_j_;
+  double counter_j_ = 0;           // the latest reading, in the first one's terms
+  double integrated_j_ = 0;        // since the latest reading (or the start)
+  std::int64_t power_mono_ns_ = 0;  // of the latest power value
+  std::optional<double> power_w_;
+};
+
 // The values of `gpus` (lost ones and those never read left out): per GPU
 // gpu_{i}_memory (GiB used), gpu_{i}_utilization (%), gpu_{i}_power (W),
-// gpu_{i}_energy (J since `energy_start`, its first counter reading), then
+// gpu_{i}_energy (J since the recording began, `energy_j`), then
 // gpu_total_memory, gpu_avg_utilization, gpu_load_balance_cv (% CV of the
 // utilizations, with 2+ GPUs), gpu_total_power, gpu_total_energy.
 NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus,
-                         const std::map<int, double>& energy_start);
+                         const std::map<int, double>& energy_j);
 
 // {"schema_version":1,"id":N,"gpus":[...],"metrics":{name: number, ...}}
 std::string metrics_answer(std::int64_t id, std::span<const int> gpus, const NamedValues& values);
 
-// On the sampling bus (cheap: the live window of the latest values, the
-// first energy reading of each GPU, the job's GPUs); answer() is for the
-// socket's thread.
+// On the sampling bus (cheap: the live window of the latest values, each
+// GPU's energy so far, the job's GPUs); answer() is for the socket's thread.
 class LiveMetrics final : public SampleSink {
  public:
   LiveMetrics(JobGpuTracker job, std::vector<int> recorded);
@@ -58,7 +79,7 @@ class LiveMetrics final : public SampleSink {
   const std::vector<int> recorded_;
   mutable std::mutex mutex_;
   JobGpuTracker job_;                    // mutex_
-  std::map<int, double> energy_start_;  // mutex_
+  std::map<int, EnergySince> energy_;  // mutex_
 };
 
 }  // namespace gpuwatch

@@ -254,10 +254,17 @@ class PythonMetrics(GpuwatchTestCase):
             self.assertAlmostEqual(m["gpu_load_balance_cv"], 20 / 60 * 100, places=6)
             self.assertAlmostEqual(m["gpu_0_power"], 120 + 5.8 * 40, delta=0.01)  # the fake's watts
             self.assertAlmostEqual(m["gpu_total_power"], 120 + 5.8 * 40 + 120 + 5.8 * 80, delta=0.02)
-            # Since the recording began; the counter is read every 30 s, so none has passed yet.
-            self.assertEqual((m["gpu_0_energy"], m["gpu_1_energy"], m["gpu_total_energy"]), (0, 0, 0))
+            # Since the recording began: the counter is read every 30 s, and power integrated since.
+            self.assertAlmostEqual(m["gpu_total_energy"], m["gpu_0_energy"] + m["gpu_1_energy"], places=6)
+        # Constant power on both: the energies are in the ratio of the watts.
+        m = lines[-1]
+        self.assertAlmostEqual(m["gpu_1_energy"] / m["gpu_0_energy"], m["gpu_1_power"] / m["gpu_0_power"], delta=0.05)
+        for m in lines:
             self.assertFalse(any(name.startswith("gpu_2_") for name in m), m)
             self.assertEqual(len(m), 13, m)
+        # 0.25 s apart (at least): each answer has about a quarter second more of the GPUs' watts.
+        for before, after in zip(lines, lines[1:]):
+            self.assertGreater(after["gpu_0_energy"] - before["gpu_0_energy"], 0.2 * before["gpu_0_power"])
 
     def test_only_the_jobs_gpu(self):
         m = self.answers("--gpus", "0,1", CUDA_VISIBLE_DEVICES="1")[-1]

@@ -32,12 +32,12 @@ TEST(LiveMetrics, NamesUnitsAndAggregatesOfTheChosenGpus) {
   window.on_device_sample(sample(2, 5, 1, 50.0));  // not the job's
   window.on_tick(Timestamp{});
   const std::vector<int> gpus{0, 1};
-  const auto m = as_map(live_metrics(window.snapshot(0), gpus, {{0, 4000.0}, {1, 8500.0}}));
+  const auto m = as_map(live_metrics(window.snapshot(0), gpus, {{0, 1000.0}, {1, 500.0}, {2, 70.0}}));
   EXPECT_DOUBLE_EQ(m.at("gpu_0_memory"), 10);
   EXPECT_DOUBLE_EQ(m.at("gpu_1_memory"), 20);
   EXPECT_DOUBLE_EQ(m.at("gpu_0_utilization"), 60);
   EXPECT_DOUBLE_EQ(m.at("gpu_1_power"), 300);
-  EXPECT_DOUBLE_EQ(m.at("gpu_0_energy"), 1000);  // since the first reading
+  EXPECT_DOUBLE_EQ(m.at("gpu_0_energy"), 1000);
   EXPECT_DOUBLE_EQ(m.at("gpu_1_energy"), 500);
   EXPECT_DOUBLE_EQ(m.at("gpu_total_memory"), 30);
   EXPECT_DOUBLE_EQ(m.at("gpu_avg_utilization"), 70);
@@ -75,6 +75,44 @@ TEST(LiveMetrics, TheAnswerIsVersionedJson) {
   EXPECT_EQ(metrics_answer(5, std::vector<int>{0, 2}, {{"gpu_0_memory", 1.5}, {"gpu_total_power", 300}}),
             R"({"schema_version":1,"id":5,"gpus":[0,2],"metrics":{"gpu_0_memory":1.5,"gpu_total_power":300}})");
   EXPECT_EQ(metrics_answer(0, std::vector<int>{}, {}), R"({"schema_version":1,"id":0,"gpus":[],"metrics":{}})");
+}
+
+DeviceSample at(double seconds, std::optional<double> watts, std::optional<double> joules = std::nullopt) {
+  DeviceSample s;
+  s.time.mono_ns = static_cast<std::int64_t>(seconds * 1e9);
+  if (watts) s.values.set(DeviceMetric::PowerWatts, *watts);
+  if (joules) s.values.set(DeviceMetric::EnergyJoules, *joules);
+  return s;
+}
+
+TEST(EnergySince, TheCountersRiseThenPowerIntegratedSinceItsLastReading) {
+  EnergySince e;
+  EXPECT_FALSE(e.joules().has_value());
+  e.add(at(0, 100, 5000));  // the first counter reading: zero so far
+  EXPECT_DOUBLE_EQ(*e.joules(), 0);
+  e.add(at(1, 300));  // a trapezoid: (100 + 300) / 2 W for 1 s
+  e.add(at(2, 300));
+  EXPECT_DOUBLE_EQ(*e.joules(), 200 + 300);
+  e.add(at(30, 300, 5000 + 8000));  // the counter read again replaces the estimate
+  EXPECT_DOUBLE_EQ(*e.joules(), 8000);
+  e.add(at(31, 100));
+  EXPECT_DOUBLE_EQ(*e.joules(), 8000 + 200);
+  e.add(at(32, 100, 40));  // a driver reload: the counter starts over, the sum goes on
+  EXPECT_DOUBLE_EQ(*e.joules(), 8000);
+  e.add(at(33, 100, 140));
+  EXPECT_DOUBLE_EQ(*e.joules(), 8100);
+}
+
+TEST(EnergySince, PowerAloneAndNoGuessOverLongGaps) {
+  EnergySince e;
+  e.add(at(0, 50));
+  EXPECT_DOUBLE_EQ(*e.joules(), 0);
+  e.add(at(0.5, 70));
+  EXPECT_DOUBLE_EQ(*e.joules(), 30);
+  e.add(at(60.5, 70));  // a minute without a sample: not integrated
+  EXPECT_DOUBLE_EQ(*e.joules(), 30);
+  e.add(at(61.5, 70));
+  EXPECT_DOUBLE_EQ(*e.joules(), 100);
 }
 
 TEST(LiveMetrics, FollowsTheJobsProcessesAndCountsEnergyFromTheFirstReading) {
