@@ -61,12 +61,12 @@ kill -TERM "$exp"; wait "$exp"; echo "exporter exit $?"
 
 step "3. two trainings recorded at once (GPU 1 adamw, GPU 2 sgd) with serve --metrics and top beside them"
 regex='epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)'
-train=scripts/gpu-verify/train_small.py
+train="scripts/gpu-verify/train_replicas.py --steps-per-epoch 50"
 CUDA_VISIBLE_DEVICES=1 "$GW" record --name fleet-adamw --interval 0.2 --no-summary --annotate-regex "$regex" \
-  -- python3 "$train" --optimizer adamw --batch-size 1024 --seconds 35 > "$WORK/rec_a.log" 2>&1 &
+  -- python3 $train --optimizer adamw --batch-size 1024 --seconds 35 > "$WORK/rec_a.log" 2>&1 &
 ra=$!
 CUDA_VISIBLE_DEVICES=2 "$GW" record --name fleet-sgd --interval 0.2 --no-summary --annotate-regex "$regex" \
-  -- python3 "$train" --optimizer sgd --batch-size 1024 --seconds 35 > "$WORK/rec_b.log" 2>&1 &
+  -- python3 $train --optimizer sgd --batch-size 1024 --seconds 35 > "$WORK/rec_b.log" 2>&1 &
 rb=$!
 sleep 5
 "$GW" serve --listen 127.0.0.1:9422 --metrics --interval 1 > "$WORK/serve.log" 2>&1 &

@@ -7,18 +7,18 @@
 source "$(dirname "$0")/common.sh"
 set -u
 export GPUWATCH_STORE="$OUT/runs.db"
-train=scripts/gpu-verify/train_small.py
+train="scripts/gpu-verify/train_replicas.py --steps-per-epoch 50"
 regex='epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)'
 
 echo "== matrix ==" > "$OUT/matrix.log"
 "$GW" matrix --param opt=adamw,sgd --param bs=256,2048 --output-dir "$OUT/matrix" --interval 0.2 \
-  -- python3 "$train" --optimizer {opt} --batch-size {bs} --seconds 15 >> "$OUT/matrix.log" 2>&1
+  -- python3 $train --optimizer {opt} --batch-size {bs} --seconds 15 >> "$OUT/matrix.log" 2>&1
 echo "matrix exit $?" >> "$OUT/matrix.log"
 "$GW" matrix status "$OUT/matrix" >> "$OUT/matrix.log" 2>&1
 
 get() { python3 -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())" "$1"; }
 "$GW" record --name live-train --interval 0.2 --annotate-regex "$regex" \
-  -- python3 "$train" --optimizer adamw --batch-size 1024 --seconds 40 > "$OUT/record.log" 2>&1 &
+  -- python3 $train --optimizer adamw --batch-size 1024 --seconds 40 > "$OUT/record.log" 2>&1 &
 rec=$!
 sleep 4
 "$GW" exporter --listen 127.0.0.1:9413 --processes > "$OUT/exporter.log" 2>&1 &
