@@ -694,5 +694,19 @@ async function route() {
   }
 }
 
+// The header's links (serve --link NAME=URL: the fleet's Grafana dashboard, say), and whether
+// this server also has /metrics.
+async function showLinks() {
+  try {
+    const info = await api('/api/info');
+    const links = (info.links || []).map((l) => el('a', {href: l.url, target: '_blank', rel: 'noopener noreferrer'}, l.name));
+    if (info.metrics) links.push(el('a', {href: apiUrl('/metrics'), title: 'Prometheus text of every GPU'}, '/metrics'));
+    document.getElementById('links').replaceChildren(...links);
+  } catch (e) {
+    // An older server without /api/info: no links.
+  }
+}
+
 window.addEventListener('hashchange', route);
+showLinks();
 route();

@@ -20,6 +20,7 @@ void add_serve(CLI::App& app, int& exit_code) {
     AdvisorFlags advisor;
     bool metrics = false;
     MetricsFeedFlags feed;
+    std::vector<std::string> links;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--listen", flags->listen,
@@ -28,6 +29,8 @@ void add_serve(CLI::App& app, int& exit_code) {
   cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
   add_store_option(*cmd, flags->store);
   add_advisor_options(*cmd, flags->advisor);
+  cmd->add_option("--link", flags->links,
+                  "NAME=URL shown in every page's header, e.g. Grafana=http://grafana:3000/d/gpuwatch. Repeatable");
   auto* metrics = cmd->add_flag("--metrics", flags->metrics,
                                 "Serve the exporter's /metrics too, sampled by this process (docs/exporter.md)");
   for (CLI::Option* option : add_metrics_feed_options(*cmd, flags->feed)) option->needs(metrics);
@@ -45,6 +48,12 @@ void add_serve(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--token", "use letters, digits and . _ ~ - only (it goes into a URL as it is)");
     }
     if (options.token.empty() && !is_loopback_host(options.listen.host)) options.token = generate_access_token();
+    for (const std::string& text : flags->links) {
+      std::string why;
+      const auto link = parse_serve_link(text, why);
+      if (!link) throw CLI::ValidationError("--link", text + ": " + why);
+      options.links.push_back(*link);
+    }
     if (flags->metrics) {
       options.metrics = metrics_feed_options(flags->feed);
       options.metrics->log_prefix = "gpuwatch serve";

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "exporter/stop_signals.h"
+#include "render/json_writer.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
 #include "serve/run_api.h"
@@ -63,7 +65,41 @@ HttpReply asset_reply(const WebAsset& asset) {
   return reply;
 }
 
+// GET /api/info: what the page's header shows.
+std::string info_json(const std::vector<ServeLink>& links, bool metrics) {
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", 1).field("version", GPUWATCH_VERSION).field("metrics", metrics);
+  w.key("links").begin_array();
+  for (const ServeLink& link : links) w.begin_object().field("name", link.name).field("url", link.url).end_object();
+  w.end_array().end_object();
+  return out;
+}
+
 }  // namespace
+
+std::optional<ServeLink> parse_serve_link(std::string_view text, std::string& why) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    why = "expected NAME=URL, e.g. Grafana=http://grafana:3000/d/gpuwatch";
+    return std::nullopt;
+  }
+  ServeLink link{std::string(text.substr(0, eq)), std::string(text.substr(eq + 1))};
+  const auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; };
+  if (link.name.empty() || link.name.size() > 40 || std::any_of(link.name.begin(), link.name.end(), control)) {
+    why = "the name must be 1 to 40 characters";
+    return std::nullopt;
+  }
+  // A page link: never javascript: or data:, and nothing the browser would
+  // read otherwise than written.
+  const bool web = link.url.starts_with("http://") || link.url.starts_with("https://");
+  if (!web || link.url.size() > 2000 ||
+      std::any_of(link.url.begin(), link.url.end(), [&](char c) { return c == ' ' || control(c); })) {
+    why = "the URL must start with http:// or https:// and hold no blanks";
+    return std::nullopt;
+  }
+  return link;
+}
 
 HttpReply Dashboard::answer(const HttpRequest& request) {
   HttpReply reply;
@@ -107,6 +143,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     reply.body = *metrics_body_.latest();
     return reply;
   }
+  if (s[1] == "info" && s.size() == 2) return json_reply(200, info_json(links_, metrics_));
   if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(stores_));
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
@@ -156,7 +193,7 @@ void wait_for(int fd) {
 
 int run_serve(const SystemPaths& paths, const ServeOptions& options) {
   StopSignals stop;
-  Dashboard dashboard(options.store, options.token, options.advisor, options.metrics.has_value());
+  Dashboard dashboard(options.store, options.token, options.advisor, options.metrics.has_value(), options.links);
   HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
   // After the port is bound (a taken port fails before a driver is opened).
   std::optional<MetricsFeed> feed;

@@ -5,6 +5,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analysis/advisor/config.h"
 #include "backends/backend.h"
@@ -19,6 +21,16 @@ namespace gpuwatch {
 
 inline constexpr std::string_view kDefaultServeListen = "127.0.0.1:9410";
 
+struct ServeLink {
+  std::string name;
+  std::string url;
+};
+
+// NAME=URL as --link takes it; nullopt with `why` set when it is not one
+// (no '=', an empty or over-long name, a URL that is not http(s) or holds
+// spaces or controls).
+std::optional<ServeLink> parse_serve_link(std::string_view text, std::string& why);
+
 struct ServeOptions {
   ListenAddress listen;
   std::filesystem::path store;
@@ -27,6 +39,9 @@ struct ServeOptions {
   // --metrics: the exporter's series at /metrics too (behind the token when
   // there is one), sampled by this process. None: /metrics is 404.
   std::optional<MetricsFeedOptions> metrics;
+  // --link NAME=URL: shown in every page's header (the fleet's Grafana
+  // dashboard, a W&B project). http and https only.
+  std::vector<ServeLink> links;
   // Told the URL to open once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;
 };
@@ -35,8 +50,13 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor, bool metrics = false)
-      : stores_(std::move(store)), token_(std::move(token)), advisor_(std::move(advisor)), metrics_(metrics) {}
+  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor, bool metrics = false,
+            std::vector<ServeLink> links = {})
+      : stores_(std::move(store)),
+        token_(std::move(token)),
+        advisor_(std::move(advisor)),
+        metrics_(metrics),
+        links_(std::move(links)) {}
   HttpReply answer(const HttpRequest& request);
   // The body of the next GET /metrics (with metrics on). Thread-safe.
   void publish_metrics(std::string body) { metrics_body_.publish(std::move(body)); }
@@ -51,6 +71,7 @@ class Dashboard {
   AdvisorConfig advisor_;
   LiveStreams streams_;
   bool metrics_;
+  std::vector<ServeLink> links_;
   PublishedText metrics_body_;
 };
 

@@ -227,6 +227,20 @@ class ServeTest(ServeCase):
         r = self.run_gw("serve", "--interval", "2")
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--interval requires --metrics", r.stderr)
+        for bad in ("Evil=javascript:alert(1)", "NoUrl", "=http://x", "Blank=http://a b"):
+            r = self.run_gw("serve", "--link", bad)
+            self.assertEqual(r.returncode, 2, bad)
+            self.assertIn("--link", r.stderr)
+
+    def test_info_names_the_links_and_metrics(self):
+        base = self.serve("--link", "Grafana=http://grafana.example:3000/d/gpuwatch?orgId=1", "--link",
+                          "W&B=https://wandb.ai/team/project")
+        status, info = self.get(base + "/api/info")
+        self.assertEqual(status, 200)
+        self.assertEqual(info["schema_version"], 1)
+        self.assertFalse(info["metrics"])
+        self.assertEqual(info["links"], [{"name": "Grafana", "url": "http://grafana.example:3000/d/gpuwatch?orgId=1"},
+                                         {"name": "W&B", "url": "https://wandb.ai/team/project"}])
 
     def test_metrics_beside_the_dashboard(self):
         base = self.serve()
@@ -242,6 +256,7 @@ class ServeTest(ServeCase):
         self.assertTrue(ready, "no URL printed within 10 s")
         base = re.search(r"http://127\.0\.0\.1:\d+", p.stdout.readline()).group(0)
         self.assertEqual(self.get(base + "/metrics")[0], 401)
+        self.assertTrue(self.get(base + "/api/info?token=t0ken")[1]["metrics"])
         # As Prometheus sends it (authorization: {credentials: ...} in the scrape config).
         bearer = {"Authorization": "Bearer t0ken"}
 
@@ -293,9 +308,11 @@ class ServePagesTest(ServeCase):
     def test_pages_in_a_browser(self):
         first = self.record("first")
         second = self.record("second")
-        base = self.serve()
+        base = self.serve("--link", "Grafana=http://grafana.example:3000/d/gpuwatch")
         dom = dump_dom(base + "/#/", timeout_s=BROWSER_TIMEOUT_S)
         self.assertIn(f'data-run-id="{first}"', dom)
+        self.assertIn('href="http://grafana.example:3000/d/gpuwatch" target="_blank" rel="noopener noreferrer">Grafana</a>',
+                      dom)
         self.assertIn(f'data-run-id="{second}"', dom)
         dom = dump_dom(f"{base}/#/run/{first}", timeout_s=BROWSER_TIMEOUT_S)
         charts = canvases(dom)
