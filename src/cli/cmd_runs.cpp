@@ -23,6 +23,7 @@ void add_runs(CLI::App& app, int& exit_code) {
   add_store_option(*cmd, flags->store);
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->add_option("--name", flags->filter.name, "Only runs of this name, or whose name matches a glob ('bert-*')");
+  cmd->add_option("--job", flags->filter.job, "Only runs of this job (record --job, Slurm's or torchelastic's id)");
   cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
       ->check(time_bound_validator());
   cmd->add_option("--limit", flags->limit, "Only the newest N runs (after the other filters)")
@@ -38,7 +39,7 @@ void add_runs(CLI::App& app, int& exit_code) {
     RunFilter filter = flags->filter;
     if (flags->limit > 0) filter.limit = flags->limit;
     if (!flags->since.empty()) filter.since_wall_ns = parse_time_bound_ns(flags->since, now().wall_ns);
-    const bool filtered = !filter.name.empty() || filter.since_wall_ns || filter.limit;
+    const bool filtered = !filter.name.empty() || !filter.job.empty() || filter.since_wall_ns || filter.limit;
     const std::vector<RunInfo> shown = filter_runs(runs, filter);
     if (flags->format == "json") {
       fmt::print("{}", render_runs_json(shown));

@@ -223,7 +223,8 @@ int run_record(const RecordOptions& o) {
   run.name = default_name(o);
   run.command = o.command;
   run.cwd = std::filesystem::current_path().string();
-  run.host = host_name();
+  run.host = o.host.empty() ? host_name() : o.host;
+  run.job = o.job;
   run.interval_s = o.interval_s;
   run.slow_interval_s = std::chrono::duration<double>(watcher.slow_interval()).count();
   run.version = GPUWATCH_VERSION;

@@ -11,6 +11,7 @@
 #include "analysis/run_report.h"
 #include "core/metrics.h"
 #include "render/compare.h"
+#include "render/job.h"
 #include "render/json_writer.h"
 #include "render/plot/plot.h"
 #include "render/plot/series.h"
@@ -59,6 +60,7 @@ void write_run_fields(JsonWriter& w, const RunInfo& run, const std::vector<Devic
   w.field("live", run.status == RunStatus::Recording);
   w.field("start", iso_utc_ms(run.start_wall_ns)).field("duration_s", run_duration_s(run));
   w.field("command", command_text(run)).field("host", run.host).field("exit_code", run.exit_code);
+  write_job_field(w, run.job);
   w.key("gpus").begin_array();
   for (const DeviceSeries& d : devices) {
     w.begin_object().field("index", d.info.index).field("name", d.info.name).end_object();
