@@ -15,7 +15,7 @@ void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report", "Analyse one run: statistics per GPU, energy, load balance, host");
   struct Flags {
     std::string run;
-    std::string store;
+    std::vector<std::string> store;
     std::string format = "text";
     std::string group;
   };
@@ -26,7 +26,7 @@ void add_report(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--group", flags->group,
                   "Instead of one run: a summary row for every run whose name matches this shell pattern");
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
     if (!flags->group.empty()) {
       if (!flags->run.empty()) throw CLI::ValidationError("--group", "give either RUN or --group, not both");

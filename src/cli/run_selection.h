@@ -8,13 +8,14 @@
 #include <string>
 
 #include "analysis/run_group.h"
+#include "cli/options.h"
 
 namespace gpuwatch::cli {
 
-// Every stored run whose name matches the shell pattern (fnmatch: *, ?,
-// [...]). Throws StoreError when none does.
-RunGroup load_run_group(const std::string& glob, const std::string& store_flag);
+// Every stored run, of every store given, whose name matches the shell
+// pattern (fnmatch: *, ?, [...]). Throws StoreError when none does.
+RunGroup load_run_group(const std::string& glob, const StoreList& stores);
 // The runs given, in the order of their start.
-RunGroup load_run_group(std::span<const std::string> run_refs, const std::string& store_flag);
+RunGroup load_run_group(std::span<const std::string> run_refs, const StoreList& stores);
 
 }  // namespace gpuwatch::cli

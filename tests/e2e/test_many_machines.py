@@ -1,6 +1,8 @@
 """Issue 12 part 3: one job recorded on several nodes, each into its own store, reported as one."""
+import contextlib
 import json
 import os
+import sqlite3
 
 from harness import GpuwatchTestCase
 
@@ -48,3 +50,68 @@ class ManyMachines(GpuwatchTestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("job id", r.stderr)
         self.assertFalse(os.path.exists(self.store))
+
+
+class SeveralStores(GpuwatchTestCase):
+    def setUp(self):
+        super().setUp()
+        self.nodes = os.path.join(self.tmp, "nodes")
+        os.mkdir(self.nodes)
+        self.a = os.path.join(self.nodes, "node-a.db")
+        self.b = os.path.join(self.nodes, "node-b.db")
+        ManyMachines.record(self, self.a, "node-a", SLURM_NODE_A)
+        ManyMachines.record(self, self.b, "node-b", SLURM_NODE_B)
+        self.id_a = self.report(store=self.a)["run"]["id"]
+        self.id_b = self.report(store=self.b)["run"]["id"]
+
+    def report(self, run="last", store=None, stores=()):
+        args = [x for s in ([store] if store else list(stores)) for x in ("--store", s)]
+        r = self.run_gw("report", run, "--format", "json", *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)
+
+    def test_a_run_is_found_across_stores_and_last_is_the_latest(self):
+        both = (self.a, self.b)
+        self.assertEqual(self.report("last", stores=both)["run"]["id"], self.id_b)
+        self.assertEqual(self.report("last", stores=(self.b, self.a))["run"]["id"], self.id_b)
+        self.assertEqual(self.report(self.id_a, stores=both)["run"]["host"], "node-a")
+        self.assertEqual(self.report(self.id_a[:6], stores=(self.nodes,))["run"]["id"], self.id_a)  # a folder
+
+    def test_a_name_in_two_stores_is_ambiguous(self):
+        r = self.run_gw("report", "train", "--store", self.a, "--store", self.b)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("run name 'train' is in 2 stores", r.stderr)
+        self.assertIn(f"{self.id_a} (train) on node-a in {self.a}", r.stderr)
+        self.assertIn(f"{self.id_b} (train) on node-b in {self.b}", r.stderr)
+
+    def test_compare_and_status_read_several_stores(self):
+        r = self.run_gw("compare", self.id_a, self.id_b, "--store", self.nodes, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([x["id"] for x in json.loads(r.stdout)["runs"]], [self.id_a, self.id_b])
+        r = self.run_gw("status", self.id_a, "--store", self.a, "--store", self.b, "--format", "json",
+                        "--no-remember")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout)["run"]["id"], self.id_a)
+
+    def test_no_store_is_written(self):
+        # A run without rollups gets them from a report of its store alone; of several stores, none.
+        def rollup_runs():
+            with contextlib.closing(sqlite3.connect(self.a)) as db:
+                return db.execute("SELECT count(*) FROM rollup_runs").fetchone()[0]
+        with contextlib.closing(sqlite3.connect(self.a)) as db, db:
+            db.execute("DELETE FROM rollup_runs")
+        self.report(self.id_a, stores=(self.a, self.b))
+        self.assertEqual(rollup_runs(), 0)
+        self.report(self.id_a, store=self.a)
+        self.assertEqual(rollup_runs(), 1)
+
+    def test_bad_stores_are_clear_errors(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.mkdir(empty)
+        for args, message in (
+                (("--store", self.a, "--store", os.path.join(self.tmp, "missing.db")), "no such file or folder"),
+                (("--store", empty), "holds no run store (no *.db file)"),
+                (("--store", self.a, "--store", empty), "holds no run store")):
+            r = self.run_gw("report", "last", *args)
+            self.assertNotEqual(r.returncode, 0, args)
+            self.assertIn(message, r.stderr)
