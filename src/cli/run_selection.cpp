@@ -9,22 +9,49 @@
 
 namespace gpuwatch::cli {
 
-RunGroup load_run_group(const std::string& glob, const StoreList& stores) {
-  std::vector<GroupRow> rows;
-  for (const auto& path : stores.paths()) {
+namespace {
+
+// Calls each(store, run) for every run of every store, one store open at a
+// time; a store that a recorder is still creating has no run yet.
+template <typename Each>
+void for_each_stored_run(const std::vector<std::filesystem::path>& paths, const Each& each) {
+  for (const auto& path : paths) {
     std::unique_ptr<Store> store;
     try {
       store = Store::open(path, true);
     } catch (const EmptyStoreError&) {
-      continue;  // a recorder is creating it: no run yet
+      continue;
     }
-    for (const RunInfo& run : store->list_runs()) {
-      if (fnmatch(glob.c_str(), run.name.c_str(), 0) != 0) continue;
-      rows.push_back({run, group_values(store->load(run))});
-    }
+    for (const RunInfo& run : store->list_runs()) each(*store, run);
   }
+}
+
+}  // namespace
+
+RunGroup load_run_group(const std::string& glob, const StoreList& stores) {
+  std::vector<GroupRow> rows;
+  for_each_stored_run(stores.paths(), [&](Store& store, const RunInfo& run) {
+    if (fnmatch(glob.c_str(), run.name.c_str(), 0) == 0) rows.push_back({run, group_values(store.load(run))});
+  });
   if (rows.empty()) throw StoreError(fmt::format("no stored run has a name matching '{}'", glob));
   return build_run_group(std::move(rows), fmt::format("named '{}'", glob));
+}
+
+JobReport load_job(const std::string& job_id, const StoreList& stores) {
+  const auto paths = stores.paths();
+  std::vector<JobRun> runs;
+  for_each_stored_run(paths, [&](Store& store, const RunInfo& run) {
+    if (run.job.id == job_id) runs.push_back(job_run(store.load(run)));
+  });
+  if (runs.empty()) {
+    std::string where;
+    for (const auto& p : paths) where += (where.empty() ? "" : ", ") + p.string();
+    throw StoreError(fmt::format("no run of job '{}' in {} ({}); `gpuwatch runs --store FILE` lists a store's runs "
+                                 "with their jobs",
+                                 job_id, paths.size() == 1 ? "the store" : fmt::format("the {} stores", paths.size()),
+                                 where));
+  }
+  return build_job_report(job_id, std::move(runs));
 }
 
 RunGroup load_run_group(std::span<const std::string> run_refs, const StoreList& stores) {

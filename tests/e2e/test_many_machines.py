@@ -4,7 +4,7 @@ import json
 import os
 import sqlite3
 
-from harness import GpuwatchTestCase
+from harness import QUICK, GpuwatchTestCase
 
 # The machine running the tests may itself be a Slurm job: its variables are cleared (empty counts
 # as unset) unless a test sets them.
@@ -18,9 +18,9 @@ SLURM_NODE_B = dict(SLURM_NODE_A, SLURM_PROCID="1", SLURM_NODEID="1")
 
 
 class ManyMachines(GpuwatchTestCase):
-    def record(self, store, host, env, *extra, command=("sleep", "0.3")):
+    def record(self, store, host, env, *extra, command=("sleep", "0.3"), scenario=QUICK):
         r = self.run_gw("record", "--store", store, "--host", host, "--name", "train", "--no-summary",
-                        "--interval", "0.05", *extra, "--", *command, **dict(NO_JOB, **env))
+                        "--interval", "0.05", *extra, "--", *command, scenario=scenario, **dict(NO_JOB, **env))
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_record_notes_the_slurm_job_and_ranks(self):
@@ -115,3 +115,53 @@ class SeveralStores(GpuwatchTestCase):
             r = self.run_gw("report", "last", *args)
             self.assertNotEqual(r.returncode, 0, args)
             self.assertIn(message, r.stderr)
+
+
+class JobReport(GpuwatchTestCase):
+    """report --job: node-b's GPUs are 30 % busy, node-a's 90 %: CV 50 %, poor; node-b is named."""
+
+    def setUp(self):
+        super().setUp()
+        self.a = os.path.join(self.tmp, "node-a.db")
+        self.b = os.path.join(self.tmp, "node-b.db")
+        ManyMachines.record(self, self.a, "node-a", SLURM_NODE_A, scenario=QUICK + ";gpu*.util=90")
+        ManyMachines.record(self, self.b, "node-b", SLURM_NODE_B, scenario=QUICK + ";gpu*.util=30")
+        ManyMachines.record(self, self.b, "node-b", {"SLURM_JOB_ID": "78"})  # another job: left out
+
+    def test_the_job_across_two_stores(self):
+        r = self.run_gw("report", "--job", "77", "--store", self.a, "--store", self.b, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        job = json.loads(r.stdout)
+        self.assertEqual(job["schema_version"], 1)
+        self.assertEqual(job["kind"], "job")
+        self.assertEqual(job["job_id"], "77")
+        self.assertEqual([(x["host"], x["job"]["rank"]) for x in job["runs"]], [("node-a", 0), ("node-b", 1)])
+        self.assertEqual([len(x["gpus"]) for x in job["runs"]], [2, 2])
+        self.assertEqual(job["gpus"], 4)
+        self.assertEqual([n["host"] for n in job["nodes"]], ["node-a", "node-b"])
+        self.assertAlmostEqual(job["nodes"][0]["gpu_util_percent_mean"], 90, delta=0.5)
+        self.assertAlmostEqual(job["nodes"][1]["gpu_util_percent_mean"], 30, delta=0.5)
+        self.assertAlmostEqual(job["load_balance"]["cv_percent"], 50, delta=1)
+        self.assertEqual(job["load_balance"]["band"], "poor")
+        self.assertEqual(job["straggler"]["host"], "node-b")
+        self.assertEqual(job["straggler"]["rule"], "utilization")
+        for run in job["runs"]:
+            self.assertGreater(run["energy_joules"], 0)
+            self.assertGreater(run["duration_s"], 0.2)
+        text = self.run_gw("report", "--job", "77", "--store", self.a, "--store", self.b)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        self.assertIn("Job 77: 2 runs on 2 nodes, 4 GPUs", text.stdout)
+        self.assertIn("CV of the nodes' mean GPU utilization 50.0 % (poor", text.stdout)
+        self.assertIn("Straggler: node-b. Rule: utilization", text.stdout)
+        md = self.run_gw("report", "--job", "77", "--store", self.tmp, "--format", "markdown")  # the folder
+        self.assertEqual(md.returncode, 0, md.stderr)
+        self.assertIn("## Job 77", md.stdout)
+        self.assertIn("| node-b |", md.stdout)
+
+    def test_bad_job_requests_are_clear_errors(self):
+        r = self.run_gw("report", "--job", "99", "--store", self.a, "--store", self.b)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn(f"no run of job '99' in the 2 stores ({self.a}, {self.b})", r.stderr)
+        r = self.run_gw("report", "last", "--job", "77", "--store", self.a)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give one of RUN, --group and --job", r.stderr)
