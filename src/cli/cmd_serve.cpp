@@ -14,7 +14,7 @@ void add_serve(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string listen{kDefaultServeListen};
     std::string token;
-    std::string store;
+    std::vector<std::string> store;
     AdvisorFlags advisor;
   };
   auto flags = std::make_shared<Flags>();
@@ -22,7 +22,7 @@ void add_serve(CLI::App& app, int& exit_code) {
                   "ADDR:PORT to serve on; any address but loopback needs a token (one is made and printed)")
       ->capture_default_str();
   cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   add_advisor_options(*cmd, flags->advisor);
   cmd->callback([flags, &exit_code] {
     ServeOptions options;
@@ -31,7 +31,7 @@ void add_serve(CLI::App& app, int& exit_code) {
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--listen", e.what());
     }
-    options.store = store_path(flags->store);
+    options.stores = StoreList(flags->store).paths();
     options.advisor = advisor_config(flags->advisor);
     options.token = flags->token;
     if (!options.token.empty() && !is_token_text(options.token)) {

@@ -13,7 +13,7 @@ namespace {
 using run_group_tables::column_cell;
 using run_group_tables::column_header;
 
-constexpr GroupColumn kRunColumns[] = {GroupColumn::DurationS,   GroupColumn::GpuUtilPercent,
+constexpr GroupColumn kJobRunColumns[] = {GroupColumn::DurationS,   GroupColumn::GpuUtilPercent,
                                        GroupColumn::MemUsedMean, GroupColumn::MemUsedPeak,
                                        GroupColumn::PowerWatts,  GroupColumn::EnergyJoules};
 
@@ -37,12 +37,12 @@ Table runs_table(const JobReport& j) {
   Table t;
   t.gap = 1;
   t.columns = {{"host", false, true, 8}, {"rank", true}, {"run"}, {"gpus", true}};
-  for (GroupColumn c : kRunColumns) t.columns.push_back({column_header(c), true});
+  for (GroupColumn c : kJobRunColumns) t.columns.push_back({column_header(c), true});
   t.columns.push_back({"steps/s", true});
   for (const JobRun& r : j.runs) {
     std::vector<std::string> row{r.run.host.empty() ? "-" : r.run.host, rank_cell(r.run), r.run.id,
                                  fmt::format("{}", r.gpus.size())};
-    for (GroupColumn c : kRunColumns) row.push_back(column_cell(c, r.values[static_cast<std::size_t>(c)]));
+    for (GroupColumn c : kJobRunColumns) row.push_back(column_cell(c, r.values[static_cast<std::size_t>(c)]));
     row.push_back(rate_cell(r.steps_per_s));
     t.rows.push_back(std::move(row));
   }

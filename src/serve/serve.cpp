@@ -107,8 +107,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
     if (!run_ref) return error_reply(400, "run is required: /api/live?run=ID");
-    StorePool::Lease lease = stores_.acquire();
-    RunInfo run = find_run(*lease, *run_ref);
+    StorePools::Found found = stores_.find(*run_ref);
     std::optional<double> since;
     if (const auto text = target->param("since")) {
       double v = 0;
@@ -122,7 +121,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     HttpReply reply;
     reply.content_type = "text/event-stream";
     try {
-      reply.stream = open_live_stream(streams_, lease.take(), std::move(run), since);
+      reply.stream = open_live_stream(streams_, found.store.take(), std::move(found.run), since);
     } catch (...) {
       streams_.release();  // the stream, which gives the slot back, was never made
       throw;
@@ -139,7 +138,7 @@ int run_serve(const ServeOptions& options) {
   sigaddset(&signals, SIGTERM);
   // The server's threads inherit the mask; this thread waits for them.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  Dashboard dashboard(options.store, options.token, options.advisor);
+  Dashboard dashboard(options.stores, options.token, options.advisor);
   HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
   std::thread serving([&] { server.run(); });
   if (options.on_listening) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "analysis/advisor/config.h"
 #include "http/http_server.h"
@@ -17,7 +18,7 @@ inline constexpr std::string_view kDefaultServeListen = "127.0.0.1:9410";
 
 struct ServeOptions {
   ListenAddress listen;
-  std::filesystem::path store;
+  std::vector<std::filesystem::path> stores;  // one or more (a file per node of a job)
   std::string token;  // empty: none asked for (loopback only)
   AdvisorConfig advisor;  // the thresholds of a run's status
   // Told the URL to open once the port is bound (the CLI prints it).
@@ -28,8 +29,8 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor)
-      : stores_(std::move(store)), token_(std::move(token)), advisor_(std::move(advisor)) {}
+  Dashboard(const std::vector<std::filesystem::path>& stores, std::string token, AdvisorConfig advisor)
+      : stores_(stores), token_(std::move(token)), advisor_(std::move(advisor)) {}
   HttpReply answer(const HttpRequest& request);
   // Ends the live streams (the server's stop waits for them).
   void stop() { streams_.stop(); }
@@ -37,7 +38,7 @@ class Dashboard {
  private:
   HttpReply route(const HttpRequest& request);
 
-  StorePool stores_;
+  StorePools stores_;
   std::string token_;
   AdvisorConfig advisor_;
   LiveStreams streams_;

@@ -2,7 +2,12 @@
 import contextlib
 import json
 import os
+import re
+import select
+import signal
 import sqlite3
+import urllib.error
+import urllib.request
 
 from harness import QUICK, GpuwatchTestCase
 
@@ -165,3 +170,52 @@ class JobReport(GpuwatchTestCase):
         r = self.run_gw("report", "last", "--job", "77", "--store", self.a)
         self.assertEqual(r.returncode, 2)
         self.assertIn("give one of RUN, --group and --job", r.stderr)
+
+
+class ServeSeveralStores(GpuwatchTestCase):
+    def test_serve_lists_and_answers_runs_of_every_store(self):
+        nodes = os.path.join(self.tmp, "nodes")
+        os.mkdir(nodes)
+        a, b = os.path.join(nodes, "node-a.db"), os.path.join(nodes, "node-b.db")
+        ManyMachines.record(self, a, "node-a", SLURM_NODE_A)
+        ManyMachines.record(self, b, "node-b", SLURM_NODE_B)
+        p = self.start_gw("serve", "--listen", "127.0.0.1:0", "--store", nodes)
+        try:
+            ready, _, _ = select.select([p.stdout], [], [], 10)
+            self.assertTrue(ready, "no URL printed within 10 s")
+            base = re.search(r"(http://127\.0\.0\.1:\d+)/", p.stdout.readline()).group(1)
+
+            def get(path):
+                try:
+                    with urllib.request.urlopen(base + path, timeout=30) as r:
+                        return r.status, json.loads(r.read().decode())
+                except urllib.error.HTTPError as e:
+                    return e.code, json.loads(e.read().decode())
+
+            status, listing = get("/api/runs")
+            self.assertEqual(status, 200)
+            runs = listing["runs"]
+            self.assertEqual([r["host"] for r in runs], ["node-b", "node-a"])  # newest first
+            self.assertEqual([r["job"]["rank"] for r in runs], [1, 0])
+            for run in runs:
+                status, one = get(f"/api/runs/{run['id']}")
+                self.assertEqual(status, 200, one)
+                self.assertEqual(one["run"]["host"], run["host"])
+                self.assertEqual(one["run"]["job"]["id"], "77")
+                status, report = get(f"/api/runs/{run['id']}/report")
+                self.assertEqual((status, report["run"]["id"]), (200, run["id"]))
+            status, compared = get(f"/api/compare?runs={runs[0]['id']},{runs[1]['id']}")
+            self.assertEqual(status, 200, compared)
+            status, error = get("/api/runs/train")  # in both stores
+            self.assertEqual(status, 404)
+            self.assertIn("is in 2 stores", error["error"])
+        finally:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.communicate(timeout=30)
+
+    def test_serve_refuses_a_folder_without_stores(self):
+        empty = os.path.join(self.tmp, "empty")
+        os.mkdir(empty)
+        r = self.run_gw("serve", "--listen", "127.0.0.1:0", "--store", empty, timeout=30)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("holds no run store", r.stderr)
