@@ -139,7 +139,7 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
   // (and without the later steps' columns: the finished run's rollups
   // migrated the file to this build's version)
   ASSERT_TRUE(raw.exec("DROP TABLE rollups; DROP TABLE rollup_runs; ALTER TABLE runs DROP COLUMN recorder_start_ticks; "
-                       "ALTER TABLE runs DROP COLUMN slow_interval_s; DROP INDEX runs_by_job; "
+                       "ALTER TABLE runs DROP COLUMN slow_interval_s; "
                        "ALTER TABLE runs DROP COLUMN job_id; ALTER TABLE runs DROP COLUMN job_source; "
                        "ALTER TABLE runs DROP COLUMN job_rank; ALTER TABLE runs DROP COLUMN job_local_rank; "
                        "ALTER TABLE runs DROP COLUMN job_world_size; ALTER TABLE runs DROP COLUMN job_node_rank; "
