@@ -23,9 +23,12 @@ std::optional<double> duration_s(const RunInfo& r) {
 std::string render_runs_text(const std::vector<RunInfo>& runs) {
   if (runs.empty()) return "No runs stored yet. Start one with: gpuwatch record -- CMD\n";
   // Outcomes are cut at 20 columns; names, last, are never cut.
-  // Host and job only where some run belongs to a job: then which node
-  // recorded each run is what tells them apart.
-  const bool jobs = std::any_of(runs.begin(), runs.end(), [](const RunInfo& r) { return !r.job.id.empty(); });
+  // Host, job and rank only where some run belongs to a job or the runs
+  // come from several hosts: then which node recorded each run is what
+  // tells them apart.
+  const bool jobs = std::any_of(runs.begin(), runs.end(), [&runs](const RunInfo& r) {
+    return !r.job.id.empty() || r.host != runs.front().host;
+  });
   Table t;
   t.columns = {{"id"}, {"started"}, {"duration", true}, {"status"}, {"outcome"}};
   if (jobs) t.columns.insert(t.columns.end(), {{"host"}, {"job"}, {"rank", true}});

@@ -98,6 +98,15 @@ class SeveralStores(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(json.loads(r.stdout)["run"]["id"], self.id_a)
 
+    def test_runs_lists_every_store_oldest_first(self):
+        r = self.run_gw("runs", "--store", self.nodes, "--job", "77", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([(x["id"], x["host"]) for x in json.loads(r.stdout)],
+                         [(self.id_a, "node-a"), (self.id_b, "node-b")])
+        text = self.run_gw("runs", "--store", self.b, "--store", self.a).stdout.splitlines()
+        self.assertEqual(text[0].split()[:8], ["id", "started", "duration", "status", "outcome", "host", "job", "rank"])
+        self.assertTrue(text[1].startswith(self.id_a) and "node-a" in text[1], text)
+
     def test_no_store_is_written(self):
         # A run without rollups gets them from a report of its store alone; of several stores, none.
         def rollup_runs():
