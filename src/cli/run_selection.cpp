@@ -26,12 +26,24 @@ void for_each_stored_run(const std::vector<std::filesystem::path>& paths, const 
   }
 }
 
+// What a group's row (and a job's) is made of: the four device metrics its
+// columns summarize and the events (step annotations, the job's GPUs), not
+// the other 30-odd columns nor the host's samples, so that a long run
+// loads in a fraction of the memory.
+LoadOptions row_load_options() {
+  LoadOptions o;
+  o.metrics = {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes, DeviceMetric::PowerWatts,
+               DeviceMetric::EnergyJoules};
+  o.host_samples = false;
+  return o;
+}
+
 }  // namespace
 
 RunGroup load_run_group(const std::string& glob, const StoreList& stores) {
   std::vector<GroupRow> rows;
   for_each_stored_run(stores.paths(), [&](Store& store, const RunInfo& run) {
-    if (fnmatch(glob.c_str(), run.name.c_str(), 0) == 0) rows.push_back({run, group_values(store.load(run))});
+    if (fnmatch(glob.c_str(), run.name.c_str(), 0) == 0) rows.push_back({run, group_values(store.load(run, row_load_options()))});
   });
   if (rows.empty()) throw StoreError(fmt::format("no stored run has a name matching '{}'", glob));
   return build_run_group(std::move(rows), fmt::format("named '{}'", glob));
@@ -41,7 +53,7 @@ JobReport load_job(const std::string& job_id, const StoreList& stores) {
   const auto paths = stores.paths();
   std::vector<JobRun> runs;
   for_each_stored_run(paths, [&](Store& store, const RunInfo& run) {
-    if (run.job.id == job_id) runs.push_back(job_run(store.load(run)));
+    if (run.job.id == job_id) runs.push_back(job_run(store.load(run, row_load_options())));
   });
   if (runs.empty()) {
     std::string where;

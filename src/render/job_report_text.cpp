@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "core/metrics.h"
@@ -105,7 +108,14 @@ std::string render_job_report_text(const JobReport& j) {
   out += "\nGPUs\n";
   out += render_text_table(gpus_table(j), kTextReportWidth, "  ");
   out += "\nNodes\n";
-  out += render_text_table(nodes_table(j), kTextReportWidth, "  ");
+  // Without a note, a row ends in the gap before it: no trailing blanks.
+  const std::string nodes = render_text_table(nodes_table(j), kTextReportWidth, "  ");
+  for (std::string_view rest = nodes; !rest.empty();) {
+    const std::size_t eol = std::min(rest.find('\n'), rest.size());
+    const std::string_view line = rest.substr(0, eol);
+    out.append(line.substr(0, line.find_last_not_of(' ') + 1)).append("\n");
+    rest.remove_prefix(std::min(eol + 1, rest.size()));
+  }
   out.append("\n").append(wrap_text(balance_line(j), kTextReportWidth, "", "  "));
   out += wrap_text(straggler_line(j), kTextReportWidth, "", "  ");
   out.append("\n").append(wrap_text(kLegend, kTextReportWidth, "", ""));
