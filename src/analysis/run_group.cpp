@@ -42,10 +42,11 @@ Spread spread_of(std::span<const double> xs) {
 
 const GroupColumnInfo& info(GroupColumn c) { return kColumns[index(c)]; }
 
-GroupValues group_values(const RunData& data) {
+GroupValues group_values(const RunData& data) { return group_values(data, build_report(data)); }
+
+GroupValues group_values(const RunData& data, const RunReport& report) {
   GroupValues v;
   // Duration and energy as `report` computes them, so the two never disagree.
-  const RunReport report = build_report(data);
   v[index(GroupColumn::DurationS)] = report.wall_duration_s;
   v[index(GroupColumn::EnergyJoules)] = report.total_energy_joules;
   if (auto s = summary_of(data, RunMetric::GpuUtilPercent)) v[index(GroupColumn::GpuUtilPercent)] = s->mean;

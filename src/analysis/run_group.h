@@ -76,6 +76,9 @@ struct RunGroup {
 // One run's row. Callers with many long runs can load, reduce and drop them
 // one at a time, then build the group from the rows.
 GroupValues group_values(const RunData& data);
+// The same where the run's report is at hand already.
+struct RunReport;
+GroupValues group_values(const RunData& data, const RunReport& report);
 RunGroup build_run_group(std::vector<GroupRow> rows, std::string selection);
 RunGroup build_run_group(std::span<const RunData> runs, std::string selection);
 

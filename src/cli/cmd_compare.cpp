@@ -25,7 +25,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       "that says whether each difference is real. More than 4 runs, or --group, give one summary row per run.");
   struct Flags {
     std::vector<std::string> runs;
-    std::string store;
+    std::vector<std::string> store;
     std::string format = "text";
     std::string align = "time";
     std::string span = "common";
@@ -55,7 +55,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--group", flags->group,
                   "Summarize every stored run whose name matches this shell pattern (e.g. 'adamw*') instead");
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   cmd->callback([flags, span, &exit_code] {
     const Flags& f = *flags;
     if (!f.group.empty()) {

@@ -10,6 +10,7 @@
 #include "annotate/output_pattern.h"
 #include "backends/procfs/process_identity.h"
 #include "record/child_process.h"
+#include "record/job_environment.h"
 #include "record/recorder.h"
 
 namespace gpuwatch::cli {
@@ -30,6 +31,7 @@ void add_record(CLI::App& app, int& exit_code) {
     bool full = false;
     bool generate_graphs = false;
     std::string compare_with;
+    std::string job;
     AdvisorFlags advisor;
     std::string on_underuse;
     std::string underuse_rules;
@@ -38,6 +40,16 @@ void add_record(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<Flags>();
   RecordOptions& o = flags->options;
   cmd->add_option("--name", o.name, "Name of the run (default: the command's name)");
+  cmd->add_option("--job", flags->job,
+                  "The distributed job this run belongs to, the same id on every node (default: Slurm's\n"
+                  "SLURM_JOB_ID or torchelastic's TORCHELASTIC_RUN_ID from the environment; torchrun sets\n"
+                  "the latter only for its workers, so `record -- torchrun ...` needs --job). `report --job ID`\n"
+                  "reports the job across nodes")
+      ->check(CLI::Validator(
+          [](std::string& id) -> std::string { return job_id_problem(id).value_or(""); }, "ID"));
+  cmd->add_option("--host", o.host,
+                  "The host name the run records (default: this machine's); where a container's hostname\n"
+                  "is not the node's name, e.g. --host \"$NODE_NAME\"");
   cmd->add_option("--interval", o.interval_s, "Seconds between samples, 0.01 to 86400")
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();
@@ -87,6 +99,11 @@ void add_record(CLI::App& app, int& exit_code) {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
     options.visibility = GpuVisibilityVariables::from_environment();
+    options.job = job_from_environment();
+    if (!flags->job.empty()) {
+      options.job.id = flags->job;
+      options.job.source = "flag";
+    }
     if (!flags->pid.empty()) {
       const auto pid = parse_pid(flags->pid);
       if (!pid) {

@@ -5,6 +5,7 @@
 #include "cli/options.h"
 #include "cli/run_selection.h"
 #include "cli/run_source.h"
+#include "render/job_report.h"
 #include "render/report.h"
 #include "render/run_group.h"
 #include "store/store.h"
@@ -15,9 +16,10 @@ void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("report", "Analyse one run: statistics per GPU, energy, load balance, host");
   struct Flags {
     std::string run;
-    std::string store;
+    std::vector<std::string> store;
     std::string format = "text";
     std::string group;
+    std::string job;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp);
@@ -26,15 +28,26 @@ void add_report(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--group", flags->group,
                   "Instead of one run: a summary row for every run whose name matches this shell pattern");
-  add_store_option(*cmd, flags->store);
+  cmd->add_option("--job", flags->job,
+                  "Instead of one run: the job across nodes, every run of this job id (record --job, Slurm's or\n"
+                  "torchelastic's) in the stores given, with the nodes' load balance and the straggler node");
+  add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
+    if (!flags->job.empty()) {
+      if (!flags->run.empty() || !flags->group.empty()) {
+        throw CLI::ValidationError("--job", "give one of RUN, --group and --job");
+      }
+      fmt::print("{}", render_job_report(load_job(flags->job, flags->store), flags->format));
+      exit_code = 0;
+      return;
+    }
     if (!flags->group.empty()) {
       if (!flags->run.empty()) throw CLI::ValidationError("--group", "give either RUN or --group, not both");
       fmt::print("{}", render_run_group(load_run_group(flags->group, flags->store), flags->format));
       exit_code = 0;
       return;
     }
-    if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB)");
+    if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB, or --job ID)");
     const RunReport report = report_run(flags->run, flags->store);
     if (flags->format == "json") {
       fmt::print("{}", render_report_json(report));

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -13,32 +15,39 @@ namespace gpuwatch::cli {
 void add_runs(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("runs", "List stored runs, newest last");
   struct Flags {
-    std::string store;
+    std::vector<std::string> store;
     std::string format = "text";
     std::string since;
     std::size_t limit = 0;
     RunFilter filter;
   };
   auto flags = std::make_shared<Flags>();
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->add_option("--name", flags->filter.name, "Only runs of this name, or whose name matches a glob ('bert-*')");
+  cmd->add_option("--job", flags->filter.job, "Only runs of this job (record --job, Slurm's or torchelastic's id)");
   cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
       ->check(time_bound_validator());
   cmd->add_option("--limit", flags->limit, "Only the newest N runs (after the other filters)")
       ->check(CLI::PositiveNumber);
   cmd->callback([flags, &exit_code] {
-    const auto path = store_path(flags->store);
     std::vector<RunInfo> runs;
-    try {
-      if (std::filesystem::exists(path)) runs = Store::open(path, true)->list_runs();
-    } catch (const EmptyStoreError&) {
-      // A recorder is creating the store: no run to list yet.
+    for (const auto& path : StoreList(flags->store).paths()) {
+      try {
+        if (!std::filesystem::exists(path)) continue;  // no store yet: no runs
+        const std::vector<RunInfo> listed = Store::open(path, true)->list_runs();
+        runs.insert(runs.end(), listed.begin(), listed.end());
+      } catch (const EmptyStoreError&) {
+        // A recorder is creating the store: no run to list yet.
+      }
     }
+    // Several stores (one per node): one list, oldest first.
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const RunInfo& a, const RunInfo& b) { return a.start_wall_ns < b.start_wall_ns; });
     RunFilter filter = flags->filter;
     if (flags->limit > 0) filter.limit = flags->limit;
     if (!flags->since.empty()) filter.since_wall_ns = parse_time_bound_ns(flags->since, now().wall_ns);
-    const bool filtered = !filter.name.empty() || filter.since_wall_ns || filter.limit;
+    const bool filtered = !filter.name.empty() || !filter.job.empty() || filter.since_wall_ns || filter.limit;
     const std::vector<RunInfo> shown = filter_runs(runs, filter);
     if (flags->format == "json") {
       fmt::print("{}", render_runs_json(shown));

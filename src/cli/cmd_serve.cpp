@@ -16,7 +16,7 @@ void add_serve(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string listen{kDefaultServeListen};
     std::string token;
-    std::string store;
+    std::vector<std::string> store;
     AdvisorFlags advisor;
     bool metrics = false;
     MetricsFeedFlags feed;
@@ -27,7 +27,7 @@ void add_serve(CLI::App& app, int& exit_code) {
                   "ADDR:PORT to serve on; any address but loopback needs a token (one is made and printed)")
       ->capture_default_str();
   cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   add_advisor_options(*cmd, flags->advisor);
   cmd->add_option("--link", flags->links,
                   "NAME=URL shown in every page's header, e.g. Grafana=http://grafana:3000/d/gpuwatch. Repeatable");
@@ -41,7 +41,7 @@ void add_serve(CLI::App& app, int& exit_code) {
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--listen", e.what());
     }
-    options.store = store_path(flags->store);
+    options.stores = StoreList(flags->store).paths();
     options.advisor = advisor_config(flags->advisor);
     options.token = flags->token;
     if (!options.token.empty() && !is_token_text(options.token)) {
@@ -57,8 +57,11 @@ void add_serve(CLI::App& app, int& exit_code) {
     if (flags->metrics) {
       options.metrics = metrics_feed_options(flags->feed);
       options.metrics->log_prefix = "gpuwatch serve";
-      WatchedRunFlags run;  // the store's recording run, as `exporter` shows it
-      run.store = flags->store;
+      // The store's recording run, as `exporter` shows it; with several
+      // stores (other nodes' files) none: a node's /metrics is its own.
+      WatchedRunFlags run;
+      run.no_run = options.stores.size() != 1;
+      if (!run.no_run) run.store = options.stores.front().string();
       run.advisor = flags->advisor;
       options.metrics->watched_run = watched_run_reader(run);
     }

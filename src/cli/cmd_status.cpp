@@ -17,7 +17,7 @@ void add_status(CLI::App& app, int& exit_code) {
       "window, the change since the previous check, and the advisor's advisories");
   struct Flags {
     std::string run = "last";
-    std::string store;
+    std::vector<std::string> store;
     std::string format = "text";
     double window_s = 0;
     double since_s = 0;
@@ -40,7 +40,7 @@ void add_status(CLI::App& app, int& exit_code) {
   cmd->add_flag("--print-advisor-config", flags->print_config,
                 "Print the advisor's thresholds as a config file (the defaults, or what --advisor-config gives)");
   add_advisor_options(*cmd, flags->advisor);
-  add_store_option(*cmd, flags->store);
+  add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
     AdvisorConfig config = advisor_config(flags->advisor);
     if (flags->print_config) {

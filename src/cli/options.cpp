@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "store/run_lookup.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -58,6 +59,29 @@ CLI::Option* add_store_option(CLI::App& cmd, std::string& store) {
 
 std::filesystem::path store_path(const std::string& flag_value) {
   return flag_value.empty() ? default_store_path() : std::filesystem::path(flag_value);
+}
+
+StoreList::StoreList(const std::string& flag) {
+  if (!flag.empty()) given.push_back(flag);
+}
+
+StoreList::StoreList(std::vector<std::string> flags) : given(std::move(flags)) {}
+
+std::vector<std::filesystem::path> StoreList::paths() const {
+  std::error_code ec;
+  if (given.empty()) return {default_store_path()};
+  if (given.size() == 1 && !given.front().empty() && !std::filesystem::is_directory(given.front(), ec)) {
+    return {given.front()};
+  }
+  return expand_store_paths(given, {});
+}
+
+CLI::Option* add_stores_option(CLI::App& cmd, std::vector<std::string>& stores) {
+  return cmd
+      .add_option("--store", stores,
+                  "Run store file (default: $GPUWATCH_STORE, else ~/.local/share/gpuwatch/runs.db), or a folder:\n"
+                  "every *.db in it. Repeatable: several stores are read as one (one file per node of a job)")
+      ->allow_extra_args(false);  // one store per flag: a RUN after it is no store
 }
 
 }  // namespace gpuwatch::cli

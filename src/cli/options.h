@@ -19,4 +19,20 @@ CLI::Option* add_gpus_option(CLI::App& cmd, std::string& gpus, const std::string
 CLI::Option* add_store_option(CLI::App& cmd, std::string& store);
 std::filesystem::path store_path(const std::string& flag_value);
 
+// The stores a reading command reads: --store given once, or more often (one
+// file per node of a job), or a folder of them. Never written to but for
+// rollups of a run read from a store given alone (run_source.cpp).
+struct StoreList {
+  StoreList(const std::string& flag);  // implicit: one --store value ("" = the default store)
+  StoreList(std::vector<std::string> flags);  // implicit: --store given zero or more times
+  std::vector<std::string> given;
+  // The store files: one store given as a file is taken as it is (opening
+  // it says what is wrong with it); else store/run_lookup.h's
+  // expand_store_paths, which throws StoreError for a path that does not
+  // exist or a folder with no *.db file.
+  [[nodiscard]] std::vector<std::filesystem::path> paths() const;
+};
+// Adds --store PATH, repeatable, a file or a folder of *.db files.
+CLI::Option* add_stores_option(CLI::App& cmd, std::vector<std::string>& stores);
+
 }  // namespace gpuwatch::cli

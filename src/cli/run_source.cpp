@@ -13,6 +13,7 @@
 #include "store/stored_columns.h"
 #include "record/run_status_window.h"
 #include "store/rollups.h"
+#include "store/run_lookup.h"
 
 namespace gpuwatch::cli {
 
@@ -26,15 +27,37 @@ bool looks_like_a_path(const std::string& ref) {
 struct StoredRun {
   std::unique_ptr<Store> store;
   RunInfo run;
+  std::filesystem::path path;  // of `store`
+  bool alone = true;           // the only store given
 };
 
-// The store's run that RUN names, with a better message when RUN looked like
-// a file that is not there.
-StoredRun resolve_stored(const std::string& run_ref, const std::string& store_flag) {
+// RUN across several stores: each is opened read-only and listed (a store
+// file that a recorder is creating lists no run).
+StoredRun resolve_across_stores(const std::string& run_ref, const std::vector<std::filesystem::path>& paths) {
+  std::vector<StoreRuns> lists;
+  std::vector<std::unique_ptr<Store>> opened;
+  for (const auto& path : paths) {
+    lists.push_back({path.string(), {}});
+    try {
+      opened.push_back(Store::open(path, true));
+      lists.back().runs = opened.back()->list_runs();
+    } catch (const EmptyStoreError&) {
+      opened.emplace_back();
+    }
+  }
+  RunFound found = resolve_across(lists, run_ref);
+  return {std::move(opened[found.store]), std::move(found.run), paths[found.store], false};
+}
+
+// The run that RUN names in the stores, with a better message when RUN
+// looked like a file that is not there.
+StoredRun resolve_stored(const std::string& run_ref, const StoreList& stores) {
   try {
-    auto store = Store::open(store_path(store_flag), true);
+    const auto paths = stores.paths();
+    if (paths.size() > 1) return resolve_across_stores(run_ref, paths);
+    auto store = Store::open(paths.front(), true);
     RunInfo run = store->resolve(run_ref);
-    return {std::move(store), std::move(run)};
+    return {std::move(store), std::move(run), paths.front(), true};
   } catch (const StoreError& e) {
     std::error_code ec;
     // /dev/zero, a FIFO, a directory: refused with the reason (without
@@ -61,12 +84,14 @@ void keep_freed_memory() {
 // A finished run recorded before rollups existed, or interrupted, has none:
 // the first report builds them (once; it costs about a report's time read from
 // the chunks), so that later ones are fast. A store that cannot be written
-// (read-only file, another writer holding it) is read from its chunks.
-void ensure_rollups(const StoredRun& stored, const std::string& store_flag) {
-  const auto path = store_path(store_flag);
-  if (stored.run.status == RunStatus::Recording || has_rollups(path, stored.run)) return;
+// (read-only file, another writer holding it) is read from its chunks. Of
+// several stores (one per node, maybe on a shared file system) none is
+// written: the run is read from its chunks.
+void ensure_rollups(const StoredRun& stored) {
+  if (!stored.alone) return;
+  if (stored.run.status == RunStatus::Recording || has_rollups(stored.path, stored.run)) return;
   try {
-    build_rollups(path, stored.run);
+    build_rollups(stored.path, stored.run);
   } catch (const StoreError&) {
     // Rollups only make reading faster; the chunks are the data.
   }
@@ -83,38 +108,38 @@ void print_import_warnings(const std::string& file, const ImportResult& result) 
   for (const std::string& w : result.warnings) fmt::print(stderr, "gpuwatch: warning: {}: {}\n", file, w);
 }
 
-RunData load_run(const std::string& run_ref, const std::string& store_flag) {
+RunData load_run(const std::string& run_ref, const StoreList& stores) {
   keep_freed_memory();
   if (is_file(run_ref)) {
     ImportResult result = import_file(run_ref);
     print_import_warnings(run_ref, result);
     return std::move(result.data);
   }
-  StoredRun stored = resolve_stored(run_ref, store_flag);
+  StoredRun stored = resolve_stored(run_ref, stores);
   return stored.store->load(stored.run);
 }
 
-RunColumns open_run_columns(const std::string& run_ref, const std::string& store_flag) {
+RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores) {
   RunColumns out;
   if (is_file(run_ref)) {
-    out.imported = std::make_unique<RunData>(load_run(run_ref, store_flag));
+    out.imported = std::make_unique<RunData>(load_run(run_ref, stores));
     out.base = run_base(*out.imported);
     out.columns = std::make_unique<RunDataColumns>(*out.imported);
     return out;
   }
-  StoredRun stored = resolve_stored(run_ref, store_flag);
+  StoredRun stored = resolve_stored(run_ref, stores);
   out.base = load_run_base(*stored.store, stored.run);
-  out.columns = std::make_unique<StoredColumns>(store_path(store_flag), stored.run);
+  out.columns = std::make_unique<StoredColumns>(stored.path, stored.run);
   return out;
 }
 
-RunReader::RunReader(const std::string& run_ref, const std::string& store_flag) {
+RunReader::RunReader(const std::string& run_ref, const StoreList& stores) {
   if (is_file(run_ref)) {
-    imported_ = std::make_unique<RunData>(load_run(run_ref, store_flag));
+    imported_ = std::make_unique<RunData>(load_run(run_ref, stores));
     run_ = imported_->run;
     return;
   }
-  StoredRun stored = resolve_stored(run_ref, store_flag);
+  StoredRun stored = resolve_stored(run_ref, stores);
   store_ = std::move(stored.store);
   run_ = std::move(stored.run);
 }
@@ -143,14 +168,13 @@ RunData RunReader::read(const LoadOptions& options) const {
   return data;
 }
 
-RunReport report_run(const std::string& run_ref, const std::string& store_flag) {
+RunReport report_run(const std::string& run_ref, const StoreList& stores) {
   keep_freed_memory();
-  if (is_file(run_ref)) return build_report(load_run(run_ref, store_flag));
-  StoredRun stored = resolve_stored(run_ref, store_flag);
-  ensure_rollups(stored, store_flag);
-  const auto path = store_path(store_flag);
-  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(path, stored.run),
-                      StoredRollups(path, stored.run));
+  if (is_file(run_ref)) return build_report(load_run(run_ref, stores));
+  StoredRun stored = resolve_stored(run_ref, stores);
+  ensure_rollups(stored);
+  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(stored.path, stored.run),
+                      StoredRollups(stored.path, stored.run));
 }
 
 }  // namespace gpuwatch::cli

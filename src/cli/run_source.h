@@ -7,24 +7,26 @@
 #include <string>
 
 #include "analysis/run_report.h"
+#include "cli/options.h"
 #include "import/import.h"
 #include "core/device_columns.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
 
-// store_flag: the --store value ("" = default store). Throws StoreError (or
-// an import error) with a message fit for the user.
+// stores: the --store values (none: the default store); with several, RUN
+// is looked up across them (store/run_lookup.h). Throws StoreError (or an
+// import error) with a message fit for the user.
 // Help text for a RUN argument.
 inline constexpr const char* kRunHelp = "Run id, unique id prefix, run name, 'last', or a file to import";
 
 // When run_ref names a regular file, it is imported in memory (not stored)
 // and its warnings are printed on stderr.
-RunData load_run(const std::string& run_ref, const std::string& store_flag);
+RunData load_run(const std::string& run_ref, const StoreList& stores);
 
 // The report of RUN. A stored run is read one GPU and a few metrics at a
 // time, so that a 35-hour recording does not have to fit in memory.
-RunReport report_run(const std::string& run_ref, const std::string& store_flag);
+RunReport report_run(const std::string& run_ref, const StoreList& stores);
 
 // RUN without its device samples, and where they come from: a stored run's
 // GPUs are read on demand, one at a time (on read-only connections of their
@@ -34,14 +36,14 @@ struct RunColumns {
   RunData base;
   std::unique_ptr<DeviceColumns> columns;
 };
-RunColumns open_run_columns(const std::string& run_ref, const std::string& store_flag);
+RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores);
 
 // RUN read one span at a time: a stored run reads only the chunks that
 // cover the span (`status` polls the last minute of a 35-hour run); a file
 // is imported once and cut in memory.
 class RunReader {
  public:
-  RunReader(const std::string& run_ref, const std::string& store_flag);
+  RunReader(const std::string& run_ref, const StoreList& stores);
   // A run already found in an open store.
   RunReader(std::unique_ptr<Store> store, RunInfo run);
   ~RunReader();

@@ -18,6 +18,23 @@ namespace gpuwatch {
 enum class RunStatus { Recording, Finished, Interrupted };
 std::string_view to_string(RunStatus s);
 
+// The distributed job a run belongs to and the recorder's place in it
+// (record/job_environment.h): from `record --job`, torchelastic's or
+// Slurm's environment. Every field is absent for a run on its own.
+struct JobInfo {
+  std::string id;                  // Slurm's "77" or "77_3" (array task), a torchelastic run id, --job
+  std::string source;              // "flag", "torchelastic" or "slurm"; empty with no id
+  std::optional<int> rank;         // global rank: RANK, else SLURM_PROCID
+  std::optional<int> local_rank;   // LOCAL_RANK, else SLURM_LOCALID
+  std::optional<int> world_size;   // WORLD_SIZE, else SLURM_NTASKS
+  std::optional<int> node_rank;    // GROUP_RANK or NODE_RANK, else SLURM_NODEID
+  std::optional<int> node_count;   // SLURM_JOB_NUM_NODES (SLURM_NNODES)
+  [[nodiscard]] bool empty() const {
+    return id.empty() && !rank && !local_rank && !world_size && !node_rank && !node_count;
+  }
+  bool operator==(const JobInfo&) const = default;
+};
+
 struct RunInfo {
   std::int64_t row_id = 0;          // internal key
   std::string id;                   // public id: 12 lowercase hex characters
@@ -25,6 +42,7 @@ struct RunInfo {
   std::vector<std::string> command; // argv; empty for --pid / no command
   std::string cwd;
   std::string host;
+  JobInfo job;
   std::int64_t start_wall_ns = 0;
   std::int64_t start_mono_ns = 0;
   std::optional<std::int64_t> end_wall_ns;

@@ -223,7 +223,8 @@ int run_record(const RecordOptions& o) {
   run.name = default_name(o);
   run.command = o.command;
   run.cwd = std::filesystem::current_path().string();
-  run.host = host_name();
+  run.host = o.host.empty() ? host_name() : o.host;
+  run.job = o.job;
   run.interval_s = o.interval_s;
   run.slow_interval_s = std::chrono::duration<double>(watcher.slow_interval()).count();
   run.version = GPUWATCH_VERSION;
@@ -413,7 +414,9 @@ int run_record(const RecordOptions& o) {
       RunInfo stored = store->resolve(run.id);
       // What the store could not take, this process still knows.
       if (!end_stored) stored = with_outcome(std::move(stored), run);
-      const RunReport report = build_report(load_run_base(*store, stored), StoredColumns(o.store_path, stored));
+      RunData base = load_run_base(*store, stored);
+      base.run = stored;  // the load reads the run's row again, without the outcome it could not take
+      const RunReport report = build_report(base, StoredColumns(o.store_path, stored));
       const std::string text = render_report_text(report);
       if (o.summary) {
         const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);

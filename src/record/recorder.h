@@ -20,6 +20,10 @@ struct RecordOptions {
   std::vector<std::string> command;   // empty with attach_pid or "until Ctrl-C"
   std::optional<pid_t> attach_pid;
   std::string name;
+  // The job the run belongs to (record/job_environment.h): the environment's,
+  // with --job's id over it.
+  JobInfo job;
+  std::string host;                   // --host; empty: this machine's name
   double interval_s = 0.5;
   std::vector<int> gpus;              // --gpus; empty: all, or those the visible-devices variables show
   // The environment's visible-devices variables (CUDA_VISIBLE_DEVICES and

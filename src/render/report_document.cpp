@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "render/document.h"
+#include "render/job.h"
 #include "render/report.h"
 #include "render/report_training.h"
 #include "render/units.h"
@@ -276,6 +277,7 @@ Document report_document(const RunReport& r) {
     doc.line(fmt::format("Attached  pid {}", *run.attached_pid));
   }
   doc.line(fmt::format("Started   {}  on {}", iso_local(run.start_wall_ns).substr(0, 19), run.host));
+  if (!run.job.empty()) doc.line(fmt::format("Job       {}", describe_job(run.job)));
   doc.line(fmt::format("Duration  {} (wall clock)   interval {} s", human_duration(r.wall_duration_s), run.interval_s));
   const JitterStats& j = run.jitter;
   if (j.ticks > 0) {

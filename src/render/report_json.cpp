@@ -1,3 +1,4 @@
+#include "render/job.h"
 #include "render/json_writer.h"
 #include "render/report.h"
 #include "render/report_json_parts.h"
@@ -22,6 +23,7 @@ void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
   w.end_array();
   w.field("cwd", run.cwd);
   w.field("host", run.host);
+  write_job_field(w, run.job);
   w.field("start", iso_utc_ms(run.start_wall_ns));
   w.field("end", iso_or_none(run.end_wall_ns));
   w.field("wall_duration_s", wall_duration_s);

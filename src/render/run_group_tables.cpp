@@ -52,6 +52,10 @@ std::string run_cell(const GroupRow& row, std::size_t c) {
 
 }  // namespace
 
+std::string column_header(GroupColumn c) { return header(static_cast<std::size_t>(c)); }
+
+std::string column_cell(GroupColumn c, const std::optional<double>& v) { return cell(static_cast<std::size_t>(c), v); }
+
 std::string heading(const RunGroup& g) {
   return fmt::format("Summary of {} run{} {}: every run is listed, repeats are averaged, none is left out",
                      g.rows.size(), g.rows.size() == 1 ? "" : "s", g.selection);

@@ -18,5 +18,9 @@ Table extremes_table(const RunGroup& g);
 Table repeats_table(const RunGroup& g);
 // What the columns mean, in a sentence or two.
 std::string legend(const RunGroup& g);
+// A column's header (short word and display unit) and a value in it as the
+// runs table shows it: for other tables of group values (report --job).
+std::string column_header(GroupColumn c);
+std::string column_cell(GroupColumn c, const std::optional<double>& v);
 
 }  // namespace gpuwatch::run_group_tables

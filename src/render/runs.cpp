@@ -1,9 +1,11 @@
 #include "render/runs.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
 
+#include "render/job.h"
 #include "render/json_writer.h"
 #include "render/report.h"
 #include "render/table.h"
@@ -21,14 +23,27 @@ std::optional<double> duration_s(const RunInfo& r) {
 std::string render_runs_text(const std::vector<RunInfo>& runs) {
   if (runs.empty()) return "No runs stored yet. Start one with: gpuwatch record -- CMD\n";
   // Outcomes are cut at 20 columns; names, last, are never cut.
+  // Host, job and rank only where some run belongs to a job or the runs
+  // come from several hosts: then which node recorded each run is what
+  // tells them apart.
+  const bool jobs = std::any_of(runs.begin(), runs.end(), [&runs](const RunInfo& r) {
+    return !r.job.id.empty() || r.host != runs.front().host;
+  });
   Table t;
-  t.columns = {{"id"}, {"started"}, {"duration", true}, {"status"}, {"outcome"}, {"name"}};
+  t.columns = {{"id"}, {"started"}, {"duration", true}, {"status"}, {"outcome"}};
+  if (jobs) t.columns.insert(t.columns.end(), {{"host"}, {"job"}, {"rank", true}});
+  t.columns.push_back({"name"});
   for (const RunInfo& r : runs) {
     const auto d = duration_s(r);
-    t.rows.push_back({r.id, iso_local(r.start_wall_ns).substr(0, 19), d ? human_duration(*d) : "-",
-                      std::string(to_string(r.status)),
-                      r.status == RunStatus::Interrupted ? "-" : std::string(prefix_fitting(describe_outcome(r), 20)),
-                      r.name});
+    std::vector<std::string> row{
+        r.id, iso_local(r.start_wall_ns).substr(0, 19), d ? human_duration(*d) : "-", std::string(to_string(r.status)),
+        r.status == RunStatus::Interrupted ? "-" : std::string(prefix_fitting(describe_outcome(r), 20))};
+    if (jobs) {
+      row.insert(row.end(), {r.host, r.job.id.empty() ? "-" : r.job.id,
+                             r.job.rank ? fmt::format("{}", *r.job.rank) : "-"});
+    }
+    row.push_back(r.name);
+    t.rows.push_back(std::move(row));
   }
   return render_text_table(t, std::numeric_limits<std::size_t>::max());
 }
@@ -47,6 +62,7 @@ std::string render_runs_json(const std::vector<RunInfo>& runs) {
     w.field("exit_code", r.exit_code);
     w.field("exit_signal", r.exit_signal);
     w.field("host", r.host);
+    write_job_field(w, r.job);
     w.end_object();
   }
   w.end_array();

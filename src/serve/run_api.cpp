@@ -11,6 +11,7 @@
 #include "analysis/run_report.h"
 #include "core/metrics.h"
 #include "render/compare.h"
+#include "render/job.h"
 #include "render/json_writer.h"
 #include "render/plot/plot.h"
 #include "render/plot/series.h"
@@ -59,6 +60,7 @@ void write_run_fields(JsonWriter& w, const RunInfo& run, const std::vector<Devic
   w.field("live", run.status == RunStatus::Recording);
   w.field("start", iso_utc_ms(run.start_wall_ns)).field("duration_s", run_duration_s(run));
   w.field("command", command_text(run)).field("host", run.host).field("exit_code", run.exit_code);
+  write_job_field(w, run.job);
   w.key("gpus").begin_array();
   for (const DeviceSeries& d : devices) {
     w.begin_object().field("index", d.info.index).field("name", d.info.name).end_object();
@@ -162,34 +164,30 @@ RunInfo find_run(Store& store, std::string_view run_ref) {
   }
 }
 
-std::string runs_json(StorePool& stores) {
+std::string runs_json(StorePools& stores) {
   std::string out;
   JsonWriter w(out);
   w.begin_object().field("schema_version", kSchemaVersion).key("runs").begin_array();
-  try {
-    const StorePool::Lease store = stores.acquire();
-    std::vector<RunInfo> runs = store->list_runs();
-    std::sort(runs.begin(), runs.end(),
-              [](const RunInfo& a, const RunInfo& b) { return a.start_wall_ns > b.start_wall_ns; });
-    for (const RunInfo& run : runs) {
-      w.begin_object();
-      write_run_fields(w, run, load_run_facts(*store, run).devices);
-      w.end_object();
-    }
-  } catch (const ApiError&) {
-    // No store file yet: no runs.
-  } catch (const EmptyStoreError&) {
-    // A recorder is creating the file: no runs yet.
+  std::vector<RunData> runs;  // facts only: no samples
+  stores.for_each_store([&runs](Store& store, const std::vector<RunInfo>& listed) {
+    for (const RunInfo& run : listed) runs.push_back(load_run_facts(store, run));
+  });
+  std::stable_sort(runs.begin(), runs.end(),
+                   [](const RunData& a, const RunData& b) { return a.run.start_wall_ns > b.run.start_wall_ns; });
+  for (const RunData& run : runs) {
+    w.begin_object();
+    write_run_fields(w, run.run, run.devices);
+    w.end_object();
   }
   w.end_array().end_object();
   return out;
 }
 
-std::string run_json(StorePool& stores, std::string_view run_ref) {
-  const StorePool::Lease store = stores.acquire();
-  const std::filesystem::path& store_path = stores.path();
-  const RunInfo run = find_run(*store, run_ref);
-  const RunData base = load_run_facts(*store, run);
+std::string run_json(StorePools& stores, std::string_view run_ref) {
+  const StorePools::Found found = stores.find(run_ref);
+  const std::filesystem::path& store_path = found.path;
+  const RunInfo& run = found.run;
+  const RunData base = load_run_facts(*found.store, run);
   std::string out;
   JsonWriter w(out);
   w.begin_object().field("schema_version", kSchemaVersion);
@@ -242,14 +240,15 @@ std::string run_json(StorePool& stores, std::string_view run_ref) {
   return out;
 }
 
-std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query) {
-  const std::filesystem::path& store_path = stores.path();
+std::string series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query) {
   const auto metric_name = query.param("metric");
   if (!metric_name) throw ApiError(400, "metric is required, e.g. metric=gpu_util_percent");
   const std::optional<DeviceMetric> metric = device_metric_named(*metric_name);
   if (!metric) throw ApiError(400, fmt::format("no plottable metric is called '{}'", *metric_name));
-  const StorePool::Lease store = stores.acquire();
-  const RunInfo run = find_run(*store, run_ref);
+  const StorePools::Found the_run = stores.find(run_ref);
+  const StorePool::Lease& store = the_run.store;
+  const std::filesystem::path& store_path = the_run.path;
+  const RunInfo& run = the_run.run;
   const RunData base = load_run_facts(*store, run);
   const BucketGrid grid = series_grid(query, run);
   const double from = grid.t_begin;
@@ -301,9 +300,10 @@ std::string series_json(StorePool& stores, std::string_view run_ref, const Reque
   return out;
 }
 
-std::string host_series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query) {
-  const StorePool::Lease store = stores.acquire();
-  const RunInfo run = find_run(*store, run_ref);
+std::string host_series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query) {
+  const StorePools::Found the_run = stores.find(run_ref);
+  const StorePool::Lease& store = the_run.store;
+  const RunInfo& run = the_run.run;
   const BucketGrid grid = series_grid(query, run);
   LoadOptions span = span_load(run, grid.t_begin, grid.t_end);
   span.device_samples = false;
@@ -332,28 +332,27 @@ std::string host_series_json(StorePool& stores, std::string_view run_ref, const 
   return out;
 }
 
-std::string report_json(StorePool& stores, std::string_view run_ref) {
-  const std::filesystem::path& store_path = stores.path();
-  const StorePool::Lease store = stores.acquire();
-  const RunInfo run = find_run(*store, run_ref);
+std::string report_json(StorePools& stores, std::string_view run_ref) {
+  const StorePools::Found found = stores.find(run_ref);
+  const RunInfo& run = found.run;
   // Read-only: a run without rollups is reported from its chunks.
   return render_report_json(
-      build_report(load_run_base(*store, run), StoredColumns(store_path, run), StoredRollups(store_path, run)));
+      build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run)));
 }
 
-std::string status_json(StorePool& stores, std::string_view run_ref, const AdvisorConfig& config) {
-  const StorePool::Lease store = stores.acquire();
-  const RunInfo run = find_run(*store, run_ref);
+std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config) {
+  const StorePools::Found found = stores.find(run_ref);
+  const RunInfo& run = found.run;
   StatusWindows windows;
   windows.now_end_mono_ns = stored_run_end_mono_ns(run);
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   if (windows.now_end_mono_ns - window_ns > run.start_mono_ns) windows.before_end_mono_ns = windows.now_end_mono_ns - window_ns;
-  Store& s = *store;
+  Store& s = *found.store;
   return render_run_status_json(
       status_over_windows(run, [&s, &run](const LoadOptions& o) { return s.load(run, o); }, windows, config));
 }
 
-std::string compare_json(StorePool& stores, const RequestTarget& query) {
+std::string compare_json(StorePools& stores, const RequestTarget& query) {
   const auto list = query.param("runs");
   if (!list) throw ApiError(400, "runs is required, e.g. runs=ID,ID");
   std::vector<std::string> refs;
@@ -365,10 +364,12 @@ std::string compare_json(StorePool& stores, const RequestTarget& query) {
   if (refs.size() < 2 || refs.size() > kMaxComparedRuns) {
     throw ApiError(400, fmt::format("runs takes 2 to {} runs", kMaxComparedRuns));
   }
-  const StorePool::Lease store = stores.acquire();
   std::vector<RunData> runs;
   // Whole runs, host included: the answer is exactly `gpuwatch compare`'s.
-  for (const std::string& ref : refs) runs.push_back(store->load(find_run(*store, ref)));
+  for (const std::string& ref : refs) {
+    const StorePools::Found found = stores.find(ref);
+    runs.push_back(found.store->load(found.run));
+  }
   return render_compare_json(compare_runs(runs, CompareOptions{}));
 }
 

@@ -31,21 +31,21 @@ inline constexpr std::size_t kMaxComparedRuns = 8;
 inline constexpr double kMaxApiSeconds = 1e8;
 
 // GET /api/runs: every run, newest first.
-std::string runs_json(StorePool& stores);
+std::string runs_json(StorePools& stores);
 // GET /api/runs/ID
-std::string run_json(StorePool& stores, std::string_view run_ref);
+std::string run_json(StorePools& stores, std::string_view run_ref);
 // GET /api/runs/ID/series?metric=&from=&to=&points=
-std::string series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
+std::string series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/host?from=&to=&points=: the host's metrics over the span,
 // reduced as a series is; those with no value in it left out.
-std::string host_series_json(StorePool& stores, std::string_view run_ref, const RequestTarget& query);
+std::string host_series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/report
-std::string report_json(StorePool& stores, std::string_view run_ref);
+std::string report_json(StorePools& stores, std::string_view run_ref);
 // GET /api/runs/ID/status: `gpuwatch status ID --format json` over the run's
 // latest window, the window before it as the reference.
-std::string status_json(StorePool& stores, std::string_view run_ref, const AdvisorConfig& config);
+std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config);
 // GET /api/compare?runs=A,B
-std::string compare_json(StorePool& stores, const RequestTarget& query);
+std::string compare_json(StorePools& stores, const RequestTarget& query);
 
 // The run `run_ref` names (id, unique id prefix, name, "last"), on an open
 // store; ApiError 404 when it names none.

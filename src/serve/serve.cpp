@@ -154,8 +154,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
     if (!run_ref) return error_reply(400, "run is required: /api/live?run=ID");
-    StorePool::Lease lease = stores_.acquire();
-    RunInfo run = find_run(*lease, *run_ref);
+    StorePools::Found found = stores_.find(*run_ref);
     std::optional<double> since;
     if (const auto text = target->param("since")) {
       double v = 0;
@@ -169,7 +168,7 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     HttpReply reply;
     reply.content_type = "text/event-stream";
     try {
-      reply.stream = open_live_stream(streams_, lease.take(), std::move(run), since);
+      reply.stream = open_live_stream(streams_, found.store.take(), std::move(found.run), since);
     } catch (...) {
       streams_.release();  // the stream, which gives the slot back, was never made
       throw;
@@ -193,7 +192,7 @@ void wait_for(int fd) {
 
 int run_serve(const SystemPaths& paths, const ServeOptions& options) {
   StopSignals stop;
-  Dashboard dashboard(options.store, options.token, options.advisor, options.metrics.has_value(), options.links);
+  Dashboard dashboard(options.stores, options.token, options.advisor, options.metrics.has_value(), options.links);
   HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
   // After the port is bound (a taken port fails before a driver is opened).
   std::optional<MetricsFeed> feed;

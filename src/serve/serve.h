@@ -33,7 +33,7 @@ std::optional<ServeLink> parse_serve_link(std::string_view text, std::string& wh
 
 struct ServeOptions {
   ListenAddress listen;
-  std::filesystem::path store;
+  std::vector<std::filesystem::path> stores;  // one or more (a file per node of a job)
   std::string token;  // empty: none asked for (loopback only)
   AdvisorConfig advisor;  // the thresholds of a run's status
   // --metrics: the exporter's series at /metrics too (behind the token when
@@ -50,9 +50,9 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(std::filesystem::path store, std::string token, AdvisorConfig advisor, bool metrics = false,
-            std::vector<ServeLink> links = {})
-      : stores_(std::move(store)),
+  Dashboard(const std::vector<std::filesystem::path>& stores, std::string token, AdvisorConfig advisor,
+            bool metrics = false, std::vector<ServeLink> links = {})
+      : stores_(stores),
         token_(std::move(token)),
         advisor_(std::move(advisor)),
         metrics_(metrics),
@@ -66,7 +66,7 @@ class Dashboard {
  private:
   HttpReply route(const HttpRequest& request);
 
-  StorePool stores_;
+  StorePools stores_;
   std::string token_;
   AdvisorConfig advisor_;
   LiveStreams streams_;

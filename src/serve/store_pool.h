@@ -6,8 +6,10 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "store/store.h"
@@ -24,6 +26,8 @@ class StorePool {
     Lease(StorePool& pool, std::unique_ptr<Store> store, dev_t device, ino_t inode)
         : pool_(pool), store_(std::move(store)), device_(device), inode_(inode) {}
     ~Lease();
+    Lease(Lease&& other) noexcept
+        : pool_(other.pool_), store_(std::move(other.store_)), device_(other.device_), inode_(other.inode_) {}
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
     Store& operator*() const { return *store_; }
@@ -54,6 +58,29 @@ class StorePool {
   std::filesystem::path path_;
   std::mutex mutex_;
   std::vector<Idle> idle_;
+};
+
+// The stores `serve` shows (--store given again, or a folder: one file per
+// node of a job), a pool each. A run is looked up across them with
+// store/run_lookup.h's rules; with one store, Store::resolve's.
+class StorePools {
+ public:
+  explicit StorePools(const std::vector<std::filesystem::path>& paths);
+
+  // A run, with a connection to its store.
+  struct Found {
+    StorePool::Lease store;
+    RunInfo run;
+    const std::filesystem::path& path;
+  };
+  // Throws ApiError 404 when run_ref names no run, or several.
+  Found find(std::string_view run_ref);
+  // Calls each(store, runs) for every store, runs as Store::list_runs gives
+  // them (a missing file, or one a recorder is creating, has none).
+  void for_each_store(const std::function<void(Store&, const std::vector<RunInfo>&)>& each);
+
+ private:
+  std::vector<std::unique_ptr<StorePool>> pools_;
 };
 
 }  // namespace gpuwatch

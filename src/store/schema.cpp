@@ -138,11 +138,29 @@ constexpr std::string_view kSlowInterval = R"sql(
 ALTER TABLE runs ADD COLUMN slow_interval_s REAL;
 )sql";
 
+// The distributed job the run belongs to (RunInfo::job): its id, where the
+// id came from, and the recorder's ranks. NULL for runs recorded before and
+// for runs on their own. Readable by this build's readers as step 3. No
+// index: runs are listed whole and filtered in memory (a store holds
+// thousands of runs, not millions), and every run inserted would write an
+// index page too, one more than a recorder's first commit needs on a
+// nearly full disk.
+constexpr std::string_view kJob = R"sql(
+ALTER TABLE runs ADD COLUMN job_id TEXT;
+ALTER TABLE runs ADD COLUMN job_source TEXT;
+ALTER TABLE runs ADD COLUMN job_rank INTEGER;
+ALTER TABLE runs ADD COLUMN job_local_rank INTEGER;
+ALTER TABLE runs ADD COLUMN job_world_size INTEGER;
+ALTER TABLE runs ADD COLUMN job_node_rank INTEGER;
+ALTER TABLE runs ADD COLUMN job_node_count INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
     Migration{2, kSchemaRollups, true},
     Migration{3, kRecorderStartTicks, true},
     Migration{4, kSlowInterval, true},
+    Migration{5, kJob, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

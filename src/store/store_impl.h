@@ -63,6 +63,8 @@ struct Store::Impl {
   bool runs_have_start_ticks = true;
   // False before schema 4 (read-only): no slow_interval_s column.
   bool runs_have_slow_interval = true;
+  // False before schema 5 (read-only): no job_* columns.
+  bool runs_have_job = true;
   HostIdentity here = HostIdentity::current();
 
   // Serialises use of the connection and its cached statements.

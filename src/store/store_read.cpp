@@ -20,7 +20,10 @@ constexpr std::string_view kRunColumns = R"sql(
          jitter_p99_late_ns, jitter_max_late_ns, )sql";
 // Columns later schema steps added; a reader of an older store selects NULL
 // in their place.
-constexpr std::string_view kOptionalRunColumns[] = {"recorder_start_ticks", "slow_interval_s"};
+constexpr std::string_view kOptionalRunColumns[] = {
+    "recorder_start_ticks", "slow_interval_s", "job_id",         "job_source",    "job_rank",
+    "job_local_rank",       "job_world_size",  "job_node_rank", "job_node_count"};
+constexpr int kFirstJobColumn = 26;
 
 std::optional<int> opt_int(const sql::Stmt& q, int c) {
   if (q.is_null(c)) return std::nullopt;
@@ -61,6 +64,16 @@ RunInfo run_from_row(const sql::Stmt& q) {
     const double slow = q.real(25);
     if (slow >= r.interval_s && slow <= 86400) r.slow_interval_s = slow;
   }
+  constexpr int j = kFirstJobColumn;
+  if (!q.is_null(j)) {
+    r.job.id = q.text(j);
+    if (!q.is_null(j + 1)) r.job.source = q.text(j + 1);
+  }
+  r.job.rank = opt_int(q, j + 2);
+  r.job.local_rank = opt_int(q, j + 3);
+  r.job.world_size = opt_int(q, j + 4);
+  r.job.node_rank = opt_int(q, j + 5);
+  r.job.node_count = opt_int(q, j + 6);
   return r;
 }
 
@@ -164,7 +177,9 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
   std::string select(kRunColumns);
-  const bool present[] = {runs_have_start_ticks, runs_have_slow_interval};
+  const bool j = runs_have_job;
+  const bool present[] = {runs_have_start_ticks, runs_have_slow_interval, j, j, j, j, j, j, j};
+  static_assert(std::size(present) == std::size(kOptionalRunColumns));
   for (std::size_t c = 0; c < std::size(kOptionalRunColumns); ++c) {
     select += c == 0 ? "" : ", ";
     select += present[c] ? kOptionalRunColumns[c] : "NULL";
@@ -181,6 +196,7 @@ std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::f
 void Store::Impl::find_optional_columns() {
   runs_have_start_ticks = has_column(db.get(), "runs", "recorder_start_ticks");
   runs_have_slow_interval = has_column(db.get(), "runs", "slow_interval_s");
+  runs_have_job = has_column(db.get(), "runs", "job_id");
 }
 
 void Store::Impl::settle_liveness(std::vector<RunInfo>& runs) {

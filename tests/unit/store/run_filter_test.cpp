@@ -74,6 +74,19 @@ TEST(FilterRuns, ByNameGlobSinceAndLimit) {
   EXPECT_EQ(names(filter_runs(runs, by("", std::nullopt, 10))).size(), 4u);
 }
 
+TEST(FilterRuns, ByJob) {
+  std::vector<RunInfo> runs{run("a", 100 * kS), run("b", 200 * kS), run("c", 300 * kS)};
+  runs[0].job.id = "77";
+  runs[2].job.id = "77";
+  runs[1].job.id = "770";
+  RunFilter f;
+  f.job = "77";
+  const auto shown = filter_runs(runs, f);
+  ASSERT_EQ(shown.size(), 2u);
+  EXPECT_EQ(shown[0].name, "a");
+  EXPECT_EQ(shown[1].name, "c");
+}
+
 TEST(RunsToPrune, OldAndNeverLive) {
   const std::int64_t cutoff = kNow - 30 * 86400 * kS;
   const std::vector<RunInfo> runs{

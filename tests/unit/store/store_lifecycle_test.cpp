@@ -136,6 +136,40 @@ TEST_F(StoreLifecycle, TheSlowIntervalIsStoredAndUnknownBeforeSchemaFour) {
   EXPECT_EQ(r.slow_interval_or_default_s(), 0.2);
 }
 
+TEST_F(StoreLifecycle, TheJobIsStoredAndAnOlderStoreIsReadAndUpgraded) {
+  {
+    // As gpuwatch wrote it before jobs were stored: schema 4.
+    auto old = Store::open(path_, false, schema_migrations().first(4));
+    RunInfo run = new_run("old");
+    run.job = JobInfo{"77", "slurm", 0, 0, 2, 0, 2};  // nowhere to keep it
+    old->begin_run(run, {});
+    // Not finished: a finished run's rollups would migrate the file.
+  }
+  RawDb raw(path_);
+  EXPECT_EQ(raw.text("SELECT value FROM meta WHERE key = 'schema_version'"), "4");
+  {
+    // This build's reader reads it as it is: no job.
+    auto reader = Store::open(path_, true);
+    EXPECT_EQ(reader->schema_version(), 4);
+    EXPECT_TRUE(reader->resolve("old").job.empty());
+  }
+  auto writer = Store::open(path_, false);
+  EXPECT_EQ(writer->schema_version(), current_schema_version());
+  EXPECT_TRUE(writer->resolve("old").job.empty());
+  RunInfo run = new_run("node-b");
+  run.job = JobInfo{"77", "slurm", 1, 0, 2, 1, 2};
+  writer->begin_run(run, {});
+  writer->finish_run(run);
+  RunInfo alone = new_run("alone");
+  writer->begin_run(alone, {});
+  writer->finish_run(alone);
+  auto reader = Store::open(path_, true);
+  EXPECT_EQ(reader->resolve("node-b").job, run.job);
+  EXPECT_TRUE(reader->resolve("alone").job.empty());
+  EXPECT_EQ(raw.text("SELECT job_id FROM runs WHERE name = 'alone'"), "<null>");
+  EXPECT_EQ(raw.text("SELECT job_node_rank FROM runs WHERE name = 'node-b'"), "1");
+}
+
 TEST_F(StoreLifecycle, WritersCreatingTheStoreTogetherBothSucceed) {
   // Both children open the same new file at the same moment, 20 times over.
   for (int round = 0; round < 20; ++round) {

@@ -140,6 +140,10 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
   // migrated the file to this build's version)
   ASSERT_TRUE(raw.exec("DROP TABLE rollups; DROP TABLE rollup_runs; ALTER TABLE runs DROP COLUMN recorder_start_ticks; "
                        "ALTER TABLE runs DROP COLUMN slow_interval_s; "
+                       "ALTER TABLE runs DROP COLUMN job_id; ALTER TABLE runs DROP COLUMN job_source; "
+                       "ALTER TABLE runs DROP COLUMN job_rank; ALTER TABLE runs DROP COLUMN job_local_rank; "
+                       "ALTER TABLE runs DROP COLUMN job_world_size; ALTER TABLE runs DROP COLUMN job_node_rank; "
+                       "ALTER TABLE runs DROP COLUMN job_node_count; "
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'rollups'"), "<none>");
   {
