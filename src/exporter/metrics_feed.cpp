@@ -23,12 +23,10 @@
 
 namespace gpuwatch {
 
-namespace {
-
-// The recording run is read again this often, as top does: a read of a
-// long run's store costs more than a tick, and a scrape every 15 s or more
-// sees the run's latest state anyway.
-constexpr std::chrono::seconds kRunReadPeriod{2};
+// Not in the anonymous namespace: MetricsFeed::State holds one, and a member
+// of a type with internal linkage in a class with external linkage is an
+// error in unity builds (-Wsubobject-linkage).
+namespace metrics_feed_detail {
 
 // Wakes the publishing loop once a tick has reached the window (or sampling
 // has stopped), through an eventfd that the loop polls beside the stop fd:
@@ -66,6 +64,15 @@ class TickSignal final : public SampleSink {
   int fd_;
 };
 
+}  // namespace metrics_feed_detail
+
+namespace {
+
+// The recording run is read again this often, as top does: a read of a
+// long run's store costs more than a tick, and a scrape every 15 s or more
+// sees the run's latest state anyway.
+constexpr std::chrono::seconds kRunReadPeriod{2};
+
 // A backend succeeds while sampling runs and each of its watched GPUs has
 // values and is not lost; the host reader while it has values.
 std::vector<CollectorStatus> collectors(const std::vector<DeviceInfo>& devices, const LiveSnapshot& live,
@@ -88,7 +95,7 @@ struct MetricsFeed::State {
   MetricsFeedOptions options;
   Watcher watcher;
   LiveWindow window{1};  // the latest values are all a scrape shows
-  TickSignal ticks;
+  metrics_feed_detail::TickSignal ticks;
   PrometheusInput input;
 };
 
