@@ -79,6 +79,16 @@ struct ProcessRecord {
   std::int64_t first_seen_wall_ns = 0;
   std::int64_t last_seen_wall_ns = 0;
   std::optional<std::uint64_t> max_used_memory_bytes;
+  // Its GPU use as the driver gave it (NVML's per-process SM share, the DRM
+  // clients' busiest engine for AMD and Intel), over the process lists that
+  // had a value; none where the driver gives none (ROCm's KFD processes).
+  std::optional<double> max_gpu_percent;
+  double gpu_percent_sum = 0;
+  std::int64_t gpu_percent_reads = 0;
+  [[nodiscard]] std::optional<double> mean_gpu_percent() const {
+    if (gpu_percent_reads <= 0) return std::nullopt;
+    return gpu_percent_sum / static_cast<double>(gpu_percent_reads);
+  }
 };
 
 // Column-oriented view of one device's samples, for analysis.

@@ -252,12 +252,24 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
   if (!r.processes.empty()) {
     doc.heading("Processes on GPUs");
     TextTable t;
+    // GPU use only where a driver gave it for some process (NVML, DRM fdinfo).
+    const bool gpu_use = std::any_of(r.processes.begin(), r.processes.end(),
+                                     [](const ProcessRecord& p) { return p.max_gpu_percent.has_value(); });
     t.header = {"name", "gpu", "pid", "max mem MiB"};
+    if (gpu_use) {
+      t.header.emplace_back("GPU use mean %");
+      t.header.emplace_back("max %");
+    }
+    const auto percent = [](std::optional<double> v) { return v ? fmt::format("{:.0f}", *v) : std::string("n/a"); };
     for (const ProcessRecord& p : r.processes) {
       t.rows.push_back({shorten(p.name, kProcessNameColumns), std::to_string(p.device_index), std::to_string(p.pid),
                         p.max_used_memory_bytes
                             ? fmt::format("{:.0f}", static_cast<double>(*p.max_used_memory_bytes) / kMiB)
                             : std::string("n/a")});
+      if (gpu_use) {
+        t.rows.back().push_back(percent(p.mean_gpu_percent()));
+        t.rows.back().push_back(percent(p.max_gpu_percent));
+      }
     }
     doc.table(std::move(t));
   }

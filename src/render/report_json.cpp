@@ -161,6 +161,8 @@ std::string render_report_json(const RunReport& r) {
     w.field("pid", static_cast<std::uint64_t>(p.pid));
     w.field("name", p.name);
     w.field("max_used_memory_bytes", p.max_used_memory_bytes);
+    w.field("mean_gpu_percent", p.mean_gpu_percent());
+    w.field("max_gpu_percent", p.max_gpu_percent);
     w.field("first_seen", iso_utc_ms(p.first_seen_wall_ns));
     w.field("last_seen", iso_utc_ms(p.last_seen_wall_ns));
     w.end_object();

@@ -155,12 +155,22 @@ ALTER TABLE runs ADD COLUMN job_node_rank INTEGER;
 ALTER TABLE runs ADD COLUMN job_node_count INTEGER;
 )sql";
 
+// Each process's GPU use (ProcessRecord): the largest value and the sum and
+// count the mean comes from. NULL for processes recorded before. Readable by
+// this build's readers as step 3.
+constexpr std::string_view kProcessGpuUse = R"sql(
+ALTER TABLE processes ADD COLUMN max_gpu_percent REAL;
+ALTER TABLE processes ADD COLUMN gpu_percent_sum REAL;
+ALTER TABLE processes ADD COLUMN gpu_percent_reads INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
     Migration{2, kSchemaRollups, true},
     Migration{3, kRecorderStartTicks, true},
     Migration{4, kSlowInterval, true},
     Migration{5, kJob, true},
+    Migration{6, kProcessGpuUse, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

@@ -65,6 +65,7 @@ struct Store::Impl {
   bool runs_have_slow_interval = true;
   // False before schema 5 (read-only): no job_* columns.
   bool runs_have_job = true;
+  bool processes_have_gpu_use = true;
   HostIdentity here = HostIdentity::current();
 
   // Serialises use of the connection and its cached statements.

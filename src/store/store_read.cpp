@@ -197,6 +197,7 @@ void Store::Impl::find_optional_columns() {
   runs_have_start_ticks = has_column(db.get(), "runs", "recorder_start_ticks");
   runs_have_slow_interval = has_column(db.get(), "runs", "slow_interval_s");
   runs_have_job = has_column(db.get(), "runs", "job_id");
+  processes_have_gpu_use = has_column(db.get(), "processes", "max_gpu_percent");
 }
 
 void Store::Impl::settle_liveness(std::vector<RunInfo>& runs) {
@@ -441,9 +442,10 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     }
   }
 
-  sql::Stmt procs(raw, R"sql(
-    SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes
-    FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid)sql");
+  const std::string gpu_use = processes_have_gpu_use ? "max_gpu_percent, gpu_percent_sum, gpu_percent_reads"
+                                                             : "NULL, NULL, NULL";
+  sql::Stmt procs(raw, "SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes, " +
+                           gpu_use + " FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid");
   procs.bind(1, run.row_id);
   while (procs.step()) {
     ProcessRecord p;
@@ -453,6 +455,11 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     p.first_seen_wall_ns = procs.int64(3);
     p.last_seen_wall_ns = procs.int64(4);
     if (auto m = procs.opt_int64(5); m && *m >= 0) p.max_used_memory_bytes = static_cast<std::uint64_t>(*m);
+    if (!procs.is_null(6)) p.max_gpu_percent = procs.real(6);
+    if (!procs.is_null(7) && !procs.is_null(8)) {
+      p.gpu_percent_sum = procs.real(7);
+      p.gpu_percent_reads = procs.int64(8);
+    }
     data.processes.push_back(std::move(p));
   }
 

@@ -56,6 +56,9 @@ void merge_process(ProcessRecord& into, const ProcessRecord& from) {
   if (from.max_used_memory_bytes) {
     into.max_used_memory_bytes = std::max(into.max_used_memory_bytes.value_or(0), *from.max_used_memory_bytes);
   }
+  if (from.max_gpu_percent) into.max_gpu_percent = std::max(into.max_gpu_percent.value_or(0), *from.max_gpu_percent);
+  into.gpu_percent_sum += from.gpu_percent_sum;
+  into.gpu_percent_reads += from.gpu_percent_reads;
 }
 
 std::int64_t clamp_to_int64(std::uint64_t v) {
@@ -196,8 +199,18 @@ void Store::append(const HostSample& sample) {
 }
 
 void Store::note_process(const GpuProcess& process, const std::string& name, Timestamp seen) {
-  ProcessRecord rec{process.device_index, process.pid, name.empty() ? process.name : name, seen.wall_ns,
-                    seen.wall_ns, process.used_memory_bytes};
+  ProcessRecord rec;
+  rec.device_index = process.device_index;
+  rec.pid = process.pid;
+  rec.name = name.empty() ? process.name : name;
+  rec.first_seen_wall_ns = seen.wall_ns;
+  rec.last_seen_wall_ns = seen.wall_ns;
+  rec.max_used_memory_bytes = process.used_memory_bytes;
+  if (process.gpu_percent && std::isfinite(*process.gpu_percent)) {
+    rec.max_gpu_percent = *process.gpu_percent;
+    rec.gpu_percent_sum = *process.gpu_percent;
+    rec.gpu_percent_reads = 1;
+  }
   std::lock_guard lock(impl_->buf_mutex);
   if (!impl_->accepting) return;
   auto [it, inserted] = impl_->pending.processes.try_emplace({process.device_index, process.pid}, rec);
@@ -311,22 +324,27 @@ void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
   if (!p.processes.empty()) {
     cached(upsert_process, R"sql(
       INSERT INTO processes (run_id, device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns,
-                             max_used_memory_bytes)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                             max_used_memory_bytes, max_gpu_percent, gpu_percent_sum, gpu_percent_reads)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
       ON CONFLICT (run_id, device_idx, pid) DO UPDATE SET
         name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE processes.name END,
         first_seen_wall_ns = min(processes.first_seen_wall_ns, excluded.first_seen_wall_ns),
         last_seen_wall_ns = max(processes.last_seen_wall_ns, excluded.last_seen_wall_ns),
         max_used_memory_bytes = max(
           coalesce(processes.max_used_memory_bytes, excluded.max_used_memory_bytes),
-          coalesce(excluded.max_used_memory_bytes, processes.max_used_memory_bytes)))sql");
+          coalesce(excluded.max_used_memory_bytes, processes.max_used_memory_bytes)),
+        max_gpu_percent = max(coalesce(processes.max_gpu_percent, excluded.max_gpu_percent),
+                              coalesce(excluded.max_gpu_percent, processes.max_gpu_percent)),
+        gpu_percent_sum = coalesce(processes.gpu_percent_sum, 0) + coalesce(excluded.gpu_percent_sum, 0),
+        gpu_percent_reads = coalesce(processes.gpu_percent_reads, 0) + coalesce(excluded.gpu_percent_reads, 0))sql");
     for (const auto& [key, rec] : p.processes) {
       std::optional<std::int64_t> mem;
       if (rec.max_used_memory_bytes) mem = clamp_to_int64(*rec.max_used_memory_bytes);
       auto& st = *upsert_process;
       st.reset();
       st.bind(1, run_row).bind(2, rec.device_index).bind(3, static_cast<std::int64_t>(rec.pid));
-      st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem).run();
+      st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem);
+      st.bind(8, rec.max_gpu_percent).bind(9, rec.gpu_percent_sum).bind(10, rec.gpu_percent_reads).run();
     }
   }
 

@@ -185,6 +185,32 @@ class RecordOutputs(GpuwatchTestCase):
                                     r"VRAM1:[\d.]+/79\.6GB\([\d.]+%\) \| CPU: [\d.]+% \| RAM:[\d.]+/[\d.]+GB\([\d.]+%\)$")
 
 
+class RecordProcessGpuUse(GpuwatchTestCase):
+    def test_each_process_keeps_its_gpu_use(self):
+        # A process the fake driver lists on GPU 1 with 64 % of its SMs (NVML's per-process
+        # utilization), another on GPU 0 that used none (the driver answers NOT_FOUND: no process
+        # ran there since the last read): the report keeps the GPU use of both.
+        with subprocess.Popen(["sleep", "30"]) as busy, subprocess.Popen(["sleep", "30"]) as quiet:
+            try:
+                scenario = (f"{QUICK};gpu_count=2;gpu1.processes={busy.pid}:{1 << 30};"
+                            f"gpu0.processes={quiet.pid}:{1 << 29};gpu1.process_util={busy.pid}:64")
+                r = self.run_gw("record", "--interval", "0.2", "--no-summary", "--", "sleep", "2.5",
+                                scenario=scenario)
+                self.assertEqual(r.returncode, 0, r.stderr)
+            finally:
+                busy.kill()
+                quiet.kill()
+        report = json.loads(self.run_gw("report", "last", "--format", "json").stdout)
+        procs = {p["pid"]: p for p in report["processes"]}
+        self.assertEqual(procs[busy.pid]["mean_gpu_percent"], 64)
+        self.assertEqual(procs[busy.pid]["max_gpu_percent"], 64)
+        self.assertEqual(procs[quiet.pid]["mean_gpu_percent"], 0)
+        self.assertEqual(procs[quiet.pid]["max_gpu_percent"], 0)
+        text = self.run_gw("report", "last").stdout
+        self.assertIn("GPU use mean %", text)
+        self.assertRegex(text, rf"\b{busy.pid}\s+\d+\s+64\s+64\b")
+
+
 class RecordSummary(GpuwatchTestCase):
     """What record prints at its end: a short summary by default, the report with --full."""
 

@@ -18,7 +18,8 @@ RunData imported(const std::string& fixture) {
 
 TEST_F(StoreTest, ImportedRunReadsBackAsStored) {
   RunData data = imported("gpuwatch_h100.jsonl");
-  data.processes.push_back({1, 4242, "python", data.run.start_wall_ns, data.run.start_wall_ns + 1, 1 << 30});
+  data.processes.push_back(
+      {1, 4242, "python", data.run.start_wall_ns, data.run.start_wall_ns + 1, 1 << 30, 87.5, 150.0, 2});
   data.devices[1].lost_at_wall_ns = data.run.start_wall_ns + 500'000'000;
   std::string id;
   {
@@ -64,6 +65,8 @@ TEST_F(StoreTest, ImportedRunReadsBackAsStored) {
   EXPECT_EQ(back.host.mono_ns, data.host.mono_ns);
   ASSERT_EQ(back.processes.size(), 1u);
   EXPECT_EQ(back.processes[0].name, "python");
+  EXPECT_EQ(back.processes[0].max_gpu_percent, 87.5);
+  EXPECT_EQ(back.processes[0].mean_gpu_percent(), 75.0);
 }
 
 TEST_F(StoreTest, ImportedAnnotationsAreEvents) {

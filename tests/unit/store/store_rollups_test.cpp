@@ -144,6 +144,9 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
                        "ALTER TABLE runs DROP COLUMN job_rank; ALTER TABLE runs DROP COLUMN job_local_rank; "
                        "ALTER TABLE runs DROP COLUMN job_world_size; ALTER TABLE runs DROP COLUMN job_node_rank; "
                        "ALTER TABLE runs DROP COLUMN job_node_count; "
+                       "ALTER TABLE processes DROP COLUMN max_gpu_percent; "
+                       "ALTER TABLE processes DROP COLUMN gpu_percent_sum; "
+                       "ALTER TABLE processes DROP COLUMN gpu_percent_reads; "
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'rollups'"), "<none>");
   {

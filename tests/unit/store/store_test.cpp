@@ -44,11 +44,14 @@ TEST_F(StoreTest, RunLifecycleRoundTrip) {
     p.pid = 1234;
     p.used_memory_bytes = 1000;
     p.kind = "compute";
+    p.gpu_percent = 40;
     store->note_process(p, "python", {6 * kSecond, kWall0 + kSecond});
     p.used_memory_bytes = 5000;
+    p.gpu_percent = 90;
     store->note_process(p, "python", {7 * kSecond, kWall0 + 2 * kSecond});
     store->flush();
     p.used_memory_bytes = 3000;  // later, lower: max stays, last seen moves
+    p.gpu_percent = 50;          // the mean spans both commits
     store->note_process(p, "", {9 * kSecond, kWall0 + 4 * kSecond});
     GpuProcess xorg;
     xorg.device_index = 1;
@@ -131,8 +134,12 @@ TEST_F(StoreTest, RunLifecycleRoundTrip) {
   EXPECT_EQ(data.processes[0].first_seen_wall_ns, kWall0 + kSecond);
   EXPECT_EQ(data.processes[0].last_seen_wall_ns, kWall0 + 4 * kSecond);
   EXPECT_EQ(data.processes[0].max_used_memory_bytes, 5000u);
+  EXPECT_EQ(data.processes[0].max_gpu_percent, 90.0);
+  EXPECT_EQ(data.processes[0].mean_gpu_percent(), 60.0);
   EXPECT_EQ(data.processes[1].name, "Xorg");
   EXPECT_FALSE(data.processes[1].max_used_memory_bytes.has_value());
+  EXPECT_FALSE(data.processes[1].max_gpu_percent.has_value());  // the driver gave none
+  EXPECT_FALSE(data.processes[1].mean_gpu_percent().has_value());
 
   ASSERT_EQ(data.events.size(), 2u);
   EXPECT_EQ(data.events[0].kind, "signal");
