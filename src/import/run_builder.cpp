@@ -358,6 +358,7 @@ RunData RunBuilder::build(const std::string& name, ImportNotes& notes) {
   if (!interval) interval = median_interval_s(data.host.mono_ns);
   // One sample says nothing of the period; 1 s is what gputop.py used.
   run.interval_s = interval.value_or(1.0);
+  data.processes = std::move(processes_);
   return data;
 }
 

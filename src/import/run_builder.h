@@ -38,6 +38,7 @@ class RunBuilder {
   void describe_device(int gpu_index, std::string_view name, std::string_view vendor);
   void add_host_sample(std::size_t time, const HostValues& values, const std::vector<double>& core_percent);
   void add_event(std::size_t time, std::optional<int> device_index, std::string kind, std::string message);
+  void add_process(ProcessRecord process) { processes_.push_back(std::move(process)); }
   // For metrics that a file writes as 0 when it could not read them
   // (gputop.py's fan speed): all zeros on a GPU means never read.
   void absent_when_always_zero(DeviceMetric metric);
@@ -97,6 +98,7 @@ class RunBuilder {
   std::map<int, DeviceColumns> devices_;
   HostColumns host_;
   std::vector<PendingEvent> events_;
+  std::vector<ProcessRecord> processes_;
   std::vector<DeviceMetric> zero_means_absent_;
   // Values taken as absent because they were out of range.
   std::array<std::size_t, kDeviceMetricCount> device_out_of_range_{};

@@ -67,8 +67,43 @@ void read_metrics(dom::object record, const Table& table, std::initializer_list<
   }
 }
 
+// A process line of a jsonl export (no time point of its own); false (with
+// the reason) when it is unusable.
+bool read_process_record(dom::object record, RunBuilder& builder, ImportNotes& notes, std::string_view& why) {
+  const auto index = field(record, "gpu_index");
+  const auto gpu = index ? gpu_index_of(*index, notes) : std::nullopt;
+  const auto pid = number_field(record, "pid", notes);
+  const auto first = number_field(record, "first_seen_wall_ns", notes);
+  const auto last = number_field(record, "last_seen_wall_ns", notes);
+  if (!gpu || !pid || !(*pid >= 0 && *pid <= 4294967295.0) || !first || !last) {
+    why = "a process without its GPU, pid or times";
+    return false;
+  }
+  ProcessRecord p;
+  p.device_index = *gpu;
+  p.pid = static_cast<std::uint32_t>(*pid);
+  p.name = std::string(string_field(record, "name"));
+  p.first_seen_wall_ns = static_cast<std::int64_t>(std::clamp(*first, -9.0e18, 9.0e18));
+  p.last_seen_wall_ns = static_cast<std::int64_t>(std::clamp(*last, -9.0e18, 9.0e18));
+  if (const auto mem = number_field(record, "max_used_memory_bytes", notes); mem && *mem >= 0 && *mem < 1.8e19) {
+    p.max_used_memory_bytes = static_cast<std::uint64_t>(*mem);
+  }
+  const auto percent = [&](std::string_view key) -> std::optional<double> {
+    const auto v = number_field(record, key, notes);
+    return v && *v >= 0 && *v <= 100 ? v : std::nullopt;
+  };
+  p.max_gpu_percent = percent("max_gpu_percent");
+  if (const auto mean = percent("mean_gpu_percent")) {
+    p.gpu_percent_sum = *mean;  // one value: the mean as it was exported
+    p.gpu_percent_reads = 1;
+  }
+  builder.add_process(std::move(p));
+  return true;
+}
+
 // One JSON lines record; false (with the reason) when it is unusable.
 bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& notes, std::string_view& why) {
+  if (string_field(record, "type") == "process") return read_process_record(record, builder, notes, why);
   const auto wall_ns = record_wall_ns(record);
   if (!wall_ns) {
     why = kNoTimestamp;

@@ -89,6 +89,21 @@ class JsonLinesFormatter final : public SampleFormatter {
     w.end_object();
     out.push_back('\n');
   }
+  void process(std::string& out, const ProcessRecord& p) override {
+    JsonWriter w(out);
+    w.begin_object();
+    w.field("type", "process");
+    w.field("gpu_index", p.device_index);
+    w.field("pid", static_cast<std::uint64_t>(p.pid));
+    w.field("name", p.name);
+    w.field("first_seen_wall_ns", p.first_seen_wall_ns);
+    w.field("last_seen_wall_ns", p.last_seen_wall_ns);
+    w.field("max_used_memory_bytes", p.max_used_memory_bytes);
+    w.field("mean_gpu_percent", p.mean_gpu_percent());
+    w.field("max_gpu_percent", p.max_gpu_percent);
+    w.end_object();
+    out.push_back('\n');
+  }
 };
 
 std::string csv_field(std::string_view s) {

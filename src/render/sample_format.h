@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/run.h"
 #include "core/sample.h"
 #include "render/slow_carry.h"
 
@@ -23,6 +24,9 @@ class SampleFormatter {
   void device(std::string& out, const DeviceSample& sample, const DeviceInfo& info, std::int64_t start_mono_ns);
   // Host rows: only formats that can mix row kinds print them.
   virtual void host(std::string& out, const HostSample& sample, std::int64_t start_mono_ns) = 0;
+  // A process the drivers listed during the run, after every sample row:
+  // only formats that can mix row kinds print them.
+  virtual void process(std::string& /*out*/, const ProcessRecord& /*process*/) {}
 
  protected:
   virtual void write_device(std::string& out, const DeviceSample& sample, bool slow_values_carried,

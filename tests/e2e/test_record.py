@@ -209,6 +209,22 @@ class RecordProcessGpuUse(GpuwatchTestCase):
         text = self.run_gw("report", "last").stdout
         self.assertIn("GPU use mean %", text)
         self.assertRegex(text, rf"\b{busy.pid}\s+\d+\s+64\s+64\b")
+        # The jsonl export ends with the processes, and import reads them back.
+        exported = os.path.join(self.tmp, "run.jsonl")
+        r = self.run_gw("export", "last", "--format", "jsonl", "-o", exported)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(exported) as f:
+            lines = [json.loads(line) for line in f]
+        rows = [x for x in lines if x["type"] == "process"]
+        self.assertEqual(sorted(x["pid"] for x in rows), sorted([busy.pid, quiet.pid]))
+        self.assertEqual(lines[-len(rows):], rows)
+        r = self.run_gw("import", exported, "--name", "back")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        back = json.loads(self.run_gw("report", "back", "--format", "json").stdout)
+        self.assertEqual({p["pid"]: (p["gpu_index"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
+                                     p["max_gpu_percent"], p["first_seen"]) for p in back["processes"]},
+                         {p["pid"]: (p["gpu_index"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
+                                     p["max_gpu_percent"], p["first_seen"]) for p in report["processes"]})
 
 
 class RecordSummary(GpuwatchTestCase):
