@@ -262,9 +262,10 @@ class PythonMetrics(GpuwatchTestCase):
         for m in lines:
             self.assertFalse(any(name.startswith("gpu_2_") for name in m), m)
             self.assertEqual(len(m), 13, m)
-        # 0.25 s apart (at least): each answer has about a quarter second more of the GPUs' watts.
+        # 0.25 s apart (at least): each answer has more of the GPUs' watts, a tenth of a second's
+        # at the least (answers are cached for 0.2 s, and the energy counts up to the last sample).
         for before, after in zip(lines, lines[1:]):
-            self.assertGreater(after["gpu_0_energy"] - before["gpu_0_energy"], 0.2 * before["gpu_0_power"])
+            self.assertGreater(after["gpu_0_energy"] - before["gpu_0_energy"], 0.1 * before["gpu_0_power"])
 
     def test_only_the_jobs_gpu(self):
         m = self.answers("--gpus", "0,1", CUDA_VISIBLE_DEVICES="1")[-1]
