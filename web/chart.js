@@ -1,14 +1,19 @@
-// gpuwatch serve: a small canvas line chart (no library).
+// gpuwatch serve: line charts drawn by uPlot (web/vendor/uplot/, embedded in the binary).
 // new LineChart(canvas, {format, onZoom, onReset, xFormat, xSteps, yRange}); chart.setData(series, markers, span);
 // series: [{name, color, t: [x], v: [number|null], dash}] (null = gap); markers: [{t, label, color}].
 // x is seconds since the start unless xFormat and xSteps say otherwise (compare by epoch); yRange
 // fixes the y axis (small multiples that share one scale).
-// The canvas keeps data-points = the number of non-null points drawn (read by the browser tests).
+// The `canvas` given is a placeholder: it is replaced by uPlot's chart, whose canvas takes over its
+// class and data-* attributes and keeps data-points = the number of non-null points drawn (read
+// by the browser tests). Only uPlot's public API is used (new uPlot, uPlot.join, setData,
+// setSize, setSelect, valToPos, posToVal, hooks).
 'use strict';
 
-const PAD = {left: 58, right: 12, top: 8, bottom: 22};
 const TIME_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600,
   7200, 10800, 21600, 43200, 86400];
+const FONT_PX = 11;
+const FONT = `${FONT_PX}px system-ui, sans-serif`;
+const TEXT = '#5b6470', GRID = '#e3e6ea', FRAME = '#b8bec6';
 
 // A "nice" step (1, 2, 5 × 10^k) giving about `count` ticks over `span`.
 function niceStep(span, count) {
@@ -16,14 +21,6 @@ function niceStep(span, count) {
   const mag = Math.pow(10, Math.floor(Math.log10(raw)));
   const f = raw / mag;
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
-}
-
-function ticks(lo, hi, step) {
-  const out = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) {
-    out.push(Math.abs(v) < step * 1e-9 ? 0 : v);
-  }
-  return out;
 }
 
 // Seconds since start as "45 s", "12m30s", "1h05m".
@@ -47,9 +44,10 @@ function bisect(arr, x) {
   return lo;
 }
 
+const isValue = (v) => v !== null && v !== undefined;
+
 class LineChart {
   constructor(canvas, opts = {}) {
-    this.canvas = canvas;
     this.opts = opts;
     this.format = opts.format || ((v) => String(v));
     this.xFormat = opts.xFormat || formatElapsed;
@@ -57,23 +55,39 @@ class LineChart {
     this.series = [];
     this.markers = [];
     this.span = null; // [from, to] when zoomed; null = the data's extent
-    this.drag = null;
-    this.hoverX = null;
+    this.attrs = {class: canvas.getAttribute('class') || 'chart', data: {...canvas.dataset}};
+    // The element uPlot draws into; its size comes from app.css (.chart-plot, .chart-plot.small).
+    this.host = document.createElement('div');
+    this.host.className = 'chart-plot' + (canvas.classList.contains('small') ? ' small' : '');
     this.tip = document.createElement('div');
     this.tip.className = 'chart-tip';
     this.tip.hidden = true;
-    canvas.parentNode.appendChild(this.tip);
-    canvas.addEventListener('mousedown', (e) => { this.drag = {x0: this.localX(e), x1: this.localX(e)}; });
-    canvas.addEventListener('mousemove', (e) => this.onMove(e));
-    canvas.addEventListener('mouseleave', () => { this.hoverX = null; this.tip.hidden = true; this.draw(); });
-    window.addEventListener('mouseup', () => this.onUp());
-    canvas.addEventListener('dblclick', () => { if (this.opts.onReset) this.opts.onReset(); });
+    canvas.parentNode.appendChild(this.tip); // the box (position: relative), not clipped by the plot
+    canvas.replaceWith(this.host);
+    this.host.addEventListener('dblclick', () => { if (this.opts.onReset) this.opts.onReset(); });
+    this.host.addEventListener('mouseleave', () => { this.tip.hidden = true; });
+    this.shape = null; // the series' names, colours and dashes uPlot was built with
+    this.plot = null;
+    this.build();
     if (window.ResizeObserver) {
-      this.observer = new ResizeObserver(() => this.draw());
-      this.observer.observe(canvas);
+      this.observer = new ResizeObserver(() => this.resize());
+      this.observer.observe(this.host);
     } else {
-      window.addEventListener('resize', () => this.draw());
+      window.addEventListener('resize', () => this.resize());
     }
+  }
+
+  // The canvas that carries the attributes (uPlot's).
+  get canvas() { return this.plot ? this.plot.ctx.canvas : null; }
+
+  size() {
+    const small = this.host.classList.contains('small');
+    return {width: Math.max(100, this.host.clientWidth || 600), height: this.host.clientHeight || (small ? 130 : 190)};
+  }
+
+  resize() {
+    const {width, height} = this.size();
+    if (this.plot && (this.plot.width !== width || this.plot.height !== height)) this.plot.setSize({width, height});
   }
 
   setData(series, markers, span) {
@@ -94,148 +108,168 @@ class LineChart {
 
   // Width of the plot in CSS pixels (what /series?points= should ask for).
   plotWidth() {
-    return Math.max(50, Math.round(this.canvas.clientWidth - PAD.left - PAD.right));
+    this.resize();
+    return Math.max(50, Math.round(this.plot.bbox.width / (window.devicePixelRatio || 1)));
   }
 
-  localX(e) { return e.clientX - this.canvas.getBoundingClientRect().left; }
+  // uPlot's data: one x array for all series. Each series keeps its own x (GPUs sample at
+  // different times, compared runs differ), so they are joined. uPlot tells a gap (null) from a
+  // missing point (undefined, which a line spans with spanGaps false): the fillers the join adds
+  // where only other series have a point are undefined, so lines run through them, and a series'
+  // own null stays a gap. uPlot.join's NULL_EXPAND mode (2) also turns the fillers next to a null
+  // into nulls, so that a gap runs from the series' last point before it to its first one after,
+  // as the series itself says, not from the neighbouring series' x.
+  data() {
+    if (!this.series.length) return [[]];
+    const NULL_EXPAND = 2;
+    return uPlot.join(this.series.map((s) => [s.t, s.v]), this.series.map(() => [null, NULL_EXPAND]));
+  }
 
-  extent() {
-    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-    for (const s of this.series) {
-      if (s.t.length) { x0 = Math.min(x0, s.t[0]); x1 = Math.max(x1, s.t[s.t.length - 1]); }
+  draw() {
+    const shape = JSON.stringify(this.series.map((s) => [s.name, s.color, !!s.dash]));
+    if (shape !== this.shape) {
+      this.build();
+    } else {
+      this.plot.setData(this.data());
     }
-    if (this.span) [x0, x1] = this.span;
-    if (!isFinite(x0)) { x0 = 0; x1 = 1; }
-    if (x1 <= x0) x1 = x0 + 1;
-    for (const s of this.series) {
-      for (let i = 0; i < s.t.length; i++) {
-        const v = s.v[i];
-        if (v === null || s.t[i] < x0 || s.t[i] > x1) continue;
-        if (v < y0) y0 = v;
-        if (v > y1) y1 = v;
-      }
-    }
-    if (this.opts.yRange) [y0, y1] = this.opts.yRange;
-    if (!isFinite(y0)) { y0 = 0; y1 = 1; }
-    if (y0 > 0 && y0 < (y1 - y0) * 0.5) y0 = 0; // start at 0 unless the data sits far from it
-    if (y1 === y0) { // a flat line: a band around it (0 to 1 for all zeros)
+    let drawn = 0;
+    for (const s of this.series) for (const v of s.v) if (isValue(v)) drawn++;
+    this.canvas.dataset.points = String(drawn);
+  }
+
+  build() {
+    if (this.plot) this.plot.destroy();
+    this.shape = JSON.stringify(this.series.map((s) => [s.name, s.color, !!s.dash]));
+    const {width, height} = this.size();
+    const axis = {
+      font: FONT, stroke: TEXT,
+      grid: {stroke: GRID, width: 1},
+      ticks: {stroke: GRID, width: 1, size: 4},
+    };
+    let ySize = 50;
+    const opts = {
+      width, height,
+      legend: {show: false},
+      padding: [8, 12, 0, 0],
+      cursor: {
+        x: true, y: false,
+        drag: {x: !!this.opts.onZoom, y: false, setScale: false},
+        bind: {dblclick: () => null}, // double-click is onReset (the listener on the host)
+      },
+      scales: {
+        x: {time: false, range: (u, lo, hi) => this.xRange(lo, hi)},
+        y: {range: (u, lo, hi) => this.yRange(u, lo, hi)},
+      },
+      axes: [
+        {...axis, space: 90, incrs: this.xSteps, size: 24,
+          values: (u, splits, i, space, incr) => splits.map((t) => this.xFormat(t, incr))},
+        {...axis, space: 40, gap: 6,
+          values: (u, splits, i, space, incr) => splits.map((v) => this.format(v, incr)),
+          // Wide enough for the longest label (units make them long).
+          size: (u, values, i, cycle) => {
+            if (cycle > 1 || !values) return ySize;
+            const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
+            ctx.save();
+            ctx.font = `${FONT_PX * dpr}px system-ui, sans-serif`;
+            const widest = Math.max(0, ...values.map((s) => ctx.measureText(s).width / dpr));
+            ctx.restore();
+            ySize = Math.ceil(widest + 4 + 6 + 6);
+            return ySize;
+          }},
+      ],
+      series: [{}, ...this.series.map((s) => ({
+        label: s.name, stroke: s.color, width: 1.5, spanGaps: false,
+        dash: s.dash ? [5, 4] : undefined,
+        points: s.dash ? {show: false} : {size: 4},
+      }))],
+      hooks: {
+        draw: [(u) => this.drawOver(u)],
+        setSelect: [(u) => this.onSelect(u)],
+        setCursor: [(u) => this.onCursor(u)],
+      },
+    };
+    this.plot = new uPlot(opts, this.data(), this.host);
+    const c = this.plot.ctx.canvas;
+    c.setAttribute('class', this.attrs.class);
+    Object.assign(c.dataset, this.attrs.data);
+  }
+
+  xRange(lo, hi) {
+    if (this.span) return [this.span[0], this.span[1]];
+    if (!isValue(lo) || !isValue(hi)) return [0, 1];
+    return hi > lo ? [lo, hi] : [lo, lo + 1];
+  }
+
+  // From zero unless the data sits far from it; a flat line gets a band around it; the ends
+  // rounded to a step of about one tick per 40 px.
+  yRange(u, lo, hi) {
+    if (this.opts.yRange) return [this.opts.yRange[0], this.opts.yRange[1]];
+    let y0 = lo, y1 = hi;
+    if (!isValue(y0) || !isValue(y1) || !isFinite(y0) || !isFinite(y1)) { y0 = 0; y1 = 1; }
+    if (y0 > 0 && y0 < (y1 - y0) * 0.5) y0 = 0;
+    if (y1 === y0) {
       const d = Math.abs(y0) * 0.1 || 1;
       y0 = y0 === 0 ? 0 : y0 - d;
       y1 += d;
     }
-    return {x0, x1, y0, y1};
+    const h = u.bbox && u.bbox.height ? u.bbox.height / (window.devicePixelRatio || 1) : this.size().height - 30;
+    const step = niceStep(y1 - y0, Math.max(2, Math.floor(h / 40)));
+    return [Math.floor(y0 / step) * step, Math.ceil(y1 / step) * step];
   }
 
-  draw() {
-    const c = this.canvas, dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth, h = c.clientHeight;
-    if (!w || !h) return;
-    if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
-      c.width = Math.round(w * dpr);
-      c.height = Math.round(h * dpr);
-    }
-    const ctx = c.getContext('2d');
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    const ex = this.extent();
-    const yStep = niceStep(ex.y1 - ex.y0, Math.max(2, Math.floor(h / 40)));
-    const yLo = Math.floor(ex.y0 / yStep) * yStep, yHi = Math.ceil(ex.y1 / yStep) * yStep;
-    const pw = w - PAD.left - PAD.right, ph = h - PAD.top - PAD.bottom;
-    const sx = (t) => PAD.left + (t - ex.x0) / (ex.x1 - ex.x0) * pw;
-    const sy = (v) => PAD.top + ph - (v - yLo) / (yHi - yLo || 1) * ph;
-    this.scale = {ex, sx, pw};
-
-    ctx.font = '11px system-ui, sans-serif';
-    ctx.lineWidth = 1;
-    ctx.strokeStyle = '#e3e6ea';
-    ctx.fillStyle = '#5b6470';
-    ctx.textAlign = 'right';
-    ctx.textBaseline = 'middle';
-    for (const v of ticks(yLo, yHi, yStep)) {
-      const y = Math.round(sy(v)) + 0.5;
-      ctx.beginPath(); ctx.moveTo(PAD.left, y); ctx.lineTo(w - PAD.right, y); ctx.stroke();
-      ctx.fillText(this.format(v, yStep), PAD.left - 6, y);
-    }
-    const want = (ex.x1 - ex.x0) / Math.max(2, pw / 90);
-    const xStep = this.xSteps.find((s) => s >= want) || niceStep(ex.x1 - ex.x0, pw / 90);
-    ctx.textAlign = 'center';
-    ctx.textBaseline = 'top';
-    for (const t of ticks(ex.x0, ex.x1, xStep)) {
-      const x = Math.round(sx(t)) + 0.5;
-      ctx.beginPath(); ctx.moveTo(x, PAD.top); ctx.lineTo(x, PAD.top + ph); ctx.stroke();
-      ctx.fillText(this.xFormat(t, xStep), x, PAD.top + ph + 5);
-    }
-
+  // After uPlot has drawn: the frame, and the markers (dashed vertical lines with labels).
+  drawOver(u) {
+    const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
+    const {left, top, width, height} = u.bbox;
     ctx.save();
-    ctx.beginPath(); ctx.rect(PAD.left, PAD.top, pw, ph); ctx.clip();
-    this.drawMarkers(ctx, ex, sx, ph);
-    let drawn = 0;
-    ctx.lineWidth = 1.5;
-    ctx.lineJoin = 'round';
-    for (const s of this.series) {
-      ctx.strokeStyle = s.color;
-      ctx.setLineDash(s.dash ? [5, 4] : []);
-      ctx.beginPath();
-      let pen = false;
-      for (let i = 0; i < s.t.length; i++) {
-        const v = s.v[i];
-        if (v === null || v === undefined) { pen = false; continue; }
-        drawn++;
-        const x = sx(s.t[i]), y = sy(v);
-        if (pen) ctx.lineTo(x, y); else { ctx.moveTo(x, y); ctx.lineTo(x + 0.5, y); pen = true; }
-      }
-      ctx.stroke();
-    }
-    ctx.setLineDash([]);
-    if (this.drag) {
-      ctx.fillStyle = 'rgba(40, 110, 200, 0.15)';
-      const a = Math.min(this.drag.x0, this.drag.x1), b = Math.max(this.drag.x0, this.drag.x1);
-      ctx.fillRect(a, PAD.top, b - a, ph);
-    } else if (this.hoverX !== null) {
-      ctx.strokeStyle = '#888';
-      ctx.lineWidth = 1;
-      ctx.beginPath(); ctx.moveTo(this.hoverX + 0.5, PAD.top); ctx.lineTo(this.hoverX + 0.5, PAD.top + ph); ctx.stroke();
-    }
-    ctx.restore();
-    ctx.strokeStyle = '#b8bec6';
-    ctx.lineWidth = 1;
-    ctx.strokeRect(PAD.left + 0.5, PAD.top + 0.5, pw, ph);
-    c.dataset.points = String(drawn);
-  }
-
-  drawMarkers(ctx, ex, sx, ph) {
+    ctx.lineWidth = dpr;
+    ctx.strokeStyle = FRAME;
+    ctx.strokeRect(left + 0.5, top + 0.5, width, height);
+    ctx.beginPath();
+    ctx.rect(left, top, width, height);
+    ctx.clip();
+    ctx.font = `${FONT_PX * dpr}px system-ui, sans-serif`;
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
+    const [x0, x1] = [u.scales.x.min, u.scales.x.max];
     let lastLabelEnd = -Infinity;
     for (const m of this.markers) {
-      if (m.t < ex.x0 || m.t > ex.x1) continue;
-      const x = Math.round(sx(m.t)) + 0.5;
+      if (m.t < x0 || m.t > x1) continue;
+      const x = Math.round(u.valToPos(m.t, 'x', true)) + 0.5;
       ctx.strokeStyle = m.color || '#999';
-      ctx.setLineDash([4, 3]);
-      ctx.beginPath(); ctx.moveTo(x, PAD.top); ctx.lineTo(x, PAD.top + ph); ctx.stroke();
+      ctx.setLineDash([4 * dpr, 3 * dpr]);
+      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke();
       ctx.setLineDash([]);
-      const width = ctx.measureText(m.label).width;
-      if (x + 3 > lastLabelEnd) { // skip labels that would overlap the previous one
+      const label = String(m.label);
+      const labelWidth = ctx.measureText(label).width;
+      if (x + 3 * dpr > lastLabelEnd) { // skip labels that would overlap the previous one
         ctx.fillStyle = m.color || '#666';
-        ctx.fillText(m.label, x + 3, PAD.top + 2);
-        lastLabelEnd = x + 3 + width + 6;
+        ctx.fillText(label, x + 3 * dpr, top + 2 * dpr);
+        lastLabelEnd = x + 3 * dpr + labelWidth + 6 * dpr;
       }
     }
+    ctx.restore();
   }
 
-  onMove(e) {
-    const x = this.localX(e);
-    if (this.drag) { this.drag.x1 = x; this.draw(); return; }
-    if (!this.scale || x < PAD.left || x > PAD.left + this.scale.pw) {
-      this.hoverX = null; this.tip.hidden = true; this.draw(); return;
-    }
-    this.hoverX = x;
-    this.draw();
-    const {ex, pw} = this.scale;
-    const t = ex.x0 + (x - PAD.left) / pw * (ex.x1 - ex.x0);
-    // Built from nodes, never from markup: series names are run names from the store.
-    const rows = [document.createElement('b')];
-    rows[0].textContent = this.xFormat(t, 0.1);
+  // A drag across the plot: onZoom(from, to) in x units; the selection box is then cleared.
+  onSelect(u) {
+    const {left, width} = u.select;
+    if (width <= 0) return;
+    u.setSelect({left: 0, top: 0, width: 0, height: 0}, false);
+    if (width < 5 || !this.opts.onZoom) return;
+    const a = u.posToVal(left, 'x'), b = u.posToVal(left + width, 'x');
+    if (b > a) this.opts.onZoom(a, b);
+  }
+
+  // The tooltip: every series' value nearest the cursor, built from nodes, never from markup
+  // (series names are run names from the store).
+  onCursor(u) {
+    const x = u.cursor.left;
+    if (x === undefined || x === null || x < 0 || !this.series.length) { this.tip.hidden = true; return; }
+    const t = u.posToVal(x, 'x');
+    const head = document.createElement('b');
+    head.textContent = this.xFormat(t, 0.1);
+    const rows = [head];
     for (const s of this.series) {
       if (!s.t.length) continue;
       const i = bisect(s.t, t);
@@ -245,26 +279,17 @@ class LineChart {
       swatch.style.color = s.color;
       swatch.textContent = '■';
       const row = document.createElement('div');
-      row.append(swatch, ` ${s.name}: ${v === null ? '—' : this.format(v)}`);
+      row.append(swatch, ` ${s.name}: ${isValue(v) ? this.format(v) : '—'}`);
       rows.push(row);
     }
     this.tip.replaceChildren(...rows);
     this.tip.hidden = false;
-    const left = x + 14 + this.tip.offsetWidth > this.canvas.clientWidth ? x - 14 - this.tip.offsetWidth : x + 14;
-    this.tip.style.left = this.canvas.offsetLeft + left + 'px';
-    this.tip.style.top = this.canvas.offsetTop + 10 + 'px';
-  }
-
-  onUp() {
-    if (!this.drag) return;
-    const {x0, x1} = this.drag;
-    this.drag = null;
-    this.draw();
-    if (Math.abs(x1 - x0) < 5 || !this.scale || !this.opts.onZoom) return;
-    const {ex, pw} = this.scale;
-    const toT = (x) => ex.x0 + (Math.min(Math.max(x, PAD.left), PAD.left + pw) - PAD.left) / pw * (ex.x1 - ex.x0);
-    const a = toT(Math.min(x0, x1)), b = toT(Math.max(x0, x1));
-    if (b > a) this.opts.onZoom(a, b);
+    const box = this.tip.offsetParent || this.host.parentNode;
+    const over = u.over.getBoundingClientRect(), origin = box.getBoundingClientRect();
+    const at = over.left - origin.left + x;
+    const left = at + 14 + this.tip.offsetWidth > box.clientWidth ? at - 14 - this.tip.offsetWidth : at + 14;
+    this.tip.style.left = left + 'px';
+    this.tip.style.top = over.top - origin.top + 6 + 'px';
   }
 }
 

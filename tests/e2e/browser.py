@@ -17,8 +17,8 @@ Typical use in a unittest::
             self.assertIn('data-run-id="', dom)
 
 The pages' hooks for tests: ``<table id="runs">`` with one ``<tr data-run-id="ID">`` per run;
-every chart is a ``<canvas class="chart" data-metric="NAME" data-points="N">`` (N = points drawn,
-updated on every redraw, live appends included); the compare page is
+every chart is a ``<canvas class="chart" data-metric="NAME" data-points="N">`` (uPlot's canvas;
+N = points drawn, updated on every redraw, live appends included); the compare page is
 ``<div id="compare" data-runs="ID,ID">``; an API error is shown in ``<div id="error">``.
 """
 
@@ -36,8 +36,9 @@ CHROMIUM = next((p for p in (os.environ.get("CHROMIUM"), shutil.which("chromium"
 TIMEOUT_S = 30
 
 
-def _run(url, extra, budget_ms, timeout_s):
-    """Runs headless Chromium on ``url`` with the arguments ``extra``; returns its stdout.
+def _run(url, extra, budget_ms, timeout_s, stderr=False):
+    """Runs headless Chromium on ``url`` with the arguments ``extra``; returns its stdout (its
+    stderr when ``stderr``).
 
     Raises ``unittest.SkipTest`` when Chromium is missing, ``subprocess.TimeoutExpired`` past
     ``timeout_s`` and ``RuntimeError`` (with Chromium's stderr) when it fails.
@@ -56,7 +57,7 @@ def _run(url, extra, budget_ms, timeout_s):
     if proc.returncode != 0:
         raise RuntimeError(f"chromium exited {proc.returncode} on {url}:\n"
                            + proc.stderr.decode(errors="replace")[-2000:])
-    return proc.stdout.decode(errors="replace")
+    return (proc.stderr if stderr else proc.stdout).decode(errors="replace")
 
 
 def dump_dom(url, budget_ms=8000, timeout_s=TIMEOUT_S):
@@ -65,6 +66,13 @@ def dump_dom(url, budget_ms=8000, timeout_s=TIMEOUT_S):
     Give live pages a budget long enough for the events expected (the server sends one a second).
     """
     return _run(url, ["--dump-dom"], budget_ms, timeout_s)
+
+
+def console_messages(url, budget_ms=8000, timeout_s=TIMEOUT_S):
+    """The page's console messages (Chromium's ``CONSOLE`` log lines): uncaught errors, and what
+    the Content-Security-Policy refused."""
+    err = _run(url, ["--dump-dom", "--enable-logging=stderr", "--v=0"], budget_ms, timeout_s, stderr=True)
+    return [line for line in err.splitlines() if ":CONSOLE" in line]
 
 
 def screenshot(url, path, budget_ms=8000, size=(1400, 1000), timeout_s=TIMEOUT_S):

@@ -16,7 +16,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from browser import CHROMIUM, dump_dom, screenshot
+from browser import CHROMIUM, console_messages, dump_dom, screenshot
 from harness import QUICK, GpuwatchTestCase
 
 SCENARIO = f"{QUICK};gpu_count=2;gpu1.util=77"
@@ -174,6 +174,12 @@ class ServeTest(ServeCase):
         status, page = self.get(base + "/")
         self.assertEqual(status, 200)
         self.assertIn("/static/app.js", page)
+        # The chart library is compiled in too (no CDN): uPlot, as vendored in web/vendor/uplot/.
+        vendored = os.path.join(os.path.dirname(__file__), "../../web/vendor/uplot/uPlot.iife.min.js")
+        with open(vendored, encoding="utf-8") as f:
+            self.assertEqual(self.get(base + "/static/uPlot.iife.min.js"), (200, f.read()))
+        self.assertIn("/static/uPlot.min.css", page)
+        self.assertNotIn("//cdn", page)
         for target in ("/static/..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e/x", "/api/runs/%00", "/static/app.js%00"):
             status, _ = self.get(base + target)
             self.assertIn(status, (400, 404), target)
@@ -325,6 +331,10 @@ class ServePagesTest(ServeCase):
         self.assertEqual(sorted(grid), ["0", "1"], dom[:2000])
         self.assertTrue(all(n > 0 for n in grid.values()), grid)
         self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        # uPlot styles its elements from script (element.style), which style-src does not stop,
+        # and adds no <style>: nothing is refused by the Content-Security-Policy, nothing thrown.
+        for fragment in (f"#/run/{first}", f"#/compare/{first},{second}/epoch"):
+            self.assertEqual(console_messages(f"{base}/{fragment}", timeout_s=BROWSER_TIMEOUT_S), [], fragment)
         dom = dump_dom(f"{base}/#/compare/{first},{second}", timeout_s=BROWSER_TIMEOUT_S)
         self.assertIn(f'data-runs="{first},{second}"', dom)
         self.assertIn('data-align="time"', dom)
