@@ -1,6 +1,6 @@
-// AmdgpuBackend against the sysfs fixture trees in tests/fixtures/sysfs/
-// (README.md there says where each value comes from). Tests that change a
-// tree work on a copy in a temporary directory.
+// AmdgpuBackend against the sysfs fixture trees that the build unpacks from
+// tests/fixtures/sysfs/*.ttar (tests/fixtures/README.md says where each value
+// comes from). Tests that change a tree work on a copy in a temporary directory.
 #include "backends/amdgpu/amdgpu_backend.h"
 
 #include <gtest/gtest.h>
@@ -32,7 +32,7 @@ using testing::has_metric;
 using testing::supported_names;
 using testing::write_file;
 
-const fs::path kSysfs = fs::path(GPUWATCH_FIXTURES) / "sysfs";
+const fs::path kSysfs = fs::path(GPUWATCH_FIXTURE_TREES) / "sysfs";
 // The discrete card's PCI device, in w7900/ (the W7900) and bmc/ (the RX 7900 XTX).
 constexpr const char* kCardDevice = "devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0";
 
@@ -251,7 +251,7 @@ std::vector<GpuProcess> round_of_processes(AmdgpuBackend& backend) {
 // Processes from DRM fdinfo: tests/fixtures/procfs/README.md gives the values.
 TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
   const fs::path procfs = copy_of("w7900").parent_path() / "proc";
-  fs::copy(fs::path(GPUWATCH_FIXTURES) / "procfs/drm_amdgpu", procfs,
+  fs::copy(fs::path(GPUWATCH_FIXTURE_TREES) / "procfs/drm_amdgpu", procfs,
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   auto backend = open(kSysfs / "w7900", procfs);
   ASSERT_NE(backend, nullptr) << why_not;

@@ -44,7 +44,8 @@ inline SystemPaths fixture_paths(const std::filesystem::path& sysfs,
   return paths;
 }
 
-// Copies of fixture trees, symlinks kept as they are, removed at the end.
+// Copies of fixture trees (those the build unpacks from the archives into
+// GPUWATCH_FIXTURE_TREES), symlinks kept as they are, removed at the end.
 class ScratchTrees {
  public:
   explicit ScratchTrees(std::filesystem::path from) : from_(std::move(from)) {}

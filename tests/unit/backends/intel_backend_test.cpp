@@ -1,6 +1,8 @@
-// IntelBackend against tests/fixtures/sysfs/{arc_b50_xe,i915_igpu} and
-// tests/fixtures/procfs/drm_intel (README.md in each says where the values
-// come from). Tests that change a tree work on a copy.
+// IntelBackend against the trees that the build unpacks from
+// tests/fixtures/sysfs/{arc_b50_xe,i915_igpu}.ttar and
+// tests/fixtures/procfs/drm_intel.ttar (arc_b50_xe.md and i915_igpu.md beside
+// them, and procfs/README.md, say where the values come from). Tests that
+// change a tree work on a copy.
 #include "backends/intel/intel_backend.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +32,7 @@ using testing::has_metric;
 using testing::supported_names;
 using testing::write_file;
 
-const fs::path kFixtures = fs::path(GPUWATCH_FIXTURES);
+const fs::path kFixtures = fs::path(GPUWATCH_FIXTURE_TREES);
 constexpr const char* kB50Device = "devices/pci0000:00/0000:00:01.0/0000:03:00.0";
 constexpr const char* kIgpuDevice = "devices/pci0000:00/0000:00:02.0";
 
