@@ -26,6 +26,16 @@ inline std::vector<std::string> supported_names(const DeviceInfo& d) {
   return names;
 }
 
+// `names` followed by the engine-class metrics, which every amdgpu and Intel
+// card lists (from DRM fdinfo, whatever its sysfs files say).
+inline std::vector<std::string> with_engine_classes(std::vector<std::string> names) {
+  for (const char* m : {"engine_graphics_percent", "engine_compute_percent", "engine_copy_percent",
+                        "engine_video_percent", "engine_video_enhance_percent"}) {
+    names.emplace_back(m);
+  }
+  return names;
+}
+
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
