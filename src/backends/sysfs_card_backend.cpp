@@ -60,17 +60,18 @@ ReadStatus SysfsCardBackend::read_slow(std::size_t local_index, const SlowReadPl
   if (card == nullptr) return ReadStatus::Lost;
   DeviceValues values;
   const bool ok = read_slow_values(*card, plan, values);
-  if (finish(*card, ok, values, out) == ReadStatus::Lost) return ReadStatus::Lost;
-  if (!plan.processes && !measures_from_scan()) return ReadStatus::Ok;
-  // From /proc, not from the card: a suspended GPU's clients may still hold
-  // memory, and reading amdgpu's fdinfo does not wake it (xe's may:
-  // VENDORS.md 1.3).
-  const std::shared_ptr<const DrmScan> scan = drm_scans_->for_card(card->info.pci_bus_id, now());
-  hidden_processes_.store(scan->hidden_processes, std::memory_order_relaxed);
-  const std::size_t first_new = processes.size();
-  read_scan(*card, *scan, plan.processes ? &processes : nullptr);
-  for (std::size_t i = first_new; i < processes.size(); ++i) processes[i].device_index = static_cast<int>(local_index);
-  return ReadStatus::Ok;
+  if (!ok && gone(*card)) return finish(*card, ok, values, out);  // lost: neither values nor processes
+  if (plan.processes || measures_from_scan()) {
+    // From /proc, not from the card: a suspended GPU's clients may still
+    // hold memory, and reading amdgpu's fdinfo does not wake it (xe's may:
+    // VENDORS.md 1.3).
+    const std::shared_ptr<const DrmScan> scan = drm_scans_->for_card(card->info.pci_bus_id, now());
+    hidden_processes_.store(scan->hidden_processes, std::memory_order_relaxed);
+    const std::size_t first_new = processes.size();
+    read_scan(*card, *scan, values, plan.processes ? &processes : nullptr);
+    for (std::size_t i = first_new; i < processes.size(); ++i) processes[i].device_index = static_cast<int>(local_index);
+  }
+  return finish(*card, true, values, out);
 }
 
 }  // namespace gpuwatch

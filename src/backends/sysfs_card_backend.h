@@ -52,8 +52,10 @@ class SysfsCardBackend : public GpuBackend {
   virtual bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) = 0;
   // What the round's fdinfo scan says about the card: the processes on it
   // when `processes` is not null (device_index is set by the caller), and
-  // whatever else the vendor measures from its clients.
-  virtual void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) = 0;
+  // whatever else the vendor measures from its clients, into the slow
+  // round's `values` (the engine classes) or kept for the fast thread.
+  virtual void read_scan(SysfsCard& card, const DrmScan& scan, DeviceValues& values,
+                         std::vector<GpuProcess>* processes) = 0;
   // The vendor measures the card itself from the scan (Intel's
   // utilization), so it needs one even when no process list is wanted.
   [[nodiscard]] virtual bool measures_from_scan() const = 0;

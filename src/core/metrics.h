@@ -57,6 +57,17 @@ enum class DeviceMetric : std::uint8_t {
   Fp16ActivePercent,
   NvlinkTxBytesPerSec,  // all NVLinks together
   NvlinkRxBytesPerSec,
+  // AMD and Intel, from DRM fdinfo: how busy each class of engines was over
+  // the last second, its clients' busy time summed (visible clients only,
+  // all of them under root). One neutral name per class: i915 render / xe
+  // rcs / amdgpu gfx is graphics; compute / ccs / compute; copy / bcs / dma
+  // (SDMA); video / vcs / the busiest of amdgpu's dec, enc, jpeg; and
+  // video-enhance / vecs / vpe.
+  EngineGraphicsPercent,
+  EngineComputePercent,
+  EngineCopyPercent,
+  EngineVideoPercent,
+  EngineVideoEnhancePercent,
   // How long before the sample's timestamp the slow metrics in it (energy,
   // PCIe throughput) were read: lets analysis place the energy counter at
   // its true time instead of the tick that carried it.
@@ -168,6 +179,12 @@ inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
     {"fp16_active_percent", "%", 100, Cadence::Slow, "FP16 pipe active", "FP16 active", display::kPercent},
     {"nvlink_tx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink transmit", "NVLink TX", display::kGigabytesPerSecond},
     {"nvlink_rx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink receive", "NVLink RX", display::kGigabytesPerSecond},
+    {"engine_graphics_percent", "%", 100, Cadence::Slow, "Graphics engines busy", "graphics engines", display::kPercent},
+    {"engine_compute_percent", "%", 100, Cadence::Slow, "Compute engines busy", "compute engines", display::kPercent},
+    {"engine_copy_percent", "%", 100, Cadence::Slow, "Copy engines busy", "copy engines", display::kPercent},
+    {"engine_video_percent", "%", 100, Cadence::Slow, "Video engines busy", "video engines", display::kPercent},
+    {"engine_video_enhance_percent", "%", 100, Cadence::Slow, "Video enhance engines busy", "video enhance engines",
+     display::kPercent},
     {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", display::kSeconds},
 }};
 

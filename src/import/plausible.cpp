@@ -52,6 +52,11 @@ constexpr std::array<ValueRange, kDeviceMetricCount> kDeviceRanges{{
     kPercent,                                   // fp16_active_percent
     kBytesPerSec,                               // nvlink_tx_bytes_per_sec
     kBytesPerSec,                               // nvlink_rx_bytes_per_sec
+    kPercent,                                   // engine_graphics_percent
+    kPercent,                                   // engine_compute_percent
+    kPercent,                                   // engine_copy_percent
+    kPercent,                                   // engine_video_percent
+    kPercent,                                   // engine_video_enhance_percent
     {0, 3600, "0 to 3600 s"},                   // slow_read_age_seconds
 }};
 

@@ -11,9 +11,22 @@ BIN = os.environ.get("GPUWATCH_BIN", "gpuwatch")
 FAKE_NVML = os.environ.get("FAKE_NVML", "")
 FAKE_NVML_OLD = os.environ.get("FAKE_NVML_OLD", "")
 FIXTURES = os.environ.get("GPUWATCH_FIXTURES", "")
+# The trees kept in git as archives (tests/fixtures/{sysfs,procfs}/<name>.ttar), as the build
+# unpacks them: <build>/tests/fixtures.
+TREES = os.environ.get("GPUWATCH_FIXTURE_TREES", "")
 
 # Fast by default: the real driver's slow calls are tested in the unit tests.
 QUICK = "pcie_delay_ms=0;energy_delay_ms=0"
+
+
+def tree(name):
+    """The unpacked fixture tree `name` ("sysfs/w7900", "procfs/drm_amdgpu"). A missing one is an
+    error here: gpuwatch would read it as a host without GPUs and the test fail far from why."""
+    path = os.path.join(TREES, name)
+    if not TREES or not os.path.isdir(path):
+        raise FileNotFoundError(f"no fixture tree {name} in GPUWATCH_FIXTURE_TREES={TREES!r}: the build "
+                                "unpacks them into <build>/tests/fixtures (target fixture_trees)")
+    return path
 
 
 class GpuwatchTestCase(unittest.TestCase):

@@ -5,7 +5,7 @@ import json
 import os
 import shutil
 
-from harness import FIXTURES, GpuwatchTestCase, QUICK
+from harness import GpuwatchTestCase, QUICK, tree
 
 
 class Report(GpuwatchTestCase):
@@ -67,7 +67,7 @@ class Report(GpuwatchTestCase):
         # A copy of the two-MI300X tree; the recorded command removes the second GPU's PCI
         # device half-way, as a hot-unplug removes its sysfs directory.
         root = os.path.join(self.tmp, "sysfs")
-        shutil.copytree(os.path.join(FIXTURES, "sysfs", "mi300x"), root, symlinks=True)
+        shutil.copytree(tree("sysfs/mi300x"), root, symlinks=True)
         gone = os.path.join(root, "devices", "pci0000:10")
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--", "sh", "-c",
                         f"sleep 0.7; rm -rf '{gone}'; sleep 1.3",

@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from harness import BIN, FAKE_NVML_OLD, FIXTURES, GpuwatchTestCase
+from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase, tree
 
 COMMANDS = ["devices", "sample", "record", "runs", "rm", "prune", "report", "compare", "plot", "export", "import"]
 
@@ -59,7 +59,7 @@ class Basics(GpuwatchTestCase):
         self.assertIn("no GPU found: ", r.stderr)
 
     def test_amd_gpus_from_sysfs_without_nvidia_driver(self):
-        root = os.path.join(FIXTURES, "sysfs", "mi300x")
+        root = tree("sysfs/mi300x")
         r = self.run_gw("devices", "--json", library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)
         self.assertEqual(r.returncode, 0, r.stderr)
         data = json.loads(r.stdout)
@@ -84,11 +84,10 @@ class Basics(GpuwatchTestCase):
 
     def test_other_users_processes_hidden_from_the_fdinfo_scan_are_said_with_the_run(self):
         r = self.run_gw("record", "--interval", "0.1", "--", "sleep", "1.3", library="/nonexistent/libnvidia-ml.so.1",
-                        GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "w7900"),
-                        GPUWATCH_PROCFS_ROOT=os.path.join(FIXTURES, "procfs", "drm_amdgpu"))
+                        GPUWATCH_SYSFS_ROOT=tree("sysfs/w7900"), GPUWATCH_PROCFS_ROOT=tree("procfs/drm_amdgpu"))
         self.assertEqual(r.returncode, 0, r.stderr)
         hidden = [e for e in self.report()["events"] if e["kind"] == "processes_hidden"]
-        self.assertEqual(len(hidden), 1, hidden)  # 3001's fds cannot be listed (procfs/drm_amdgpu/README.md)
+        self.assertEqual(len(hidden), 1, hidden)  # 3001's fds cannot be listed (fixtures/procfs/README.md)
         self.assertTrue(hidden[0]["message"].startswith("1 process of other users"), hidden[0]["message"])
 
     def test_old_driver_falls_back(self):

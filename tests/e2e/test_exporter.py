@@ -17,7 +17,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from harness import FIXTURES, QUICK, GpuwatchTestCase
+from harness import FIXTURES, QUICK, GpuwatchTestCase, tree
 
 MiB = 1024 ** 2
 # GPU 1 is busy; GPU 0 has no memory temperature (a metric it lacks).
@@ -212,7 +212,7 @@ class ExporterTest(GpuwatchTestCase):
 
     def test_an_amd_gpu_from_sysfs(self):
         base = self.start(library="/nonexistent/libnvidia-ml.so.1",
-                          GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "w7900"))
+                          GPUWATCH_SYSFS_ROOT=tree("sysfs/w7900"))
         _, s = self.scrape_until(base, "gpuwatch_gpu_utilization_ratio", gpu="0")
         self.assertEqual(value(s, "gpuwatch_gpu_utilization_ratio", gpu="0", vendor="AMD"), 0.64)
         self.assertEqual(value(s, "gpuwatch_collector_success", backend="amdgpu"), 1)

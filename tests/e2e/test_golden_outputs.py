@@ -12,7 +12,7 @@ import difflib
 import json
 import os
 
-from harness import FAKE_NVML, FIXTURES, QUICK, GpuwatchTestCase
+from harness import FAKE_NVML, FIXTURES, QUICK, GpuwatchTestCase, tree
 
 EXPECTED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "expected")
 REGENERATE = os.environ.get("GPUWATCH_REGENERATE_EXPECTED") == "1"
@@ -30,8 +30,9 @@ PLACEHOLDER = "<varies>"
 # run never has one. The unit tests advance those counters at known rates.
 VOLATILE_KEYS = frozenset({"timestamp", "wall_ns", "elapsed_s", "slow_read_age_seconds"})
 
-# host: (sysfs tree, procfs tree, NVML library, keys volatile on that host only). Every host has
-# a procfs fixture so that the host row never reads the machine's own /proc/meminfo.
+# host: (sysfs tree or None, procfs fixture, NVML library, keys volatile on that host only).
+# Every host has a procfs fixture so that the host row never reads the machine's own
+# /proc/meminfo; procfs/* are unpacked trees (harness.tree), proc a plain directory.
 HOSTS = {
     "w7900": ("w7900", "procfs/drm_amdgpu", NO_NVML, ()),
     "mi300x": ("mi300x", "procfs/kfd_mi300x", NO_NVML, ()),
@@ -40,7 +41,7 @@ HOSTS = {
     "i915_igpu": ("i915_igpu", "procfs/drm_intel", NO_NVML, ()),
     # The fake driver's energy counter is the integral of its power since it was loaded, so it
     # depends on when it was read; its power and PCIe rates are constants.
-    "fake_nvml": ("none", "proc", None, ("energy_joules",)),
+    "fake_nvml": (None, "proc", None, ("energy_joules",)),
 }
 
 
@@ -71,9 +72,10 @@ def pretty_docs(text):
 class GoldenOutputs(GpuwatchTestCase):
     def gw(self, host, *args):
         sysfs, procfs, library, _ = HOSTS[host]
+        sysfs = tree(f"sysfs/{sysfs}") if sysfs else os.path.join(FIXTURES, "sysfs", "none")
+        procfs = tree(procfs) if procfs.startswith("procfs/") else os.path.join(FIXTURES, procfs)
         r = self.run_gw(*args, scenario=QUICK, library=library if library else FAKE_NVML,
-                        GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", sysfs),
-                        GPUWATCH_PROCFS_ROOT=os.path.join(FIXTURES, procfs))
+                        GPUWATCH_SYSFS_ROOT=sysfs, GPUWATCH_PROCFS_ROOT=procfs)
         self.assertEqual(r.returncode, 0, f"{host}: gpuwatch {' '.join(args)}: {r.stderr}")
         return r.stdout
 

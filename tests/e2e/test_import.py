@@ -3,7 +3,7 @@ import json
 import os
 import re
 
-from harness import FIXTURES, GpuwatchTestCase, QUICK
+from harness import FIXTURES, GpuwatchTestCase, QUICK, tree
 
 IMPORT_FIXTURES = os.path.join(FIXTURES, "import")
 LINE = re.compile(r"^imported ([0-9a-f]{12}) \(([a-z-]+)\): (\d+) samples read, (\d+) dropped$")
@@ -95,7 +95,7 @@ class Import(GpuwatchTestCase):
 
     def test_w7900_sensors_go_through_a_seed_file_and_back(self):
         # The amdgpu fixture's edge 56, junction 73, mem 69 (m°C in hwmon).
-        w7900 = os.path.join(FIXTURES, "sysfs", "w7900")
+        w7900 = tree("sysfs/w7900")
         out = os.path.join(self.tmp, "results")
         r = self.run_gw("record", "--interval", "0.2", "--name", "w7900", "--output-dir", out, "--", "sleep", "0.5",
                         library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=w7900)

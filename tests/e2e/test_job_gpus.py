@@ -3,7 +3,7 @@ import json
 import os
 import subprocess
 
-from harness import FIXTURES, GpuwatchTestCase, QUICK
+from harness import GpuwatchTestCase, QUICK, tree
 
 # A shared node: GPU 0 is another job's (pid 1 is never the command's), idle
 # with its model loaded; GPU 1 runs the recorded command, busy and well filled.
@@ -55,7 +55,7 @@ class JobGpus(GpuwatchTestCase):
 
     def test_amd_gpus_are_chosen_by_rocr_then_hip(self):
         # Two MI300X (tests/fixtures/sysfs/mi300x); no NVIDIA driver.
-        amd = dict(library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=os.path.join(FIXTURES, "sysfs", "mi300x"))
+        amd = dict(library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=tree("sysfs/mi300x"))
         r = self.run_gw("record", "--interval", "0.05", "--", "true", ROCR_VISIBLE_DEVICES="GPU-c03e8b17",
                         HIP_VISIBLE_DEVICES="0", **amd)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -20,6 +20,7 @@
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/amdgpu/amdgpu_processes.h"
 #include "backends/drm_cards.h"
+#include "backends/drm_fdinfo/engine_classes.h"
 #include "backends/procfs/read_at.h"
 #include "core/unique_fd.h"
 
@@ -403,6 +404,9 @@ void list_supported(Device& card) {
     if (card.enabled.test(bit(fm.feature))) metrics.set(static_cast<std::size_t>(fm.metric));
   }
   metrics |= card.from_gpu_metrics;
+  // From the fdinfo scan that comes with the process list (not in bench):
+  // absent until a DRM client has run on the card over two scans.
+  for (const DM engine_class : kEngineClassMetrics) metrics.set(static_cast<std::size_t>(engine_class));
   for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
     if (card.info.static_values.has(static_cast<DM>(m))) metrics.set(m);
   }
@@ -490,9 +494,13 @@ bool AmdgpuBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, 
   return !round.failed();
 }
 
-void AmdgpuBackend::read_scan(SysfsCard& base, const DrmScan& scan, std::vector<GpuProcess>* processes) {
-  if (processes == nullptr) return;
+void AmdgpuBackend::read_scan(SysfsCard& base, const DrmScan& scan, DeviceValues& values,
+                              std::vector<GpuProcess>* processes) {
   auto& card = static_cast<Device&>(base);
+  // The engine classes: the DRM clients only (ROCm's KFD queues are not in
+  // fdinfo), while gpu_busy_percent above is the whole GPU's.
+  set_engine_class_values(card_engine_use(scan, card.info.pci_bus_id, "amdgpu"), values);
+  if (processes == nullptr) return;
   std::vector<GpuProcess> on_card = amdgpu::processes_on(scan, card.info.pci_bus_id, procfs_root());
   if (!card.kfd_gpu_ids.empty()) {
     amdgpu::merge_kfd_processes(on_card, amdgpu::kfd_processes(sysfs_root_, card.kfd_gpu_ids), procfs_root());

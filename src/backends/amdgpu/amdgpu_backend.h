@@ -53,7 +53,8 @@ class AmdgpuBackend final : public SysfsCardBackend {
   AmdgpuBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans);
   bool read_fast_values(SysfsCard& card, DeviceValues& values) override;
   bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) override;
-  void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) override;
+  void read_scan(SysfsCard& card, const DrmScan& scan, DeviceValues& values,
+                 std::vector<GpuProcess>* processes) override;
   [[nodiscard]] bool measures_from_scan() const override { return false; }
 
   std::filesystem::path sysfs_root_;  // for the KFD's per-process files

@@ -323,6 +323,7 @@ void list_supported(Device& card) {
     if (on) m.set(static_cast<std::size_t>(metric));
   };
   mark(true, DM::GpuUtilPercent);  // from fdinfo, where any client is seen
+  for (const DM engine_class : kEngineClassMetrics) mark(true, engine_class);  // the same, per class
   mark(!card.integrated, DM::MemUsedBytes);
   mark(card.energy.on(), DM::PowerWatts);
   mark(card.energy.on(), DM::EnergyJoules);
@@ -426,10 +427,12 @@ bool IntelBackend::read_slow_values(SysfsCard& base, const SlowReadPlan& plan, D
   return !round.failed();
 }
 
-void IntelBackend::read_scan(SysfsCard& base, const DrmScan& scan, std::vector<GpuProcess>* processes) {
+void IntelBackend::read_scan(SysfsCard& base, const DrmScan& scan, DeviceValues& values,
+                            std::vector<GpuProcess>* processes) {
   auto& card = static_cast<Device&>(base);
   const intel::CardUse use = intel::card_use(scan, card.info.pci_bus_id, card.driver);
   card.scan_util.store(use.busiest_percent.value_or(kNaN), std::memory_order_relaxed);
+  set_engine_class_values(use.engines, values);
   // Only the clients this user can read: a lower bound without root.
   const bool vram = !card.integrated && use.local_memory_bytes;
   card.scan_mem_used.store(vram ? static_cast<double>(*use.local_memory_bytes) : kNaN, std::memory_order_relaxed);

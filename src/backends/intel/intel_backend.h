@@ -42,7 +42,8 @@ class IntelBackend final : public SysfsCardBackend {
   IntelBackend(const SystemPaths& paths, std::shared_ptr<DrmScanPerRound> drm_scans);
   bool read_fast_values(SysfsCard& card, DeviceValues& values) override;
   bool read_slow_values(SysfsCard& card, const SlowReadPlan& plan, DeviceValues& values) override;
-  void read_scan(SysfsCard& card, const DrmScan& scan, std::vector<GpuProcess>* processes) override;
+  void read_scan(SysfsCard& card, const DrmScan& scan, DeviceValues& values,
+                 std::vector<GpuProcess>* processes) override;
   // Utilization and VRAM used come from the scan.
   [[nodiscard]] bool measures_from_scan() const override { return true; }
 };

@@ -48,15 +48,14 @@ std::optional<double> busiest(const std::map<std::string, double, std::less<>>& 
 
 CardUse card_use(const DrmScan& scan, std::string_view pci_bus_id, std::string_view driver) {
   CardUse use;
-  std::map<std::string, double, std::less<>> by_class;
+  use.engines = card_engine_use(scan, pci_bus_id, driver);
+  use.busiest_percent = busiest(use.engines);
   for (const DrmClient& c : scan.clients) {
     if (!on_card(c, pci_bus_id, driver)) continue;
-    for (const DrmEngineUse& u : c.engine_use) by_class[u.name] += u.percent;
     if (const auto bytes = local_memory(c.info)) {
       use.local_memory_bytes = saturating_add(use.local_memory_bytes.value_or(0), *bytes);
     }
   }
-  use.busiest_percent = busiest(by_class);
   return use;
 }
 

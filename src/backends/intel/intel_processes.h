@@ -13,15 +13,18 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/drm_fdinfo/engine_classes.h"
 #include "backends/drm_fdinfo/fdinfo_scan.h"
 #include "core/sample.h"
 
 namespace gpuwatch::intel {
 
 struct CardUse {
-  // The busiest engine class: per class the clients' percentages summed and
-  // capped at 100, then the largest class. Absent until some client of the
-  // card has use measured over two scans.
+  // Per engine class (the driver's names), the clients' percentages summed
+  // and capped at 100.
+  EngineUse engines;
+  // The busiest of those classes. Absent until some client of the card has
+  // use measured over two scans.
   std::optional<double> busiest_percent;
   // Local memory (vram*, local*) resident in the clients' buffers, else
   // their total. Counts only the processes this user can read; absent when

@@ -55,16 +55,26 @@ constexpr ExposedName expose(std::string_view name, UnitConversion conversion, s
   return {name, conversion, unit_help, {}, Source::Value};
 }
 
+// Native only: the label that tells the rows of one family apart (a
+// temperature's `sensor`, an engine class's `engine`); empty key for none.
+struct RowLabel {
+  std::string_view key;
+  std::string_view value;
+};
+
 struct SeriesRow {
   DeviceMetric metric;
   bool counter;
-  std::string_view sensor;  // native only: the `sensor` label of a temperature
+  RowLabel label;
   ExposedName native;
   ExposedName dcgm;
 };
 
 constexpr ExposedName kNone{};
 constexpr std::string_view kTemperatureHelp = "Temperature by sensor";
+constexpr std::string_view kEngineHelp = "Busy share of each engine class (DRM fdinfo; AMD and Intel)";
+constexpr ExposedName kEngineFamily{"gpuwatch_gpu_engine_utilization_ratio", kPercentToRatio, "0-1", kEngineHelp,
+                                    Source::Value};
 
 // The one mapping from the metric catalogue (core/metrics.h) to both
 // namings, in the catalogue's order (checked below). dcgm names, units and
@@ -88,14 +98,14 @@ constexpr std::array<SeriesRow, kDeviceMetricCount> kSeries{{
     {DeviceMetric::EnergyJoules, true, {},
      expose("gpuwatch_gpu_energy_joules_total", kSame, "joules since the driver loaded"),
      expose("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", kJoulesToMillijoules, "in mJ")},
-    {DeviceMetric::TempGpuCelsius, false, "gpu",
+    {DeviceMetric::TempGpuCelsius, false, {"sensor", "gpu"},
      {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
      expose("DCGM_FI_DEV_GPU_TEMP", kSame, "in C")},
-    {DeviceMetric::TempMemCelsius, false, "memory",
+    {DeviceMetric::TempMemCelsius, false, {"sensor", "memory"},
      {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
      expose("DCGM_FI_DEV_MEMORY_TEMP", kSame, "in C")},
     // AMD's hotspot; NVML has no such reading, so dcgm-exporter no name for it.
-    {DeviceMetric::TempJunctionCelsius, false, "junction",
+    {DeviceMetric::TempJunctionCelsius, false, {"sensor", "junction"},
      {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value}, kNone},
     {DeviceMetric::SmClockMhz, false, {}, expose("gpuwatch_gpu_sm_clock_hertz", kMhzToHertz, "hertz"),
      expose("DCGM_FI_DEV_SM_CLOCK", kSame, "in MHz")},
@@ -143,6 +153,12 @@ constexpr std::array<SeriesRow, kDeviceMetricCount> kSeries{{
      expose("gpuwatch_gpu_nvlink_transmit_bytes_per_second", kSame, "bytes per second, all links"), kNone},
     {DeviceMetric::NvlinkRxBytesPerSec, false, {},
      expose("gpuwatch_gpu_nvlink_receive_bytes_per_second", kSame, "bytes per second, all links"), kNone},
+    // dcgm-exporter has no engine classes (NVML's engines are not these).
+    {DeviceMetric::EngineGraphicsPercent, false, {"engine", "graphics"}, kEngineFamily, kNone},
+    {DeviceMetric::EngineComputePercent, false, {"engine", "compute"}, kEngineFamily, kNone},
+    {DeviceMetric::EngineCopyPercent, false, {"engine", "copy"}, kEngineFamily, kNone},
+    {DeviceMetric::EngineVideoPercent, false, {"engine", "video"}, kEngineFamily, kNone},
+    {DeviceMetric::EngineVideoEnhancePercent, false, {"engine", "video_enhance"}, kEngineFamily, kNone},
     // The sampler's own bookkeeping, not a property of the GPU.
     {DeviceMetric::SlowReadAgeSeconds, false, {}, kNone, kNone},
 }};
@@ -243,7 +259,7 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
         const std::optional<double> v = exposed_value(exposed(row), row.metric, *d.values);
         if (!v) continue;
         PromLabels labels = d.labels;
-        if (names == PrometheusNames::Native && !row.sensor.empty()) labels.emplace_back("sensor", row.sensor);
+        if (names == PrometheusNames::Native && !row.label.key.empty()) labels.emplace_back(row.label.key, row.label.value);
         write_sample(body, family.name, labels, *v);
       }
     }

@@ -1,6 +1,6 @@
-// AmdgpuBackend against the sysfs fixture trees in tests/fixtures/sysfs/
-// (README.md there says where each value comes from). Tests that change a
-// tree work on a copy in a temporary directory.
+// AmdgpuBackend against the sysfs fixture trees that the build unpacks from
+// tests/fixtures/sysfs/*.ttar (tests/fixtures/README.md says where each value
+// comes from). Tests that change a tree work on a copy in a temporary directory.
 #include "backends/amdgpu/amdgpu_backend.h"
 
 #include <gtest/gtest.h>
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "backends/amdgpu/amdgpu_parse.h"
+#include "backends/drm_fdinfo/engine_classes.h"
 #include "core/unique_fd.h"
 #include "tests/unit/backends/fixture_tree.h"
 
@@ -32,7 +33,7 @@ using testing::has_metric;
 using testing::supported_names;
 using testing::write_file;
 
-const fs::path kSysfs = fs::path(GPUWATCH_FIXTURES) / "sysfs";
+const fs::path kSysfs = fs::path(GPUWATCH_FIXTURE_TREES) / "sysfs";
 // The discrete card's PCI device, in w7900/ (the W7900) and bmc/ (the RX 7900 XTX).
 constexpr const char* kCardDevice = "devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0";
 
@@ -142,11 +143,12 @@ TEST_F(AmdgpuBackendTest, W7900IsFoundOnceBesideItsConnectorsAndRenderNode) {
   EXPECT_EQ(d.static_values.get(DM::PcieLinkGenMax), 4);
   EXPECT_EQ(d.static_values.get(DM::PcieLinkWidthMax), 16);
   EXPECT_EQ(supported_names(d),
-            (std::vector<std::string>{"gpu_util_percent", "mem_util_percent", "mem_used_bytes", "mem_total_bytes",
-                                      "power_watts", "power_limit_watts", "temp_gpu_celsius", "temp_mem_celsius",
-                                      "temp_junction_celsius", "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz",
-                                      "fan_percent", "clock_event_reasons", "pcie_link_gen", "pcie_link_width",
-                                      "pcie_link_gen_max", "pcie_link_width_max"}));
+            testing::with_engine_classes(
+                {"gpu_util_percent", "mem_util_percent", "mem_used_bytes", "mem_total_bytes", "power_watts",
+                 "power_limit_watts", "temp_gpu_celsius", "temp_mem_celsius", "temp_junction_celsius",
+                 "sm_clock_mhz", "mem_clock_mhz", "sm_clock_max_mhz", "mem_clock_max_mhz", "fan_percent",
+                 "clock_event_reasons", "pcie_link_gen", "pcie_link_width", "pcie_link_gen_max",
+                 "pcie_link_width_max"}));
 }
 
 TEST_F(AmdgpuBackendTest, Mi300xNameIdsAndDriverVersion) {
@@ -241,22 +243,24 @@ TEST_F(AmdgpuBackendTest, W7900ValuesInCatalogueUnits) {
 }
 
 // One slow round's process list (its values are other tests' business).
-std::vector<GpuProcess> round_of_processes(AmdgpuBackend& backend) {
-  DeviceValues values;
+std::vector<GpuProcess> round_of_processes(AmdgpuBackend& backend, DeviceValues* values = nullptr) {
+  DeviceValues ignored;
   std::vector<GpuProcess> processes;
-  EXPECT_EQ(backend.read_slow(0, SlowReadPlan{}, values, processes), ReadStatus::Ok);
+  EXPECT_EQ(backend.read_slow(0, SlowReadPlan{}, values != nullptr ? *values : ignored, processes), ReadStatus::Ok);
   return processes;
 }
 
 // Processes from DRM fdinfo: tests/fixtures/procfs/README.md gives the values.
 TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
   const fs::path procfs = copy_of("w7900").parent_path() / "proc";
-  fs::copy(fs::path(GPUWATCH_FIXTURES) / "procfs/drm_amdgpu", procfs,
+  fs::copy(fs::path(GPUWATCH_FIXTURE_TREES) / "procfs/drm_amdgpu", procfs,
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   auto backend = open(kSysfs / "w7900", procfs);
   ASSERT_NE(backend, nullptr) << why_not;
   EXPECT_EQ(backend->hidden_processes(), 0U);  // nothing listed yet
-  std::vector<GpuProcess> processes = round_of_processes(*backend);
+  DeviceValues values;
+  std::vector<GpuProcess> processes = round_of_processes(*backend, &values);
+  for (const DM engine_class : kEngineClassMetrics) EXPECT_FALSE(values.has(engine_class));  // no rate yet
   EXPECT_EQ(backend->hidden_processes(), 1U);  // 3001, whose fds cannot be listed
   // glxgears' client once (two fds, and a forked child's), python3's; not
   // the xe client on another slot, not Xorg's fd without usage stats.
@@ -274,7 +278,8 @@ TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
 
   // The next round: python3's compute ring busy 0.2 s more, glxgears idle.
   std::ofstream(procfs / "2003/fdinfo/7", std::ios::app) << "drm-engine-compute:\t8450000000 ns\n";
-  processes = round_of_processes(*backend);
+  values = DeviceValues{};
+  processes = round_of_processes(*backend, &values);
   ASSERT_EQ(processes.size(), 2U);
   ASSERT_TRUE(processes[0].gpu_percent);
   EXPECT_EQ(*processes[0].gpu_percent, 0);
@@ -283,6 +288,13 @@ TEST_F(AmdgpuBackendTest, W7900ListsItsDrmClientsFromFdinfo) {
   // at most 100, and never a timed assertion.
   EXPECT_GT(*processes[1].gpu_percent, 0);
   EXPECT_LE(*processes[1].gpu_percent, 100);
+  // The card's engine classes: compute as python3's (the only client on
+  // it), gfx and dma (SDMA: copy) idle, no video engine in any client.
+  EXPECT_EQ(values.get(DM::EngineComputePercent), processes[1].gpu_percent);
+  EXPECT_EQ(values.get(DM::EngineGraphicsPercent), 0);
+  EXPECT_EQ(values.get(DM::EngineCopyPercent), 0);
+  EXPECT_FALSE(values.has(DM::EngineVideoPercent));
+  EXPECT_FALSE(values.has(DM::EngineVideoEnhancePercent));
 }
 
 TEST_F(AmdgpuBackendTest, Mi300xPowerFromInputJunctionTemperatureAndNoFan) {

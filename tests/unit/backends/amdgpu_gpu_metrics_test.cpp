@@ -1,5 +1,5 @@
-// The gpu_metrics parser on the fixture trees' binary files (written by
-// tests/fixtures/sysfs/make_gpu_metrics.py, values and sources in
+// The gpu_metrics parser on the fixture trees' binary files (written into the
+// archives by tests/fixtures/sysfs/make_gpu_metrics.py, values and sources in
 // tests/fixtures/README.md) and on tables built here, and the backend's use
 // of it: what it adds to the sysfs files, never what they already give.
 #include "backends/amdgpu/amdgpu_gpu_metrics.h"
@@ -24,7 +24,7 @@ using DM = DeviceMetric;
 using amdgpu::parse_gpu_metrics;
 using testing::has_metric;
 
-const fs::path kSysfs = fs::path(GPUWATCH_FIXTURES) / "sysfs";
+const fs::path kSysfs = fs::path(GPUWATCH_FIXTURE_TREES) / "sysfs";
 constexpr const char* kW7900Device = "devices/pci0000:00/0000:00:01.1/0000:01:00.0/0000:02:00.0/0000:03:00.0";
 constexpr const char* kMi300xBusy = "devices/pci0000:00/0000:00:01.1/0000:03:00.0/0000:04:00.0/0000:05:00.0";
 constexpr const char* kMi300xIdle = "devices/pci0000:10/0000:10:01.1/0000:13:00.0/0000:14:00.0/0000:15:00.0";

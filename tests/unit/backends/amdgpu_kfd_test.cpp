@@ -1,7 +1,7 @@
 // ROCm processes from the KFD's sysfs files, against the KFD tree in
-// tests/fixtures/sysfs/mi300x/class/kfd and the processes of
-// tests/fixtures/procfs/kfd_mi300x (README.md there gives the layout's
-// sources and the expected lists).
+// class/kfd of tests/fixtures/sysfs/mi300x.ttar and the processes of
+// tests/fixtures/procfs/kfd_mi300x.ttar, as the build unpacks them
+// (procfs/README.md gives the layout's sources and the expected lists).
 #include "backends/amdgpu/amdgpu_kfd.h"
 
 #include <gtest/gtest.h>
@@ -19,8 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 using amdgpu::parse_kfd_node_properties;
 
-const fs::path kSysfs = fs::path(GPUWATCH_FIXTURES) / "sysfs";
-const fs::path kProcfs = fs::path(GPUWATCH_FIXTURES) / "procfs/kfd_mi300x";
+const fs::path kSysfs = fs::path(GPUWATCH_FIXTURE_TREES) / "sysfs";
+const fs::path kProcfs = fs::path(GPUWATCH_FIXTURE_TREES) / "procfs/kfd_mi300x";
 
 TEST(AmdgpuKfd, NodePlaceFromLocationIdAndDomain) {
   const auto p = parse_kfd_node_properties("simd_count 1216\nlocation_id 1280\ndomain 0\ndrm_render_minor 128\n");

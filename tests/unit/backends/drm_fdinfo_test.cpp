@@ -1,6 +1,7 @@
 // The DRM fdinfo parser on texts the kernel prints (and on bad ones), and the
-// scanner against tests/fixtures/procfs/drm_amdgpu (README.md there gives
-// each value's source). Tests that change the tree work on a copy.
+// scanner against the tree unpacked from tests/fixtures/procfs/drm_amdgpu.ttar
+// (procfs/README.md gives each value's source). Tests that change the tree
+// work on a copy.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -21,7 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kDrmProc = fs::path(GPUWATCH_FIXTURES) / "procfs/drm_amdgpu";
+const fs::path kDrmProc = fs::path(GPUWATCH_FIXTURE_TREES) / "procfs/drm_amdgpu";
 constexpr std::int64_t kSecondNs = 1'000'000'000;
 
 Timestamp at_seconds(double s) {

@@ -26,6 +26,16 @@ inline std::vector<std::string> supported_names(const DeviceInfo& d) {
   return names;
 }
 
+// `names` followed by the engine-class metrics, which every amdgpu and Intel
+// card lists (from DRM fdinfo, whatever its sysfs files say).
+inline std::vector<std::string> with_engine_classes(std::vector<std::string> names) {
+  for (const char* m : {"engine_graphics_percent", "engine_compute_percent", "engine_copy_percent",
+                        "engine_video_percent", "engine_video_enhance_percent"}) {
+    names.emplace_back(m);
+  }
+  return names;
+}
+
 inline void write_file(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
   out << text;
@@ -44,7 +54,8 @@ inline SystemPaths fixture_paths(const std::filesystem::path& sysfs,
   return paths;
 }
 
-// Copies of fixture trees, symlinks kept as they are, removed at the end.
+// Copies of fixture trees (those the build unpacks from the archives into
+// GPUWATCH_FIXTURE_TREES), symlinks kept as they are, removed at the end.
 class ScratchTrees {
  public:
   explicit ScratchTrees(std::filesystem::path from) : from_(std::move(from)) {}

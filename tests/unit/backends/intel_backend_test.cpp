@@ -1,6 +1,8 @@
-// IntelBackend against tests/fixtures/sysfs/{arc_b50_xe,i915_igpu} and
-// tests/fixtures/procfs/drm_intel (README.md in each says where the values
-// come from). Tests that change a tree work on a copy.
+// IntelBackend against the trees that the build unpacks from
+// tests/fixtures/sysfs/{arc_b50_xe,i915_igpu}.ttar and
+// tests/fixtures/procfs/drm_intel.ttar (arc_b50_xe.md and i915_igpu.md beside
+// them, and procfs/README.md, say where the values come from). Tests that
+// change a tree work on a copy.
 #include "backends/intel/intel_backend.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +32,7 @@ using testing::has_metric;
 using testing::supported_names;
 using testing::write_file;
 
-const fs::path kFixtures = fs::path(GPUWATCH_FIXTURES);
+const fs::path kFixtures = fs::path(GPUWATCH_FIXTURE_TREES);
 constexpr const char* kB50Device = "devices/pci0000:00/0000:00:01.0/0000:03:00.0";
 constexpr const char* kIgpuDevice = "devices/pci0000:00/0000:00:02.0";
 
@@ -101,9 +103,10 @@ TEST_F(IntelBackendTest, ArcB50OnXeIsFoundWithItsMaximumClock) {
   EXPECT_EQ(d.pci_bus_id, "0000:03:00.0");
   EXPECT_EQ(d.static_values.get(DM::SmClockMaxMhz), 2600);  // gt0's rp0_freq
   EXPECT_EQ(supported_names(d),
-            (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes", "mem_total_bytes", "power_watts",
-                                      "power_limit_watts", "energy_joules", "temp_gpu_celsius", "temp_mem_celsius",
-                                      "sm_clock_mhz", "sm_clock_max_mhz", "clock_event_reasons"}));
+            testing::with_engine_classes({"gpu_util_percent", "mem_used_bytes", "mem_total_bytes", "power_watts",
+                                          "power_limit_watts", "energy_joules", "temp_gpu_celsius",
+                                          "temp_mem_celsius", "sm_clock_mhz", "sm_clock_max_mhz",
+                                          "clock_event_reasons"}));
   EXPECT_EQ(d.static_values.get(DM::MemTotalBytes), 16.0 * 1024 * 1024 * 1024);  // tile0/physical_vram_size_bytes
 }
 
@@ -116,7 +119,7 @@ TEST_F(IntelBackendTest, I915IntegratedGpuHasClocksAndNoMemoryOrPower) {
   EXPECT_EQ(devices[0].pci_bus_id, "0000:00:02.0");
   EXPECT_EQ(devices[0].static_values.get(DM::SmClockMaxMhz), 1450);  // gt_RP0_freq_mhz
   EXPECT_EQ(supported_names(devices[0]),
-            (std::vector<std::string>{"gpu_util_percent", "sm_clock_mhz", "sm_clock_max_mhz", "clock_event_reasons"}));
+            testing::with_engine_classes({"gpu_util_percent", "sm_clock_mhz", "sm_clock_max_mhz", "clock_event_reasons"}));
 }
 
 TEST_F(IntelBackendTest, OtherVendorsAreNotIntelsAndNothingIsSaid) {
@@ -300,7 +303,7 @@ TEST_F(IntelBackendTest, GarbageInEveryFileLeavesValuesAbsent) {
   auto backend = open(root);
   ASSERT_NE(backend, nullptr) << why_not;
   EXPECT_EQ(supported_names(backend->devices()[0]),
-            (std::vector<std::string>{"gpu_util_percent", "mem_used_bytes"}));  // fdinfo's, not these files'
+            testing::with_engine_classes({"gpu_util_percent", "mem_used_bytes"}));  // fdinfo's, not these files'
   EXPECT_TRUE(fast_round(*backend).empty());
   EXPECT_TRUE(slow_round(*backend).empty());
 }
@@ -338,10 +341,18 @@ TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
   set_key(b, "drm-cycles-rcs", "600000000");
   set_key(b, "drm-cycles-ccs", "22000000000");
   processes.clear();
-  slow_round(*backend, &processes);
+  const DeviceValues slow = slow_round(*backend, &processes);
   v = fast_round(*backend);
   ASSERT_TRUE(v.has(DM::GpuUtilPercent));
   EXPECT_NEAR(*v.get(DM::GpuUtilPercent), 90, 1e-9);
+  // The same scan per engine class, with the slow round: rcs 90 %, ccs
+  // 50 %, and the classes whose counters did not move at 0.
+  ASSERT_TRUE(slow.has(DM::EngineGraphicsPercent) && slow.has(DM::EngineComputePercent));
+  EXPECT_NEAR(*slow.get(DM::EngineGraphicsPercent), 90, 1e-9);
+  EXPECT_NEAR(*slow.get(DM::EngineComputePercent), 50, 1e-9);
+  EXPECT_EQ(slow.get(DM::EngineCopyPercent), 0);
+  EXPECT_EQ(slow.get(DM::EngineVideoPercent), 0);
+  EXPECT_EQ(slow.get(DM::EngineVideoEnhancePercent), 0);
   EXPECT_EQ(fast_round(*backend).get(DM::GpuUtilPercent), v.get(DM::GpuUtilPercent));  // until the next scan  // rcs: 30 + 60, busier than ccs' 50
   ASSERT_EQ(processes.size(), 2U);
   ASSERT_TRUE(processes[0].gpu_percent && processes[1].gpu_percent);
@@ -353,13 +364,13 @@ TEST_F(IntelBackendTest, XeUtilizationFromTwoScansMemoryAndProcesses) {
   set_xe_total_cycles(b, "9655183225");
   set_key(a, "drm-cycles-rcs", std::to_string(28257900 + 800000000));
   set_key(b, "drm-cycles-rcs", "1300000000");
-  slow_round(*backend);
+  EXPECT_EQ(slow_round(*backend).get(DM::EngineGraphicsPercent), 100);
   EXPECT_EQ(fast_round(*backend).get(DM::GpuUtilPercent), 100);
 
   // Every client gone: nothing measured, nothing sent.
   fs::remove_all(procfs / "4002");
   fs::remove_all(procfs / "4003");
-  slow_round(*backend);
+  EXPECT_FALSE(slow_round(*backend).has(DM::EngineGraphicsPercent));
   v = fast_round(*backend);
   EXPECT_FALSE(v.has(DM::GpuUtilPercent));
   EXPECT_FALSE(v.has(DM::MemUsedBytes));

@@ -186,6 +186,24 @@ TEST(PrometheusText, DcgmCompatLeavesOutOtherVendors) {
   EXPECT_NE(out.find("gpu=\"0\""), std::string::npos) << out;
 }
 
+TEST(PrometheusText, EngineClassesAreOneFamilyWithAnEngineLabel) {
+  PrometheusInput in = fixed_input();
+  in.devices[1].vendor = "Intel";  // gpu 0, whose live values are live.devices[1]
+  in.live.devices[1].latest.values.set(DeviceMetric::EngineGraphicsPercent, 90);
+  in.live.devices[1].latest.values.set(DeviceMetric::EngineVideoEnhancePercent, 25);
+  const std::string native = render_prometheus(in, PrometheusNames::Native);
+  const std::string g0 = "gpu=\"0\"";
+  const std::size_t help = native.find("# HELP gpuwatch_gpu_engine_utilization_ratio ");
+  ASSERT_NE(help, std::string::npos) << native;
+  EXPECT_EQ(native.find("# HELP gpuwatch_gpu_engine_utilization_ratio ", help + 1), std::string::npos);  // once
+  const std::size_t graphics = native.find("gpuwatch_gpu_engine_utilization_ratio{" + g0);
+  ASSERT_NE(graphics, std::string::npos) << native;
+  EXPECT_NE(native.find(",engine=\"graphics\"} 0.9\n", graphics), std::string::npos) << native;
+  EXPECT_NE(native.find(",engine=\"video_enhance\"} 0.25\n", graphics), std::string::npos) << native;
+  EXPECT_EQ(native.find("engine=\"compute\""), std::string::npos) << native;  // absent, not 0
+  EXPECT_EQ(render_prometheus(in, PrometheusNames::DcgmCompat).find("engine="), std::string::npos);
+}
+
 TEST(PrometheusText, LostDeviceKeepsOnlyItsInfo) {
   PrometheusInput in = fixed_input();
   in.live.devices[0].lost = Timestamp{};
