@@ -167,7 +167,11 @@ void Store::Impl::insert_run(RunInfo& run, const std::vector<DeviceInfo>& device
       UPDATE runs SET job_id = ?2, job_source = ?3, job_rank = ?4, job_local_rank = ?5, job_world_size = ?6,
                       job_node_rank = ?7, job_node_count = ?8
       WHERE id = ?1)sql");
-    const auto text_or_null = [](const std::string& s) { return s.empty() ? std::nullopt : std::optional(s); };
+    // A view of the run's own string: SQLite keeps the pointer until the
+    // statement runs (bound without a copy), so no temporary may be bound.
+    const auto text_or_null = [](const std::string& s) {
+      return s.empty() ? std::nullopt : std::optional<std::string_view>(s);
+    };
     const JobInfo& jo = run.job;
     job.bind(1, run.row_id).bind(2, text_or_null(jo.id)).bind(3, text_or_null(jo.source)).bind(4, jo.rank);
     job.bind(5, jo.local_rank).bind(6, jo.world_size).bind(7, jo.node_rank).bind(8, jo.node_count).run();
