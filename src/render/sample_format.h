@@ -27,6 +27,8 @@ class SampleFormatter {
   // A process the drivers listed during the run, after every sample row:
   // only formats that can mix row kinds print them.
   virtual void process(std::string& /*out*/, const ProcessRecord& /*process*/) {}
+  // For a stored run: the rows before this first slow read get it too (SlowCarry::carry_back).
+  void carry_back(const DeviceSample& first_read) { carry_.carry_back(first_read); }
 
  protected:
   virtual void write_device(std::string& out, const DeviceSample& sample, bool slow_values_carried,

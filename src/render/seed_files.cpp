@@ -81,6 +81,20 @@ ShownRow shown_row(SlowCarry& carry, const DeviceSeries& s, std::size_t i) {
   return row;
 }
 
+// Each exported device's first slow read, handed to `carry_back` (a
+// SlowCarry's or a formatter's): the first tick precedes the first slow read,
+// and rows written for the seed tools' scripts must all have a temperature.
+template <typename CarryBack>
+void carry_back_first_reads(const RunData& run, std::optional<int> gpu, const CarryBack& carry_back) {
+  constexpr auto kAge = static_cast<std::size_t>(DeviceMetric::SlowReadAgeSeconds);
+  for (const DeviceSeries& s : run.devices) {
+    if ((gpu && s.info.index != *gpu) || s.values.size() <= kAge) continue;
+    const std::vector<double>& age = s.values[kAge];
+    const auto first = std::find_if(age.begin(), age.end(), [](double v) { return !std::isnan(v); });
+    if (first != age.end()) carry_back(device_sample_at(s, static_cast<std::size_t>(first - age.begin())));
+  }
+}
+
 // (mono time, device position, sample position) for every stored sample, by time.
 struct RowRef {
   std::int64_t mono_ns;
@@ -125,6 +139,7 @@ void write_seed_single_json(const RunData& run, std::optional<int> gpu, const Te
   bool first = true;
   std::string buf;
   SlowCarry carry;
+  carry_back_first_reads(run, gpu, [&carry](const DeviceSample& read) { carry.carry_back(read); });
   for (const RowRef& r : rows_by_time(run, gpu)) {
     const DeviceSeries& s = run.devices[r.device];
     const ShownRow row = shown_row(carry, s, r.row);
@@ -150,6 +165,7 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit) {
   bool first = true;
   std::string buf;
   SlowCarry carry;
+  carry_back_first_reads(run, std::nullopt, [&carry](const DeviceSample& read) { carry.carry_back(read); });
   for (const auto& [mono, members] : ticks) {
     buf.clear();
     buf += first ? "\n  " : ",\n  ";
@@ -208,6 +224,7 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   auto formatter = make_sample_formatter(format);
   if (!formatter) return;
   std::string buf;
+  carry_back_first_reads(run, std::nullopt, [&formatter](const DeviceSample& read) { formatter->carry_back(read); });
   formatter->begin(buf);
   const std::int64_t start = run.run.start_mono_ns;
   std::size_t host_i = 0;

@@ -36,6 +36,12 @@ class SlowCarry {
   // no age (an imported file) stops the carrying, since its age is unknown.
   // Rows of one device must come in time order.
   bool fill(DeviceSample& sample);
+  // Rows of the device before `first_read` (its first row with slow values
+  // of its own and their age) get that read too, with a negative age: the
+  // first tick comes before the first slow read, and a stored run's export
+  // knows what comes next, so its first rows have a temperature like every
+  // later one. Does nothing for a row without a usable age.
+  void carry_back(const DeviceSample& first_read);
 
  private:
   struct LastRead {
@@ -43,6 +49,10 @@ class SlowCarry {
     std::int64_t read_mono_ns = 0;
     bool usable = false;
   };
+  LastRead& last_read(int device_index);
+  // Makes `sample`'s own slow values (if any, or an age) the last read;
+  // false when it has none.
+  static bool take_own_read(const DeviceSample& sample, LastRead& last);
   std::vector<LastRead> by_device_;  // by device index
 };
 

@@ -58,6 +58,47 @@ TEST(SeedFiles, MultiGpuGroupsTicksAndAggregates) {
       << out;
 }
 
+// Issue 22 item 19: the first tick precedes the first slow read, so the
+// first row of each GPU had `temperature: null` in every export, where the
+// seed tools' scripts take each row's temperature as a number.
+TEST(SeedFiles, FirstRowsOfEachGpuCarryTheFirstSlowRead) {
+  RunData run;
+  run.run.start_mono_ns = 5'000'000'000;
+  for (int gpu : {0, 1}) {
+    DeviceSeries s = series(gpu, {80, 81, 82, 83}, 12800);
+    // Read 0.3 s after the first tick (1.0 s before the second, as stored: on the next tick).
+    s.values[static_cast<std::size_t>(DeviceMetric::TempGpuCelsius)][1] = 60 + gpu;
+    s.values[static_cast<std::size_t>(DeviceMetric::SlowReadAgeSeconds)][1] = 0.7;
+    run.devices.push_back(std::move(s));
+  }
+  const std::string single = collect([&](const TextSink& e) { write_seed_single_json(run, std::nullopt, e); });
+  EXPECT_EQ(single.find(R"("temperature":null)"), std::string::npos) << single;
+  // The rows before the read: its value, a negative age (the read came after), the mark.
+  EXPECT_NE(single.find(R"("gpu_index":0,)"), std::string::npos);
+  EXPECT_NE(single.find(R"("temperature":60,"slow_read_age_seconds":-0.3,"slow_values_carried":true,)"
+                        R"("elapsed_seconds":0})"),
+            std::string::npos)
+      << single;
+  EXPECT_NE(single.find(R"("temperature":61,"slow_read_age_seconds":-0.3,"slow_values_carried":true,)"
+                        R"("elapsed_seconds":0})"),
+            std::string::npos)
+      << single;
+  // The read's own row is written as read, the later ones carry it forward.
+  EXPECT_NE(single.find(R"("temperature":60,"elapsed_seconds":1})"), std::string::npos) << single;
+  EXPECT_NE(single.find(R"("temperature":60,"slow_read_age_seconds":1.7,"slow_values_carried":true,)"
+                        R"("elapsed_seconds":2})"),
+            std::string::npos)
+      << single;
+
+  const std::string multi = collect([&](const TextSink& e) { write_seed_multi_json(run, e); });
+  EXPECT_EQ(multi.find(R"("temperature":null)"), std::string::npos) << multi;
+  EXPECT_EQ(multi.find(R"("max_temperature":null)"), std::string::npos) << multi;
+  std::string jsonl;
+  write_sample_rows(run, "jsonl", [&](std::string_view s) { jsonl += s; });
+  const std::string first_line = jsonl.substr(0, jsonl.find('\n'));
+  EXPECT_NE(first_line.find(R"("temp_gpu_celsius":60)"), std::string::npos) << first_line;
+}
+
 // Issue 9 item 22: a run named in Chinese got a file name of underscores.
 TEST(FileNamePart, KeepsUtf8LettersAndReplacesWhatIsUnsafe) {
   EXPECT_EQ(file_name_part("训练-bert_v2.1"), "训练-bert_v2.1");

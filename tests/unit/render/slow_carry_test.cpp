@@ -67,6 +67,28 @@ TEST(SlowCarry, NothingBeforeTheFirstReadAndDevicesApart) {
   EXPECT_TRUE(carry.fill(same));
 }
 
+TEST(SlowCarry, CarriedBackTheFirstReadFillsTheRowsBeforeIt) {
+  SlowCarry carry;
+  const DeviceSample first_read = read_row(0, 2 * kTick, 61, 0.3);  // read at 0.1 s
+  carry.carry_back(first_read);
+  DeviceSample early = row(0, 0);
+  ASSERT_TRUE(carry.fill(early));
+  EXPECT_EQ(early.values.get(DeviceMetric::TempGpuCelsius), 61);
+  EXPECT_NEAR(*early.values.get(DeviceMetric::SlowReadAgeSeconds), -0.1, 1e-9);
+  DeviceSample own = first_read;
+  EXPECT_FALSE(carry.fill(own));
+  DeviceSample other = row(1, 0);  // only the device of the read
+  EXPECT_FALSE(carry.fill(other));
+
+  // A read without its age (an imported file) cannot be placed in time.
+  SlowCarry ageless;
+  DeviceSample no_age = read_row(0, kTick, 61, 0);
+  no_age.values.clear(DeviceMetric::SlowReadAgeSeconds);
+  ageless.carry_back(no_age);
+  DeviceSample before = row(0, 0);
+  EXPECT_FALSE(ageless.fill(before));
+}
+
 TEST(SlowCarry, ValuesWithoutAnAgeStopTheCarrying) {
   // An imported file with a temperature but no read time: how old a copy of
   // it would be is unknown, so the rows after it stay as they are.
