@@ -42,6 +42,11 @@ Spread spread_of(std::span<const double> xs) {
 
 const GroupColumnInfo& info(GroupColumn c) { return kColumns[index(c)]; }
 
+bool run_completed(const RunInfo& run) {
+  if (run.status != RunStatus::Finished || run.exit_signal || run.end_reason == "underuse") return false;
+  return !run.exit_code || *run.exit_code == 0;
+}
+
 GroupValues group_values(const RunData& data) { return group_values(data, build_report(data)); }
 
 GroupValues group_values(const RunData& data, const RunReport& report) {
@@ -58,10 +63,29 @@ GroupValues group_values(const RunData& data, const RunReport& report) {
   return v;
 }
 
-RunGroup build_run_group(std::span<const RunData> runs, std::string selection) {
+RunGroup build_completed_run_group(std::span<const RunData> runs, std::string selection) {
   std::vector<GroupRow> rows;
-  for (const RunData& data : runs) rows.push_back({data.run, group_values(data)});
-  return build_run_group(std::move(rows), std::move(selection));
+  for (const RunData& data : runs) {
+    rows.push_back({data.run, run_completed(data.run) ? group_values(data) : GroupValues{}});
+  }
+  return build_completed_run_group(std::move(rows), std::move(selection));
+}
+
+RunGroup build_completed_run_group(std::vector<GroupRow> rows, std::string selection) {
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const GroupRow& a, const GroupRow& b) { return a.run.start_wall_ns < b.run.start_wall_ns; });
+  std::vector<GroupRow> completed;
+  std::vector<RunInfo> left_out;
+  for (GroupRow& row : rows) {
+    if (run_completed(row.run)) {
+      completed.push_back(std::move(row));
+    } else {
+      left_out.push_back(std::move(row.run));
+    }
+  }
+  RunGroup g = build_run_group(std::move(completed), std::move(selection));
+  g.left_out = std::move(left_out);
+  return g;
 }
 
 RunGroup build_run_group(std::vector<GroupRow> rows, std::string selection) {

@@ -1,7 +1,10 @@
 // A consolidated summary over many runs (seed 001's "consolidated summary",
-// done honestly): one row per run, every run shown; the lowest and highest
-// run for each column named; repeats of one configuration (runs that share
-// a name) averaged with their spread, never replaced by their best member.
+// done honestly): one row per run that ran to its end, every such run shown;
+// the lowest and highest run for each column named; repeats of one
+// configuration (runs that share a name) averaged with their spread, never
+// replaced by their best member. Runs that did not run to their end (a
+// matrix interrupted and resumed leaves killed cells beside good repeats)
+// are named apart and counted, never averaged in.
 #pragma once
 
 #include <array>
@@ -66,9 +69,15 @@ struct Configuration {
   std::array<std::optional<Spread>, kGroupColumnCount> values;
 };
 
+// Whether a run ran to its end: its recorder finished it (it is not
+// interrupted or still recording) and its command, if any, exited 0 (was not
+// killed by a signal, did not fail, was not stopped by --on-underuse kill).
+bool run_completed(const RunInfo& run);
+
 struct RunGroup {
   std::string selection;               // what chose the runs, for the header
-  std::vector<GroupRow> rows;          // every run, oldest first
+  std::vector<GroupRow> rows;          // every run that completed, oldest first
+  std::vector<RunInfo> left_out;       // the runs that did not (run_completed), oldest first
   std::vector<GroupExtremes> extremes; // columns with values in two runs or more
   std::vector<Configuration> repeats;  // names with two runs or more, in row order
 };
@@ -79,7 +88,12 @@ GroupValues group_values(const RunData& data);
 // The same where the run's report is at hand already.
 struct RunReport;
 GroupValues group_values(const RunData& data, const RunReport& report);
+// Every row given is a row of the group (the matrix passes its cells' values).
 RunGroup build_run_group(std::vector<GroupRow> rows, std::string selection);
-RunGroup build_run_group(std::span<const RunData> runs, std::string selection);
+// What `report --group` and `compare` show: the runs that did not complete
+// (run_completed) go to left_out, the others are the rows. Their values are
+// not read: a caller may leave them empty.
+RunGroup build_completed_run_group(std::vector<GroupRow> rows, std::string selection);
+RunGroup build_completed_run_group(std::span<const RunData> runs, std::string selection);
 
 }  // namespace gpuwatch

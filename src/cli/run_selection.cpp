@@ -43,10 +43,12 @@ LoadOptions row_load_options() {
 RunGroup load_run_group(const std::string& glob, const StoreList& stores) {
   std::vector<GroupRow> rows;
   for_each_stored_run(stores.paths(), [&](Store& store, const RunInfo& run) {
-    if (fnmatch(glob.c_str(), run.name.c_str(), 0) == 0) rows.push_back({run, group_values(store.load(run, row_load_options()))});
+    if (fnmatch(glob.c_str(), run.name.c_str(), 0) != 0) return;
+    // A run that did not complete is only named: its samples are not read.
+    rows.push_back({run, run_completed(run) ? group_values(store.load(run, row_load_options())) : GroupValues{}});
   });
   if (rows.empty()) throw StoreError(fmt::format("no stored run has a name matching '{}'", glob));
-  return build_run_group(std::move(rows), fmt::format("named '{}'", glob));
+  return build_completed_run_group(std::move(rows), fmt::format("named '{}'", glob));
 }
 
 JobReport load_job(const std::string& job_id, const StoreList& stores) {
@@ -70,9 +72,9 @@ RunGroup load_run_group(std::span<const std::string> run_refs, const StoreList& 
   std::vector<GroupRow> rows;
   for (const std::string& ref : run_refs) {
     const RunData data = load_run(ref, stores);
-    rows.push_back({data.run, group_values(data)});
+    rows.push_back({data.run, run_completed(data.run) ? group_values(data) : GroupValues{}});
   }
-  return build_run_group(std::move(rows), "given on the command line");
+  return build_completed_run_group(std::move(rows), "given on the command line");
 }
 
 }  // namespace gpuwatch::cli

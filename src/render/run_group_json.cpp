@@ -40,6 +40,16 @@ std::string render_run_group_json(const RunGroup& g) {
     w.end_object();
   }
   w.end_array();
+  // Runs that did not complete: in no row, extreme or average.
+  w.field("left_out_count", static_cast<std::uint64_t>(g.left_out.size()));
+  w.key("left_out").begin_array();
+  for (const RunInfo& run : g.left_out) {
+    w.begin_object();
+    compare_format::write_run_fields(w, run);
+    w.field("outcome", compare_format::short_outcome(run));
+    w.end_object();
+  }
+  w.end_array();
   w.key("extremes").begin_array();
   for (const GroupExtremes& e : g.extremes) {
     const Better better = info(e.column).better;

@@ -16,6 +16,10 @@ std::string render_run_group_markdown(const RunGroup& g) {
     out += "\n### Repeats averaged (runs with the same name)\n\n";
     out += render_markdown_table(repeats_table(g));
   }
+  if (!g.left_out.empty()) {
+    out.append("\n### Left out\n\n").append(left_out_title(g)).append(".\n\n");
+    out += render_markdown_table(left_out_table(g));
+  }
   out.append("\n").append(legend(g)).append("\n");  // not "\n" + ...: GCC 12's false -Wrestrict
   return out;
 }

@@ -57,20 +57,40 @@ std::string column_header(GroupColumn c) { return header(static_cast<std::size_t
 std::string column_cell(GroupColumn c, const std::optional<double>& v) { return cell(static_cast<std::size_t>(c), v); }
 
 std::string heading(const RunGroup& g) {
-  return fmt::format("Summary of {} run{} {}: every run is listed, repeats are averaged, none is left out",
-                     g.rows.size(), g.rows.size() == 1 ? "" : "s", g.selection);
+  const auto runs = [](std::size_t n) { return fmt::format("{} run{}", n, n == 1 ? "" : "s"); };
+  if (g.left_out.empty()) {
+    return fmt::format("Summary of {} {}: every run is listed, repeats are averaged, none is left out",
+                       runs(g.rows.size()), g.selection);
+  }
+  return fmt::format("Summary of {} {} that ran to their end: each is listed, repeats are averaged; {} that did "
+                     "not finish {} left out (listed below)",
+                     runs(g.rows.size()), g.selection, runs(g.left_out.size()),
+                     g.left_out.size() == 1 ? "is" : "are");
 }
+
+namespace {
+
+// Name, id and start: how every table of runs begins. Names are folded,
+// never cut: a matrix's cells differ at the end ("lr=3e-4,seed=2").
+void add_run_columns(Table& t) {
+  t.columns.insert(t.columns.end(), {{"name", false, true, 12, true}, {"id"}, {"started"}});
+}
+
+std::vector<std::string> run_cells(const RunInfo& run) {
+  // Month, day and time: the year is rarely what tells runs apart.
+  return {run.name.empty() ? "-" : run.name, run.id, compare_format::start_time(run).substr(5, 11)};
+}
+
+}  // namespace
 
 Table runs_table(const RunGroup& g) {
   Table t;
   t.gap = 1;  // ten columns: one space apart they fit 100
-  t.columns = {{"name", false, true, 8}, {"id"}, {"started"}};
+  add_run_columns(t);
   for (std::size_t c = 0; c < kGroupColumnCount; ++c) t.columns.push_back({header(c), true});
-  t.columns.push_back({"outcome", false, true, 6});
+  t.columns.push_back({"outcome", false, true, 6, true});
   for (const GroupRow& row : g.rows) {
-    // Month, day and time: the year is rarely what tells runs apart.
-    std::vector<std::string> cells{row.run.name.empty() ? "-" : row.run.name, row.run.id,
-                                   compare_format::start_time(row.run).substr(5, 11)};
+    std::vector<std::string> cells = run_cells(row.run);
     for (std::size_t c = 0; c < kGroupColumnCount; ++c) cells.push_back(cell(c, row.values[c]));
     cells.push_back(compare_format::short_outcome(row.run));
     t.rows.push_back(std::move(cells));
@@ -78,9 +98,27 @@ Table runs_table(const RunGroup& g) {
   return t;
 }
 
+Table left_out_table(const RunGroup& g) {
+  Table t;
+  add_run_columns(t);
+  t.columns.push_back({"how it ended", false, true, 12, true});
+  for (const RunInfo& run : g.left_out) {
+    std::vector<std::string> cells = run_cells(run);
+    cells.push_back(compare_format::short_outcome(run));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+std::string left_out_title(const RunGroup& g) {
+  return fmt::format("Left out: {} run{} that did not finish (interrupted, killed, failed or still recording); not in "
+                     "the rows, extremes or averages above",
+                     g.left_out.size(), g.left_out.size() == 1 ? "" : "s");
+}
+
 Table extremes_table(const RunGroup& g) {
   Table t;
-  t.columns = {{"column"}, {"better"}, {"lowest", false, true, 12}, {"highest", false, true, 12}};
+  t.columns = {{"column"}, {"better"}, {"lowest", false, true, 12, true}, {"highest", false, true, 12, true}};
   for (const GroupExtremes& e : g.extremes) {
     const auto c = static_cast<std::size_t>(e.column);
     t.rows.push_back({label(c), std::string(to_string(info(e.column).better)),
@@ -91,7 +129,7 @@ Table extremes_table(const RunGroup& g) {
 
 Table repeats_table(const RunGroup& g) {
   Table t;
-  t.columns = {{"configuration", false, true, 12}, {"column"}, {"n", true}, {"mean", true},
+  t.columns = {{"configuration", false, true, 12, true}, {"column"}, {"n", true}, {"mean", true},
                {"std", true},                      {"min", true}, {"max", true}};
   for (const Configuration& config : g.repeats) {
     bool first = true;

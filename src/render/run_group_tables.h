@@ -8,10 +8,13 @@
 
 namespace gpuwatch::run_group_tables {
 
-// "12 runs named 'adamw*'": what the summary covers, and that it is all of it.
+// "12 runs named 'adamw*'": what the summary covers, and what it leaves out.
 std::string heading(const RunGroup& g);
 // One row per run, every run, oldest first.
 Table runs_table(const RunGroup& g);
+// The runs that did not complete, with how each ended, and its title.
+Table left_out_table(const RunGroup& g);
+std::string left_out_title(const RunGroup& g);
 // Lowest and highest run per column, with which of them is better.
 Table extremes_table(const RunGroup& g);
 // Configurations run more than once: n, mean, std, min, max per column.

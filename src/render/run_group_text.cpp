@@ -16,6 +16,10 @@ std::string render_run_group_text(const RunGroup& g) {
     out += "\nRepeats averaged (runs with the same name)\n";
     out += render_text_table(repeats_table(g), kTextReportWidth, "  ");
   }
+  if (!g.left_out.empty()) {
+    out.append("\n").append(wrap_text(left_out_title(g), kTextReportWidth, "", "  "));
+    out += render_text_table(left_out_table(g), kTextReportWidth, "  ");
+  }
   out.append("\n").append(wrap_text(legend(g), kTextReportWidth, "", ""));  // not "\n" + ...: GCC 12's false -Wrestrict
   return out;
 }

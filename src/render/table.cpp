@@ -4,6 +4,8 @@
 #include <cctype>
 #include <numeric>
 
+#include "core/utf8.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -14,6 +16,29 @@ std::string cut(const std::string& text, std::size_t width) {
   if (display_width(text) <= width) return text;
   if (width == 0) return {};
   return std::string(prefix_fitting(text, width - 1)) + "…";
+}
+
+// `text` in pieces of at most `width` columns, each broken after the last
+// separator that leaves it at least half full, else at the width; nothing
+// is left out but a space where a line breaks.
+std::vector<std::string> fold(const std::string& text, std::size_t width) {
+  constexpr std::string_view kBreakAfter = " ,;:/=_-.";
+  std::vector<std::string> lines;
+  std::string_view rest = text;
+  while (display_width(rest) > width && width > 0) {
+    std::string_view piece = prefix_fitting(rest, width);
+    // A character wider than the column stands alone.
+    if (piece.empty()) piece = rest.substr(0, std::max<std::size_t>(1, utf8_sequence_length(rest, 0)));
+    const std::size_t sep = piece.find_last_of(kBreakAfter);
+    if (sep != std::string_view::npos && sep + 1 < piece.size() && (sep + 1) * 2 >= piece.size()) {
+      piece = piece.substr(0, sep + 1);
+    }
+    rest.remove_prefix(piece.size());
+    if (piece.size() > 1 && piece.back() == ' ') piece.remove_suffix(1);
+    lines.emplace_back(piece);
+  }
+  lines.emplace_back(rest);
+  return lines;
 }
 
 std::string pad(const std::string& text, std::size_t width, bool right) {
@@ -50,15 +75,26 @@ std::string render_text_table(const Table& table, std::size_t max_width, std::st
 
   std::string out;
   const auto line = [&](const std::vector<std::string>& cells) {
-    std::string text(indent);
+    // Each cell's lines: one, cut to its width, unless its column wraps.
+    std::vector<std::vector<std::string>> folded(n);
+    std::size_t height = 1;
     for (std::size_t c = 0; c < n; ++c) {
-      const std::string cell = cut(c < cells.size() ? cells[c] : std::string(), widths[c]);
-      const bool last = c + 1 == n;
-      const bool right = table.columns[c].right_aligned;
-      text += last && !right ? cell : pad(cell, widths[c], right);
-      if (!last) text += std::string(table.gap, ' ');
+      const std::string cell = c < cells.size() ? cells[c] : std::string();
+      folded[c] = table.columns[c].wrap ? fold(cell, widths[c]) : std::vector<std::string>{cut(cell, widths[c])};
+      height = std::max(height, folded[c].size());
     }
-    out += text + "\n";
+    for (std::size_t l = 0; l < height; ++l) {
+      std::string text(indent);
+      for (std::size_t c = 0; c < n; ++c) {
+        const std::string cell = l < folded[c].size() ? folded[c][l] : std::string();
+        const bool last = c + 1 == n;
+        const bool right = table.columns[c].right_aligned;
+        text += last && !right ? cell : pad(cell, widths[c], right);
+        if (!last) text += std::string(table.gap, ' ');
+      }
+      while (l > 0 && !text.empty() && text.back() == ' ') text.pop_back();  // continuation lines: no padding
+      out += text + "\n";
+    }
   };
   std::vector<std::string> headers;
   for (const TableColumn& col : table.columns) headers.push_back(col.header);

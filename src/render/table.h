@@ -22,6 +22,9 @@ struct TableColumn {
   // to min_width. Names are, numbers never.
   bool shrinkable = false;
   std::size_t min_width = 8;
+  // A shrinkable column whose cells are folded onto more lines instead of
+  // cut: names whose distinguishing part may be anywhere ("lr=3e-4,seed=2").
+  bool wrap = false;
 };
 
 struct Table {

@@ -3,6 +3,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import tempfile
 
 from harness import GpuwatchTestCase, QUICK
@@ -187,6 +188,58 @@ class Group(GpuwatchTestCase):
         r = self.run_gw("compare", *ids)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("Summary of 5 runs given on the command line", r.stdout)
+
+
+class GroupAfterAnInterruptedMatrix(GpuwatchTestCase):
+    """Issue 22 item 16: after an interrupted and resumed matrix, `report --group` averaged the killed cells
+    into the repeats (duration 3.6 ± 3.7 s from a 1.0 s killed run and a 6.3 s good one) and cut the names to
+    `lr=3e-4,s…`, which hid which cell a row was."""
+
+    def test_runs_that_did_not_finish_are_left_out_and_names_are_whole(self):
+        names = ["resnet50_lr=3e-4,seed=1", "resnet50_lr=3e-4,seed=2"]
+        for name in names:
+            record(self, name, QUICK + ";gpu*.util=80", seconds="0.8")
+        # The cells the interrupt reached: a command killed by the signal, one that exited on it
+        # (Python's KeyboardInterrupt: 130), and a recorder killed itself (stored as interrupted).
+        killed = self.run_gw("record", "--interval", "0.05", "--name", names[0], "--no-summary", "--",
+                             "sh", "-c", "sleep 0.2; kill -TERM $$")
+        self.assertNotEqual(killed.returncode, 0)
+        failed = self.run_gw("record", "--interval", "0.05", "--name", names[0], "--no-summary", "--",
+                             "sh", "-c", "sleep 0.2; exit 130")
+        self.assertEqual(failed.returncode, 130, failed.stderr)
+        record(self, names[1], QUICK + ";gpu*.util=80", seconds="0.2")
+        last = self.runs()[-1]["id"]
+        with sqlite3.connect(self.store) as db:
+            db.execute("UPDATE runs SET status = 'interrupted', end_reason = 'interrupted' WHERE public_id = ?",
+                       (last,))
+        db.close()
+
+        r = self.run_gw("report", "--group", "resnet50*", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        data = json.loads(r.stdout)
+        self.assertEqual(len(data["runs"]), 2)
+        self.assertTrue(all(run["outcome"] == "exit 0" for run in data["runs"]), data["runs"])
+        self.assertEqual(data["left_out_count"], 3)
+        self.assertEqual(sorted(run["outcome"] for run in data["left_out"]),
+                         ["exit 130", "interrupted", "killed by signal 15 (SIGTERM)"])
+        self.assertIn(last, [run["id"] for run in data["left_out"]])
+        # Each name ran once to its end: no repeats, so nothing averaged with a killed run.
+        self.assertEqual(data["repeats"], [])
+        durations = [run["duration_s"] for run in data["runs"]]
+        self.assertTrue(all(d > 0.7 for d in durations), durations)
+
+        text = self.run_gw("report", "--group", "resnet50*").stdout
+        self.assertIn("Summary of 2 runs named 'resnet50*' that ran to their end", text)
+        self.assertIn("3 runs that did not finish are left out", text)
+        self.assertIn("Left out: 3 runs that did not finish", text)
+        self.assertNotIn("…", text)  # no name is cut
+        for line in text.splitlines():
+            self.assertLessEqual(len(line), 100, line)
+        # The distinguishing end of each name is in the runs table, on the row or the line under it.
+        table = text.split("\n\n")[1]
+        self.assertIn("seed=1", table)
+        self.assertIn("seed=2", table)
+        self.assertEqual(self.run_gw("compare", "--group", "resnet50*").stdout, text)
 
 
 class RecordCompareWithAndGraphs(GpuwatchTestCase):

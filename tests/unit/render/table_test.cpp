@@ -58,6 +58,29 @@ TEST(TextTable, CutsWideNamesWithoutSplittingACharacter) {
   for (const std::string& line : out) EXPECT_EQ(display_width(line), 11u) << line;
 }
 
+// Issue 22 item 16: matrix cells' names differ at the end; cut to
+// "lr=3e-4,s…" they hid which cell a row was. A wrapping column folds them.
+TEST(TextTable, WrapsNamesOntoMoreLinesInsteadOfCuttingThem) {
+  Table t;
+  t.columns = {{"name", false, true, 8, true}, {"n", true}, {"outcome"}};
+  t.rows = {{"resnet50_lr=3e-4,seed=1", "1", "exit 0"},
+            {"short", "22", "exit 0"},
+            {"训练模型训练模型", "3", "ok"}};
+  const auto out = lines(render_text_table(t, 24));
+  for (const std::string& line : out) EXPECT_LE(display_width(line), 24u) << line;
+  ASSERT_EQ(out.size(), 7u) << render_text_table(t, 24);
+  // Broken after separators, the values on the first line, nothing cut.
+  EXPECT_EQ(out[1], "resnet50_     1  exit 0");
+  EXPECT_EQ(out[2], "lr=3e-4,");
+  EXPECT_EQ(out[3], "seed=1");
+  EXPECT_EQ(out[4], "short        22  exit 0");
+  EXPECT_EQ(out[5], "训练模型训    3  ok");
+  EXPECT_EQ(out[6], "练模型");
+  std::string joined;
+  for (const std::string& line : out) joined += line;
+  EXPECT_EQ(joined.find("…"), std::string::npos);
+}
+
 TEST(MarkdownTable, EscapesPipesAndAlignsNumbersRight) {
   Table t;
   t.columns = {{"name"}, {"v", true}};
