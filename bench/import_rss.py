@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Peak memory and time of `gpuwatch import` on a large file (issue 9 item 9).
+"""Peak memory and time of `gpuwatch import` on a large file (issue 9 item 9, issue 22 item 12).
 
-    bench/import_rss.py --bin build/gpuwatch [--mb 200] [--format jsonl json csv]
+    bench/import_rss.py --bin build/gpuwatch [--mb 200] [--format jsonl jsonl-dense json csv]
+                        [--huge-record-mb 1000]
 
 Writes a file of about --mb MB per format (2 GPUs at 10 Hz, every metric, as
-`gpuwatch export` writes them; json is the seed tools' one-GPU sample array),
-then runs `/usr/bin/time -v gpuwatch import FILE` into a scratch store and
-prints one JSON line per format: file size, samples, peak RSS, wall time.
+`gpuwatch export` writes them; jsonl-dense is one metric per line, the most
+samples per byte; json is the seed tools' one-GPU sample array), then runs
+`/usr/bin/time -v gpuwatch import FILE` into a scratch store and prints one
+JSON line per format: file size, samples, peak RSS (and per sample), wall time.
+With --huge-record-mb, also a JSON lines file whose second line holds a GPU
+name of that many MB: the import should fail, naming the line and the field;
+its peak RSS is printed with what it said.
 """
 import argparse
 import json
@@ -38,7 +43,9 @@ def records(fmt):
         for gpu in (0, 1):
             u, p = (tick * 7 + gpu * 13) % 101, 100 + (tick * 3 + gpu) % 600
             mem = 1_000_000_000 + (tick * 4096) % 80_000_000_000
-            if fmt == "jsonl":
+            if fmt == "jsonl-dense":
+                yield '{"type":"device","wall_ns":%d,"gpu_index":%d,"gpu_util_percent":%d}\n' % (ns, gpu, u)
+            elif fmt == "jsonl":
                 yield ('{"type":"device","timestamp":"%sZ","wall_ns":%d,"elapsed_s":%.9f,"gpu_index":%d,'
                        '"gpu_name":"NVIDIA H100 80GB HBM3",' % (iso(ns)[:-3], ns, tick / 10, gpu)
                        + METRICS.format(u=u, mem=mem, p=p, e=100000 + tick) + "}\n")
@@ -79,22 +86,45 @@ def write_file(path, fmt, size_bytes):
     return count
 
 
-def measure(binary, path, store):
+def measure(binary, path, store, may_fail=False):
     result = subprocess.run(["/usr/bin/time", "-v", binary, "import", path, "--store", store],
                             capture_output=True, text=True, check=False)
-    if result.returncode != 0:
+    failed = "Command exited with non-zero status" in result.stderr
+    if failed and not may_fail:
         raise SystemExit(f"import failed: {result.stderr[-2000:]}")
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", result.stderr).group(1))
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", result.stderr).group(1)
     minutes, seconds = wall.rsplit(":", 1)
-    return rss_kb, float(minutes.split(":")[-1]) * 60 + float(seconds), result.stdout.strip()
+    said = result.stderr.split("\tCommand being timed")[0].strip()[:300] if failed else result.stdout.strip()
+    return rss_kb, float(minutes.split(":")[-1]) * 60 + float(seconds), said
+
+
+def huge_record(binary, work, mb):
+    """One JSON line with a GPU name of `mb` MB between two ordinary ones."""
+    path = os.path.join(work, "huge.jsonl")
+    line = '{"type":"device","wall_ns":%d,"gpu_index":0,"power_watts":100}\n'
+    with open(path, "w", encoding="ascii") as f:
+        f.write(line % START_NS)
+        f.write('{"type":"device","wall_ns":%d,"gpu_index":0,"gpu_name":"' % (START_NS + 100_000_000))
+        chunk = "n" * (1 << 20)
+        for _ in range(int(mb * 1e6) >> 20):
+            f.write(chunk)
+        f.write('"}\n')
+        f.write(line % (START_NS + 200_000_000))
+    rss_kb, wall_s, said = measure(binary, path, os.path.join(work, "huge.db"), may_fail=True)
+    print(json.dumps({"schema_version": 1, "format": "jsonl, one huge record",
+                      "file_mb": round(os.path.getsize(path) / 1e6, 1), "peak_rss_mb": round(rss_kb / 1024, 1),
+                      "wall_s": wall_s, "said": said}), flush=True)
+    os.unlink(path)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True)
     parser.add_argument("--mb", type=float, default=200)
-    parser.add_argument("--format", nargs="+", default=["jsonl", "json", "csv"], choices=["jsonl", "json", "csv"])
+    formats = ["jsonl", "jsonl-dense", "json", "csv"]
+    parser.add_argument("--format", nargs="*", default=formats, choices=formats)
+    parser.add_argument("--huge-record-mb", type=float, default=0)
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="gw-import-rss")
     try:
@@ -103,9 +133,12 @@ def main():
             samples = write_file(path, fmt, int(args.mb * 1e6))
             rss_kb, wall_s, line = measure(os.path.abspath(args.bin), path, os.path.join(work, f"{fmt}.db"))
             print(json.dumps({"schema_version": 1, "format": fmt, "file_mb": round(os.path.getsize(path) / 1e6, 1),
-                              "samples": samples, "peak_rss_mb": round(rss_kb / 1024, 1), "wall_s": wall_s,
+                              "samples": samples, "peak_rss_mb": round(rss_kb / 1024, 1),
+                              "rss_bytes_per_sample": round(rss_kb * 1024 / samples), "wall_s": wall_s,
                               "import": line}), flush=True)
             os.unlink(path)
+        if args.huge_record_mb:
+            huge_record(os.path.abspath(args.bin), work, args.huge_record_mb)
     finally:
         shutil.rmtree(work, True)
 

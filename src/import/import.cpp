@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "import/import_notes.h"
+#include "import/import_source.h"
 #include "import/json_elements.h"
 #include "import/run_builder.h"
 #include "import/sample_rows.h"
@@ -28,22 +29,22 @@ Kind detect(TextSource& in) {
   return Kind::Unknown;
 }
 
-ImportResult import_source(TextSource& in, const std::string& run_name) {
+}  // namespace
+
+std::string read_source(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   if (!in.skip_bom_and_space()) throw ImportError("the file is empty");
-  RunBuilder builder;
-  ImportNotes notes;
-  ImportResult result;
+  std::string format;
   switch (detect(in)) {
     case Kind::JsonArray:
-      result.format = import_seed_json(in, builder, notes);
+      format = import_seed_json(in, builder, notes);
       break;
     case Kind::JsonLines:
       import_jsonl(in, builder, notes);
-      result.format = "jsonl";
+      format = "jsonl";
       break;
     case Kind::Csv:
       import_csv(in, builder, notes);
-      result.format = "csv";
+      format = "csv";
       break;
     case Kind::Unknown:
       throw ImportError(
@@ -53,14 +54,31 @@ ImportResult import_source(TextSource& in, const std::string& run_name) {
   builder.drop_implausible_times(notes);
   if (notes.samples_read() == 0) {
     const std::size_t dropped = notes.samples_dropped();
-    throw ImportError(dropped ? fmt::format("no usable sample in this {} file ({} dropped: {})", result.format,
-                                            dropped, notes.drop_reasons())
-                              : fmt::format("no sample in this {} file", result.format));
+    throw ImportError(dropped ? fmt::format("no usable sample in this {} file ({} dropped: {})", format, dropped,
+                                            notes.drop_reasons())
+                              : fmt::format("no sample in this {} file", format));
   }
-  result.data = builder.build(run_name, notes);
+  return format;
+}
+
+ImportResult import_counts(std::string format, const ImportNotes& notes) {
+  ImportResult result;
+  result.format = std::move(format);
   result.samples_read = notes.samples_read();
   result.samples_dropped = notes.samples_dropped();
   result.warnings = notes.warnings();
+  return result;
+}
+
+namespace {
+
+ImportResult import_source(TextSource& in, const std::string& run_name) {
+  RunBuilder builder;
+  ImportNotes notes;
+  std::string format = read_source(in, builder, notes);
+  RunData data = builder.build(run_name, notes);
+  ImportResult result = import_counts(std::move(format), notes);
+  result.data = std::move(data);
   return result;
 }
 
@@ -77,13 +95,11 @@ ImportResult import_text_in_chunks(std::string_view text, const std::string& run
 }
 
 ImportResult import_file(const std::filesystem::path& path) {
-  try {
+  return naming_file(path, [&] {
     // Read a chunk at a time: exports of long runs reach GBs.
     TextSource in(path);
     return import_source(in, path.stem().string());
-  } catch (const ImportError& e) {
-    throw ImportError(fmt::format("{}: {}", path.string(), e.what()));
-  }
+  });
 }
 
 }  // namespace gpuwatch

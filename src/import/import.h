@@ -32,8 +32,17 @@ class ImportError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The run is named after the file's stem. Throws ImportError.
+// The run in memory, named after the file's stem: for commands that take a
+// file as RUN. Throws ImportError.
 ImportResult import_file(const std::filesystem::path& path);
+// `gpuwatch import`: the file into the store at `store_path` as a run named
+// `run_name` (the file's stem when empty), in a memory that does not grow
+// with the file (docs/import.md, "Memory"): what is read waits in a
+// temporary file in `spill_dir`, and the store is opened once the whole file
+// is read. result.data is the run's facts (its id), without samples. Throws
+// ImportError (or StoreError) and then stores nothing.
+ImportResult import_file_to_store(const std::filesystem::path& path, const std::filesystem::path& store_path,
+                                  const std::string& run_name, const std::filesystem::path& spill_dir);
 // The same over bytes already in memory; `run_name` names the run.
 ImportResult import_text(std::string_view text, const std::string& run_name);
 // import_text reading `text` chunk_bytes at a time, as import_file reads a

@@ -1,5 +1,7 @@
 #include "import/import_notes.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace gpuwatch {
@@ -7,6 +9,26 @@ namespace gpuwatch {
 std::string counted(std::size_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
+
+namespace {
+
+constexpr std::size_t kMaxNotKeptShown = 64;
+constexpr std::size_t kMaxNotKeptNameBytes = 80;
+
+}  // namespace
+
+void ImportNotes::not_kept(std::string_view field) {
+  std::size_t n = std::min(field.size(), kMaxNotKeptNameBytes);
+  while (n < field.size() && n > 0 && (static_cast<unsigned char>(field[n]) & 0xC0) == 0x80) --n;  // whole characters
+  const std::string name(field.substr(0, n));
+  if (not_kept_.size() < kMaxNotKeptShown) {
+    not_kept_.insert(name);
+  } else if (!not_kept_.contains(name)) {
+    more_not_kept_ = true;
+  }
+}
+
+std::string ImportNotes::where() const { return fmt::format("{} {}", unit_, number_); }
 
 void ImportNotes::drop(std::string_view reason, std::size_t n) {
   for (auto& [why, count] : drops_) {
@@ -54,7 +76,8 @@ std::vector<std::string> ImportNotes::warnings() const {
   if (!not_kept_.empty()) {
     std::string list;
     for (const auto& f : not_kept_) list += (list.empty() ? "" : ", ") + f;
-    out.push_back(fmt::format("not kept (gpuwatch has no metric for them): {}", list));
+    out.push_back(fmt::format("not kept (gpuwatch has no metric for them): {}{}", list,
+                              more_not_kept_ ? ", and more not listed" : ""));
   }
   return out;
 }

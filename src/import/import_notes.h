@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <string_view>
@@ -25,8 +26,18 @@ class ImportNotes {
     drop(reason, n);
   }
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
-  // A field the file has and gpuwatch has no metric for.
-  void not_kept(std::string field) { not_kept_.insert(std::move(field)); }
+  // A field the file has and gpuwatch has no metric for. The first
+  // kMaxNotKeptShown names are kept (each cut to 80 bytes): a file of a
+  // million distinct keys must not hold them all.
+  void not_kept(std::string_view field);
+
+  // The record being read ("line", 12), for errors that name it.
+  void at(std::string_view unit, std::uint64_t number) {
+    unit_ = unit;
+    number_ = number;
+  }
+  // "line 12"
+  [[nodiscard]] std::string where() const;
 
   [[nodiscard]] std::size_t samples_read() const { return read_; }
   [[nodiscard]] std::size_t samples_dropped() const;
@@ -44,6 +55,9 @@ class ImportNotes {
   std::vector<std::pair<std::string, std::size_t>> drops_;  // in the order first met
   std::vector<std::string> warnings_;
   std::set<std::string> not_kept_;
+  bool more_not_kept_ = false;  // names beyond the first kMaxNotKeptShown
+  std::string_view unit_ = "record";
+  std::uint64_t number_ = 0;
 };
 
 // "1 value was", "3 values were": the count that starts a warning.

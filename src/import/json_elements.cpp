@@ -1,6 +1,9 @@
 #include "import/json_elements.h"
 
+#include <fmt/format.h>
+
 #include "core/utf8.h"
+#include "import/limits.h"
 
 namespace gpuwatch {
 
@@ -83,6 +86,7 @@ std::size_t json_value_end(std::string_view text, std::size_t pos) {
 
 ArrayScan scan_json_array(TextSource& in, const std::function<void(std::string_view)>& on_element) {
   ArrayScan scan;
+  std::size_t elements = 0;
   if (in.skip_bom_and_space() && in.window().front() == '[') in.consume(1);
   while (in.skip_space()) {
     if (in.window().front() == ']') {
@@ -91,9 +95,15 @@ ArrayScan scan_json_array(TextSource& in, const std::function<void(std::string_v
       break;
     }
     // A value cut by the window's end is looked for again in a window at
-    // least twice as large: O(its size) over all tries.
+    // least twice as large: O(its size) over all tries, up to the limit.
     std::size_t end = json_value_end(in.window(), 0);
-    while (end == kNoPosition && in.more()) end = json_value_end(in.window(), 0);
+    while (end == kNoPosition && in.window().size() <= kMaxRecordBytes && in.more()) {
+      end = json_value_end(in.window(), 0);
+    }
+    if ((end == kNoPosition && in.window().size() > kMaxRecordBytes) || (end != kNoPosition && end > kMaxRecordBytes)) {
+      record_too_long(fmt::format("element {} of the array (at byte {})", elements + 1, in.offset()),
+                      json_path_at(in.window(), kMaxRecordBytes));
+    }
     if (end == kNoPosition) {
       scan.partial_element = true;
       in.consume(in.window().size());
@@ -101,6 +111,7 @@ ArrayScan scan_json_array(TextSource& in, const std::function<void(std::string_v
     }
     if (end == 0) break;  // no element can start here: garbage
     on_element(in.window().substr(0, end));
+    ++elements;
     in.consume(end);
     if (!in.skip_space()) break;
     if (in.window().front() == ',') {

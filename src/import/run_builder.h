@@ -1,19 +1,26 @@
 // Collects the samples an importer reads, in file order, and turns them into
-// a RunData that looks like a stored run. The importers only say what each
-// record holds; times, columns and the run's facts are decided here, once.
+// a run as the store holds them. The importers only say what each record
+// holds; times, columns and the run's facts are decided here, once.
 //
 // Times: every record of a file refers to one time point (a multi-GPU tick
 // is one point for all its GPUs). A point has the wall time the file wrote
-// and, where the file has it, the seconds since the run started. Monotonic
-// time comes from those seconds when every point has them (they survive
-// daylight-saving jumps of local timestamps); otherwise from the differences
-// of wall times in file order, where a step backwards counts as one median
-// interval. The run starts at monotonic 0.
+// and, where the file has it, the seconds since the run started; the rules
+// that make the run's clock of them are TimeLine's (time_line.h).
+//
+// Memory: the points and the samples go to a SpillFile (a temporary file,
+// or a string for text in memory) as they are read; what stays in memory is
+// two bits per point and each GPU's name. The run is then handed to a
+// RunSink one row at a time, each series in time order: into columns
+// (build(), for commands that read a file as RUN) or into the store
+// (write(), for `gpuwatch import`, which so needs the same memory for a
+// file of any size).
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,13 +28,41 @@
 #include <vector>
 
 #include "core/metrics.h"
+#include "core/run.h"
 #include "import/import_notes.h"
-#include "store/store.h"
+#include "import/spill.h"
+#include "import/time_line.h"
 
 namespace gpuwatch {
 
+// How many rows a run brings, so that columns are allocated once.
+struct RunShape {
+  std::vector<std::size_t> device_rows;  // per GPU, in the order begin() lists them
+  std::size_t host_rows = 0;
+  std::size_t host_cores = 0;  // the most cores a host row has
+};
+
+// Where a finished import goes, a row at a time.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  // First, with the run's facts and its GPUs (index order).
+  virtual void begin(RunInfo& run, const std::vector<DeviceInfo>& devices, const RunShape& shape) = 0;
+  // The rows of each series (each GPU, the host, the events) in time order;
+  // series interleave. Processes come in file order.
+  virtual void device(const DeviceSample& sample) = 0;
+  virtual void host(const HostSample& sample) = 0;
+  virtual void event(const Event& event) = 0;
+  virtual void process(const ProcessRecord& process) = 0;
+};
+
 class RunBuilder {
  public:
+  // Spilled to memory: for text that is in memory already.
+  RunBuilder();
+  // Spilled to a temporary file in `spill_dir`.
+  explicit RunBuilder(const std::filesystem::path& spill_dir);
+
   // A new time point; elapsed_s outside [0, kMaxRunSeconds] or not finite is
   // ignored (and counted).
   std::size_t add_time(std::int64_t wall_ns, std::optional<double> elapsed_s);
@@ -37,68 +72,40 @@ class RunBuilder {
   // The first non-empty name and vendor of a GPU win.
   void describe_device(int gpu_index, std::string_view name, std::string_view vendor);
   void add_host_sample(std::size_t time, const HostValues& values, const std::vector<double>& core_percent);
-  void add_event(std::size_t time, std::optional<int> device_index, std::string kind, std::string message);
-  void add_process(ProcessRecord process) { processes_.push_back(std::move(process)); }
+  void add_event(std::size_t time, std::optional<int> device_index, std::string_view kind, std::string_view message);
+  void add_process(const ProcessRecord& process);
   // For metrics that a file writes as 0 when it could not read them
   // (gputop.py's fan speed): all zeros on a GPU means never read.
   void absent_when_always_zero(DeviceMetric metric);
 
-  [[nodiscard]] std::size_t time_count() const { return times_.size(); }
-  // Replaces a time point's wall time (CSV rows: once every row is known).
-  void set_wall(std::size_t time, std::int64_t wall_ns) { times_[time].wall_ns = wall_ns; }
-  // Drops the time points whose keep[time] is false, with their samples and
-  // events; each was one record read, now counted as dropped for `reason`.
-  void drop_times(const std::vector<bool>& keep, std::string_view reason, ImportNotes& notes);
-  // Drops the samples whose time cannot be right, each time point being one
-  // record read: where every point has elapsed seconds, those whose
-  // timestamp disagrees with the run's start plus their elapsed seconds by
-  // more than kMaxClockDisagreementNs; otherwise those whose timestamp lies
-  // more than kMaxRunSeconds from the median one. Call before build().
-  void drop_implausible_times(ImportNotes& notes);
+  // The time points, for rules of one format (CSV's wall times).
+  [[nodiscard]] TimeLine& times() { return times_; }
+  // Drops the samples whose time cannot be right (TimeLine::drop_implausible).
+  // Call before build() or write().
+  void drop_implausible_times(ImportNotes& notes) { times_.drop_implausible(notes); }
 
-  [[nodiscard]] std::size_t device_sample_count() const;
-  [[nodiscard]] std::size_t host_sample_count() const { return host_.time.size(); }
-
-  // The run: status finished, end reason "imported", named `name`. Moves
-  // the columns out: call once, last.
+  // The run: status finished, end reason "imported", named `name`, into
+  // `sink`. Call once, last.
+  void write(const std::string& name, ImportNotes& notes, RunSink& sink);
+  // The same as columns in memory.
   [[nodiscard]] RunData build(const std::string& name, ImportNotes& notes);
 
  private:
-  struct TimePoint {
-    std::int64_t wall_ns;
-    std::optional<double> elapsed_s;
-  };
-  // Columns as they arrive, with the time point of each row.
-  struct DeviceColumns {
+  struct DeviceFacts {
     std::string name;
     std::string vendor;
-    std::vector<std::size_t> time;
-    std::vector<std::vector<double>> values = std::vector<std::vector<double>>(kDeviceMetricCount);
   };
-  struct HostColumns {
-    std::vector<std::size_t> time;
-    std::vector<std::vector<double>> values = std::vector<std::vector<double>>(kHostMetricCount);
-    std::vector<std::vector<double>> core_percent;  // [core][row]
-  };
-  struct PendingEvent {
-    std::size_t time;
-    std::optional<int> device_index;
-    std::string kind;
-    std::string message;
-  };
+  class Rows;  // run_writer.cpp
+  using MetricSet = std::bitset<kDeviceMetricCount>;
 
-  [[nodiscard]] std::vector<std::int64_t> monotonic_times(ImportNotes& notes) const;
-  // Drops the time points (and their entries of `mono`) more than
-  // kMaxRunSeconds after the first once clock steps are undone, then those
-  // whose wall time disagrees with the run's clock by more than a day.
-  void drop_inconsistent_times(std::vector<std::int64_t>& mono, ImportNotes& notes);
   void warn_out_of_range(ImportNotes& notes) const;
+  // The GPUs with rows kept, as the run lists them, and the run's shape.
+  std::vector<DeviceInfo> device_infos(Rows& rows, RunShape& shape, std::map<int, MetricSet>& never_read);
+  [[nodiscard]] RunInfo run_info(const std::string& name, Rows& rows, const std::vector<DeviceInfo>& devices);
 
-  std::vector<TimePoint> times_;
-  std::map<int, DeviceColumns> devices_;
-  HostColumns host_;
-  std::vector<PendingEvent> events_;
-  std::vector<ProcessRecord> processes_;
+  SpillFile spill_;  // rows, events and processes, in file order
+  TimeLine times_;
+  std::map<int, DeviceFacts> devices_;
   std::vector<DeviceMetric> zero_means_absent_;
   // Values taken as absent because they were out of range.
   std::array<std::size_t, kDeviceMetricCount> device_out_of_range_{};

@@ -13,6 +13,7 @@
 #include "core/iso_time.h"
 #include "import/json_elements.h"
 #include "import/json_values.h"
+#include "import/limits.h"
 #include "import/names.h"
 #include "import/plausible.h"
 #include "render/slow_carry.h"
@@ -28,13 +29,19 @@ constexpr std::string_view kNoTimestamp = "without a readable timestamp";
 constexpr std::string_view kBadIndex = "with a gpu_index that is not an index from 0 to 1023";
 
 // Calls on_line(line, terminated) for each line of `in` (without its
-// newline and a '\r' before it), as it is read.
+// newline and a '\r' before it), as it is read, with notes.where() naming it.
+// A line longer than kMaxRecordBytes is refused (limits.h).
 template <typename OnLine>
-void for_each_line(TextSource& in, OnLine on_line) {
+void for_each_line(TextSource& in, ImportNotes& notes, OnLine on_line) {
+  std::uint64_t number = 0;
   while (in.ensure(1)) {
+    notes.at("line", ++number);
     std::size_t nl = in.window().find('\n');
-    while (nl == std::string_view::npos && in.more()) nl = in.window().find('\n');
+    while (nl == std::string_view::npos && in.window().size() <= kMaxRecordBytes && in.more()) {
+      nl = in.window().find('\n');
+    }
     const std::string_view w = in.window();
+    if (std::min(nl, w.size()) > kMaxRecordBytes) record_too_long(notes.where(), json_path_at(w, kMaxRecordBytes));
     const bool terminated = nl != std::string_view::npos;
     std::string_view line = w.substr(0, terminated ? nl : w.size());
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -60,7 +67,7 @@ void read_metrics(dom::object record, const Table& table, std::initializer_list<
   for (auto [key, value] : record) {
     const int m = metric_index_by_name(table, key);
     if (m < 0) {
-      if (std::find(known.begin(), known.end(), key) == known.end()) notes.not_kept(std::string(key));
+      if (std::find(known.begin(), known.end(), key) == known.end()) notes.not_kept(key);
       continue;
     }
     if (const auto v = number_of(value, notes)) values.set(static_cast<Metric>(m), *v);
@@ -82,7 +89,7 @@ bool read_process_record(dom::object record, RunBuilder& builder, ImportNotes& n
   ProcessRecord p;
   p.device_index = *gpu;
   p.pid = static_cast<std::uint32_t>(*pid);
-  p.name = std::string(string_field(record, "name"));
+  p.name = std::string(checked_name(string_field(record, "name"), "name", notes));
   p.first_seen_wall_ns = static_cast<std::int64_t>(std::clamp(*first, -9.0e18, 9.0e18));
   p.last_seen_wall_ns = static_cast<std::int64_t>(std::clamp(*last, -9.0e18, 9.0e18));
   if (const auto mem = number_field(record, "max_used_memory_bytes", notes); mem && *mem >= 0 && *mem < 1.8e19) {
@@ -140,8 +147,9 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
       values, notes);
   if (true_field(record, kSlowValuesCarriedField)) drop_carried_slow_values(values);
   builder.add_device_sample(builder.add_time(*wall_ns, elapsed_s), *index, values);
-  const std::string_view name = string_field(record, "gpu_name");
-  builder.describe_device(*index, name, vendor_from(string_field(record, "gpu_type"), name));
+  const std::string_view name = checked_name(string_field(record, "gpu_name"), "gpu_name", notes);
+  const std::string_view gpu_type = checked_name(string_field(record, "gpu_type"), "gpu_type", notes);
+  builder.describe_device(*index, name, vendor_from(gpu_type, name));
   return true;
 }
 
@@ -188,13 +196,24 @@ CsvRecord next_csv_record(std::string_view text, std::size_t& pos) {
   return rec;
 }
 
-// The next record of `in`, consumed. One cut by the window's end is read
-// again from a window at least twice as large.
-CsvRecord read_csv_record(TextSource& in) {
+// The next record of `in`, consumed, which starts at line `line` (advanced
+// past it). One cut by the window's end is read again from a window at least
+// twice as large, up to kMaxRecordBytes: a longer one is refused, naming the
+// column of `header` where the limit fell.
+CsvRecord read_csv_record(TextSource& in, std::uint64_t& line, const std::vector<std::string>& header) {
   while (true) {
     std::size_t pos = 0;
     CsvRecord rec = next_csv_record(in.window(), pos);
+    const bool too_long = rec.terminated ? pos > kMaxRecordBytes : in.window().size() > kMaxRecordBytes;
+    if (too_long) {
+      std::size_t cut = 0;
+      const std::size_t column = next_csv_record(in.window().substr(0, kMaxRecordBytes), cut).fields.size() - 1;
+      record_too_long(fmt::format("line {}", line),
+                      column < header.size() ? header[column] : fmt::format("column {}", column + 1));
+    }
     if (rec.terminated || !in.more()) {
+      const std::string_view text = in.window().substr(0, pos);
+      line += static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n'));
       in.consume(pos);
       return rec;
     }
@@ -216,52 +235,39 @@ std::optional<double> csv_number(const std::string& s, ImportNotes& notes) {
   return v;
 }
 
-// A CSV row's times, settled once every row is known (its values are in the
-// builder already, at time point `time`).
-struct CsvTimes {
-  std::int64_t timestamp_ns;
-  std::optional<double> elapsed_s;
-  std::size_t time;
-};
-
 // The exporter's timestamps are cut to the millisecond while elapsed_s keeps
-// nanoseconds; every row bounds the run's start from below (start + elapsed
-// >= its timestamp), so the tightest bound gives wall times to well under a
-// millisecond. Rows whose bound is more than a day from the median one have
-// a damaged timestamp or elapsed_s: they are dropped (wall times derived from
-// elapsed_s would hide them from RunBuilder's own check). nullopt when some
-// row has no usable elapsed_s.
-void settle_csv_times(const std::vector<CsvTimes>& rows, RunBuilder& builder, ImportNotes& notes) {
-  std::vector<std::int64_t> bounds;
-  bounds.reserve(rows.size());
-  for (const CsvTimes& r : rows) {
-    if (!r.elapsed_s || !(*r.elapsed_s >= 0 && *r.elapsed_s <= kMaxRunSeconds)) return;  // timestamps it is
-    bounds.push_back(r.timestamp_ns - std::llround(*r.elapsed_s * 1e9));
-  }
-  if (bounds.empty()) return;
-  std::vector<std::int64_t> sorted = bounds;
-  const auto mid = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-  std::nth_element(sorted.begin(), mid, sorted.end());
-  const std::int64_t median = *mid;
+// nanoseconds; every row (a time point of its own) bounds the run's start
+// from below (start + elapsed >= its timestamp), so the tightest bound gives
+// wall times to well under a millisecond. Rows whose bound is more than a day
+// from the median one have a damaged timestamp or elapsed_s: they are dropped
+// (wall times derived from elapsed_s would hide them from the time line's own
+// check). Nothing changes when some row has no usable elapsed_s.
+void settle_csv_times(TimeLine& times, ImportNotes& notes) {
+  bool any = false;
+  bool all_elapsed = true;
+  times.for_each_alive([&](std::size_t, const TimeLine::Point& p) {
+    any = true;
+    all_elapsed = all_elapsed && p.has_elapsed();
+  });
+  if (!any || !all_elapsed) return;  // timestamps it is
+  const auto bound = [](const TimeLine::Point& p) { return p.wall_ns - p.elapsed_ns(); };
+  const std::int64_t median = *streaming_median([&](const auto& f) {
+    times.for_each_alive([&](std::size_t, const TimeLine::Point& p) { f(bound(p)); });
+  });
+  const auto kept = [&](const TimeLine::Point& p) { return std::llabs(bound(p) - median) <= kMaxClockDisagreementNs; };
   std::optional<std::int64_t> start;
-  std::vector<bool> keep(builder.time_count(), true);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    keep[rows[i].time] = std::llabs(bounds[i] - median) <= kMaxClockDisagreementNs;
-    if (keep[rows[i].time] && (!start || bounds[i] > *start)) start = bounds[i];
-  }
-  if (start && *start >= 0) {
-    for (const CsvTimes& r : rows) {
-      builder.set_wall(r.time, std::min<std::int64_t>(*start + std::llround(*r.elapsed_s * 1e9), kMaxImportWallNs));
-    }
-  }
-  builder.drop_times(keep, kClockDisagreement, notes);
+  times.for_each_alive([&](std::size_t, const TimeLine::Point& p) {
+    if (kept(p) && (!start || bound(p) > *start)) start = bound(p);
+  });
+  times.drop_unless([&](std::size_t, const TimeLine::Point& p) { return kept(p); }, kClockDisagreement, notes);
+  if (start && *start >= 0) times.set_walls_from_elapsed(*start);
 }
 
 }  // namespace
 
 void import_jsonl(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   ElementParser parser;
-  for_each_line(in, [&](std::string_view line, bool terminated) {
+  for_each_line(in, notes, [&](std::string_view line, bool terminated) {
     if (blank(line)) return;
     const auto parsed = parser.parse(line, notes);
     if (!parsed) return notes.drop(terminated ? "not valid JSON" : kCutOff);
@@ -278,7 +284,8 @@ void import_jsonl(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
 
 void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   in.skip_bom_and_space();
-  const CsvRecord header = read_csv_record(in);
+  std::uint64_t line = 1;
+  const CsvRecord header = read_csv_record(in, line, {});
   std::optional<std::size_t> timestamp, elapsed, index, name, carried;
   std::vector<std::pair<std::size_t, DeviceMetric>> metrics;
   for (std::size_t c = 0; c < header.fields.size(); ++c) {
@@ -305,9 +312,9 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
     return;
   }
 
-  std::vector<CsvTimes> rows;
   while (in.ensure(1)) {
-    const CsvRecord rec = read_csv_record(in);
+    notes.at("line", line);
+    const CsvRecord rec = read_csv_record(in, line, header.fields);
     const auto& f = rec.fields;
     if (f.size() == 1 && blank(f[0])) continue;
     if (!rec.terminated) {
@@ -339,13 +346,12 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
     const std::size_t time = builder.add_time(*wall_ns, elapsed_s);
     builder.add_device_sample(time, gpu, values);
     if (name) {
-      const std::string gpu_name = valid_utf8(f[*name], notes.clean.invalid_utf8);
+      const std::string gpu_name = valid_utf8(checked_name(f[*name], "gpu_name", notes), notes.clean.invalid_utf8);
       builder.describe_device(gpu, gpu_name, vendor_from("", gpu_name));
     }
-    rows.push_back({*wall_ns, elapsed_s, time});
     notes.read();
   }
-  settle_csv_times(rows, builder, notes);
+  settle_csv_times(builder.times(), notes);
 }
 
 }  // namespace gpuwatch

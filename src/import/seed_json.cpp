@@ -9,6 +9,7 @@
 #include "core/iso_time.h"
 #include "import/json_elements.h"
 #include "import/json_values.h"
+#include "import/limits.h"
 #include "import/names.h"
 #include "render/slow_carry.h"
 #include "render/units.h"
@@ -133,10 +134,20 @@ struct GpuFields {
   bool gputop = false;  // had gputop.py's `temperatures` dict
 };
 
+// A name of the GPU object, no longer than a name may be (limits.h); `entry`
+// is its place in a multi-GPU tick.
+std::string_view gpu_text(dom::object gpu, std::string_view key, std::optional<int> entry, const ImportNotes& notes) {
+  const std::string_view value = string_field(gpu, key);
+  if (value.size() <= kMaxNameBytes) return value;
+  return checked_name(value, entry ? fmt::format("multi_gpu_data[{}].{}", *entry, key) : std::string(key), notes);
+}
+
 // One GPU's fields; nullopt (with the reason) when the object has none.
-std::optional<GpuFields> read_gpu(dom::object gpu, int default_index, ImportNotes& notes, std::string_view& why) {
+// `entry`: its place in a multi-GPU tick, also its index unless it says one.
+std::optional<GpuFields> read_gpu(dom::object gpu, std::optional<int> entry, ImportNotes& notes,
+                                  std::string_view& why) {
   GpuFields out;
-  out.index = default_index;
+  out.index = entry.value_or(0);
   if (const auto index = field(gpu, "gpu_index"); index && !index->is_null()) {
     const auto v = gpu_index_of(*index, notes);
     if (!v) {
@@ -145,8 +156,8 @@ std::optional<GpuFields> read_gpu(dom::object gpu, int default_index, ImportNote
     }
     out.index = *v;
   }
-  out.name = string_field(gpu, "gpu_name");
-  out.type = string_field(gpu, "gpu_type");
+  out.name = gpu_text(gpu, "gpu_name", entry, notes);
+  out.type = gpu_text(gpu, "gpu_type", entry, notes);
   const auto temperatures = object_field(gpu, "temperatures");
   out.gputop = temperatures.has_value();
 
@@ -202,6 +213,7 @@ class SeedImporter {
   SeedImporter(RunBuilder& builder, ImportNotes& notes) : builder_(builder), notes_(notes) {}
 
   void element(std::string_view raw) {
+    notes_.at("element", ++elements_);
     const auto parsed = parser_.parse(raw, notes_);
     if (!parsed) return notes_.drop("not valid JSON");
     dom::object object;
@@ -230,7 +242,7 @@ class SeedImporter {
         }
       }
       if (gpus.empty()) return notes_.drop("multi-GPU ticks without a usable GPU entry");
-    } else if (auto gpu = read_gpu(object, 0, notes_, why)) {
+    } else if (auto gpu = read_gpu(object, std::nullopt, notes_, why)) {
       gpus.push_back(*gpu);
     } else {
       return notes_.drop(why);
@@ -264,6 +276,7 @@ class SeedImporter {
   RunBuilder& builder_;
   ImportNotes& notes_;
   ElementParser parser_;
+  std::size_t elements_ = 0;
   bool multi_ = false;
   bool gputop_ = false;
   std::size_t bad_entries_ = 0;

@@ -120,6 +120,11 @@ class Store {
   // data.run's id (new unless it names an unused one), row_id and version
   // when empty; a status of Recording is stored as Finished. Returns the id.
   std::string import_run(RunData& data);
+  // The same a part at a time, for a file too large to hold (import/): the
+  // run row and its devices now, the samples as they come, all in one
+  // transaction that only RunImport::commit() makes visible. Fills in
+  // run.id and row_id.
+  [[nodiscard]] std::unique_ptr<class RunImport> begin_import(RunInfo& run, const std::vector<DeviceInfo>& devices);
 
   // --- reading ---
   // Runs that claim to be recording but whose recorder is gone are reported
@@ -135,10 +140,41 @@ class Store {
   [[nodiscard]] RunData load(const RunInfo& run, const LoadOptions& options = {});
 
  private:
+  friend class RunImport;
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
   static void open_and_migrate(Impl& impl, std::span<const Migration> migrations);
   std::unique_ptr<Impl> impl_;
+};
+
+// A run being imported (Store::begin_import); destroyed without commit(),
+// it leaves nothing behind. The Store must outlive it.
+class RunImport {
+ public:
+  ~RunImport();
+  RunImport(const RunImport&) = delete;
+  RunImport& operator=(const RunImport&) = delete;
+  // The rows of each series (a GPU, the host) in time order; series may
+  // interleave. A series is written a chunk of kImportChunkRows at a time,
+  // so memory holds at most one chunk per series.
+  void append(const DeviceSample& sample);
+  void append(const HostSample& sample);
+  void add_process(const ProcessRecord& process);
+  void add_event(const Event& event);
+  // Writes what is left and commits; returns the run's id.
+  std::string commit();
+  // After commit(): the run's per-minute rollups (build_rollups_quietly).
+  void build_rollups() noexcept;
+
+  static constexpr std::size_t kImportChunkRows = 8192;
+
+ private:
+  friend class Store;
+  struct State;
+  explicit RunImport(std::unique_ptr<State> state);
+  void flush_device(int device);
+  void flush_host();
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace gpuwatch

@@ -2,6 +2,7 @@
 import json
 import os
 import re
+import sqlite3
 
 from harness import FIXTURES, GpuwatchTestCase, QUICK, tree
 
@@ -46,6 +47,23 @@ class Import(GpuwatchTestCase):
         m = LINE.match(r.stdout.strip())
         self.assertIsNotNone(m, r.stdout)
         return m.group(1), m.group(2), int(m.group(3)), int(m.group(4)), r.stderr
+
+    def assert_refused(self, cases, *also_said):
+        """Each file of `cases` (name -> (content, message)) is an error for import and for report: exit 1, the
+        path and the message on stderr (and each of `also_said`), nothing on stdout, no store created."""
+        for name, (content, message) in cases.items():
+            path = os.path.join(self.tmp, name)
+            with open(path, "wb") as f:
+                f.write(content if isinstance(content, bytes) else content.encode())
+            for command in (["import", path], ["report", path]):
+                with self.subTest(name=name, command=command[0]):
+                    r = self.run_gw(*command)
+                    self.assertEqual(r.returncode, 1, r.stdout)
+                    self.assertIn(f"gpuwatch: error: {path}: {message}", r.stderr)
+                    for text in also_said:
+                        self.assertIn(text, r.stderr)
+                    self.assertEqual(r.stdout, "")
+        self.assertFalse(os.path.exists(self.store))
 
     def test_every_fixture_imports_and_reports(self):
         self.assertEqual(sorted(EXPECTED), sorted(f for f in os.listdir(IMPORT_FIXTURES) if f != "README.md"))
@@ -152,6 +170,35 @@ class Import(GpuwatchTestCase):
                         self.assertAlmostEqual(g_back["metrics"][metric]["max"], g_orig["metrics"][metric]["max"],
                                                delta=0.05 * 2**20 if metric == "mem_used_bytes" else 0.05)
 
+    def test_every_row_of_a_seed_export_has_a_temperature(self):
+        # Issue 22 item 19: the first tick precedes the first slow read, so the first row of each GPU had
+        # `temperature: null`; the seed tools' scripts take every row's temperature as a number.
+        r = self.run_gw("record", "--interval", "0.05", "--name", "temps", "--no-summary", "--", "sleep", "0.5",
+                        scenario=QUICK + ";gpu*.temp_c=61")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for fmt in ("json", "multi-json"):
+            with self.subTest(fmt):
+                r = self.run_gw("export", "temps", "--format", fmt)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                rows = json.loads(r.stdout)
+                if fmt == "multi-json":
+                    self.assertTrue(all(t["aggregate_stats"]["max_temperature"] == 61 for t in rows), rows[0])
+                    rows = [gpu for tick in rows for gpu in tick["multi_gpu_data"]]
+                self.assertGreater(len(rows), 4)
+                self.assertEqual(sorted({row["gpu_index"] for row in rows}), [0, 1])
+                self.assertEqual([row for row in rows if row["temperature"] != 61], [])
+                # The first rows carry the first read, marked, with an age of 0 or less (it came after them).
+                first = next(row for row in rows if row["gpu_index"] == 0)
+                self.assertTrue(first["slow_values_carried"], first)
+                self.assertLessEqual(first["slow_read_age_seconds"], 0)
+        # Imported again, the repeated values are dropped: the run keeps the reads it had.
+        path = os.path.join(self.tmp, "temps.json")
+        self.assertEqual(self.run_gw("export", "temps", "--format", "json", "-o", path).returncode, 0)
+        back = self.report(path)
+        orig = self.report("temps")
+        self.assertEqual(back["devices"][0]["metrics"]["temp_gpu_celsius"]["count"],
+                         orig["devices"][0]["metrics"]["temp_gpu_celsius"]["count"])
+
     def test_live_samples_import(self):
         for fmt, rows in (("jsonl", 3 * 2 + 1), ("csv", 3 * 2)):
             with self.subTest(fmt):
@@ -173,17 +220,54 @@ class Import(GpuwatchTestCase):
             "cut_at_once.json": (b'[\n  {\n    "timestamp": "2025-08-29T04:35:11.6', "no usable sample"),
             "not_samples.json": (b'[{"a": 1}, [2], "three"]', "no usable sample in this json file (3 dropped"),
         }
-        for name, (content, message) in cases.items():
-            path = os.path.join(self.tmp, name)
-            with open(path, "wb") as f:
-                f.write(content)
-            for command in (["import", path], ["report", path]):
-                with self.subTest(name=name, command=command[0]):
-                    r = self.run_gw(*command)
-                    self.assertEqual(r.returncode, 1, r.stdout)
-                    self.assertIn(f"gpuwatch: error: {path}: {message}", r.stderr)
-                    self.assertEqual(r.stdout, "")
-        self.assertFalse(os.path.exists(self.store))
+        self.assert_refused(cases)
+
+    def test_an_oversized_record_is_refused_by_name_and_nothing_is_stored(self):
+        # Issue 22 item 12: a 1 GB record took 3 GB and failed in SQLite with "binding a parameter: string or
+        # blob too big", naming no file or field. Records are read whole, so their length is what is bounded.
+        line = '{"type":"device","wall_ns":1736937000000000000,"gpu_index":0,"power_watts":1}\n'
+        big = "n" * (2 << 20)
+        cases = {
+            "huge.jsonl": (line * 3 + '{"type":"device","wall_ns":1736937000100000000,"gpu_index":0,"gpu_name":"'
+                           + big + '"}\n' + line, 'line 4: a record longer than 1 MiB, in the field "gpu_name"'),
+            "huge.json": ('[{"timestamp": "2025-01-15T10:30:00", "power": 1}, {"timestamp": "2025-01-15T10:30:01", '
+                          '"power": 2, "training_metadata": {"config": "' + big + '"}}]',
+                          'element 2 of the array (at byte 51): a record longer than 1 MiB, in the field '
+                          '"training_metadata.config"'),
+            "huge.csv": ("timestamp,elapsed_s,gpu_index,gpu_name,power_watts\n"
+                         "2025-01-15T10:30:00.000Z,0,0,GPU,1\n2025-01-15T10:30:01.000Z,1,0," + big + ",1\n",
+                         'line 3: a record longer than 1 MiB, in the field "gpu_name"'),
+            "long_name.jsonl": (line + '{"type":"device","wall_ns":1736937000100000000,"gpu_index":0,"gpu_name":"'
+                                + "n" * 5000 + '"}\n',
+                                'line 2: the field "gpu_name" is 5000 bytes long, longer than the 4096 bytes a '
+                                'name may have'),
+        }
+        self.assert_refused(cases, "nothing was imported")
+        # Into a store that holds a run: it holds that run alone after the refusal, no row of another.
+        self.import_file(fixture("legacy_a10g.json"))
+        r = self.run_gw("import", os.path.join(self.tmp, "huge.jsonl"))
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertEqual([run["name"] for run in self.runs()], ["legacy_a10g"])
+        with sqlite3.connect(self.store) as db:
+            self.assertEqual(db.execute("SELECT count(DISTINCT run_id) FROM sample_chunks").fetchone()[0], 1)
+            self.assertEqual(db.execute("SELECT count(*) FROM devices").fetchone()[0], 1)
+        db.close()
+        # Nothing is left in the directory where the samples waited.
+        self.assertEqual(sorted(f for f in os.listdir(self.tmp) if f.startswith("gpuwatch-import")), [])
+
+    def test_the_import_streams_into_the_store_as_the_file_reads_in_memory(self):
+        # The same run whether imported (spilled to a file, streamed into the store) or read as RUN (in memory).
+        for name in ("gpuwatch_h100.jsonl", "gputop_a10g_multi_gpu.json", "gpuwatch_h100.csv"):
+            with self.subTest(name):
+                run_id = self.import_file(fixture(name), "--name", name)[0]
+                stored, direct = self.report(run_id), self.report(fixture(name))
+                for key in ("wall_duration_s", "interval_s"):
+                    self.assertEqual(stored["run"][key], direct["run"][key], key)
+                self.assertEqual([d["samples"] for d in stored["devices"]], [d["samples"] for d in direct["devices"]])
+                for a, b in zip(stored["devices"], direct["devices"], strict=True):
+                    for metric, stats in b["metrics"].items():
+                        self.assertAlmostEqual(a["metrics"][metric]["mean"], stats["mean"], delta=1e-3 * abs(
+                            stats["mean"]) + 1e-6, msg=(name, metric))
 
     def test_what_is_not_a_regular_file_is_refused_unread(self):
         # /dev/zero was read without end (3 GB after 8 s); a FIFO would wait for a writer.

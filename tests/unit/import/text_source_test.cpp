@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "import/import.h"
+#include "import/limits.h"
 #include "zone_guard.h"
 
 namespace gpuwatch {
@@ -124,13 +125,63 @@ TEST_F(TempDir, JsonArraysAndCsvAcrossChunksReadAsInMemory) {
   expect_same_run(csv_file, import_text(csv, "big"));
 }
 
-TEST_F(TempDir, ARecordLargerThanAChunkIsReadWhole) {
-  const std::string name(3 << 20, 'n');  // 3 MB of GPU name
-  const std::string text = "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"gpu_name\":\"" +
-                           name + "\",\"power_watts\":1}\n";
+TEST_F(TempDir, ARecordAcrossChunksIsReadWhole) {
+  // The second line straddles the first 1 MiB read.
+  std::string text;
+  for (const std::size_t note_bytes : {600'000, 900'000}) {
+    text += "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"note\":\"" +
+            std::string(note_bytes, 'n') + "\",\"power_watts\":1}\n";
+  }
   const ImportResult r = import_file(write("wide.jsonl", text));
-  EXPECT_EQ(r.samples_read, 1u);
-  EXPECT_EQ(r.data.devices.at(0).info.name, name);
+  EXPECT_EQ(r.samples_read, 2u);
+  expect_same_run(r, import_text(text, "wide"));
+}
+
+// Issue 22 item 12: a 1 GB record took 3 GB and failed in SQLite with "string
+// or blob too big", naming no file or field.
+TEST_F(TempDir, ARecordOverTheLimitIsAnErrorThatNamesTheFileLineAndField) {
+  const std::string line = "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"power_watts\":1}\n";
+  const std::string huge = "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"gpu_name\":\"" +
+                           std::string(kMaxRecordBytes, 'n') + "\"}\n";
+  const fs::path path = write("huge.jsonl", line + line + huge + line);
+  const std::string what = error_of(path);
+  EXPECT_EQ(what.rfind(path.string() + ": line 3: a record longer than 1 MiB, in the field \"gpu_name\"", 0), 0u)
+      << what;
+  // The same over text in memory, read whole or a few bytes at a time.
+  const std::string text = line + huge;
+  EXPECT_THROW((void)import_text(text, "huge"), ImportError);
+  EXPECT_THROW((void)import_text_in_chunks(text, "huge", 4096), ImportError);
+
+  // A JSON array: the element, and the field inside a multi-GPU tick.
+  const std::string tick = R"({"timestamp": "2025-01-15T10:30:00", "multi_gpu_data": [{"utilization": 1}, )"
+                           R"({"utilization": 2, "clocks": {"gpu": ")" + std::string(kMaxRecordBytes, '9') + "\"}}]}";
+  const std::string array =
+      "[" + std::string(R"({"timestamp": "2025-01-15T10:30:00", "power": 1})") + ", " + tick + "]";
+  EXPECT_NE(error_of(write("huge.json", array))
+                .find("element 2 of the array (at byte 51): a record longer than 1 MiB, in the field "
+                      "\"multi_gpu_data[1].clocks.gpu\""),
+            std::string::npos);
+
+  // A CSV row: the column.
+  const std::string csv = "timestamp,elapsed_s,gpu_index,gpu_name,power_watts\n"
+                          "2025-01-15T10:30:00.000Z,0,0,\"" + std::string(kMaxRecordBytes, 'g') + "\",1\n";
+  EXPECT_NE(error_of(write("huge.csv", csv)).find(": line 2: a record longer than 1 MiB, in the field \"gpu_name\""),
+            std::string::npos);
+}
+
+TEST_F(TempDir, ANameOverTheLimitIsAnErrorThatNamesTheField) {
+  const std::string name(kMaxNameBytes + 1, 'n');
+  const std::string text = "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"power_watts\":1}\n"
+                           "{\"type\":\"device\",\"wall_ns\":1736937000100000000,\"gpu_index\":0,\"gpu_name\":\"" +
+                           name + "\"}\n";
+  EXPECT_NE(error_of(write("long-name.jsonl", text))
+                .find("long-name.jsonl: line 2: the field \"gpu_name\" is 4097 bytes long"),
+            std::string::npos);
+  const std::string multi = R"([{"timestamp": "2025-01-15T10:30:00", "multi_gpu_data": [{"utilization": 1}, )"
+                            R"({"utilization": 2, "gpu_name": ")" + name + "\"}]}]";
+  EXPECT_NE(error_of(write("long-name.json", multi))
+                .find("element 1: the field \"multi_gpu_data[1].gpu_name\" is 4097 bytes"),
+            std::string::npos);
 }
 
 TEST_F(TempDir, EveryFixtureReadsTheSameInChunksOfAnySize) {
