@@ -11,15 +11,15 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr int kHostSeries = -1;
-constexpr int kEventSeries = -2;
+constexpr int kHostSeriesKey = -1;
+constexpr int kEventSeriesKey = -2;
 
 // The series a record belongs to: its GPU, the host, the events.
 int series_of(const SpilledRecord& r) {
   switch (r.tag) {
     case RecordTag::Device: return r.device;
-    case RecordTag::Host: return kHostSeries;
-    default: return kEventSeries;
+    case RecordTag::Host: return kHostSeriesKey;
+    default: return kEventSeriesKey;
   }
 }
 
@@ -205,7 +205,7 @@ std::vector<DeviceInfo> RunBuilder::device_infos(Rows& rows, RunShape& shape, st
       if (keeps_last_value(metric)) s.last.set(metric, *v);
     }
   });
-  if (const auto host = rows.series().find(kHostSeries); host != rows.series().end()) {
+  if (const auto host = rows.series().find(kHostSeriesKey); host != rows.series().end()) {
     shape.host_rows = host->second.rows;
   }
 
@@ -249,7 +249,7 @@ RunInfo RunBuilder::run_info(const std::string& name, Rows& rows, const std::vec
   for (const DeviceInfo& d : devices) {
     if ((interval = median_interval_s(rows, d.index))) break;
   }
-  if (!interval && rows.series().contains(kHostSeries)) interval = median_interval_s(rows, kHostSeries);
+  if (!interval && rows.series().contains(kHostSeriesKey)) interval = median_interval_s(rows, kHostSeriesKey);
   // One sample says nothing of the period; 1 s is what gputop.py used.
   run.interval_s = interval.value_or(1.0);
   return run;
