@@ -72,8 +72,21 @@ ImportResult import_counts(std::string format, const ImportNotes& notes) {
 
 namespace {
 
-ImportResult import_source(TextSource& in, const std::string& run_name) {
-  RunBuilder builder;
+// A builder that spills to a file in the temporary directory ($TMPDIR), or
+// to memory where no file can be made there.
+RunBuilder temp_file_builder() {
+  std::error_code ec;
+  const std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+  if (!ec) {
+    try {
+      return RunBuilder(tmp);
+    } catch (const ImportError&) {
+    }
+  }
+  return RunBuilder();
+}
+
+ImportResult import_source(TextSource& in, const std::string& run_name, RunBuilder&& builder = RunBuilder()) {
   ImportNotes notes;
   std::string format = read_source(in, builder, notes);
   RunData data = builder.build(run_name, notes);
@@ -96,9 +109,11 @@ ImportResult import_text_in_chunks(std::string_view text, const std::string& run
 
 ImportResult import_file(const std::filesystem::path& path) {
   return naming_file(path, [&] {
-    // Read a chunk at a time: exports of long runs reach GBs.
+    // Read a chunk at a time: exports of long runs reach GBs. The run is
+    // kept in memory, as columns; what was read waits in a temporary file
+    // (in memory where none can be made) rather than beside them.
     TextSource in(path);
-    return import_source(in, path.stem().string());
+    return import_source(in, path.stem().string(), temp_file_builder());
   });
 }
 
