@@ -82,7 +82,9 @@ void add_record(CLI::App& app, int& exit_code) {
                   "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
                   "util.host_bound, util.launch_bound when as low) on one of the job's GPUs has held for\n"
                   "--after seconds; gpuwatch then exits 75. Memory alone (memory.batch_too_small) acts only\n"
-                  "when --rules names it")
+                  "when --rules names it. While the command's processes are seen on no GPU (containers,\n"
+                  "`docker run`, launchers whose workers are not its children), it acts only when every\n"
+                  "recorded GPU is low: another tenant's GPU never stops the job")
       ->check(CLI::IsMember({"kill"}));
   auto* rules = cmd->add_option("--rules", flags->underuse_rules,
                   "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
