@@ -115,9 +115,11 @@ int severity_rank(Severity s) { return static_cast<int>(s); }
 }  // namespace
 
 std::vector<EpochPeak> epoch_peaks(const RunData& data) {
-  std::vector<Segment> epochs = segments_from_events(data.events, last_sample_ns(data));
+  const std::int64_t end_ns = last_sample_ns(data);
+  std::vector<Segment> epochs = segments_from_events(data.events, end_ns);
   std::erase_if(epochs, [](const Segment& s) { return s.kind != SegmentKind::Epoch; });
-  if (!epochs.empty()) epochs.pop_back();  // still open, or cut short by the run's end
+  // Still open, or cut short by the run's end (an epoch_end line closes one for good).
+  if (!epochs.empty() && epochs.back().end_mono_ns >= end_ns) epochs.pop_back();
   std::vector<EpochPeak> out;
   for (const Segment& e : epochs) {
     EpochPeak peak{e.label, e.start_mono_ns, e.end_mono_ns, {}};
