@@ -30,6 +30,8 @@ struct flock one_byte(short type, std::int64_t offset) {
   return fl;
 }
 
+// A file's identity. While a descriptor of it is open its inode stays
+// allocated, deleted or not, so a key held here never names a newer file.
 struct FileKey {
   dev_t dev = 0;
   ino_t ino = 0;
