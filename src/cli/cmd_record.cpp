@@ -143,7 +143,10 @@ void add_record(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
     }
     options.advisor = advisor_config(flags->advisor);
-    if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
+    if (!flags->output_dir.empty()) {
+      prepare_output_dir(flags->output_dir);
+      options.output_dir = flags->output_dir;
+    }
     if (flags->generate_graphs && !options.output_dir) {
       throw CLI::ValidationError("--generate-graphs", "needs --output-dir: the picture goes beside the seed files");
     }

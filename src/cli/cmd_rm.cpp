@@ -93,6 +93,8 @@ void add_prune(CLI::App& app, int& exit_code) {
     const auto path = store_path(flags->store);
     exit_code = 0;
     if (!std::filesystem::exists(path)) {
+      // A mistyped --store is not an empty store.
+      if (!flags->store.empty()) throw StoreError(fmt::format("no run store at {} (no such file)", path.string()));
       fmt::print("No run store at {}: nothing to prune.\n", path.string());
       return;
     }

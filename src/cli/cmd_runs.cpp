@@ -32,9 +32,13 @@ void add_runs(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   cmd->callback([flags, &exit_code] {
     std::vector<RunInfo> runs;
-    for (const auto& path : StoreList(flags->store).paths()) {
+    const StoreList stores(flags->store);
+    for (const auto& path : stores.paths()) {
       try {
-        if (!std::filesystem::exists(path)) continue;  // no store yet: no runs
+        if (!std::filesystem::exists(path)) {
+          if (stores.named()) throw StoreError(fmt::format("no run store at {} (no such file)", path.string()));
+          continue;  // the default store, not created yet: no runs
+        }
         const std::vector<RunInfo> listed = Store::open(path, true)->list_runs();
         runs.insert(runs.end(), listed.begin(), listed.end());
       } catch (const EmptyStoreError&) {

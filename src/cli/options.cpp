@@ -1,6 +1,13 @@
 #include "cli/options.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "store/run_lookup.h"
 #include "store/store.h"
@@ -69,11 +76,30 @@ StoreList::StoreList(std::vector<std::string> flags) : given(std::move(flags)) {
 
 std::vector<std::filesystem::path> StoreList::paths() const {
   std::error_code ec;
-  if (given.empty()) return {default_store_path()};
+  if (given.empty()) {
+    const std::filesystem::path fallback = default_store_path();
+    if (!std::filesystem::is_directory(fallback, ec)) return {fallback};
+    return expand_store_paths(std::vector<std::string>{fallback.string()}, {});
+  }
   if (given.size() == 1 && !given.front().empty() && !std::filesystem::is_directory(given.front(), ec)) {
     return {given.front()};
   }
   return expand_store_paths(given, {});
+}
+
+void prepare_output_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    throw std::runtime_error(fmt::format("--output-dir {}: it is a file, not a folder", dir.string()));
+  }
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error(fmt::format("--output-dir {}: cannot create it: {}", dir.string(), ec.message()));
+  // Its files are written after the command ends: a folder they cannot go
+  // into must stop the recording before it starts, not after the job ran.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw std::runtime_error(
+        fmt::format("--output-dir {}: this user cannot write in it: {}", dir.string(), std::strerror(errno)));
+  }
 }
 
 CLI::Option* add_stores_option(CLI::App& cmd, std::vector<std::string>& stores) {

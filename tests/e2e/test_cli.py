@@ -207,3 +207,99 @@ class RunsRmPrune(GpuwatchTestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("duration", r.stderr)
         self.assertEqual(self.run_gw("prune").returncode, 2)  # --older-than is required
+
+
+class StorePaths(GpuwatchTestCase):
+    """Issue 22 items 8 and 14: the store is owner-only, and a store path that cannot be used is named
+    with the reason, before a recorded command starts."""
+
+    def marker(self):
+        """Where the recorded command leaves a mark, writable by whichever user runs it."""
+        folder = os.path.join(self.tmp, "open")
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            os.chmod(folder, 0o777)
+        return os.path.join(folder, "ran")
+
+    def assert_refused_before_the_command(self, r, *words):
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        for w in words:
+            self.assertIn(w, r.stderr)
+        for sqlite_words in ("disk I/O error", "unable to open database file", "filesystem error"):
+            self.assertNotIn(sqlite_words, r.stderr)
+        self.assertFalse(os.path.exists(self.marker()), "the command ran")
+
+    def test_a_new_store_and_its_wal_and_shm_are_owner_only(self):
+        old = os.umask(0o022)
+        try:
+            p = self.start_gw("record", "--interval", "0.05", "--no-summary", "--", "sleep", "30")
+            try:
+                self.wait_for(lambda: os.path.exists(self.store + "-shm") and os.path.exists(self.store + "-wal"),
+                              what="the store's -wal and -shm")
+                for suffix in ("", "-wal", "-shm"):
+                    self.assertEqual(os.stat(self.store + suffix).st_mode & 0o777, 0o600, "runs.db" + suffix)
+            finally:
+                os.killpg(p.pid, 15)
+                p.communicate(timeout=30)
+        finally:
+            os.umask(old)
+
+    def test_a_folder_as_the_store_is_named(self):
+        folder = os.path.join(self.tmp, "stores")
+        os.mkdir(folder)
+        r = self.run_gw("record", "--", "touch", self.marker(), GPUWATCH_STORE=folder)
+        self.assert_refused_before_the_command(r, f"the run store {folder} is a folder")
+        r = self.run_gw("rm", "last", GPUWATCH_STORE=folder)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{folder} is a folder", r.stderr)
+        # Reading commands read a folder named by GPUWATCH_STORE as they read --store FOLDER.
+        for args in (["runs"], ["status", "last"], ["report", "last"]):
+            r = self.run_gw(*args, GPUWATCH_STORE=folder)
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn(f"the folder {folder} holds no run store", r.stderr)
+            self.assertNotIn("disk I/O error", r.stderr)
+        r = self.run_gw("record", "--name", "in-folder", "--no-summary", "--", "true",
+                        GPUWATCH_STORE=os.path.join(folder, "a.db"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.run_gw("runs", "--format", "json", GPUWATCH_STORE=folder)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([x["name"] for x in json.loads(r.stdout)], ["in-folder"])
+
+    def test_a_store_named_that_does_not_exist_is_an_error_naming_it(self):
+        missing = os.path.join(self.tmp, "typo.db")
+        for args in (["runs", "--store", missing], ["prune", "--older-than", "1d", "--store", missing]):
+            r = self.run_gw(*args)
+            self.assertEqual(r.returncode, 1, f"{args}: {r.stdout}")
+            self.assertIn(f"no run store at {missing}", r.stderr)
+            self.assertNotIn("No runs stored yet", r.stdout)
+        # The default store, not created yet, is another matter: nothing recorded yet.
+        r = self.run_gw("runs")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No runs stored yet", r.stdout)
+
+    def test_a_store_folder_that_cannot_be_created_is_named(self):
+        # A plain file where a folder should be: no user may create the folder, root neither.
+        plain = os.path.join(self.tmp, "plain")
+        open(plain, "w").close()
+        store = os.path.join(plain, "sub", "runs.db")
+        r = self.run_gw("record", "--store", store, "--", "touch", self.marker())
+        self.assert_refused_before_the_command(
+            r, f"cannot create the folder {os.path.dirname(store)} for the run store {store}: Not a directory")
+
+    def test_a_store_this_user_cannot_write_says_permission_denied(self):
+        r = self.run_gw("record", "--name", "theirs", "--no-summary", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        os.chmod(self.store, 0o444)  # readable, not writable, by anyone but root
+        r = self.run_gw_as_other_user("record", "--", "touch", self.marker())
+        self.assert_refused_before_the_command(r, f"cannot write the run store {self.store}: Permission denied")
+        # No store yet, in a folder the user may not create files in.
+        locked = os.path.join(self.tmp, "locked")
+        os.mkdir(locked, 0o555)
+        new = os.path.join(locked, "runs.db")
+        r = self.run_gw_as_other_user("record", "--store", new, "--", "touch", self.marker())
+        self.assert_refused_before_the_command(r, f"cannot create the run store {new}: Permission denied")
+        # A store the user may not read.
+        os.chmod(self.store, 0o000)
+        r = self.run_gw_as_other_user("runs", "--store", self.store)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn(f"cannot read the run store {self.store}: Permission denied", r.stderr)
