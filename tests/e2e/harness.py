@@ -46,6 +46,9 @@ class GpuwatchTestCase(unittest.TestCase):
         # No sysfs GPU unless a test names a tree: the machine running the tests
         # may have AMD GPUs of its own.
         env["GPUWATCH_SYSFS_ROOT"] = os.path.join(FIXTURES, "sysfs", "none")
+        # The PCI id lists that name AMD and Intel GPUs: a few real lines
+        # (fixtures/share), not whatever this machine has installed.
+        env["GPUWATCH_SHARE_ROOT"] = os.path.join(FIXTURES, "share")
         # record follows these (issue 9): a test sets them when it means to.
         env.pop("CUDA_VISIBLE_DEVICES", None)
         env.pop("CUDA_DEVICE_ORDER", None)
