@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/time_flag.h"
 #include "core/durations.h"
 #include "matrix/files.h"
@@ -50,7 +52,7 @@ void add_matrix_status(CLI::App& matrix, int& exit_code) {
   cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([flags, &exit_code] {
-    fmt::print("{}", matrix::matrix_status(flags->dir, flags->format));
+    print_output(matrix::matrix_status(flags->dir, flags->format));
     exit_code = 0;
   });
 }
@@ -65,7 +67,9 @@ void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
-  cmd->add_option("INDEX", flags->index, "The cell's index, 0-based (SLURM_ARRAY_TASK_ID)")->required();
+  cmd->add_option("INDEX", flags->index, "The cell's index, 0-based (SLURM_ARRAY_TASK_ID)")
+      ->required()
+      ->check(whole_check("a cell index", 0, std::nullopt, "0"));
   cmd->callback([flags, &exit_code] {
     try {
       exit_code = matrix::run_cell(flags->dir, flags->index);
@@ -143,16 +147,17 @@ void add_matrix(CLI::App& app, int& exit_code) {
   auto* slurm = cmd->add_flag("--slurm", f->slurm,
                               "Run nothing: write DIR/matrix.json and DIR/slurm.sbatch, a Slurm job array with a task per cell\n"
                               "(sbatch DIR/slurm.sbatch; then matrix collect DIR)");
-  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")->check(CLI::Range(1, 100000));
-  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(CLI::Range(1, 4096));
+  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")
+                     ->check(whole_check("repeats", 1, 100000, "3"));
+  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(whole_check("cells", 1, 4096, "2"));
   auto* per_cell = cmd->add_option("--gpus-per-cell", f->gpus_per_cell,
                                    "GPUs each cell gets, held by it alone (default: all GPUs with --parallel 1, else\n"
                                    "an equal share)")
-                       ->check(CLI::Range(1, 4096));
+                       ->check(whole_check("GPUs", 1, 4096, "1"));
   cmd->add_option("--output-dir", f->output_dir, "The results folder (default: matrix_results_<UTC time>)");
   cmd->add_option("--resume", f->resume, "Go on with the matrix in DIR: run the cells missing, failed or interrupted");
   auto* interval = cmd->add_option("--interval", f->interval_s, "Seconds between samples in each cell's recording")
-                       ->check(CLI::Range(0.01, 86400.0));
+                       ->check(seconds_check(0.01, 86400, "0.5"));
   auto* cell_timeout =
       cmd->add_option("--cell-timeout", f->cell_timeout,
                       "Stop a cell that runs longer (90s, 15m, 2h): SIGTERM, SIGKILL after --stop-grace; the cell\n"
@@ -165,7 +170,7 @@ void add_matrix(CLI::App& app, int& exit_code) {
   cmd->add_option("--slurm-max-array-size", f->slurm_max_array_size,
                   "With --slurm: the most tasks one job array may have, Slurm's MaxArraySize (scontrol show\n"
                   "config); more cells are split into several arrays")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{4'000'000}))
+      ->check(whole_check("tasks", 1, 4'000'000, "1001"))
       ->capture_default_str();
   add_store_option(*cmd, f->store);
   cmd->add_option("command", f->command, "The command, after --, with {NAME} placeholders");

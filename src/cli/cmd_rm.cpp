@@ -9,6 +9,7 @@
 #include "cli/status_checks.h"
 #include "cli/time_flag.h"
 #include "render/runs.h"
+#include "render/terminal_text.h"
 #include "store/run_filter.h"
 #include "store/store_delete.h"
 #include "store/store.h"
@@ -17,7 +18,9 @@ namespace gpuwatch::cli {
 
 namespace {
 
-std::string label(const RunInfo& r) { return r.name.empty() ? r.id : fmt::format("{} ({})", r.id, r.name); }
+std::string label(const RunInfo& r) {
+  return r.name.empty() ? r.id : fmt::format("{} ({})", r.id, terminal_safe(r.name));
+}
 
 // Deletes `runs` (or, with dry_run, says what would go) and reports it.
 void delete_and_report(const std::filesystem::path& path, const std::vector<RunInfo>& runs, bool force, bool dry_run,

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/time_flag.h"
 #include "render/report.h"
 #include "render/runs.h"
@@ -29,7 +31,7 @@ void add_runs(CLI::App& app, int& exit_code) {
   cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
       ->check(time_bound_validator());
   cmd->add_option("--limit", flags->limit, "Only the newest N runs (after the other filters)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_check("runs", 1, std::nullopt, "20"));
   cmd->callback([flags, &exit_code] {
     std::vector<RunInfo> runs;
     const StoreList stores(flags->store);
@@ -54,11 +56,11 @@ void add_runs(CLI::App& app, int& exit_code) {
     const bool filtered = !filter.name.empty() || !filter.job.empty() || filter.since_wall_ns || filter.limit;
     const std::vector<RunInfo> shown = filter_runs(runs, filter);
     if (flags->format == "json") {
-      fmt::print("{}", render_runs_json(shown));
+      print_output(render_runs_json(shown));
     } else if (shown.empty() && filtered && !runs.empty()) {
       fmt::print("No run matches (the store has {}).\n", runs.size());
     } else {
-      fmt::print("{}", render_runs_text(shown));
+      print_output(render_runs_text(shown));
     }
     exit_code = 0;
   });

@@ -15,17 +15,24 @@
 namespace gpuwatch::cli {
 
 namespace {
+
+// What is wrong with a GPU list, without the flag's name: the validator's
+// message gets "--gpus: " from CLI11, parse_gpu_list's from ValidationError.
+class GpuListError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 int parse_index(std::string_view s, const std::string& whole) {
   int v = -1;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || v < 0 || v > 1023) {
-    throw CLI::ValidationError("--gpus", "expected GPU indices like 0,2 or 0-3, not '" + whole + "'");
+    throw GpuListError("expected GPU indices like 0,2 or 0-3, got '" + whole + "'");
   }
   return v;
 }
-}  // namespace
 
-std::vector<int> parse_gpu_list(const std::string& text) {
+std::vector<int> gpu_list(const std::string& text) {
   std::vector<int> out;
   std::string_view rest = text;
   while (!rest.empty()) {
@@ -39,11 +46,21 @@ std::vector<int> parse_gpu_list(const std::string& text) {
     }
     const int lo = parse_index(item.substr(0, dash), text);
     const int hi = parse_index(item.substr(dash + 1), text);
-    if (hi < lo) throw CLI::ValidationError("--gpus", "range " + std::string(item) + " runs backwards");
+    if (hi < lo) throw GpuListError("range " + std::string(item) + " runs backwards");
     for (int i = lo; i <= hi; ++i) out.push_back(i);
   }
-  if (out.empty()) throw CLI::ValidationError("--gpus", "no GPU index given");
+  if (out.empty()) throw GpuListError("no GPU index given");
   return out;
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_list(const std::string& text) {
+  try {
+    return gpu_list(text);
+  } catch (const GpuListError& e) {
+    throw CLI::ValidationError("--gpus", e.what());
+  }
 }
 
 CLI::Option* add_gpus_option(CLI::App& cmd, std::string& gpus, const std::string& help) {
@@ -51,8 +68,8 @@ CLI::Option* add_gpus_option(CLI::App& cmd, std::string& gpus, const std::string
       ->check(CLI::Validator(
           [](std::string& text) -> std::string {
             try {
-              parse_gpu_list(text);
-            } catch (const CLI::ValidationError& e) {
+              gpu_list(text);
+            } catch (const GpuListError& e) {
               return e.what();
             }
             return {};
