@@ -1,7 +1,9 @@
 // What the command line hands gpuwatch, on arbitrary bytes: the words of a
 // recorded command (NUL-separated, as in /proc/PID/cmdline) for the default
 // run name, the time flags (--since, --older-than), the typo suggester and
-// the display width of names. None may crash; their promises are checked.
+// the display width of names, and names shown on a terminal (render/
+// terminal_text.h: nothing a terminal acts on gets through). None may crash;
+// their promises are checked.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +13,9 @@
 
 #include "core/suggest.h"
 #include "core/text_width.h"
+#include "core/utf8.h"
 #include "record/run_name.h"
+#include "render/terminal_text.h"
 #include "store/run_filter.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -31,6 +35,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::vector<std::string> candidates(argv.begin() + (argv.size() > 1 ? 1 : 0), argv.end());
   if (auto best = gpuwatch::closest_match(argv.front(), candidates)) {
     if (std::find(candidates.begin(), candidates.end(), *best) == candidates.end()) __builtin_trap();
+  }
+
+  // Shown escaped: valid UTF-8 with no control (but the line breaks kept
+  // by the _lines form), and escaping it again changes nothing.
+  const auto safe_shown = [](std::string_view shown, bool lines) {
+    for (std::size_t i = 0; i < shown.size();) {
+      const std::size_t n = gpuwatch::utf8_sequence_length(shown, i);
+      if (n == 0) return false;
+      const char32_t cp = n == 1 ? static_cast<unsigned char>(shown[i]) : gpuwatch::utf8_decode(shown, i, n);
+      if (gpuwatch::is_unsafe_on_terminal(cp) && !(lines && cp == '\n')) return false;
+      i += n;
+    }
+    return true;
+  };
+  const std::string safe = gpuwatch::terminal_safe(text);
+  const std::string safe_lines = gpuwatch::terminal_safe_lines(text);
+  if (!safe_shown(safe, false) || !safe_shown(safe_lines, true) || gpuwatch::terminal_safe(safe) != safe) {
+    __builtin_trap();
+  }
+  if (std::count(safe_lines.begin(), safe_lines.end(), '\n') != std::count(text.begin(), text.end(), '\n')) {
+    __builtin_trap();
   }
 
   const std::size_t width = gpuwatch::display_width(text);

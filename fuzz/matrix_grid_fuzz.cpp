@@ -1,7 +1,8 @@
 // The matrix's TOML grid parser (--grid FILE.toml) on arbitrary text: it
 // must accept or throw GridError naming the file, never crash; what it
 // accepts must be a grid the matrix can check: every param an identifier
-// with distinct, non-empty values, every exclude naming them.
+// with distinct, non-empty values, every exclude naming them; planned, it is
+// within the matrix's limits or refused.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -29,5 +30,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     spec.command.push_back("{" + p.name + "}");
   }
   validate(spec);  // throws (uncaught: a crash) on a grid the parser should have refused
+  // Planned within the limits or refused, never allocated without bound.
+  try {
+    const GridPlan plan(spec);
+    if (plan.size() == 0 || plan.size() > kMaxCells) __builtin_trap();
+    if (plan.cell(plan.size() - 1).index != plan.size() - 1) __builtin_trap();
+  } catch (const GridError&) {
+  }
   return 0;
 }

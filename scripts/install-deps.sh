@@ -23,15 +23,15 @@ build_packages=(
   libncurses-dev                   # top
   libcpp-httplib-dev               # exporter (HTTP; Debian ships it as header + shared library)
   libtomlplusplus-dev              # matrix --grid FILE.toml (toml++, used header-only)
-  python3                          # the Python client (python/)
+  help2man                         # the man page, made from --help at build time
+  python3 python3-venv             # the Python client (python/), installed into a venv
+  python3-setuptools python3-wheel # ... offline: docs/python.md#install
 )
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.
 tests_packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev           # bench/bench_store
   clang                      # fuzz targets (libFuzzer)
-  python3-venv python3-setuptools python3-wheel  # the Python client's offline venv install (ctest python_install)
-  help2man                   # the man page, which the install test checks (optional for users)
   zsh                        # the install test runs the zsh completion
   tmux                       # terminal tests (tests/e2e/test_status_line_tty.py, test_top.py)
   prometheus                 # promtool checks the exporter's output and the server scrapes it

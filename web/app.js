@@ -154,7 +154,7 @@ function legendItem(color, text) {
 function eventMarkers(events) {
   return (events || []).filter((e) => e.kind in MARKER_COLORS).map((e) => ({
     t: e.t, color: MARKER_COLORS[e.kind],
-    label: e.kind === 'epoch' ? `epoch ${e.message}` : e.kind === 'phase' ? (e.message || 'end') : e.kind,
+    label: e.kind === 'epoch' ? (e.message ? `epoch ${e.message}` : 'epoch ends') : e.kind === 'phase' ? (e.message || 'end') : e.kind,
   }));
 }
 
@@ -624,7 +624,8 @@ const EPOCH_AXIS = {
 // A run's time mapped onto epochs, from its `epoch` events: the k-th mark starts x = k, the
 // run's end closes the last epoch; null without marks.
 function epochAxis(events, endS) {
-  const marks = (events || []).filter((e) => e.kind === 'epoch').map((e) => e.t).sort((a, b) => a - b);
+  // An epoch event with no message ends an epoch (epoch_end, annotations.md): not a new one.
+  const marks = (events || []).filter((e) => e.kind === 'epoch' && e.message).map((e) => e.t).sort((a, b) => a - b);
   if (!marks.length) return null;
   const bounds = [...marks, Math.max(endS || 0, marks[marks.length - 1])];
   const width = (k) => bounds[k + 1] - bounds[k] || 1e-9; // two marks at once: an empty epoch

@@ -39,7 +39,7 @@ Progress progress_at(const std::vector<Event>& events, std::int64_t end_mono_ns)
       std::int64_t n = 0;
       const auto [ptr, ec] = std::from_chars(e.message.data(), e.message.data() + e.message.size(), n);
       if (ec == std::errc() && ptr == e.message.data() + e.message.size()) p.step = n;
-    } else if (e.kind == "epoch") {
+    } else if (e.kind == "epoch" && !e.message.empty()) {  // empty: the epoch ended
       p.epoch = e.message;
     } else if (e.kind == "log") {
       for (const auto& [name, v] : parse_log_message(e.message)) {

@@ -58,12 +58,13 @@ std::optional<TrainingSummary> summarize_training(std::span<const Event> events)
       last_epoch = e.message;
     } else if (e.kind == "mark") {
       ++t.marks;
-    } else if (e.kind == "marks_dropped") {
+    } else if (e.kind == "marks_dropped" || e.kind == "logs_dropped") {
       // "190000 marks not stored ...": the count so far, the latest the largest.
       const std::string_view m = e.message;
       std::size_t n = 0;
       std::from_chars(m.data(), m.data() + m.size(), n);
-      t.marks_dropped = std::max(t.marks_dropped, n);
+      std::size_t& dropped = e.kind == "marks_dropped" ? t.marks_dropped : t.logs_dropped;
+      dropped = std::max(dropped, n);
     } else if (e.kind == "log") {
       for (const auto& [name, v] : parse_log_message(e.message)) {
         if (name == "model_params") {

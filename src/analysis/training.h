@@ -38,6 +38,7 @@ struct TrainingSummary {
   std::size_t epochs = 0;  // epochs seen: an epoch said again in a row counts once
   std::size_t marks = 0;
   std::size_t marks_dropped = 0;  // marks the recorder did not store (rate and count limits)
+  std::size_t logs_dropped = 0;   // log messages not stored: too many different sets of names
   std::optional<double> model_params;
   std::vector<ScalarSummary> scalars;  // in order of first appearance, allocator and model size apart
   // PyTorch's caching allocator (torch_*_bytes logs), peaks over the run.

@@ -199,8 +199,8 @@ Event annotation_event(const Annotation& a, Timestamp received) {
   }
   std::string message;
   switch (a.kind) {
-    case AnnotationKind::Step:
-    case AnnotationKind::Epoch: message = std::to_string(a.count); break;
+    case AnnotationKind::Step: message = std::to_string(a.count); break;
+    case AnnotationKind::Epoch: message = a.epoch_end ? std::string() : std::to_string(a.count); break;
     case AnnotationKind::Phase:
     case AnnotationKind::Mark: message = a.text; break;
     case AnnotationKind::Log: message = format_log_values(a.values); break;

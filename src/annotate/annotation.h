@@ -34,6 +34,9 @@ struct Annotation {
   std::string text;         // phase name ("" ends the phase), mark text
   std::vector<std::pair<std::string, double>> values;  // log: name -> value
   std::optional<std::int64_t> sender_mono_ns;  // CLOCK_MONOTONIC of the sender
+  // Epoch only: `count` ends here (an `epoch_end` group) rather than starts;
+  // stored as an epoch event with an empty message, which ends the epoch.
+  bool epoch_end = false;
 };
 
 // A request for the recorder's latest values (gpuwatch.metrics()):

@@ -27,7 +27,7 @@ std::runtime_error system_error(std::string_view what) {
   return std::runtime_error(fmt::format("annotation socket: {}: {}", what, std::strerror(errno)));
 }
 
-std::filesystem::path make_private_dir() {
+OwnedSocketDir make_private_dir() {
   std::string base = "/tmp";
   if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime && access(runtime, W_OK) == 0) {
     base = runtime;
@@ -49,7 +49,9 @@ std::filesystem::path make_private_dir() {
 
 AnnotationSocket::AnnotationSocket(Handler on_annotation, Answerer answer_request)
     : on_annotation_(std::move(on_annotation)), answer_request_(std::move(answer_request)) {
-  dir_ = make_private_dir();
+  OwnedSocketDir made = make_private_dir();
+  dir_ = std::move(made.path);
+  dir_lock_ = std::move(made.owner_lock);
   path_ = dir_ / kSocketFileName;
   sockaddr_un address{};
   address.sun_family = AF_UNIX;

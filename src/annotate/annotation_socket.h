@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "annotate/annotation.h"
+#include "core/unique_fd.h"
 
 namespace gpuwatch {
 
@@ -55,6 +56,7 @@ class AnnotationSocket {
   Handler on_annotation_;
   Answerer answer_request_;
   std::filesystem::path dir_;
+  UniqueFd dir_lock_;  // held while the socket lives: socket_dir.h
   std::filesystem::path path_;
   int socket_fd_ = -1;
   int stop_pipe_[2] = {-1, -1};

@@ -34,6 +34,11 @@ std::string marks_dropped_message(std::size_t dropped) {
                      dropped == 1 ? "" : "s", kMarkBurst, kMaxStoredMarks);
 }
 
+std::string logs_dropped_message(std::size_t dropped) {
+  return fmt::format("{} log message{} not stored (more than {} different sets of names)", dropped,
+                     dropped == 1 ? "" : "s", kMaxLogStreams);
+}
+
 bool AnnotationThrottle::admit_mark(std::int64_t mono_ns) {
   if (mark_refill_mono_ns_ && mono_ns > *mark_refill_mono_ns_) {
     const double earned = static_cast<double>(mono_ns - *mark_refill_mono_ns_) / static_cast<double>(spacing_ns_);
@@ -68,7 +73,17 @@ void AnnotationThrottle::add(Event event, std::vector<Event>& ready) {
     ready.push_back(std::move(event));
     return;
   }
-  Stream& s = streams_[*key];
+  auto found = streams_.find(*key);
+  if (found == streams_.end()) {
+    if (event.kind == "log" && log_streams_ >= kMaxLogStreams) {
+      ++dropped_logs_;
+      last_dropped_log_ = event.time;
+      return;
+    }
+    if (event.kind == "log") ++log_streams_;
+    found = streams_.emplace(*key, Stream{}).first;
+  }
+  Stream& s = found->second;
   if (!s.last_stored_mono_ns || event.time.mono_ns - *s.last_stored_mono_ns >= spacing_ns_) {
     s.last_stored_mono_ns = event.time.mono_ns;
     s.held.reset();  // older than this one
@@ -96,6 +111,10 @@ void AnnotationThrottle::take_all(std::vector<Event>& ready) {
   if (dropped_marks_ > 0 && last_dropped_) {
     ready.push_back(Event{*last_dropped_, std::nullopt, "marks_dropped", marks_dropped_message(dropped_marks_)});
     last_dropped_.reset();  // said once, however often this is called
+  }
+  if (dropped_logs_ > 0 && last_dropped_log_) {
+    ready.push_back(Event{*last_dropped_log_, std::nullopt, "logs_dropped", logs_dropped_message(dropped_logs_)});
+    last_dropped_log_.reset();
   }
 }
 

@@ -101,7 +101,8 @@ OutputPattern::OutputPattern(std::string_view expression) : compiled_(std::make_
     named_groups_.emplace_back(group, name);
   }
   const auto scalars = std::count_if(named_groups_.begin(), named_groups_.end(), [](const auto& g) {
-    return g.second != "step" && g.second != "epoch" && g.second != "phase" && g.second != "mark";
+    return g.second != "step" && g.second != "epoch" && g.second != "epoch_end" && g.second != "phase" &&
+           g.second != "mark";
   });
   if (static_cast<std::size_t>(scalars) > kMaxLogValues) {
     throw PatternError(fmt::format("at most {} named groups of logged values", kMaxLogValues));
@@ -146,10 +147,10 @@ std::vector<Annotation> OutputPattern::match(std::string_view line) const {
     }
     const auto value = number_in(text);
     if (!value) continue;  // "loss nan", a group that caught a word
-    if (name == "step" || name == "epoch") {
+    if (name == "step" || name == "epoch" || name == "epoch_end") {
       if (*value < 0 || std::floor(*value) != *value || *value > 9007199254740992.0) continue;
       out.push_back({name == "step" ? AnnotationKind::Step : AnnotationKind::Epoch, static_cast<std::int64_t>(*value),
-                     {}, {}, std::nullopt});
+                     {}, {}, std::nullopt, name == "epoch_end"});
     } else {
       log.values.emplace_back(name, *value);
     }

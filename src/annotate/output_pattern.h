@@ -2,8 +2,9 @@
 // Patterns are PCRE2, which reads Python's re syntax as users write it:
 // named groups (?P<name>...) and (?<name>...), inline flags such as (?i),
 // look-behind, \d \w \s, lazy quantifiers. Named groups say what a match means:
-//   'Epoch (?P<epoch>\d+).*loss[:=] *(?P<loss>[0-9.e+-]+)'
-// Groups named step or epoch give counts, phase a phase name, mark a mark's
+//   'Epoch (?P<epoch_end>\d+).*loss[:=] *(?P<loss>[0-9.e+-]+)'
+// Groups named step or epoch give counts (epoch_end: the epoch that ends on
+// this line, annotate/epoch_ends.h), phase a phase name, mark a mark's
 // text, and any other name a logged scalar. A pattern without named groups
 // makes every matching line a mark.
 #pragma once

@@ -93,6 +93,17 @@ bool owner_is_dead(const SocketDirOwner& owner, const SocketDirOwner& here, cons
   return !process_alive(procfs_root, owner.process);
 }
 
+// Whether a live process holds the owner file's lock (create_socket_dir).
+bool owner_file_locked(int dir_fd) {
+  const UniqueFd fd(::openat(dir_fd, std::string(kSocketDirOwnerFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) return false;
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  probe.l_len = 1;
+  return ::fcntl(fd.get(), F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+}
+
 void unlink_quietly(int dir_fd, std::string_view name, int flags) {
   (void)::unlinkat(dir_fd, std::string(name).c_str(), flags);
 }
@@ -145,7 +156,7 @@ std::optional<SocketDirOwner> parse_socket_dir_owner(std::string_view text) {
   return owner;
 }
 
-std::filesystem::path create_socket_dir(const std::filesystem::path& base, const SocketDirOwner& owner) {
+OwnedSocketDir create_socket_dir(const std::filesystem::path& base, const SocketDirOwner& owner) {
   std::string templ = (base / (std::string(kSocketDirPrefix) + std::string(kMkdtempSuffix, 'X'))).string();
   if (::mkdtemp(templ.data()) == nullptr) {
     throw std::runtime_error(fmt::format("cannot create a directory in {}: {}", base.string(), std::strerror(errno)));
@@ -153,13 +164,20 @@ std::filesystem::path create_socket_dir(const std::filesystem::path& base, const
   const std::filesystem::path dir = templ;
   const std::string text = format_socket_dir_owner(owner);
   const std::string owner_path = (dir / kSocketDirOwnerFile).string();
-  const UniqueFd fd(::open(owner_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  UniqueFd fd(::open(owner_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0 || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
     const int err = errno;
     remove_socket_dir(dir);
     throw std::runtime_error(fmt::format("cannot write {}: {}", owner_path, std::strerror(err)));
   }
-  return dir;
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_len = 1;
+  // Without OFD locks (old kernels, some file systems) the pid check alone
+  // judges, as before.
+  (void)::fcntl(fd.get(), F_OFD_SETLK, &lock);
+  return {dir, std::move(fd)};
 }
 
 void remove_socket_dir(const std::filesystem::path& dir) {
@@ -197,7 +215,7 @@ std::size_t remove_stale_socket_dirs(const std::filesystem::path& base, const So
     if (!holds_only_ours(dir.get())) continue;
     const auto text = read_owner_file(dir.get());
     const auto owner = text ? parse_socket_dir_owner(*text) : std::nullopt;
-    if (!owner || !owner_is_dead(*owner, here, procfs_root)) continue;
+    if (!owner || owner_file_locked(dir.get()) || !owner_is_dead(*owner, here, procfs_root)) continue;
     unlink_quietly(dir.get(), kSocketFileName, 0);
     unlink_quietly(dir.get(), kSocketDirOwnerFile, 0);
     if (::unlinkat(base_fd, name.c_str(), AT_REMOVEDIR) == 0) ++removed;

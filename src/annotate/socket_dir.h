@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "backends/procfs/process_identity.h"
+#include "core/unique_fd.h"
 
 namespace gpuwatch {
 
@@ -36,9 +37,19 @@ inline constexpr std::string_view kSocketFileName = "annotations.sock";
 std::string format_socket_dir_owner(const SocketDirOwner& owner);
 std::optional<SocketDirOwner> parse_socket_dir_owner(std::string_view text);
 
-// Creates <base>/gpuwatch-XXXXXX (mode 0700) with its owner file. Throws
-// std::runtime_error.
-std::filesystem::path create_socket_dir(const std::filesystem::path& base, const SocketDirOwner& owner);
+// A directory made by create_socket_dir, and the proof that its recorder
+// lives: an open-file-description lock on its owner file, held through
+// `owner_lock` until that is closed, dropped by the kernel however the
+// recorder dies. A pid alone proves nothing across PID namespaces (a
+// recorder in a container on this host, issue 22); the lock does.
+struct OwnedSocketDir {
+  std::filesystem::path path;
+  UniqueFd owner_lock;
+};
+
+// Creates <base>/gpuwatch-XXXXXX (mode 0700) with its owner file, locked.
+// Throws std::runtime_error.
+OwnedSocketDir create_socket_dir(const std::filesystem::path& base, const SocketDirOwner& owner);
 
 // Removes a directory made by create_socket_dir: the socket, the owner file,
 // the directory. Quietly leaves whatever is not there or not empty.
@@ -46,8 +57,9 @@ void remove_socket_dir(const std::filesystem::path& dir);
 
 // Removes the socket directories under `base` that are this user's, hold
 // nothing but a socket and an owner file, and whose owner recorder is proven
-// dead: it ran on this host and either the boot id changed or its pid is not
-// the process that started at its start time. Never throws. Returns how many
+// dead: nobody holds the owner file's lock, it ran on this host, and either
+// the boot id changed or its pid is not the process that started at its
+// start time. Never throws. Returns how many
 // it removed.
 std::size_t remove_stale_socket_dirs(const std::filesystem::path& base, const SocketDirOwner& here,
                                      const std::filesystem::path& procfs_root);

@@ -19,8 +19,12 @@ struct SystemPaths {
   std::filesystem::path sysfs_root = "/sys";
   std::filesystem::path procfs_root = "/proc";
   std::string nvml_library;  // empty: the system's libnvidia-ml.so.1
+  // Where the PCI id lists that name AMD and Intel GPUs are
+  // (libdrm/amdgpu.ids, misc/pci.ids, hwdata/pci.ids: backends/pci_names.h).
+  std::filesystem::path share_root = "/usr/share";
 
-  // Reads GPUWATCH_SYSFS_ROOT, GPUWATCH_PROCFS_ROOT, GPUWATCH_NVML_LIBRARY.
+  // Reads GPUWATCH_SYSFS_ROOT, GPUWATCH_PROCFS_ROOT, GPUWATCH_NVML_LIBRARY,
+  // GPUWATCH_SHARE_ROOT.
   static SystemPaths from_environment();
 };
 

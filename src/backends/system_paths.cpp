@@ -9,6 +9,7 @@ SystemPaths SystemPaths::from_environment() {
   if (const char* v = std::getenv("GPUWATCH_SYSFS_ROOT"); v && *v) paths.sysfs_root = v;
   if (const char* v = std::getenv("GPUWATCH_PROCFS_ROOT"); v && *v) paths.procfs_root = v;
   if (const char* v = std::getenv("GPUWATCH_NVML_LIBRARY"); v && *v) paths.nvml_library = v;
+  if (const char* v = std::getenv("GPUWATCH_SHARE_ROOT"); v && *v) paths.share_root = v;
   return paths;
 }
 

@@ -111,6 +111,9 @@ std::string render_bench_json(const BenchRun& run) {
   w.key("warnings").begin_array();
   for (const std::string& e : run.warnings) w.value(e);
   w.end_array();
+  w.key("skipped").begin_array();
+  for (const std::string& e : run.skipped) w.value(e);
+  w.end_array();
   w.end_object();
   w.key("results").begin_array();
   for (const BenchTest& t : run.tests) write_test(w, t);

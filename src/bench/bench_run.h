@@ -50,6 +50,9 @@ struct BenchRun {
   std::vector<BenchSpread> spreads;
   std::vector<std::string> errors;    // a worker that could not run, or ended badly
   std::vector<std::string> warnings;  // a worker that printed lines outside the protocol
+  // A suite of --suite all that could not run here, and how to get it
+  // ("the models suite: the torch worker is not there (...): ...").
+  std::vector<std::string> skipped;
 
   [[nodiscard]] std::size_t failed_tests() const;
   // Any failed test or worker error: `bench` then exits non-zero.

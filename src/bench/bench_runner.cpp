@@ -119,14 +119,46 @@ class Collector {
   std::FILE* log_;
 };
 
-std::filesystem::path worker_path(const BenchOptions& o, const std::string& worker) {
-  const std::filesystem::path p = o.worker_dir / ("gpuwatch-bench-" + worker);
-  if (access(p.c_str(), X_OK) != 0) {
-    throw BenchError(fmt::format(
-        "the {} worker is not there ({}): it is built only when {} is found at build time (docs/bench-workers.md)",
-        worker, p.string(), worker == "cuda" ? "the CUDA toolkit" : "libtorch"));
+// The suite a worker runs, and how to get the worker when it is not there.
+struct WorkerSpec {
+  std::string suite;  // "micro", "models"
+  std::string how_to_get;
+};
+
+WorkerSpec worker_spec(const std::string& worker) {
+  if (worker == "cuda") {
+    return {"micro",
+            "it is built when CMake finds the CUDA toolkit (nvcc, cuBLASLt): install it, then build again "
+            "(docs/bench-workers.md)"};
   }
-  return p;
+  return {"models",
+          "it is built when CMake finds libtorch: scripts/install-deps.sh --bench, then build again "
+          "(docs/bench-workers.md)"};
+}
+
+std::filesystem::path worker_file(const BenchOptions& o, const std::string& worker) {
+  return o.worker_dir / ("gpuwatch-bench-" + worker);
+}
+
+bool worker_there(const BenchOptions& o, const std::string& worker) {
+  return access(worker_file(o, worker).c_str(), X_OK) == 0;
+}
+
+// "the torch worker is not there (PATH): it is built when ..."
+std::string worker_missing(const BenchOptions& o, const std::string& worker) {
+  return fmt::format("the {} worker is not there ({}): {}", worker, worker_file(o, worker).string(),
+                     worker_spec(worker).how_to_get);
+}
+
+// A worker that --suite asks for by name must be there; --suite all runs
+// those that are and says which suite it skipped (the README's set-up
+// builds neither the CUDA nor the libtorch worker unless their toolkits are
+// installed).
+bool worker_wanted(const BenchOptions& o, const std::string& worker, std::vector<std::string>& skipped) {
+  if (worker_there(o, worker)) return true;
+  if (o.suite != "all") throw BenchError(worker_missing(o, worker));
+  skipped.push_back(fmt::format("the {} suite: {}", worker_spec(worker).suite, worker_missing(o, worker)));
+  return false;
 }
 
 std::vector<std::string> common_flags(const BenchOptions& o, const std::string& worker) {
@@ -144,19 +176,22 @@ std::vector<std::string> common_flags(const BenchOptions& o, const std::string& 
   return flags;
 }
 
-std::vector<WorkerLaunch> plan(const BenchOptions& o, const std::vector<int>& gpus) {
+// The workers to start; `skipped` gets a line for each suite of --suite all
+// that cannot run here. Throws BenchError when nothing can.
+std::vector<WorkerLaunch> plan(const BenchOptions& o, const std::vector<int>& gpus, std::vector<std::string>& skipped) {
   std::vector<WorkerLaunch> out;
   const bool micro = o.suite == "micro" || o.suite == "all";
   const bool models = o.suite == "models" || o.suite == "all";
-  if (micro && o.device == "cuda") {
+  if (micro && o.device == "cpu") skipped.emplace_back("the micro suite: it measures GPUs (CUDA), not with --device cpu");
+  if (micro && o.device == "cuda" && worker_wanted(o, "cuda", skipped)) {
     std::string list;
     for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
-    std::vector<std::string> argv{worker_path(o, "cuda").string(), "--gpus", list};
+    std::vector<std::string> argv{worker_file(o, "cuda").string(), "--gpus", list};
     for (auto& f : common_flags(o, "cuda")) argv.push_back(f);
     out.push_back({"cuda", argv});
   }
-  if (models) {
-    const std::string torch = worker_path(o, "torch").string();
+  if (models && worker_wanted(o, "torch", skipped)) {
+    const std::string torch = worker_file(o, "torch").string();
     // Every GPU at once: the seed's suite looked at the first GPU only.
     const std::vector<int> targets = o.device == "cpu" ? std::vector<int>{-1} : gpus;
     for (int g : targets) {
@@ -165,6 +200,9 @@ std::vector<WorkerLaunch> plan(const BenchOptions& o, const std::vector<int>& gp
       for (auto& f : common_flags(o, "torch")) argv.push_back(f);
       out.push_back({"torch", argv});
     }
+  }
+  if (out.empty()) {
+    throw BenchError(fmt::format("no bench suite can run here: {}", fmt::join(skipped, "; ")));
   }
   return out;
 }
@@ -276,7 +314,8 @@ BenchRun run_bench(const BenchOptions& o) {
   if (o.device == "cuda" && gpus.empty()) {
     throw BenchError("no GPU found; --device cpu runs the model suite on the CPU");
   }
-  const std::vector<WorkerLaunch> launches = plan(o, gpus);
+  std::vector<std::string> skipped;
+  const std::vector<WorkerLaunch> launches = plan(o, gpus, skipped);
 
   std::FILE* log = nullptr;
   if (o.log_file) {
@@ -337,6 +376,7 @@ BenchRun run_bench(const BenchOptions& o) {
   }
   run.errors = std::move(collector.errors_);
   run.warnings = std::move(collector.warnings_);
+  run.skipped = std::move(skipped);
   run.system = system_info(backends, collector.infos_, o.device);
   add_peaks_and_spreads(run, samples);
   return run;

@@ -49,6 +49,8 @@ std::string render_bench_table(const BenchRun& run) {
   std::string out = fmt::format("gpuwatch bench ({} suite{}) on {}: {} tests, {} failed, {:.0f} s\n\n", run.suite,
                                 run.quick ? ", quick" : "", run.system.hostname, run.tests.size(), run.failed_tests(),
                                 run.duration_s);
+  for (const std::string& suite : run.skipped) out += fmt::format("skipped {}\n", suite);
+  if (!run.skipped.empty()) out += "\n";
   out += render_text_table(t, 110);
   for (const BenchTest& test : run.tests) {
     if (!test.result.success) out += fmt::format("FAILED {}: {}\n", test.result.test_name, test.result.error_message);

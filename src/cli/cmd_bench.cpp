@@ -8,7 +8,9 @@
 #include "bench/bench_render.h"
 #include "bench/bench_runner.h"
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "core/atomic_file.h"
 
 namespace gpuwatch::cli {
@@ -31,7 +33,7 @@ void add_bench_compare(CLI::App& bench, int& exit_code) {
   cmd->callback([files, &exit_code] {
     const BenchFile a = read_bench_file((*files)[0]);
     const BenchFile b = read_bench_file((*files)[1]);
-    fmt::print("{}", render_bench_comparison(a, b));
+    print_output(render_bench_comparison(a, b));
     exit_code = 0;
   });
 }
@@ -65,12 +67,12 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", flags->output, "Results as JSON (default: gpuwatch_bench_<time>.json here)");
   cmd->add_option("--log-file", flags->log_file, "The workers' log and one line per test");
   cmd->add_option("--metrics-sample-rate", o.sample_interval_s, "Seconds between samples while the tests run")
-      ->check(CLI::Range(0.01, 60.0))
+      ->check(seconds_check(0.01, 60, "0.1"))
       ->capture_default_str();
-  cmd->add_option("--num-epochs", flags->num_epochs, "Model suite: epochs per test")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--num-batches", flags->num_batches, "Model suite: batches per epoch")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--num-epochs", flags->num_epochs, "Model suite: epochs per test")->check(whole_check("epochs", 1, 1e6, "3"));
+  cmd->add_option("--num-batches", flags->num_batches, "Model suite: batches per epoch")->check(whole_check("batches", 1, 1e8, "100"));
   cmd->add_option("--num-workers", flags->num_workers, "Model suite: threads making the synthetic data")
-      ->check(CLI::Range(0, 256));
+      ->check(whole_check("threads", 0, 256, "4"));
   cmd->add_flag("--amp", o.amp, "Model suite: automatic mixed precision");
   cmd->add_flag("--channels-last", o.channels_last, "Model suite: channels-last memory format");
   add_bench_compare(*cmd, exit_code);
@@ -88,7 +90,7 @@ void add_bench(CLI::App& app, int& exit_code) {
     const BenchRun run = run_bench(options);
     const std::string json = render_bench_json(run);
     write_file_atomically(output, [&](const WriteChunk& w) { w(json); });
-    fmt::print("{}", render_bench_table(run));
+    print_output(render_bench_table(run));
     fmt::print(stderr, "gpuwatch: wrote {}\n", output);
     exit_code = run.failed() ? 1 : 0;
   });

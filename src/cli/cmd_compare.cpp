@@ -1,10 +1,10 @@
-#include <cmath>
-
 #include <fmt/format.h>
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/run_selection.h"
 #include "cli/run_source.h"
 #include "render/compare.h"
@@ -35,14 +35,7 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->runs, "Runs: id, unique id prefix, run name or 'last'; the first is the baseline");
   cmd->add_option("--warmup", flags->warmup_s, "Leave out the first S seconds of every run")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            double v = -1;
-            return CLI::detail::lexical_cast(text, v) && std::isfinite(v) && v >= 0
-                       ? std::string()
-                       : "expected a number of seconds, 0 or more, not '" + text + "'";
-          },
-          "S"))
+      ->check(number_check({"seconds", 0, std::nullopt, false, "30"}))
       ->capture_default_str();
   cmd->add_option("--align", flags->align, "Match runs by elapsed time, or by epoch/step annotations")
       ->check(CLI::IsMember({"time", "epoch", "step"}))
@@ -60,7 +53,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     const Flags& f = *flags;
     if (!f.group.empty()) {
       if (!f.runs.empty()) throw CLI::ValidationError("--group", "give either RUNs or --group, not both");
-      fmt::print("{}", render_run_group(load_run_group(f.group, f.store), f.format));
+      print_output(render_run_group(load_run_group(f.group, f.store), f.format));
       exit_code = 0;
       return;
     }
@@ -69,7 +62,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--span", "--span full compares whole runs; it does not go with --align " + f.align);
     }
     if (f.runs.size() > kMaxPairwiseRuns) {
-      fmt::print("{}", render_run_group(load_run_group(f.runs, f.store), f.format));
+      print_output(render_run_group(load_run_group(f.runs, f.store), f.format));
       exit_code = 0;
       return;
     }
@@ -79,7 +72,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     options.span = f.span == "full" ? SpanMode::Full : SpanMode::Common;
     std::vector<RunData> runs;
     for (const std::string& ref : f.runs) runs.push_back(load_run(ref, f.store));
-    fmt::print("{}", render_compare(compare_runs(runs, options), f.format));
+    print_output(render_compare(compare_runs(runs, options), f.format));
     exit_code = 0;
   });
 }

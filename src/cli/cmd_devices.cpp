@@ -3,6 +3,7 @@
 #include "backends/backend.h"
 #include "cli/commands.h"
 #include "cli/gpu_required.h"
+#include "cli/output.h"
 #include "render/devices.h"
 
 namespace gpuwatch::cli {
@@ -17,7 +18,7 @@ void add_devices(CLI::App& app, int& exit_code) {
   cmd->callback([format, &exit_code] {
     const BackendSet set = open_backends(SystemPaths::from_environment());
     require_gpus(set);
-    fmt::print("{}", *format == "json" ? render_devices_json(set) : render_devices_text(set));
+    print_output(*format == "json" ? render_devices_json(set) : render_devices_text(set));
     exit_code = 0;
   });
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
 #include "core/atomic_file.h"
@@ -34,7 +35,7 @@ void add_export(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", flags->output,
                   "Write to FILE (atomically) instead of stdout; for tensorboard, the log folder (made if missing)");
   cmd->add_option("--gpu", flags->gpu, "json only: just this GPU (default: every GPU, tagged gpu_index)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_check("a GPU index", 0, std::nullopt, "0"));
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
     if (flags->format == "tensorboard" && flags->output.empty()) {

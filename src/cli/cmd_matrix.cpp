@@ -6,11 +6,16 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
+#include "cli/time_flag.h"
+#include "core/durations.h"
 #include "matrix/files.h"
 #include "matrix/grid.h"
 #include "matrix/grid_file.h"
 #include "matrix/runner.h"
+#include "matrix/slurm.h"
 
 namespace gpuwatch::cli {
 
@@ -25,6 +30,18 @@ std::string default_dir() {
                      tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
+// --cell-timeout and --stop-grace (validated as durations by CLI11) into the
+// definition, which matrix.json keeps for --resume and run-cell.
+template <typename Flags>
+void apply_stop_flags(const Flags& f, const CLI::Option* cell_timeout, const CLI::Option* stop_grace,
+                      matrix::MatrixDef& def) {
+  const auto seconds = [](const std::string& text) {
+    return static_cast<double>(*parse_duration_ns(text)) / static_cast<double>(kSecondNs);
+  };
+  if (cell_timeout->count() > 0) def.cell_timeout_s = seconds(f.cell_timeout);
+  if (stop_grace->count() > 0) def.stop_grace_s = seconds(f.stop_grace);
+}
+
 void add_matrix_status(CLI::App& matrix, int& exit_code) {
   auto* cmd = matrix.add_subcommand("status", "Where a matrix stands, from its folder: cells done, running, left, failed");
   struct Flags {
@@ -35,7 +52,7 @@ void add_matrix_status(CLI::App& matrix, int& exit_code) {
   cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
   cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
   cmd->callback([flags, &exit_code] {
-    fmt::print("{}", matrix::matrix_status(flags->dir, flags->format));
+    print_output(matrix::matrix_status(flags->dir, flags->format));
     exit_code = 0;
   });
 }
@@ -50,7 +67,9 @@ void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
-  cmd->add_option("INDEX", flags->index, "The cell's index, 0-based (SLURM_ARRAY_TASK_ID)")->required();
+  cmd->add_option("INDEX", flags->index, "The cell's index, 0-based (SLURM_ARRAY_TASK_ID)")
+      ->required()
+      ->check(whole_check("a cell index", 0, std::nullopt, "0"));
   cmd->callback([flags, &exit_code] {
     try {
       exit_code = matrix::run_cell(flags->dir, flags->index);
@@ -79,6 +98,21 @@ void add_matrix_collect(CLI::App& matrix, int& exit_code) {
   });
 }
 
+// What --slurm wrote and how to submit it.
+std::string slurm_message(const matrix::SlurmScripts& written, const matrix::RunnerOptions& o) {
+  const std::string collect = fmt::format("then, when the tasks are done:\n  gpuwatch matrix collect {}\n", o.dir.string());
+  if (written.scripts.size() == 1) {
+    return fmt::format("wrote {} ({} cells, a task each); submit it with:\n  sbatch {}\n{}", written.scripts[0].string(),
+                       written.cells, written.scripts[0].string(), collect);
+  }
+  std::string out = fmt::format(
+      "the matrix has {} cells, more than one Slurm job array may hold ({} tasks: --slurm-max-array-size, Slurm's "
+      "MaxArraySize): wrote {} job arrays of at most {} tasks, one script each; submit them all with:\n",
+      matrix::group_thousands(written.cells), o.slurm_max_array_size, written.scripts.size(), o.slurm_max_array_size);
+  for (const auto& script : written.scripts) out += fmt::format("  sbatch {}\n", script.string());
+  return out + collect;
+}
+
 }  // namespace
 
 void add_matrix(CLI::App& app, int& exit_code) {
@@ -86,7 +120,8 @@ void add_matrix(CLI::App& app, int& exit_code) {
       "matrix",
       "Run a command over a grid of parameters, each cell a recorded run, GPUs shared out between cells:\n"
       "matrix --param NAME=V1,V2 [--param ...] [--parallel N --gpus-per-cell K] -- CMD {NAME}...\n"
-      "Exits 0 when every cell succeeded, 1 when one did not, 128+N when signal N stopped it.");
+      "A grid has at most 100,000 cells. Exits 0 when every cell succeeded, 1 when one did not (failed,\n"
+      "interrupted, timed out), 128+N when signal N stopped it.");
   struct Flags {
     std::vector<std::string> params;
     std::string grid;
@@ -98,6 +133,9 @@ void add_matrix(CLI::App& app, int& exit_code) {
     std::string resume;
     double interval_s = 0.5;
     std::string store;
+    std::string cell_timeout;
+    std::string stop_grace;
+    std::size_t slurm_max_array_size = matrix::kSlurmDefaultMaxArraySize;
     std::vector<std::string> command;
   };
   auto f = std::make_shared<Flags>();
@@ -109,22 +147,38 @@ void add_matrix(CLI::App& app, int& exit_code) {
   auto* slurm = cmd->add_flag("--slurm", f->slurm,
                               "Run nothing: write DIR/matrix.json and DIR/slurm.sbatch, a Slurm job array with a task per cell\n"
                               "(sbatch DIR/slurm.sbatch; then matrix collect DIR)");
-  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")->check(CLI::Range(1, 100000));
-  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(CLI::Range(1, 4096));
+  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")
+                     ->check(whole_check("repeats", 1, 100000, "3"));
+  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(whole_check("cells", 1, 4096, "2"));
   auto* per_cell = cmd->add_option("--gpus-per-cell", f->gpus_per_cell,
                                    "GPUs each cell gets, held by it alone (default: all GPUs with --parallel 1, else\n"
                                    "an equal share)")
-                       ->check(CLI::Range(1, 4096));
+                       ->check(whole_check("GPUs", 1, 4096, "1"));
   cmd->add_option("--output-dir", f->output_dir, "The results folder (default: matrix_results_<UTC time>)");
   cmd->add_option("--resume", f->resume, "Go on with the matrix in DIR: run the cells missing, failed or interrupted");
   auto* interval = cmd->add_option("--interval", f->interval_s, "Seconds between samples in each cell's recording")
-                       ->check(CLI::Range(0.01, 86400.0));
+                       ->check(seconds_check(0.01, 86400, "0.5"));
+  auto* cell_timeout =
+      cmd->add_option("--cell-timeout", f->cell_timeout,
+                      "Stop a cell that runs longer (90s, 15m, 2h): SIGTERM, SIGKILL after --stop-grace; the cell\n"
+                      "is timed_out and the matrix goes on (and exits 1)")
+          ->check(duration_validator());
+  auto* stop_grace = cmd->add_option("--stop-grace", f->stop_grace,
+                                     "How long a stopped cell, and what a cell leaves running when it ends, has\n"
+                                     "after SIGTERM before SIGKILL (default 10s)")
+                         ->check(duration_validator());
+  cmd->add_option("--slurm-max-array-size", f->slurm_max_array_size,
+                  "With --slurm: the most tasks one job array may have, Slurm's MaxArraySize (scontrol show\n"
+                  "config); more cells are split into several arrays")
+      ->check(whole_check("tasks", 1, 4'000'000, "1001"))
+      ->capture_default_str();
   add_store_option(*cmd, f->store);
   cmd->add_option("command", f->command, "The command, after --, with {NAME} placeholders");
   add_matrix_status(*cmd, exit_code);
   add_matrix_collect(*cmd, exit_code);
   add_matrix_run_cell(*cmd, exit_code);
-  cmd->callback([cmd, f, param, grid, slurm, repeat, parallel, per_cell, interval, &exit_code] {
+  cmd->callback([cmd, f, param, grid, slurm, repeat, parallel, per_cell, interval, cell_timeout, stop_grace,
+                 &exit_code] {
     for (const char* sub : {"status", "collect", "run-cell"}) {
       if (cmd->get_subcommand(sub)->parsed()) return;
     }
@@ -143,6 +197,7 @@ void add_matrix(CLI::App& app, int& exit_code) {
         if (parallel->count() > 0) o.def.parallel = f->parallel;
         if (interval->count() > 0) o.def.interval_s = f->interval_s;
         if (!f->store.empty()) o.def.store = f->store;
+        apply_stop_flags(*f, cell_timeout, stop_grace, o.def);
       } else {
         if (!f->grid.empty()) {
           matrix::GridFile file = matrix::read_grid_file(f->grid);
@@ -157,15 +212,14 @@ void add_matrix(CLI::App& app, int& exit_code) {
         o.def.interval_s = f->interval_s;
         o.def.store = f->store;
         o.def.created = matrix::utc_iso8601(static_cast<double>(std::time(nullptr)));
+        apply_stop_flags(*f, cell_timeout, stop_grace, o.def);
         o.dir = f->output_dir.empty() ? default_dir() : f->output_dir;
         matrix::validate(o.def.grid);  // before anything is written
       }
       o.store_path = std::filesystem::absolute(store_path(o.def.store));
       if (f->slurm) {
-        const std::filesystem::path script = matrix::write_slurm_matrix(o);
-        fmt::print("wrote {} ({} cells, a task each); submit it with:\n  sbatch {}\nthen, when the tasks are done:\n  "
-                   "gpuwatch matrix collect {}\n",
-                   script.string(), matrix::expand_grid(o.def.grid).size(), script.string(), o.dir.string());
+        o.slurm_max_array_size = f->slurm_max_array_size;
+        fmt::print("{}", slurm_message(matrix::write_slurm_matrix(o), o));
         exit_code = 0;
         return;
       }

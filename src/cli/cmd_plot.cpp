@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
 #include "render/plot/plot.h"
@@ -37,9 +38,9 @@ void add_plot(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(plot::plottable_metric_names()).description(""))
       ->type_name("NAME");
   cmd->add_option("--width", flags->width, "Width in pixels (default: by kind)")
-      ->check(CLI::Range(plot::kMinSidePx, plot::kMaxSidePx));
+      ->check(whole_check("pixels", plot::kMinSidePx, plot::kMaxSidePx, "1600"));
   cmd->add_option("--height", flags->height, "Height in pixels (default: by kind)")
-      ->check(CLI::Range(plot::kMinSidePx, plot::kMaxSidePx));
+      ->check(whole_check("pixels", plot::kMinSidePx, plot::kMaxSidePx, "900"));
   cmd->add_option("--title", flags->title, "Title of the picture (default: made from the kind and the run)");
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {

@@ -3,12 +3,13 @@
 
 #include <fmt/format.h>
 
-#include "cli/advisor_options.h"
-#include "cli/commands.h"
-#include "cli/options.h"
-#include "cli/run_source.h"
 #include "annotate/output_pattern.h"
 #include "backends/procfs/process_identity.h"
+#include "cli/advisor_options.h"
+#include "cli/commands.h"
+#include "cli/number_flags.h"
+#include "cli/options.h"
+#include "cli/run_source.h"
 #include "record/child_process.h"
 #include "record/job_environment.h"
 #include "record/recorder.h"
@@ -51,14 +52,14 @@ void add_record(CLI::App& app, int& exit_code) {
                   "The host name the run records (default: this machine's); where a container's hostname\n"
                   "is not the node's name, e.g. --host \"$NODE_NAME\"");
   cmd->add_option("--interval", o.interval_s, "Seconds between samples, 0.01 to 86400")
-      ->check(CLI::Range(0.01, 86400.0))
+      ->check(seconds_check(0.01, 86400, "0.5"))
       ->capture_default_str();
   add_gpus_option(*cmd, flags->gpus,
                   "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES, HIP_ or\n"
                   "ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK show the command, else all)");
   cmd->add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
   cmd->add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
-      ->check(CLI::Range(0.01, 86400.0))
+      ->check(seconds_check(0.01, 86400, "10"))
       ->capture_default_str();
   cmd->add_option("--output-dir", flags->output_dir,
                   "Also write the seed files gpu_stats_<name>_<time>.json, _multi_gpu.json, _summary.txt here");
@@ -76,19 +77,21 @@ void add_record(CLI::App& app, int& exit_code) {
                 "Print the advisor's advisories on stderr as they change (rules over a sliding window,\n"
                 "docs/advisor.md)");
   cmd->add_option("--check-every", o.check_every_s, "Seconds between the advisor's checks")
-      ->check(CLI::Range(0.1, 3600.0))
+      ->check(seconds_check(0.1, 3600, "5"))
       ->capture_default_str();
   cmd->add_option("--on-underuse", flags->on_underuse,
                   "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
                   "util.host_bound, util.launch_bound when as low) on one of the job's GPUs has held for\n"
                   "--after seconds; gpuwatch then exits 75. Memory alone (memory.batch_too_small) acts only\n"
-                  "when --rules names it")
+                  "when --rules names it. While the command's processes are seen on no GPU (containers,\n"
+                  "`docker run`, launchers whose workers are not its children), it acts only when every\n"
+                  "recorded GPU is low: another tenant's GPU never stops the job")
       ->check(CLI::IsMember({"kill"}));
   auto* rules = cmd->add_option("--rules", flags->underuse_rules,
                   "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
                   "memory.batch_too_small,util.* (default: util.*)");
   cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
-      ->check(CLI::Range(1.0, 1e7));
+      ->check(seconds_check(1, 1e7, "300"));
   add_advisor_options(*cmd, flags->advisor);
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
   cmd->add_flag("--full", flags->full,
@@ -141,7 +144,10 @@ void add_record(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
     }
     options.advisor = advisor_config(flags->advisor);
-    if (!flags->output_dir.empty()) options.output_dir = flags->output_dir;
+    if (!flags->output_dir.empty()) {
+      prepare_output_dir(flags->output_dir);
+      options.output_dir = flags->output_dir;
+    }
     if (flags->generate_graphs && !options.output_dir) {
       throw CLI::ValidationError("--generate-graphs", "needs --output-dir: the picture goes beside the seed files");
     }

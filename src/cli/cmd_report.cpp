@@ -3,6 +3,7 @@
 #include "analysis/run_report.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/run_selection.h"
 #include "cli/run_source.h"
 #include "render/job_report.h"
@@ -37,24 +38,24 @@ void add_report(CLI::App& app, int& exit_code) {
       if (!flags->run.empty() || !flags->group.empty()) {
         throw CLI::ValidationError("--job", "give one of RUN, --group and --job");
       }
-      fmt::print("{}", render_job_report(load_job(flags->job, flags->store), flags->format));
+      print_output(render_job_report(load_job(flags->job, flags->store), flags->format));
       exit_code = 0;
       return;
     }
     if (!flags->group.empty()) {
       if (!flags->run.empty()) throw CLI::ValidationError("--group", "give either RUN or --group, not both");
-      fmt::print("{}", render_run_group(load_run_group(flags->group, flags->store), flags->format));
+      print_output(render_run_group(load_run_group(flags->group, flags->store), flags->format));
       exit_code = 0;
       return;
     }
     if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB, or --job ID)");
     const RunReport report = report_run(flags->run, flags->store);
     if (flags->format == "json") {
-      fmt::print("{}", render_report_json(report));
+      print_output(render_report_json(report));
     } else if (flags->format == "markdown") {
-      fmt::print("{}", render_report_markdown(report));
+      print_output(render_report_markdown(report));
     } else {
-      fmt::print("{}", render_report_text(report));
+      print_output(render_report_text(report));
     }
     exit_code = 0;
   });

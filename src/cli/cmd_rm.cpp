@@ -9,6 +9,7 @@
 #include "cli/status_checks.h"
 #include "cli/time_flag.h"
 #include "render/runs.h"
+#include "render/terminal_text.h"
 #include "store/run_filter.h"
 #include "store/store_delete.h"
 #include "store/store.h"
@@ -17,7 +18,9 @@ namespace gpuwatch::cli {
 
 namespace {
 
-std::string label(const RunInfo& r) { return r.name.empty() ? r.id : fmt::format("{} ({})", r.id, r.name); }
+std::string label(const RunInfo& r) {
+  return r.name.empty() ? r.id : fmt::format("{} ({})", r.id, terminal_safe(r.name));
+}
 
 // Deletes `runs` (or, with dry_run, says what would go) and reports it.
 void delete_and_report(const std::filesystem::path& path, const std::vector<RunInfo>& runs, bool force, bool dry_run,
@@ -93,6 +96,8 @@ void add_prune(CLI::App& app, int& exit_code) {
     const auto path = store_path(flags->store);
     exit_code = 0;
     if (!std::filesystem::exists(path)) {
+      // A mistyped --store is not an empty store.
+      if (!flags->store.empty()) throw StoreError(fmt::format("no run store at {} (no such file)", path.string()));
       fmt::print("No run store at {}: nothing to prune.\n", path.string());
       return;
     }

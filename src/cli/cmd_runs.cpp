@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/time_flag.h"
 #include "render/report.h"
 #include "render/runs.h"
@@ -29,12 +31,16 @@ void add_runs(CLI::App& app, int& exit_code) {
   cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
       ->check(time_bound_validator());
   cmd->add_option("--limit", flags->limit, "Only the newest N runs (after the other filters)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_check("runs", 1, std::nullopt, "20"));
   cmd->callback([flags, &exit_code] {
     std::vector<RunInfo> runs;
-    for (const auto& path : StoreList(flags->store).paths()) {
+    const StoreList stores(flags->store);
+    for (const auto& path : stores.paths()) {
       try {
-        if (!std::filesystem::exists(path)) continue;  // no store yet: no runs
+        if (!std::filesystem::exists(path)) {
+          if (stores.named()) throw StoreError(fmt::format("no run store at {} (no such file)", path.string()));
+          continue;  // the default store, not created yet: no runs
+        }
         const std::vector<RunInfo> listed = Store::open(path, true)->list_runs();
         runs.insert(runs.end(), listed.begin(), listed.end());
       } catch (const EmptyStoreError&) {
@@ -50,11 +56,11 @@ void add_runs(CLI::App& app, int& exit_code) {
     const bool filtered = !filter.name.empty() || !filter.job.empty() || filter.since_wall_ns || filter.limit;
     const std::vector<RunInfo> shown = filter_runs(runs, filter);
     if (flags->format == "json") {
-      fmt::print("{}", render_runs_json(shown));
+      print_output(render_runs_json(shown));
     } else if (shown.empty() && filtered && !runs.empty()) {
       fmt::print("No run matches (the store has {}).\n", runs.size());
     } else {
-      fmt::print("{}", render_runs_text(shown));
+      print_output(render_runs_text(shown));
     }
     exit_code = 0;
   });

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/gpu_required.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
 #include "live/watcher.h"
 #include "render/sample_format.h"
@@ -60,11 +61,11 @@ void add_sample(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--interval", flags->interval, "Seconds between samples (0.01 to 86400)")
-      ->check(CLI::Range(0.01, 86400.0))
+      ->check(seconds_check(0.01, 86400, "0.5"))
       ->capture_default_str();
-  cmd->add_option("--count", flags->count, "Stop after N samples per GPU")->check(CLI::PositiveNumber);
+  cmd->add_option("--count", flags->count, "Stop after N samples per GPU")->check(whole_check("samples", 1, std::nullopt, "10"));
   cmd->add_option("--duration", flags->duration, "Stop after S seconds (at most a year)")
-      ->check(CLI::Range(0.001, 366.0 * 86400));
+      ->check(seconds_check(0.001, 366.0 * 86400, "60"));
   // json is jsonl: one JSON object a line is the only JSON a stream can be.
   cmd->add_option("--format", flags->format, "table, jsonl (or json) or csv")
       ->check(CLI::IsMember({"table", "jsonl", "json", "csv"}))

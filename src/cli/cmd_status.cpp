@@ -2,7 +2,9 @@
 
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "cli/run_source.h"
 #include "cli/run_status_source.h"
 #include "cli/status_checks.h"
@@ -31,11 +33,11 @@ void add_status(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_option("--window", flags->window_s, "Seconds of the run's end to look at (default: window_s, 60)")
-      ->check(CLI::Range(1.0, 1e7));
+      ->check(seconds_check(1, 1e7, "60"));
   cmd->add_option("--since", flags->since_s,
                   "Compare with the window that ended S seconds before the run's end (default: the\n"
                   "previous `status` of this run, else the window before)")
-      ->check(CLI::Range(0.001, 1e9));
+      ->check(seconds_check(0.001, 1e9, "300"));
   cmd->add_flag("--no-remember", flags->no_remember, "Do not remember this check for the next one's comparison");
   cmd->add_flag("--print-advisor-config", flags->print_config,
                 "Print the advisor's thresholds as a config file (the defaults, or what --advisor-config gives)");
@@ -44,7 +46,7 @@ void add_status(CLI::App& app, int& exit_code) {
   cmd->callback([flags, &exit_code] {
     AdvisorConfig config = advisor_config(flags->advisor);
     if (flags->print_config) {
-      fmt::print("{}", format_advisor_config(config));
+      print_output(format_advisor_config(config));
       exit_code = 0;
       return;
     }
@@ -53,7 +55,7 @@ void add_status(CLI::App& app, int& exit_code) {
     const bool remember = reader.stored() && !flags->no_remember;
     const std::optional<double> since = flags->since_s > 0 ? std::optional(flags->since_s) : std::nullopt;
     const RunStatusReport status = run_status(reader, config, since, remember);
-    fmt::print("{}", flags->format == "json" ? render_run_status_json(status) : render_run_status_text(status));
+    print_output(flags->format == "json" ? render_run_status_json(status) : render_run_status_text(status));
     if (remember) remember_check(reader.run().id, reader.end_mono_ns());
     exit_code = 0;
   });

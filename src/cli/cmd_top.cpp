@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_status_source.h"
 #include "top/top_app.h"
@@ -18,18 +19,19 @@ void add_top(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--interval", flags->options.interval_s, "Seconds between samples (0.1 to 60)")
-      ->check(CLI::Range(kTopIntervals[0], 60.0))
+      ->check(seconds_check(kTopIntervals[0], 60, "2"))
       ->capture_default_str();
   add_gpus_option(*cmd, flags->gpus, "GPU indices to show, e.g. 0,2 or 0-3 (default: all)");
   cmd->add_flag("--once", flags->options.once,
-                "Print one snapshot and exit (samples for one second, so CPU shares cover it)");
+                "Print one snapshot and exit: no keys, no padding (samples for a second, or one --interval\n"
+                "when longer, so CPU shares cover it)");
   cmd->add_option("--format", flags->options.format, "With --once: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_option("--width", flags->options.width, "With --once --format text: columns (default $COLUMNS or 100)")
-      ->check(CLI::Range(40, 1000));
+      ->check(whole_check("columns", 40, 1000, "120"));
   cmd->add_option("--height", flags->options.height, "With --once --format text: lines (default: all it needs)")
-      ->check(CLI::Range(10, 1000));
+      ->check(whole_check("lines", 10, 1000, "40"));
   add_watched_run_options(*cmd, flags->run, "shown beside the GPUs: progress, steps/s, advisories");
   cmd->callback([flags, cmd, &exit_code] {
     if (!flags->options.once) {

@@ -1,6 +1,7 @@
 // gpuwatch: watch GPUs while ML jobs run, record, explain, load-test.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string_view>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/errors.h"
 #include "render/error_json.h"
+#include "render/terminal_text.h"
 
 namespace {
 
@@ -18,7 +20,8 @@ namespace {
 int fail(CLI::App& app, std::string_view kind, std::string_view message, int code) {
   try {
     std::fflush(stdout);
-    fmt::print(stderr, "gpuwatch: error: {}\n", message);
+    // A run name or a file's content may be part of the message.
+    fmt::print(stderr, "gpuwatch: error: {}\n", gpuwatch::terminal_safe_lines(message));
     if (gpuwatch::cli::wants_json(app)) {
       fmt::print("{}", gpuwatch::render_error_json(kind, message, code));
       std::fflush(stdout);
@@ -77,6 +80,13 @@ int main(int argc, char** argv) {
     return code;
   } catch (const NoGpuError& e) {
     return fail(app, "no_gpu", e.what(), kExitNoGpu);
+  } catch (const std::bad_alloc&) {
+    // What failed is an allocation, whose own message ("std::bad_alloc")
+    // says nothing to a user; its size came from the data or the flags.
+    return fail(app, "error",
+                "out of memory: the system would not give this command the memory it asked for (what it reads or "
+                "plans is too large for this machine, or for its memory limit, e.g. ulimit -v)",
+                kExitError);
   } catch (const std::exception& e) {
     return fail(app, "error", e.what(), kExitError);
   }

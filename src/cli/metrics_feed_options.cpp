@@ -1,5 +1,6 @@
 #include "cli/metrics_feed_options.h"
 
+#include "cli/number_flags.h"
 #include "cli/options.h"
 
 namespace gpuwatch::cli {
@@ -7,7 +8,7 @@ namespace gpuwatch::cli {
 std::vector<CLI::Option*> add_metrics_feed_options(CLI::App& cmd, MetricsFeedFlags& flags) {
   return {
       cmd.add_option("--interval", flags.interval_s, "Seconds between samples of /metrics (0.1 to 3600)")
-          ->check(CLI::Range(0.1, 3600.0))
+          ->check(seconds_check(0.1, 3600, "5"))
           ->capture_default_str(),
       add_gpus_option(cmd, flags.gpus, "GPU indices in /metrics, e.g. 0,2 or 0-3 (default: all)"),
       cmd.add_flag("--dcgm-compat", flags.dcgm_compat,

@@ -29,9 +29,17 @@ struct StoreList {
   // The store files: one store given as a file is taken as it is (opening
   // it says what is wrong with it); else store/run_lookup.h's
   // expand_store_paths, which throws StoreError for a path that does not
-  // exist or a folder with no *.db file.
+  // exist or a folder with no *.db file. GPUWATCH_STORE naming a folder is
+  // read as --store naming it.
   [[nodiscard]] std::vector<std::filesystem::path> paths() const;
+  // Whether --store was given: a store it names must exist (a mistyped path
+  // is not an empty store), where the default one may not exist yet.
+  [[nodiscard]] bool named() const { return !given.empty(); }
 };
+
+// Refuses, before a command starts, a --output-dir that cannot be created
+// or written by this user, with the path and the reason. Creates it.
+void prepare_output_dir(const std::filesystem::path& dir);
 // Adds --store PATH, repeatable, a file or a folder of *.db files.
 CLI::Option* add_stores_option(CLI::App& cmd, std::vector<std::string>& stores);
 

@@ -12,6 +12,7 @@
 #include "analysis/rollup_stats.h"
 #include "store/stored_columns.h"
 #include "record/run_status_window.h"
+#include "render/terminal_text.h"
 #include "store/rollups.h"
 #include "store/run_lookup.h"
 
@@ -105,7 +106,7 @@ bool is_file(const std::string& run_ref) {
 }  // namespace
 
 void print_import_warnings(const std::string& file, const ImportResult& result) {
-  for (const std::string& w : result.warnings) fmt::print(stderr, "gpuwatch: warning: {}: {}\n", file, w);
+  for (const std::string& w : result.warnings) fmt::print(stderr, "gpuwatch: warning: {}: {}\n", terminal_safe(file), terminal_safe(w));
 }
 
 RunData load_run(const std::string& run_ref, const StoreList& stores) {

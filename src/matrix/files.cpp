@@ -38,7 +38,6 @@ CellResult pending_result(const Cell& cell) {
   r.config = cell.config;
   r.rep = cell.rep;
   r.values = cell.values;
-  r.command = cell.command;
   return r;
 }
 
@@ -57,17 +56,21 @@ MatrixDef read_matrix_def(const fs::path& dir) {
 void write_matrix_def(const fs::path& dir, const MatrixDef& def) { write_text(dir / "matrix.json", render_matrix_json(def)); }
 
 void write_cell(const fs::path& dir, const Cell& cell, const CellResult& result) {
-  write_text(dir / cell.dir / "cell.json", render_cell_json(result));
+  CellResult with_command = result;
+  with_command.command = cell.command;
+  write_text(dir / cell.dir / "cell.json", render_cell_json(with_command));
 }
 
-std::vector<CellResult> read_cells(const fs::path& dir, const std::vector<Cell>& cells) {
+std::vector<CellResult> read_cells(const fs::path& dir, const GridPlan& plan) {
   std::vector<CellResult> out;
-  for (const Cell& cell : cells) {
+  out.reserve(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const Cell cell = plan.cell(i);
     const auto text = read_text(dir / cell.dir / "cell.json");
     std::optional<CellResult> parsed = text ? parse_cell_json(*text) : std::nullopt;
     // A cell.json of another grid (the folder reused by hand) does not count.
     if (parsed && parsed->name == cell.name) {
-      parsed->command = cell.command;
+      parsed->command.clear();
       parsed->config = cell.config;
       out.push_back(std::move(*parsed));
     } else {
@@ -75,6 +78,22 @@ std::vector<CellResult> read_cells(const fs::path& dir, const std::vector<Cell>&
     }
   }
   return out;
+}
+
+void prepare_matrix_dir(const fs::path& dir, const MatrixDef& def, bool resume) {
+  if (resume) return;  // matrix.json is there: the caller read the grid from it
+  if (fs::exists(dir / "matrix.json")) {
+    throw std::runtime_error(
+        fmt::format("{} already holds a matrix: use --resume {} to go on with it", dir.string(), dir.string()));
+  }
+  fs::create_directories(dir);
+  write_matrix_def(dir, def);
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("gpuwatch") : p.string();
 }
 
 GridFile read_grid_file(const fs::path& path) {
@@ -125,7 +144,7 @@ void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, co
 
 std::string matrix_status(const fs::path& dir, const std::string& format) {
   const MatrixDef def = read_matrix_def(dir);
-  const std::vector<CellResult> cells = read_cells(dir, expand_grid(def.grid));
+  const std::vector<CellResult> cells = read_cells(dir, GridPlan(def.grid));
   const Progress p = compute_progress(cells, unix_now(), def.parallel);
   return format == "json" ? render_status_json(p, cells, dir.string()) : render_status_text(p, cells);
 }

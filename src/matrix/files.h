@@ -17,11 +17,20 @@ namespace gpuwatch::matrix {
 MatrixDef read_matrix_def(const std::filesystem::path& dir);
 void write_matrix_def(const std::filesystem::path& dir, const MatrixDef& def);
 
+// DIR/<cell>/cell.json, its command the cell's (a CellResult in memory
+// holds none: 100,000 of them would hold 100,000 copies).
 void write_cell(const std::filesystem::path& dir, const Cell& cell, const CellResult& result);
 
 // Every cell of the grid with what its cell.json says; a cell without one
-// (never started) is pending, with its name, values and command.
-std::vector<CellResult> read_cells(const std::filesystem::path& dir, const std::vector<Cell>& cells);
+// (never started) is pending, with its name and values.
+std::vector<CellResult> read_cells(const std::filesystem::path& dir, const GridPlan& plan);
+
+// A new matrix's folder with its matrix.json; refused (std::runtime_error)
+// when it holds one already. Nothing for --resume, whose folder it is.
+void prepare_matrix_dir(const std::filesystem::path& dir, const MatrixDef& def, bool resume);
+
+// This gpuwatch binary's absolute path (what cells and Slurm tasks run).
+std::string self_exe();
 
 // The summary files, from the stored runs of the cells that have one
 // (stores: where the cells were recorded; a run is looked up in each in

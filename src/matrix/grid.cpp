@@ -1,7 +1,11 @@
 #include "matrix/grid.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <set>
+#include <string>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -14,14 +18,6 @@ bool ident_char(char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
 
 bool is_identifier(std::string_view s) {
   return !s.empty() && ident_start(s.front()) && std::all_of(s.begin(), s.end(), ident_char);
-}
-
-bool excluded(const Values& config, const std::vector<Values>& excludes) {
-  return std::any_of(excludes.begin(), excludes.end(), [&](const Values& ex) {
-    return std::all_of(ex.begin(), ex.end(), [&](const auto& kv) {
-      return std::find(config.begin(), config.end(), kv) != config.end();
-    });
-  });
 }
 
 // One pass over `arg` that both substitute() and placeholders() share, so
@@ -161,45 +157,139 @@ std::string safe_dir_name(std::string_view name) {
   return out;
 }
 
-std::vector<Cell> expand_grid(const GridSpec& spec) {
-  validate(spec);
-  std::size_t configs = 1;
-  for (const Param& p : spec.params) {
-    if (configs > 1'000'000 / p.values.size()) throw GridError("the grid has more than a million cells");
-    configs *= p.values.size();
+std::string group_thousands(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (auto pos = static_cast<std::ptrdiff_t>(digits.size()) - 3; pos > 0; pos -= 3) {
+    digits.insert(static_cast<std::size_t>(pos), 1, ',');
   }
-  std::vector<Cell> cells;
-  std::set<std::string> dirs;
-  for (std::size_t k = 0; k < configs; ++k) {
-    // k in mixed radix, the last param the fastest digit.
-    std::vector<std::pair<std::string, std::string>> values(spec.params.size());
-    std::size_t rest = k;
-    for (std::size_t p = spec.params.size(); p-- > 0;) {
+  return digits;
+}
+
+namespace {
+
+// The product of the params' value counts, refused over kMaxCombinations
+// with the count (or "more than" when it does not fit 64 bits) and the sizes.
+std::uint64_t combination_count(const std::vector<Param>& params) {
+  std::uint64_t product = 1;
+  bool overflow = false;
+  std::string sizes;
+  for (const Param& p : params) {
+    const std::uint64_t n = p.values.size();
+    overflow = overflow || product > UINT64_MAX / n;
+    product = overflow ? UINT64_MAX : product * n;
+    sizes += fmt::format("{}{}", sizes.empty() ? "" : " x ", n);
+  }
+  if (product > kMaxCombinations) {
+    throw GridError(fmt::format(
+        "the grid is too large: its params make {}{} combinations ({} values), over the limit of {} "
+        "(a matrix has at most {} cells); give fewer values",
+        overflow ? "more than " : "", group_thousands(product), sizes, group_thousands(kMaxCombinations),
+        group_thousands(kMaxCells)));
+  }
+  return product;
+}
+
+// The excludes as (param position, value position) pairs, so that a
+// combination is tested by its digits without making its strings.
+std::vector<std::vector<std::pair<std::size_t, std::size_t>>> exclude_digits(const GridSpec& spec) {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> out;
+  for (const Values& ex : spec.excludes) {
+    auto& pairs = out.emplace_back();
+    for (const auto& pair : ex) {  // no structured binding: clang before 16 cannot capture one
+      const std::string& name = pair.first;
+      const auto p = static_cast<std::size_t>(
+          std::find_if(spec.params.begin(), spec.params.end(), [&](const Param& q) { return q.name == name; }) -
+          spec.params.begin());
       const auto& list = spec.params[p].values;
-      values[p] = {spec.params[p].name, list[rest % list.size()]};
-      rest /= list.size();
-    }
-    if (excluded(values, spec.excludes)) continue;
-    std::string config;
-    for (const auto& [n, v] : values) config += fmt::format("{}{}={}", config.empty() ? "" : ",", n, v);
-    for (int rep = 1; rep <= spec.repeat; ++rep) {
-      Cell cell;
-      cell.index = cells.size();
-      cell.values = values;
-      cell.rep = rep;
-      cell.config = config;
-      cell.name = spec.repeat > 1 ? fmt::format("{},rep={}", config, rep) : config;
-      // Two names may clean up to one folder ("a/b" and "a_b"): the later one gets its index.
-      cell.dir = safe_dir_name(cell.name);
-      if (!dirs.insert(cell.dir).second) {
-        cell.dir = fmt::format("{}~{}", cell.dir, cell.index);
-        dirs.insert(cell.dir);
-      }
-      for (const std::string& arg : spec.command) cell.command.push_back(substitute(arg, values));
-      cells.push_back(std::move(cell));
+      pairs.emplace_back(p, static_cast<std::size_t>(std::find(list.begin(), list.end(), pair.second) - list.begin()));
     }
   }
-  if (cells.empty()) throw GridError("every combination of the grid is excluded");
+  return out;
+}
+
+// Mixed radix, the last param the fastest digit: digits[p] is the position
+// of param p's value in combination k.
+void digits_of(std::uint64_t k, const std::vector<Param>& params, std::vector<std::size_t>& digits) {
+  digits.resize(params.size());
+  for (std::size_t p = params.size(); p-- > 0;) {
+    digits[p] = static_cast<std::size_t>(k % params[p].values.size());
+    k /= params[p].values.size();
+  }
+}
+
+}  // namespace
+
+GridPlan::GridPlan(GridSpec spec) : spec_(std::move(spec)) {
+  validate(spec_);
+  const std::uint64_t combinations = combination_count(spec_.params);
+  const auto excludes = exclude_digits(spec_);
+  const auto repeat = static_cast<std::uint64_t>(spec_.repeat);
+  std::uint64_t kept = 0;
+  std::vector<std::size_t> digits;
+  for (std::uint64_t k = 0; k < combinations; ++k) {
+    digits_of(k, spec_.params, digits);
+    const bool out = std::any_of(excludes.begin(), excludes.end(), [&](const auto& ex) {
+      return std::all_of(ex.begin(), ex.end(), [&](const auto& pv) { return digits[pv.first] == pv.second; });
+    });
+    if (out) continue;
+    // Counted to the end, for the message; kept only up to the limit.
+    if (++kept * repeat <= kMaxCells) configs_.push_back(static_cast<std::uint32_t>(k));
+  }
+  if (kept == 0) throw GridError("every combination of the grid is excluded");
+  if (kept * repeat > kMaxCells) {
+    throw GridError(fmt::format(
+        "the grid is too large: {} cells ({} combinations{} x --repeat {}), over the limit of {} cells a matrix "
+        "may have; give fewer values or repeats, or split it into several matrices",
+        group_thousands(kept * repeat), group_thousands(kept), spec_.excludes.empty() ? "" : " left by [[exclude]]",
+        spec_.repeat, group_thousands(kMaxCells)));
+  }
+  // Two names may clean up to one folder ("a/b" and "a_b"): the later one
+  // gets its index. Found once here, over every name; only the few
+  // suffixed cells are remembered.
+  std::unordered_set<std::string> dirs;
+  for (std::size_t i = 0; i < size(); ++i) {
+    const Cell c = named(i);
+    if (!dirs.insert(c.dir).second) {
+      suffixed_.push_back(i);
+      dirs.insert(fmt::format("{}~{}", c.dir, i));
+    }
+  }
+}
+
+Values GridPlan::values_of(std::uint64_t combination) const {
+  std::vector<std::size_t> digits;
+  digits_of(combination, spec_.params, digits);
+  Values values;
+  for (std::size_t p = 0; p < spec_.params.size(); ++p) {
+    values.emplace_back(spec_.params[p].name, spec_.params[p].values[digits[p]]);
+  }
+  return values;
+}
+
+Cell GridPlan::named(std::size_t index) const {
+  const auto repeat = static_cast<std::size_t>(spec_.repeat);
+  Cell cell;
+  cell.index = index;
+  cell.values = values_of(configs_.at(index / repeat));
+  cell.rep = static_cast<int>(index % repeat) + 1;
+  for (const auto& [n, v] : cell.values) cell.config += fmt::format("{}{}={}", cell.config.empty() ? "" : ",", n, v);
+  cell.name = spec_.repeat > 1 ? fmt::format("{},rep={}", cell.config, cell.rep) : cell.config;
+  cell.dir = safe_dir_name(cell.name);
+  return cell;
+}
+
+Cell GridPlan::cell(std::size_t index) const {
+  Cell cell = named(index);
+  if (std::binary_search(suffixed_.begin(), suffixed_.end(), index)) cell.dir = fmt::format("{}~{}", cell.dir, index);
+  for (const std::string& arg : spec_.command) cell.command.push_back(substitute(arg, cell.values));
+  return cell;
+}
+
+std::vector<Cell> expand_grid(const GridSpec& spec) {
+  const GridPlan plan(spec);
+  std::vector<Cell> cells;
+  cells.reserve(plan.size());
+  for (std::size_t i = 0; i < plan.size(); ++i) cells.push_back(plan.cell(i));
   return cells;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,11 +60,46 @@ Param parse_param(std::string_view text);
 // values. Throws GridError naming what is wrong.
 void validate(const GridSpec& spec);
 
-// Every cell, first param slowest, repeats of one configuration together,
-// the excluded configurations left out (an index counts only the cells
-// kept). Calls validate() first; a grid whose every combination is
-// excluded is a GridError.
+// The most cells a matrix may have, and the most combinations of its params'
+// values (before [[exclude]]) that are gone through to count them. A grid
+// over either is refused (a GridError with the count and the limit) before
+// anything is allocated per cell: a cell is a recorded run, and 100,000 of
+// them is already months of machine time at a minute each.
+inline constexpr std::size_t kMaxCells = 100'000;
+inline constexpr std::uint64_t kMaxCombinations = 10'000'000;
+
+// The cells of a grid, planned without being held: the constructor
+// validates the grid, counts its cells (refusing it over the limits) and
+// keeps only the numbers of the combinations not excluded (4 bytes each)
+// and which folders need a suffix; cell(i) makes cell i when asked.
+class GridPlan {
+ public:
+  // Calls validate(); a GridError over the limits, or when every
+  // combination is excluded.
+  explicit GridPlan(GridSpec spec);
+
+  [[nodiscard]] std::size_t size() const { return configs_.size() * static_cast<std::size_t>(spec_.repeat); }
+  // Cell `index` (< size()): first param slowest, repeats of one
+  // configuration together, the excluded configurations left out (an index
+  // counts only the cells kept).
+  [[nodiscard]] Cell cell(std::size_t index) const;
+  [[nodiscard]] const GridSpec& spec() const { return spec_; }
+
+ private:
+  Values values_of(std::uint64_t combination) const;
+  // The cell without its command, its folder as its name cleans up.
+  Cell named(std::size_t index) const;
+
+  GridSpec spec_;
+  std::vector<std::uint32_t> configs_;  // the kept combinations' numbers, in grid order
+  std::vector<std::size_t> suffixed_;   // cells whose folder gets "~INDEX", sorted
+};
+
+// Every cell of GridPlan(spec), for small grids and tests.
 std::vector<Cell> expand_grid(const GridSpec& spec);
+
+// "1,000,000": counts in messages.
+std::string group_thousands(std::uint64_t n);
 
 // `arg` with each {NAME} replaced by its value. A placeholder is '{', an
 // identifier, '}' not preceded by '$' (so the shell's ${HOME} and awk's

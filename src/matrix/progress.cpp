@@ -32,12 +32,14 @@ Progress compute_progress(const std::vector<CellResult>& cells, double now_unix_
       case CellState::Done: ++p.done; break;
       case CellState::Failed: ++p.failed; break;
       case CellState::Interrupted: ++p.interrupted; break;
+      case CellState::TimedOut: ++p.timed_out; break;
       case CellState::Running: ++p.running; break;
       case CellState::Pending: ++p.pending; break;
     }
     // Failed cells count too: a crash at start-up is quick, but it is what
     // happened, and the ETA says how long the rest takes at this pace.
-    if ((c.state == CellState::Done || c.state == CellState::Failed) && c.duration_s) finished.push_back(*c.duration_s);
+    const bool ended = c.state == CellState::Done || c.state == CellState::Failed || c.state == CellState::TimedOut;
+    if (ended && c.duration_s) finished.push_back(*c.duration_s);
     if (c.state == CellState::Running) running.push_back(now_unix_s - c.start_unix_s);
   }
   p.eta_s = eta_seconds(finished, running, p.pending, parallel);
@@ -48,6 +50,7 @@ std::string render_progress_line(const Progress& p) {
   std::string line = fmt::format("matrix: {}/{} done, {} running, {} left", p.done, p.total, p.running, p.pending);
   if (p.failed > 0) line += fmt::format(", {} failed", p.failed);
   if (p.interrupted > 0) line += fmt::format(", {} interrupted", p.interrupted);
+  if (p.timed_out > 0) line += fmt::format(", {} timed out", p.timed_out);
   if (p.eta_s && (p.running > 0 || p.pending > 0)) line += fmt::format(", ETA {}", short_duration(*p.eta_s));
   return line;
 }
@@ -78,6 +81,7 @@ std::string render_status_json(const Progress& p, const std::vector<CellResult>&
   w.field("done", static_cast<std::uint64_t>(p.done));
   w.field("failed", static_cast<std::uint64_t>(p.failed));
   w.field("interrupted", static_cast<std::uint64_t>(p.interrupted));
+  w.field("timed_out", static_cast<std::uint64_t>(p.timed_out));
   w.field("running", static_cast<std::uint64_t>(p.running));
   w.field("pending", static_cast<std::uint64_t>(p.pending));
   w.field("eta_s", p.eta_s);

@@ -17,6 +17,7 @@ struct Progress {
   std::size_t done = 0;
   std::size_t failed = 0;
   std::size_t interrupted = 0;
+  std::size_t timed_out = 0;
   std::size_t running = 0;
   std::size_t pending = 0;
   std::optional<double> eta_s;  // schedule.h: eta_seconds; nullopt until a cell has finished
@@ -25,7 +26,7 @@ struct Progress {
 // now_unix_s: the running cells' elapsed time counts from their start.
 Progress compute_progress(const std::vector<CellResult>& cells, double now_unix_s, int parallel);
 
-// "matrix: 3/6 done, 2 running, 1 left, 1 failed, ETA 1m20s".
+// "matrix: 3/6 done, 2 running, 1 left, 1 failed, 1 timed out, ETA 1m20s".
 std::string render_progress_line(const Progress& p);
 // The line, then one line per cell.
 std::string render_status_text(const Progress& p, const std::vector<CellResult>& cells);

@@ -7,12 +7,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstring>
-#include <map>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
+#include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -20,11 +20,13 @@
 #include <fmt/format.h>
 
 #include "backends/backend.h"
+#include "matrix/cell_processes.h"
 #include "matrix/files.h"
+#include "matrix/gpu_processes.h"
 #include "matrix/graphs.h"
 #include "matrix/progress.h"
 #include "matrix/schedule.h"
-#include "matrix/slurm.h"
+#include "matrix/summary.h"
 #include "record/child_process.h"
 #include "record/visible_devices.h"
 #include "store/store.h"
@@ -35,6 +37,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+// The cells are the matrix's own descendants, so they are looked for in its
+// own /proc (GPUWATCH_PROCFS_ROOT reads another root's metrics; it names no
+// process the matrix could signal).
+const fs::path kOwnProcfs = "/proc";
 
 std::atomic<int> g_stop_signal{0};
 std::atomic<int> g_stop_count{0};  // a second Ctrl-C is forwarded too: for a command that ignored the first
@@ -58,12 +65,6 @@ std::vector<int> gpu_pool(const std::vector<DeviceInfo>& devices) {
   return pool;
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("gpuwatch") : p.string();
-}
-
 // The recorder's run: record stores its own pid with the run, which tells
 // this cell's run from any other of the same name.
 std::string find_run_id(const fs::path& store_path, const std::string& name, pid_t recorder) {
@@ -78,9 +79,12 @@ std::string find_run_id(const fs::path& store_path, const std::string& name, pid
   return {};
 }
 
+std::string seconds_text(double s) { return fmt::format("{:g}s", s); }
+
 struct Finished {
   std::size_t cell;
   ChildOutcome outcome;
+  std::vector<LeftoverProcess> leftovers;
 };
 
 // Children's exits, reported by one waiting thread per running cell.
@@ -89,7 +93,7 @@ class ExitQueue {
   void push(Finished f) {
     {
       std::lock_guard lock(mutex_);
-      items_.push_back(f);
+      items_.push_back(std::move(f));
     }
     cv_.notify_one();
   }
@@ -106,26 +110,42 @@ class ExitQueue {
   std::deque<Finished> items_;
 };
 
+// A cell while it runs: its recorder, what proves its processes, and how far
+// a stop has gone (SIGTERM to the recorder, then SIGKILL to the cell's
+// processes, then to the recorder).
 struct Running {
   pid_t pid = 0;
   std::thread waiter;
+  Clock::time_point started;
+  CellTag tag;
+  GpuPids gpus_before;
+  std::optional<Clock::time_point> stop_sent;
+  bool timed_out = false;
+  int kill_stage = 0;  // 1: the cell's processes SIGKILLed, 2: the recorder too
 };
 
 class Runner {
  public:
-  Runner(const RunnerOptions& o, std::vector<Cell> cells, std::vector<CellResult> results,
-         std::vector<DeviceInfo> devices, std::size_t per_cell)
-      : o_(o), cells_(std::move(cells)), results_(std::move(results)), devices_(std::move(devices)),
-        pool_(gpu_pool(devices_)), per_cell_(per_cell), tty_(isatty(STDERR_FILENO) != 0), exe_(self_exe()) {}
+  Runner(const RunnerOptions& o, const GridPlan& plan, std::vector<CellResult> results, BackendSet backends,
+         std::size_t per_cell)
+      : o_(o), plan_(plan), results_(std::move(results)), view_(std::move(backends)),
+        pool_(gpu_pool(view_.devices())), per_cell_(per_cell), tty_(isatty(STDERR_FILENO) != 0), exe_(self_exe()),
+        grace_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.def.stop_grace_s))) {}
 
-  // Only on an error that ends the matrix early: the cells are stopped and
-  // waited for, as the waiting threads must end before they are destroyed.
+  // Only on an error that ends the matrix early: the cells are stopped
+  // (SIGTERM, SIGKILL after the grace) and waited for, as the waiting
+  // threads must end before they are destroyed.
   ~Runner() {
-    for (auto& [i, r] : running_) {
-      if (!r.waiter.joinable()) continue;
-      kill(r.pid, SIGTERM);
-      r.waiter.join();
+    for (auto& [i, r] : running_) kill(r.pid, SIGTERM);
+    const auto deadline = Clock::now() + grace_;
+    while (!running_.empty() && Clock::now() < deadline) {
+      for (const Finished& f : exits_.wait(std::chrono::milliseconds(100))) forget(f.cell);
     }
+    for (auto& [i, r] : running_) {
+      kill_cell_processes(kOwnProcfs, r.tag, static_cast<std::uint32_t>(r.pid));
+      kill(r.pid, SIGKILL);
+    }
+    for (auto& [i, r] : running_) r.waiter.join();
   }
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -134,35 +154,31 @@ class Runner {
     // cairo now: its warning, if any, before the first progress line.
     pictures_available();
     std::size_t next = 0;
-    std::size_t running = 0;
     int forwarded = 0;
     auto last_line = Clock::now();
     while (true) {
       const int sig = g_stop_signal.load();
       if (sig != 0 && g_stop_count.load() > forwarded) {
-        // record forwards it to its command's group and saves the run.
-        for (const auto& [i, r] : running_) kill(r.pid, sig);
         forwarded = g_stop_count.load();
-        progress_line(fmt::format("stopping: signal {} sent to {} running cell{}", sig, running,
-                                  running == 1 ? "" : "s"));
+        forward_stop(sig);
       }
-      while (sig == 0 && running < static_cast<std::size_t>(o_.def.parallel) && next < cells_.size()) {
+      while (sig == 0 && running_.size() < static_cast<std::size_t>(o_.def.parallel) && next < plan_.size()) {
         if (results_[next].state == CellState::Done || (o_.only_cell && *o_.only_cell != next)) {
           ++next;
           continue;
         }
         auto gpus = pool_.take(per_cell_);
         if (!gpus) break;  // wait for a cell to give its GPUs back
-        if (start(next, std::move(*gpus))) ++running;
+        start(next, std::move(*gpus));
         ++next;
         show_progress();
       }
-      if (running == 0 && (sig != 0 || next >= cells_.size())) break;
-      for (const Finished& f : exits_.wait(std::chrono::milliseconds(200))) {
+      if (running_.empty() && (sig != 0 || next >= plan_.size())) break;
+      for (Finished& f : exits_.wait(std::chrono::milliseconds(200))) {
         finish(f, sig != 0 || g_stop_signal.load() != 0);
-        --running;
         show_progress();
       }
+      enforce_deadlines();
       if (tty_ && Clock::now() - last_line > std::chrono::milliseconds(500)) {
         show_progress();
         last_line = Clock::now();
@@ -188,18 +204,61 @@ class Runner {
     return r.state == CellState::Done ? 0 : 1;
   }
 
-  // Starts cell i; false (the cell failed) when it cannot be started.
-  bool start(std::size_t i, std::vector<int> gpus) {
-    const Cell& cell = cells_[i];
+  // record forwards the signal to its command's group and saves the run;
+  // enforce_deadlines() escalates when that does not end the cell.
+  void forward_stop(int sig) {
+    for (auto& [i, r] : running_) {
+      kill(r.pid, sig);
+      if (!r.stop_sent) r.stop_sent = Clock::now();
+    }
+    progress_line(fmt::format("stopping: signal {} sent to {} running cell{}", sig, running_.size(),
+                              running_.size() == 1 ? "" : "s"));
+  }
+
+  // --cell-timeout, and a stop the cell ignores: SIGTERM to the recorder at
+  // the timeout; after the grace SIGKILL to every other process of the cell
+  // (the recorder then stores the run and exits); after a second grace
+  // SIGKILL to the recorder too.
+  void enforce_deadlines() {
+    const auto now = Clock::now();
+    for (auto& [i, r] : running_) {
+      const std::string& name = results_[i].name;
+      if (o_.def.cell_timeout_s && !r.stop_sent &&
+          now - r.started >= std::chrono::duration<double>(*o_.def.cell_timeout_s)) {
+        r.timed_out = true;
+        r.stop_sent = now;
+        kill(r.pid, SIGTERM);
+        progress_line(fmt::format("matrix: cell {} timed out after {} (--cell-timeout): SIGTERM", name,
+                                  seconds_text(*o_.def.cell_timeout_s)));
+      }
+      if (!r.stop_sent) continue;
+      if (r.kill_stage == 0 && now - *r.stop_sent >= grace_) {
+        r.kill_stage = 1;
+        const std::size_t n = kill_cell_processes(kOwnProcfs, r.tag, static_cast<std::uint32_t>(r.pid));
+        progress_line(fmt::format("matrix: cell {} still runs {} after it was stopped: SIGKILL to its {} process{}",
+                                  name, seconds_text(o_.def.stop_grace_s), n, n == 1 ? "" : "es"));
+      } else if (r.kill_stage == 1 && now - *r.stop_sent >= 2 * grace_) {
+        r.kill_stage = 2;
+        kill(r.pid, SIGKILL);
+        progress_line(fmt::format("matrix: cell {}: its recorder still runs: SIGKILL", name));
+      }
+    }
+  }
+
+  // Starts cell i; on failure to start, the cell is failed and its GPUs given back.
+  void start(std::size_t i, std::vector<int> gpus) {
+    const Cell cell = plan_.cell(i);
     CellResult& r = results_[i];
+    // What an earlier run of the cell left in its result (resumed) goes.
+    CellResult fresh;
+    fresh.name = std::move(r.name);
+    fresh.config = std::move(r.config);
+    fresh.rep = r.rep;
+    fresh.values = std::move(r.values);
+    r = std::move(fresh);
     r.state = CellState::Running;
     r.gpus = gpus;
     r.start_unix_s = unix_now();
-    r.end_unix_s.reset();
-    r.duration_s.reset();
-    r.exit_status.reset();
-    r.failure.clear();
-    r.run_id.clear();
     fs::create_directories(o_.dir / cell.dir);
     const std::string log = (o_.dir / cell.dir / "output.log").string();
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -210,46 +269,78 @@ class Runner {
                                      "--store", o_.store_path.string(), "--output-dir", (o_.dir / cell.dir).string(),
                                      "--"};
     argv.insert(argv.end(), cell.command.begin(), cell.command.end());
-    auto env = visible_devices_env(gpus, devices_);
+    Running& run = running_[i];
+    run.started = Clock::now();
+    run.tag.marker = fmt::format("{}.{}.{}", getpid(), i, std::chrono::system_clock::now().time_since_epoch().count());
+    run.gpus_before = view_.pids_on(gpus);
+    auto env = visible_devices_env(gpus, view_.devices());
     env.emplace_back("GPUWATCH_MATRIX_CELL", cell.name);
-    starts_[i] = Clock::now();
+    env.emplace_back(kCellIdVariable, run.tag.marker);
     try {
-      const ChildProcess child = ChildProcess::spawn(argv, env, {fd, fd, false});
+      const ChildProcess child = ChildProcess::spawn(argv, env, {fd, fd, false, /*new_session=*/true});
       ::close(fd);
       write_cell(o_.dir, cell, r);
-      running_[i].pid = child.pid();
-      running_[i].waiter = std::thread([this, i, child] { exits_.push({i, child.wait()}); });
-      return true;
+      run.pid = child.pid();
+      run.tag.session = static_cast<std::uint32_t>(child.pid());
+      const CellTag tag = run.tag;
+      const auto grace = std::chrono::duration_cast<std::chrono::milliseconds>(grace_);
+      run.waiter = std::thread([this, i, child, tag, grace] {
+        std::vector<LeftoverProcess> leftovers;
+        // While the recorder is a zombie its pid, the session's id, is
+        // still taken: nothing else can be in that session.
+        const ChildOutcome outcome = child.wait([&] {
+          leftovers = end_cell_processes(kOwnProcfs, tag, tag.session, grace);
+        });
+        exits_.push({i, outcome, std::move(leftovers)});
+      });
     } catch (const std::exception& e) {
       ::close(fd);
+      running_.erase(i);
       pool_.give_back(gpus);
       r.state = CellState::Failed;
       r.failure = fmt::format("could not start: {}", e.what());
       r.end_unix_s = unix_now();
       r.duration_s = 0.0;
       write_cell(o_.dir, cell, r);
-      return false;
     }
   }
 
-  void finish(const Finished& f, bool stopping) {
-    const Cell& cell = cells_[f.cell];
-    CellResult& r = results_[f.cell];
-    auto it = running_.find(f.cell);
-    const pid_t pid = it->second.pid;
+  // The waiting thread has ended: joined and forgotten.
+  void forget(std::size_t cell) {
+    auto it = running_.find(cell);
     it->second.waiter.join();
     running_.erase(it);
+  }
+
+  void finish(Finished& f, bool stopping) {
+    const Cell cell = plan_.cell(f.cell);
+    CellResult& r = results_[f.cell];
+    Running& run = running_.at(f.cell);
+    const pid_t pid = run.pid;
+    const bool timed_out = run.timed_out;
+    const bool killed = run.kill_stage > 0;
+    r.duration_s = std::chrono::duration<double>(Clock::now() - run.started).count();
+    // Before the GPUs go to the next cell: what appeared on them and stayed.
+    std::map<std::uint32_t, std::string> names;
+    r.gpu_processes_after = new_gpu_processes(run.gpus_before, view_.pids_on(r.gpus, &names), names);
+    forget(f.cell);
     pool_.give_back(r.gpus);
+    r.leftovers = std::move(f.leftovers);
     r.end_unix_s = unix_now();
-    r.duration_s = std::chrono::duration<double>(Clock::now() - starts_[f.cell]).count();
     const int status = f.outcome.status_code();
     r.exit_status = status;
     r.run_id = find_run_id(o_.store_path, cell.name, pid);
-    if (status == 0) {
+    if (timed_out) {
+      r.state = CellState::TimedOut;
+      r.failure = fmt::format("timed out after {} (--cell-timeout): stopped with SIGTERM{}, exit status {}",
+                              seconds_text(*o_.def.cell_timeout_s),
+                              killed ? fmt::format(", SIGKILL {} later", seconds_text(o_.def.stop_grace_s)) : "",
+                              status);
+    } else if (status == 0) {
       r.state = CellState::Done;  // finished, even if a stop came meanwhile
     } else if (stopping) {
       r.state = CellState::Interrupted;
-      r.failure = fmt::format("interrupted (exit status {})", status);
+      r.failure = fmt::format("interrupted (exit status {}{})", status, killed ? ", SIGKILL after the grace" : "");
     } else {
       r.state = CellState::Failed;
       r.failure = f.outcome.signal ? fmt::format("killed by signal {}", *f.outcome.signal)
@@ -257,9 +348,31 @@ class Runner {
       if (status == 127) r.failure += " (the command could not be run)";
     }
     write_cell(o_.dir, cell, r);
+    report_left_behind(cell, r);
     // The cell's timeline beside its seed files; a picture that cannot be
     // drawn is a warning, the cell stays as it ended.
     if (!r.run_id.empty() && pictures_available()) write_cell_plot(o_.dir / cell.dir, o_.store_path, r.run_id);
+  }
+
+  // What the cell left behind, on stderr and at the end of its output.log.
+  void report_left_behind(const Cell& cell, const CellResult& r) const {
+    std::string text;
+    if (!r.leftovers.empty()) {
+      text += fmt::format("gpuwatch matrix: cell {} left {} process{} running, ended: {}\n", cell.name,
+                          r.leftovers.size(), r.leftovers.size() == 1 ? "" : "es", describe_leftovers(r));
+    }
+    if (!r.gpu_processes_after.empty()) {
+      text += fmt::format("gpuwatch matrix: cell {}: new on its GPUs after it ended, not provably its own, left "
+                          "running: {}\n", cell.name, describe_gpu_processes_after(r));
+    }
+    if (text.empty()) return;
+    progress_line(text.substr(0, text.size() - 1));
+    const std::string log = (o_.dir / cell.dir / "output.log").string();
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return;
+    const ssize_t ignored = ::write(fd, text.data(), text.size());
+    (void)ignored;
+    ::close(fd);
   }
 
   Progress progress() const { return compute_progress(results_, unix_now(), o_.def.parallel); }
@@ -282,60 +395,50 @@ class Runner {
   }
 
   const RunnerOptions& o_;
-  std::vector<Cell> cells_;
+  const GridPlan& plan_;
   std::vector<CellResult> results_;
-  std::vector<DeviceInfo> devices_;
+  GpuProcessView view_;
   GpuPool pool_;
   std::size_t per_cell_;
   bool tty_;
   std::string exe_;
+  Clock::duration grace_;
   ExitQueue exits_;
   std::map<std::size_t, Running> running_;
-  std::map<std::size_t, Clock::time_point> starts_;
   std::string last_plain_;
 };
 
-void prepare_dir(const RunnerOptions& o) {
-  if (o.resume) return;  // matrix.json is there: the caller read the grid from it
-  if (fs::exists(o.dir / "matrix.json")) {
-    throw std::runtime_error(fmt::format("{} already holds a matrix: use --resume {} to go on with it", o.dir.string(),
-                                         o.dir.string()));
-  }
-  fs::create_directories(o.dir);
-  write_matrix_def(o.dir, o.def);
+// Cells run in sessions of their own, in the background: one that read the
+// terminal would wait for good. They read nothing instead, as the matrix
+// itself needs no input.
+void stdin_from_dev_null() {
+  if (isatty(STDIN_FILENO) == 0) return;
+  const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (null_fd < 0) return;
+  dup2(null_fd, STDIN_FILENO);
+  ::close(null_fd);
 }
 
 }  // namespace
 
 int run_matrix(const RunnerOptions& o) {
-  std::vector<Cell> cells = expand_grid(o.def.grid);
-  if (o.only_cell && *o.only_cell >= cells.size()) {
-    throw GridError(fmt::format("the matrix has cells 0 to {}, not {}", cells.size() - 1, *o.only_cell));
+  const GridPlan plan(o.def.grid);
+  if (o.only_cell && *o.only_cell >= plan.size()) {
+    throw GridError(fmt::format("the matrix has cells 0 to {}, not {}", plan.size() - 1, *o.only_cell));
   }
-  std::vector<DeviceInfo> devices = open_backends(SystemPaths::from_environment()).devices;
-  const std::size_t per_cell = gpus_per_cell(o.def.parallel, o.def.gpus_per_cell, gpu_pool(devices).size());
-  prepare_dir(o);
-  std::vector<CellResult> results = read_cells(o.dir, cells);
-  // Resumed: done cells stay; the others (missing, failed, interrupted, or
-  // left running by a matrix that was killed outright) run again.
-  if (!o.resume) {
-    for (CellResult& r : results) r.state = CellState::Pending;
-  }
+  BackendSet backends = open_backends(SystemPaths::from_environment());
+  const std::size_t per_cell = gpus_per_cell(o.def.parallel, o.def.gpus_per_cell, gpu_pool(backends.devices).size());
+  prepare_matrix_dir(o.dir, o.def, o.resume);
+  std::vector<CellResult> results = read_cells(o.dir, plan);
+  // Resumed: done cells stay; the others (missing, failed, interrupted,
+  // timed out, or left running by a matrix that was killed outright) run
+  // again. A new matrix starts every cell afresh.
   for (CellResult& r : results) {
-    if (r.state != CellState::Done) r.state = CellState::Pending;
+    if (!o.resume || r.state != CellState::Done) r.state = CellState::Pending;
   }
   g_stop_signal.store(0);
   g_stop_count.store(0);
-  // Cells run in process groups of their own, in the background: one that
-  // read the terminal would be stopped (SIGTTIN) for good. They read
-  // nothing instead, as the matrix itself needs no input.
-  if (isatty(STDIN_FILENO) != 0) {
-    const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null_fd >= 0) {
-      dup2(null_fd, STDIN_FILENO);
-      ::close(null_fd);
-    }
-  }
+  stdin_from_dev_null();
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
@@ -343,26 +446,12 @@ int run_matrix(const RunnerOptions& o) {
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
   sigaction(SIGHUP, &sa, &old_hup);
-  Runner runner(o, std::move(cells), std::move(results), std::move(devices), per_cell);
+  Runner runner(o, plan, std::move(results), std::move(backends), per_cell);
   const int code = runner.run();
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   sigaction(SIGHUP, &old_hup, nullptr);
   return code;
-}
-
-fs::path write_slurm_matrix(const RunnerOptions& o) {
-  SlurmJob job;
-  job.cells = expand_grid(o.def.grid);
-  job.dir = fs::absolute(o.dir).lexically_normal().string();
-  job.exe = self_exe();
-  job.job_name = "gpuwatch-matrix-" + safe_dir_name(fs::path(job.dir).filename().string());
-  job.gpus_per_cell = o.def.gpus_per_cell;
-  prepare_dir(o);
-  const fs::path script = o.dir / "slurm.sbatch";
-  write_text_file(script, render_slurm_script(job));
-  fs::permissions(script, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec, fs::perm_options::add);
-  return script;
 }
 
 int run_cell(const fs::path& dir, std::size_t index) {
@@ -377,26 +466,6 @@ int run_cell(const fs::path& dir, std::size_t index) {
   fs::create_directories(dir / "stores");
   o.store_path = fs::absolute(dir / "stores" / (safe_dir_name(host) + ".db"));
   return run_matrix(o);
-}
-
-std::vector<fs::path> collect_stores(const fs::path& dir, const fs::path& store) {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir / "stores", ec)) {
-    if (entry.path().extension() == ".db") out.push_back(entry.path());
-  }
-  std::sort(out.begin(), out.end());
-  if (fs::exists(store, ec)) out.push_back(store);
-  return out;
-}
-
-int collect_matrix(const fs::path& dir, const std::vector<fs::path>& stores) {
-  const MatrixDef def = read_matrix_def(dir);
-  const std::vector<CellResult> cells = read_cells(dir, expand_grid(def.grid));
-  write_summary(dir, cells, stores);
-  fmt::print(stderr, "{}: summary in {}\n", render_progress_line(compute_progress(cells, unix_now(), def.parallel)),
-             (dir / "summary.txt").string());
-  return std::all_of(cells.begin(), cells.end(), [](const CellResult& c) { return c.state == CellState::Done; }) ? 0 : 1;
 }
 
 }  // namespace gpuwatch::matrix

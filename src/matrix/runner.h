@@ -22,17 +22,27 @@ struct RunnerOptions {
   // `matrix run-cell DIR INDEX` (a Slurm task): only this cell, unless it is
   // done already, and no summary.
   std::optional<std::size_t> only_cell;
+  // --slurm: the most tasks one job array may have (Slurm's MaxArraySize).
+  std::size_t slurm_max_array_size = 1001;
 };
 
-// Exit status: 0 when every cell succeeded, 1 when one did not, 128+N when
-// signal N stopped the matrix (130 for Ctrl-C). Throws GridError for a grid
-// or GPU request that cannot run here (a usage error), std::runtime_error
-// for the rest (the folder cannot be written, ...).
+// Exit status: 0 when every cell succeeded, 1 when one did not (failed,
+// interrupted, timed out), 128+N when signal N stopped the matrix (130 for
+// Ctrl-C). Throws GridError for a grid or GPU request that cannot run here
+// (a usage error), std::runtime_error for the rest (the folder cannot be
+// written, ...).
 int run_matrix(const RunnerOptions& options);
 
-// `matrix --slurm`: DIR/matrix.json and DIR/slurm.sbatch, nothing run.
-// Returns the script's path. Throws as run_matrix does.
-std::filesystem::path write_slurm_matrix(const RunnerOptions& options);
+struct SlurmScripts {
+  std::size_t cells = 0;
+  std::vector<std::filesystem::path> scripts;  // one job array each
+};
+
+// `matrix --slurm`: DIR/matrix.json and DIR/slurm.sbatch, nothing run; when
+// the cells are more than slurm_max_array_size, one script per array of at
+// most that many, DIR/slurm-1.sbatch, slurm-2.sbatch, ... Throws as
+// run_matrix does.
+SlurmScripts write_slurm_matrix(const RunnerOptions& options);
 
 // `matrix run-cell DIR INDEX`: the cell as the local runner runs it, its
 // run stored in DIR/stores/<hostname>.db. Exit status as run_matrix's for

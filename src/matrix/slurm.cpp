@@ -46,6 +46,13 @@ std::string shell_command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::vector<std::pair<std::size_t, std::size_t>> slurm_arrays(std::size_t cells, std::size_t max_array_size) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  const std::size_t per_array = std::max<std::size_t>(1, max_array_size);
+  for (std::size_t first = 0; first < cells; first += per_array) out.emplace_back(first, std::min(per_array, cells - first));
+  return out;
+}
+
 std::string render_slurm_script(const SlurmJob& job) {
   std::vector<std::string> names;
   std::vector<std::string> commands;
@@ -54,8 +61,9 @@ std::string render_slurm_script(const SlurmJob& job) {
     commands.push_back(shell_command_line(c.command));
   }
   std::string out = "#!/bin/bash\n";
-  out += fmt::format("# gpuwatch matrix: a Slurm job array, one task per cell of {}.\n", job.dir);
-  out += fmt::format("# Submit it with: sbatch {}/slurm.sbatch\n", shell_quote(job.dir));
+  out += fmt::format("# gpuwatch matrix: a Slurm job array, one task per cell of {} (cells {} to {}).\n", job.dir,
+                     job.first_cell, job.first_cell + std::max<std::size_t>(job.cells.size(), 1) - 1);
+  out += "# Submit it with sbatch (gpuwatch matrix --slurm printed how).\n";
   out += "# Then: gpuwatch matrix status DIR, and gpuwatch matrix collect DIR for the summary.\n";
   out += fmt::format("#SBATCH --job-name={}\n", job.job_name);
   out += fmt::format("#SBATCH --array=0-{}\n", job.cells.empty() ? 0 : job.cells.size() - 1);
@@ -70,17 +78,19 @@ std::string render_slurm_script(const SlurmJob& job) {
   out += "set -euo pipefail\n\n";
   out += fmt::format("GPUWATCH=${{GPUWATCH:-{}}}\n", shell_quote(job.exe));
   out += fmt::format("DIR={}\n", shell_quote(job.dir));
+  out += fmt::format("FIRST={}\n", job.first_cell);
   out += "# The cells by task index, and their commands (run-cell reads them from DIR/matrix.json).\n";
   out += bash_array("CELLS", names);
   out += bash_array("COMMANDS", commands);
   out +=
       "\n"
-      "task=${SLURM_ARRAY_TASK_ID:-}\n"
-      "if ! [[ $task =~ ^[0-9]+$ ]] || (( task >= ${#CELLS[@]} )); then\n"
-      "  echo \"gpuwatch matrix: SLURM_ARRAY_TASK_ID='$task' is no cell index (0-$(( ${#CELLS[@]} - 1 ))): submit with sbatch\" >&2\n"
+      "i=${SLURM_ARRAY_TASK_ID:-}\n"
+      "if ! [[ $i =~ ^[0-9]+$ ]] || (( i >= ${#CELLS[@]} )); then\n"
+      "  echo \"gpuwatch matrix: SLURM_ARRAY_TASK_ID='$i' is no task of this array (0-$(( ${#CELLS[@]} - 1 ))): submit with sbatch\" >&2\n"
       "  exit 2\n"
       "fi\n"
-      "echo \"gpuwatch matrix: task $task: cell ${CELLS[$task]}: ${COMMANDS[$task]}\"\n"
+      "task=$(( FIRST + i ))\n"
+      "echo \"gpuwatch matrix: task $task: cell ${CELLS[$i]}: ${COMMANDS[$i]}\"\n"
       "exec \"$GPUWATCH\" matrix run-cell \"$DIR\" \"$task\"\n";
   return out;
 }

@@ -16,7 +16,7 @@ namespace {
 
 namespace dom = simdjson::dom;
 
-constexpr std::string_view kStateNames[] = {"pending", "running", "done", "failed", "interrupted"};
+constexpr std::string_view kStateNames[] = {"pending", "running", "done", "failed", "interrupted", "timed_out"};
 
 void write_values(JsonWriter& w, const std::vector<std::pair<std::string, std::string>>& values) {
   w.key("values").begin_object();
@@ -77,7 +77,44 @@ std::optional<dom::object> parse_object(dom::parser& parser, std::string_view te
   return o;
 }
 
+void read_leftovers(dom::object o, CellResult& c) {
+  dom::array a;
+  if (o.at_key("leftover_processes").get(a) == simdjson::SUCCESS) {
+    for (dom::element e : a) {
+      dom::object p;
+      if (e.get(p) != simdjson::SUCCESS) continue;
+      c.leftovers.push_back({static_cast<std::uint32_t>(read_int(p, "pid").value_or(0)), read_string(p, "name"),
+                             read_string(p, "found_by"), read_string(p, "ended_by")});
+    }
+  }
+  if (o.at_key("gpu_processes_after").get(a) == simdjson::SUCCESS) {
+    for (dom::element e : a) {
+      dom::object p;
+      if (e.get(p) != simdjson::SUCCESS) continue;
+      c.gpu_processes_after.push_back({read_int(p, "gpu").value_or(0),
+                                       static_cast<std::uint32_t>(read_int(p, "pid").value_or(0)), read_string(p, "name")});
+    }
+  }
+}
+
 }  // namespace
+
+void write_leftovers(JsonWriter& w, const CellResult& cell) {
+  w.key("leftover_processes").begin_array();
+  for (const LeftoverProcess& p : cell.leftovers) {
+    w.begin_object().field("pid", static_cast<std::uint64_t>(p.pid)).field("name", p.name);
+    w.field("found_by", p.found_by).key("ended_by");
+    if (p.ended_by.empty()) w.null(); else w.value(p.ended_by);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("gpu_processes_after").begin_array();
+  for (const GpuProcessAfter& p : cell.gpu_processes_after) {
+    w.begin_object().field("gpu", p.gpu).field("pid", static_cast<std::uint64_t>(p.pid)).field("name", p.name);
+    w.end_object();
+  }
+  w.end_array();
+}
 
 std::string_view to_string(CellState s) { return kStateNames[static_cast<int>(s)]; }
 
@@ -131,6 +168,8 @@ std::string render_matrix_json(const MatrixDef& def) {
   w.field("gpus_per_cell", def.gpus_per_cell);
   w.field("interval_s", def.interval_s);
   w.field("store", def.store);
+  w.field("cell_timeout_s", def.cell_timeout_s);
+  w.field("stop_grace_s", def.stop_grace_s);
   w.end_object();
   out += '\n';
   return out;
@@ -167,6 +206,8 @@ MatrixDef parse_matrix_json(std::string_view text) {
   def.gpus_per_cell = read_int(*o, "gpus_per_cell");
   def.interval_s = read_number(*o, "interval_s").value_or(0.5);
   def.store = read_string(*o, "store");
+  def.cell_timeout_s = read_number(*o, "cell_timeout_s");
+  def.stop_grace_s = read_number(*o, "stop_grace_s").value_or(def.stop_grace_s);
   return def;
 }
 
@@ -190,6 +231,7 @@ std::string render_cell_json(const CellResult& cell) {
   w.field("duration_s", cell.duration_s);
   w.field("exit_status", cell.exit_status);
   w.field("failure", cell.failure);
+  write_leftovers(w, cell);
   w.end_object();
   out += '\n';
   return out;
@@ -223,6 +265,7 @@ std::optional<CellResult> parse_cell_json(std::string_view text) {
   c.duration_s = read_number(*o, "duration_s");
   c.exit_status = read_int(*o, "exit_status");
   c.failure = read_string(*o, "failure");
+  read_leftovers(*o, c);
   return c;
 }
 

@@ -67,7 +67,43 @@ std::string text_value(GroupColumn column, const std::optional<Spread>& s) {
   return fmt::format("{:.2f} ±{:.2f} ({:.2f}-{:.2f})", scaled(s->mean), scaled(s->std), scaled(s->min), scaled(s->max));
 }
 
+// What the cells left behind: the processes the matrix ended, and those
+// new on their GPUs that it could not prove were theirs.
+std::string render_left_behind_text(const MatrixSummary& s) {
+  std::string ended;
+  std::string on_gpus;
+  for (const CellResult* c : s.left_behind) {
+    if (!c->leftovers.empty()) ended += fmt::format("  {}: {}\n", c->name, describe_leftovers(*c));
+    if (!c->gpu_processes_after.empty()) on_gpus += fmt::format("  {}: {}\n", c->name, describe_gpu_processes_after(*c));
+  }
+  std::string out;
+  if (!ended.empty()) out += "\nprocesses cells left running when they ended (the matrix ended them):\n" + ended;
+  if (!on_gpus.empty()) {
+    out += "\nnew processes on cells' GPUs after they ended, not provably theirs (left running):\n" + on_gpus;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string describe_leftovers(const CellResult& cell) {
+  std::string out;
+  for (const LeftoverProcess& p : cell.leftovers) {
+    const std::string how = p.found_by == "session" ? "its session" : "left its session, found by its environment";
+    const std::string end = p.ended_by.empty() ? "still running: could not be ended" : p.ended_by;
+    out += fmt::format("{}{} {} ({}, {})", out.empty() ? "" : ", ", p.pid, p.name, how, end);
+  }
+  return out;
+}
+
+std::string describe_gpu_processes_after(const CellResult& cell) {
+  std::string out;
+  for (const GpuProcessAfter& p : cell.gpu_processes_after) {
+    out += fmt::format("{}GPU {}: {} {}", out.empty() ? "" : ", ", p.gpu, p.pid,
+                       p.name.empty() ? "(not visible here)" : p.name);
+  }
+  return out;
+}
 
 MatrixSummary build_summary(const std::vector<CellResult>& cells, const std::map<std::string, GroupValues>& run_values) {
   MatrixSummary s;
@@ -79,6 +115,7 @@ MatrixSummary build_summary(const std::vector<CellResult>& cells, const std::map
       it = std::prev(s.configs.end());
     }
     it->cells.push_back(&c);
+    if (!c.leftovers.empty() || !c.gpu_processes_after.empty()) s.left_behind.push_back(&c);
     if (c.state != CellState::Done) {
       s.unsuccessful.push_back(&c);
       continue;
@@ -109,6 +146,7 @@ std::string render_summary_text(const MatrixSummary& s) {
       out += fmt::format("  {:<12} {}: {}\n", to_string(c->state), c->name, describe(*c));
     }
   }
+  out += render_left_behind_text(s);
   return out;
 }
 
@@ -151,6 +189,13 @@ std::string render_summary_json(const MatrixSummary& s) {
   for (const CellResult* c : s.unsuccessful) {
     w.begin_object().field("cell", c->name).field("state", to_string(c->state));
     w.field("exit_status", c->exit_status).field("reason", describe(*c)).end_object();
+  }
+  w.end_array();
+  w.key("left_behind").begin_array();
+  for (const CellResult* c : s.left_behind) {
+    w.begin_object().field("cell", c->name);
+    write_leftovers(w, *c);
+    w.end_object();
   }
   w.end_array();
   w.end_object();

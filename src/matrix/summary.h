@@ -28,8 +28,16 @@ struct ConfigSummary {
 
 struct MatrixSummary {
   std::vector<ConfigSummary> configs;         // grid order
-  std::vector<const CellResult*> unsuccessful; // failed, interrupted, pending, running
+  std::vector<const CellResult*> unsuccessful; // failed, interrupted, timed out, pending, running
+  // Cells that left processes behind, or new processes on their GPUs.
+  std::vector<const CellResult*> left_behind;
 };
+
+// One line for a person: "1234 sleep (its session, SIGTERM), 1240 sleep (left
+// its session, found by its environment, SIGKILL)"; "" when there were none.
+std::string describe_leftovers(const CellResult& cell);
+// "GPU 0: 4321 python, GPU 1: 99 (not visible here)"; "" when none.
+std::string describe_gpu_processes_after(const CellResult& cell);
 
 // `cells` must outlive the summary. `run_values`: by run id.
 MatrixSummary build_summary(const std::vector<CellResult>& cells, const std::map<std::string, GroupValues>& run_values);

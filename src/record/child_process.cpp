@@ -58,8 +58,8 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   std::vector<char*> env;
   for (auto& e : env_strings) env.push_back(e.data());
   env.push_back(nullptr);
-  const bool take_terminal =
-      output.may_take_terminal && isatty(STDIN_FILENO) != 0 && tcgetpgrp(STDIN_FILENO) == getpgrp();
+  const bool take_terminal = output.may_take_terminal && !output.new_session && isatty(STDIN_FILENO) != 0 &&
+                             tcgetpgrp(STDIN_FILENO) == getpgrp();
 
   const pid_t pid = fork();
   if (pid < 0) {
@@ -69,7 +69,11 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   }
   if (pid == 0) {
     close(fds[0]);
-    setpgid(0, 0);
+    if (output.new_session) {
+      setsid();
+    } else {
+      setpgid(0, 0);
+    }
     if (take_terminal) {
       signal(SIGTTOU, SIG_IGN);
       tcsetpgrp(STDIN_FILENO, getpid());
@@ -87,8 +91,10 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
     (void)ignored;
     _exit(127);
   }
-  // Also from the parent, so there is no window where the group does not exist yet.
-  setpgid(pid, pid);
+  // Also from the parent, so there is no window where the group does not
+  // exist yet; not for a new session, which setsid makes (a group leader
+  // could not call it).
+  if (!output.new_session) setpgid(pid, pid);
   // The child may already have taken the terminal (under load it often runs
   // first): the recorder is then a background group.
   if (take_terminal) give_terminal_to(pid);

@@ -33,6 +33,11 @@ struct ChildOutput {
   int stdout_fd = -1;
   int stderr_fd = -1;
   bool may_take_terminal = true;  // false for helpers that run side by side (bench workers)
+  // A session of its own (setsid) rather than only a process group: every
+  // process it starts stays in that session unless it calls setsid itself,
+  // so the session id (the child's pid) finds them all when the child is
+  // gone (matrix cells). No controlling terminal: may_take_terminal is moot.
+  bool new_session = false;
 };
 
 class ChildProcess {

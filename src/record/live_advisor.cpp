@@ -120,12 +120,9 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
     stored.push_back(Event{time, c.advisory.device_index, "advisory", advisory_event_message(c)});
   }
 
-  // Utilization first: it is what the GPUs waste; a small batch is one cause.
-  std::vector<const Advisory*> underuse;
-  for (const Advisory& a : current_) {
-    if (options_.kill_rules.acts_on(a)) underuse.push_back(&a);
-  }
-  std::stable_partition(underuse.begin(), underuse.end(), [](const Advisory* a) { return a->id.starts_with("util."); });
+  std::vector<int> recorded_gpus;
+  for (const DeviceSeries& d : window_.devices) recorded_gpus.push_back(d.info.index);
+  const std::vector<const Advisory*> underuse = acting_underuse(current_, options_.kill_rules, report.job_gpus, recorded_gpus);
   // Judged on other GPUs now (the command showed on one): the clock restarts.
   if (report.job_gpus != judged_) underuse_since_mono_ns_.reset();
   judged_ = report.job_gpus;

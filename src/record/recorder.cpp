@@ -38,6 +38,7 @@
 #include "render/plot/plot.h"
 #include "render/report.h"
 #include "render/seed_files.h"
+#include "render/terminal_text.h"
 #include "record/run_name.h"
 #include "store/stored_columns.h"
 
@@ -420,14 +421,14 @@ int run_record(const RecordOptions& o) {
       const std::string text = render_report_text(report);
       if (o.summary) {
         const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
-        std::fprintf(stderr, "\n%s", shown.c_str());
+        write_terminal_text(stderr, "\n" + shown);
       }
       if (o.output_dir || o.compare_with) {
         const RunData data = store->load(stored);
         if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
         if (o.compare_with) {
           const std::array<RunData, 2> pair{*o.compare_with, data};
-          std::fprintf(stderr, "\n%s", render_compare_text(compare_runs(pair, CompareOptions{})).c_str());
+          write_terminal_text(stderr, "\n" + render_compare_text(compare_runs(pair, CompareOptions{})));
         }
       }
     }

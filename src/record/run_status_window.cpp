@@ -25,7 +25,7 @@ RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, con
   // A leak shows across epochs: the whole run's memory, when it has them.
   std::vector<EpochPeak> epochs;
   const auto epoch_events =
-      std::count_if(now.events.begin(), now.events.end(), [](const Event& e) { return e.kind == "epoch"; });
+      std::count_if(now.events.begin(), now.events.end(), [](const Event& e) { return e.kind == "epoch" && !e.message.empty(); });
   if (epoch_events > config.leak_min_epochs) {
     LoadOptions memory;
     memory.metrics = std::vector<DeviceMetric>{DeviceMetric::MemUsedBytes};

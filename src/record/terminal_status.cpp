@@ -1,7 +1,10 @@
 #include "record/terminal_status.h"
 
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <fmt/format.h>
 
@@ -17,11 +20,25 @@ bool window_size(std::FILE* out, winsize& ws) {
 constexpr const char* kSaveCursor = "\x1b" "7";
 constexpr const char* kRestoreCursor = "\x1b" "8";
 
+// The command's group has the terminal, so SIGWINCH goes to it, not to us:
+// the size is asked for instead, often enough that a command printing a
+// line every few hundredths of a second does not reach the stale status row
+// (its second line after a resize would be written over it, and glued to its
+// remains).
+constexpr std::chrono::milliseconds kResizeCheck{20};
+
 }  // namespace
 
-TerminalStatusLine::TerminalStatusLine(std::FILE* out) : out_(out) {}
+TerminalStatusLine::TerminalStatusLine(std::FILE* out)
+    : out_(out), resize_watcher_([this] { watch_resizes(); }) {}
 
 TerminalStatusLine::~TerminalStatusLine() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  resize_watcher_.join();
   if (reserved_rows_ == 0) return;
   // The whole screen scrolls again; the status row is cleared.
   write(fmt::format("{}\x1b[r\x1b[{};1H\x1b[2K{}", kSaveCursor, reserved_rows_, kRestoreCursor));
@@ -37,21 +54,36 @@ std::size_t TerminalStatusLine::width() const {
   return window_size(out_, ws) ? ws.ws_col : 80;
 }
 
+// Takes the bottom row away from the scrolling region. The cursor must end
+// inside the region, or the command's next lines are written over the status
+// row and lost (issue 22: after a resize, the terminal had reset the region
+// and the cursor sat on the new bottom row). IND (ESC D) moves the cursor
+// down a row, scrolling the screen when it is on the bottom one, without
+// moving it to the first column as "\n" on a terminal does. Everything from
+// there down is cleared: below the cursor there is no output of the
+// command's, only blank rows or the old status row wherever the resize put
+// it, which the command's next lines would otherwise be glued to. Setting
+// the region sends the cursor home, so it is saved and restored around it;
+// then it goes back up the row IND took.
 void TerminalStatusLine::reserve(int rows) {
-  if (reserved_rows_ == 0) {
-    // A new line first, so that the cursor's row is not the one taken away,
-    // then the region above the last row, and the cursor back where it was.
-    write(fmt::format("\n{}\x1b[1;{}r{}\x1b[1A", kSaveCursor, rows - 1, kRestoreCursor));
-  } else {
-    // Resized: the old status row may now be anywhere; clear it and set the
-    // region for the new height.
-    write(fmt::format("{}\x1b[{};1H\x1b[2K\x1b[1;{}r{}", kSaveCursor, std::min(reserved_rows_, rows), rows - 1,
-                      kRestoreCursor));
-  }
+  write(fmt::format("\x1b" "D\x1b[2K\x1b[J{}\x1b[1;{}r{}\x1b[1A", kSaveCursor, rows - 1, kRestoreCursor));
   reserved_rows_ = rows;
 }
 
+void TerminalStatusLine::watch_resizes() {
+  pthread_setname_np(pthread_self(), "gw-resize");
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, kResizeCheck, [this] { return stopping_; })) {
+    if (reserved_rows_ == 0) continue;  // nothing drawn yet
+    const int now_rows = rows();
+    // The region is set again and the row below the cursor cleared; the
+    // line itself is drawn at the next refresh.
+    if (now_rows >= 2 && now_rows != reserved_rows_) reserve(now_rows);
+  }
+}
+
 void TerminalStatusLine::draw(const std::string& line) {
+  std::lock_guard lock(mutex_);
   const int now_rows = rows();
   if (now_rows < 2) {
     // Too small, or not saying: the line in place, as a plain terminal gets it.

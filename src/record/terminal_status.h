@@ -1,12 +1,16 @@
 // The status line on a terminal, kept on its bottom row: the rows above it
 // become the terminal's scrolling region, so the command's own output scrolls
 // there and never runs into the line (as apt's progress bar does). Follows
-// resizes; gives the terminal back whole when destroyed.
+// resizes within a few hundredths of a second; gives the terminal back whole
+// when destroyed.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace gpuwatch {
 
@@ -26,11 +30,16 @@ class TerminalStatusLine {
  private:
   // Rows of the terminal now (0 when it does not say).
   [[nodiscard]] int rows() const;
-  void reserve(int rows);
+  void reserve(int rows);  // with mutex_ held
   void write(const std::string& text);
+  void watch_resizes();
 
   std::FILE* out_;
+  std::mutex mutex_;
   int reserved_rows_ = 0;  // the terminal's height when the region was set; 0: none set
+  bool stopping_ = false;
+  std::condition_variable wake_;
+  std::thread resize_watcher_;
 };
 
 }  // namespace gpuwatch

@@ -22,7 +22,9 @@ std::string head(const Advisory& a, std::string_view tag) {
 }
 
 std::string block(const Advisory& a, std::string_view tag, std::string_view note = {}) {
-  std::string out = wrap_text(fmt::format("{}{}: {}", head(a, tag), note, a.summary), kTextReportWidth, "", "    ");
+  const std::string cause = a.explained_by ? fmt::format(" (explained by {})", to_string(*a.explained_by)) : "";
+  std::string out =
+      wrap_text(fmt::format("{}{}{}: {}", head(a, tag), note, cause, a.summary), kTextReportWidth, "", "    ");
   if (!a.evidence.empty()) {
     std::string evidence = "evidence:";
     for (std::size_t i = 0; i < a.evidence.size(); ++i) {
@@ -31,6 +33,11 @@ std::string block(const Advisory& a, std::string_view tag, std::string_view note
     out += wrap_text(evidence, kTextReportWidth, "    ", "      ");
   }
   if (!a.suggestion.empty()) out += wrap_text("suggestion: " + a.suggestion, kTextReportWidth, "    ", "      ");
+  if (!a.explains.empty()) {
+    std::string explains = "explains:";
+    for (std::size_t i = 0; i < a.explains.size(); ++i) explains += (i == 0 ? " " : ", ") + to_string(a.explains[i]);
+    out += wrap_text(explains, kTextReportWidth, "    ", "      ");
+  }
   return out;
 }
 
@@ -50,6 +57,22 @@ void write_fields(JsonWriter& w, const Advisory& a) {
   w.end_array();
   w.field("suggestion", a.suggestion);
   w.field("underuse", a.underuse);
+  w.field("action", a.action);
+  auto write_ref = [&w](const AdvisoryRef& r) {
+    w.begin_object();
+    w.field("id", r.id);
+    w.field("device", r.device_index);
+    w.end_object();
+  };
+  w.key("explains").begin_array();
+  for (const AdvisoryRef& r : a.explains) write_ref(r);
+  w.end_array();
+  w.key("explained_by");
+  if (a.explained_by) {
+    write_ref(*a.explained_by);
+  } else {
+    w.null();
+  }
 }
 
 }  // namespace

@@ -22,7 +22,8 @@ std::string advisories_text(std::span<const Advisory> advisories);
 // cleared ones as one line "[cleared] memory.leak GPU 0".
 std::string advisory_changes_text(std::span<const AdvisoryChange> changes);
 
-// [ {id, severity, device (or null), summary, evidence: [{name, value, unit}], suggestion, underuse} ]
+// [ {id, severity, device (or null), summary, evidence: [{name, value, unit}], suggestion, underuse,
+//    action, explains: [{id, device}], explained_by: {id, device} or null} ]
 void write_advisories_json(JsonWriter& w, std::span<const Advisory> advisories);
 // [ {change: "appeared"|"severity_changed"|"cleared", previous_severity (or null), and the
 //    advisory's fields as above} ]

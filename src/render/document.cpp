@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "render/table.h"
+#include "render/terminal_text.h"
 
 #include "core/text_width.h"
 
@@ -32,10 +33,18 @@ std::string folded(const std::string& text, std::string_view indent, std::string
 
 }  // namespace
 
-void Document::title(std::string text) { blocks_.push_back({Kind::Title, std::move(text), {}}); }
-void Document::heading(std::string text) { blocks_.push_back({Kind::Heading, std::move(text), {}}); }
-void Document::line(std::string text) { blocks_.push_back({Kind::Line, std::move(text), {}}); }
-void Document::table(TextTable table) { blocks_.push_back({Kind::Table, {}, std::move(table)}); }
+// Kept terminal_safe from the start: both formats measure and show the
+// escaped text, and no builder can forget it.
+void Document::title(std::string text) { blocks_.push_back({Kind::Title, terminal_safe(text), {}}); }
+void Document::heading(std::string text) { blocks_.push_back({Kind::Heading, terminal_safe(text), {}}); }
+void Document::line(std::string text) { blocks_.push_back({Kind::Line, terminal_safe(text), {}}); }
+void Document::table(TextTable table) {
+  for (std::string& cell : table.header) cell = terminal_safe(cell);
+  for (auto& row : table.rows) {
+    for (std::string& cell : row) cell = terminal_safe(cell);
+  }
+  blocks_.push_back({Kind::Table, {}, std::move(table)});
+}
 
 std::string Document::to_text() const {
   std::string out;

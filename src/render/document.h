@@ -2,6 +2,7 @@
 // once by a report builder and rendered as aligned text for a terminal or as
 // Markdown for a pull request or notebook. Keeps the two formats from
 // drifting apart and keeps layout (column widths) out of the builders.
+// Every text it is given is kept terminal_safe (render/terminal_text.h).
 #pragma once
 
 #include <string>

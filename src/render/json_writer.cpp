@@ -5,11 +5,15 @@
 #include <fmt/format.h>
 
 #include "core/utf8.h"
+#include "render/terminal_text.h"
 
 namespace gpuwatch {
 
 // Process names and argv are bytes, not text (comm is cut at 15 bytes, maybe
 // inside a character): invalid UTF-8 becomes U+FFFD so the JSON stays valid.
+// What a terminal would act on (controls, DEL, C1, bidi overrides) is
+// written as \u escapes, so that JSON printed to a terminal is as safe as
+// text (render/terminal_text.h); a JSON reader gets the same string back.
 std::string json_quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);
@@ -18,7 +22,11 @@ std::string json_quote(std::string_view s) {
     const char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {
       if (const std::size_t n = utf8_sequence_length(s, i)) {
-        out.append(s.substr(i, n));
+        if (const char32_t cp = utf8_decode(s, i, n); is_unsafe_on_terminal(cp)) {
+          out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
+        } else {
+          out.append(s.substr(i, n));
+        }
         i += n - 1;
       } else {
         out += kReplacementCharacter;
@@ -32,7 +40,7 @@ std::string json_quote(std::string_view s) {
       case '\r': out += "\\r"; break;
       case '\t': out += "\\t"; break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (is_unsafe_on_terminal(static_cast<unsigned char>(c))) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
         } else {
           out.push_back(c);

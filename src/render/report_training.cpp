@@ -51,6 +51,10 @@ void add_training(Document& doc, const RunReport& r) {
     progress += fmt::format("{}{} more mark{} not stored (too many, too fast)", progress.empty() ? "" : ", ",
                             t.marks_dropped, t.marks_dropped == 1 ? "" : "s");
   }
+  if (t.logs_dropped > 0) {
+    progress += fmt::format("{}{} log message{} not stored (too many different names)", progress.empty() ? "" : ", ",
+                            t.logs_dropped, t.logs_dropped == 1 ? "" : "s");
+  }
   if (t.model_params) {
     progress += fmt::format("{}model {} parameters", progress.empty() ? "" : ", ", human_count(*t.model_params));
   }
@@ -124,6 +128,7 @@ void write_training(JsonWriter& w, const RunReport& r) {
   w.field("epochs", static_cast<std::uint64_t>(t.epochs));
   w.field("marks", static_cast<std::uint64_t>(t.marks));
   w.field("marks_dropped", static_cast<std::uint64_t>(t.marks_dropped));
+  w.field("logs_dropped", static_cast<std::uint64_t>(t.logs_dropped));
   w.field("model_params", t.model_params);
   w.key("scalars").begin_array();
   for (const ScalarSummary& s : t.scalars) {

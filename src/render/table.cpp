@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "core/utf8.h"
+#include "render/terminal_text.h"
 
 namespace gpuwatch {
 
@@ -47,16 +48,30 @@ std::string pad(const std::string& text, std::size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
+// The header and the rows, every cell terminal_safe: escaped before it is
+// measured, so that an escaped name is padded by what it shows.
+std::vector<std::vector<std::string>> safe_cells(const Table& table) {
+  std::vector<std::vector<std::string>> lines;
+  lines.reserve(table.rows.size() + 1);
+  std::vector<std::string> header;
+  for (const TableColumn& col : table.columns) header.push_back(terminal_safe(col.header));
+  lines.push_back(std::move(header));
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (std::size_t c = 0; c < table.columns.size(); ++c) cells.push_back(c < row.size() ? terminal_safe(row[c]) : "");
+    lines.push_back(std::move(cells));
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string render_text_table(const Table& table, std::size_t max_width, std::string_view indent) {
   const std::size_t n = table.columns.size();
+  const auto lines = safe_cells(table);
   std::vector<std::size_t> widths(n, 0);
-  for (std::size_t c = 0; c < n; ++c) {
-    widths[c] = display_width(table.columns[c].header);
-    for (const auto& row : table.rows) {
-      if (c < row.size()) widths[c] = std::max(widths[c], display_width(row[c]));
-    }
+  for (const auto& cells : lines) {
+    for (std::size_t c = 0; c < n; ++c) widths[c] = std::max(widths[c], display_width(cells[c]));
   }
   const auto total = [&] {
     return display_width(indent) + std::accumulate(widths.begin(), widths.end(), std::size_t{0}) +
@@ -79,7 +94,7 @@ std::string render_text_table(const Table& table, std::size_t max_width, std::st
     std::vector<std::vector<std::string>> folded(n);
     std::size_t height = 1;
     for (std::size_t c = 0; c < n; ++c) {
-      const std::string cell = c < cells.size() ? cells[c] : std::string();
+      const std::string& cell = cells[c];
       folded[c] = table.columns[c].wrap ? fold(cell, widths[c]) : std::vector<std::string>{cut(cell, widths[c])};
       height = std::max(height, folded[c].size());
     }
@@ -96,15 +111,14 @@ std::string render_text_table(const Table& table, std::size_t max_width, std::st
       out += text + "\n";
     }
   };
-  std::vector<std::string> headers;
-  for (const TableColumn& col : table.columns) headers.push_back(col.header);
-  line(headers);
-  for (const auto& row : table.rows) line(row);
+  for (const auto& cells : lines) line(cells);
   return out;
 }
 
 std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_indent,
                       std::string_view indent) {
+  const std::string safe = terminal_safe(text);  // measured as it is shown
+  text = safe;
   // Words, with a short word after a number kept on its line ("7.5 %",
   // "2.70 GiB", "12 s)"): a unit alone at the start of a line reads badly.
   std::vector<std::string> words;
@@ -146,7 +160,7 @@ std::string wrap_text(std::string_view text, std::size_t width, std::string_view
 
 std::string markdown_cell(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : terminal_safe(text)) {
     if (c == '|') out += '\\';
     out.push_back(c);
   }

@@ -34,17 +34,19 @@ struct Table {
 };
 
 // Columns separated by `gap` spaces, each line starting with `indent`, and at
-// most `max_width` columns wide when shrinkable columns allow it.
+// most `max_width` columns wide when shrinkable columns allow it. Cells are
+// shown terminal_safe (render/terminal_text.h): a control character in a name
+// is escaped, never acted on.
 std::string render_text_table(const Table& table, std::size_t max_width = kTextReportWidth,
                               std::string_view indent = "");
 
 // Prose folded at spaces into lines of at most `width` columns (a longer
 // word stands alone), the first line starting with `first_indent`, the
-// others with `indent`; ends with a newline.
+// others with `indent`; ends with a newline. Shown terminal_safe.
 std::string wrap_text(std::string_view text, std::size_t width, std::string_view first_indent,
                       std::string_view indent);
 
-// A markdown table cell's text: '|' escaped.
+// A markdown table cell's text: terminal_safe, and '|' escaped.
 std::string markdown_cell(const std::string& text);
 
 // GitHub-flavoured markdown; '|' in cells is escaped.

@@ -164,6 +164,15 @@ ALTER TABLE processes ADD COLUMN gpu_percent_sum REAL;
 ALTER TABLE processes ADD COLUMN gpu_percent_reads INTEGER;
 )sql";
 
+// The byte of the store file the recorder holds locked while it lives
+// (store/recorder_lock.h): with it, a run is recording exactly while the
+// lock is held, whatever the recorder's PID namespace. NULL for runs
+// recorded before, and where the file system offers no such lock; those are
+// told by pid and heartbeat. Readable by this build's readers as step 3.
+constexpr std::string_view kRecorderLock = R"sql(
+ALTER TABLE runs ADD COLUMN recorder_lock INTEGER;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
     Migration{2, kSchemaRollups, true},
@@ -171,6 +180,7 @@ constexpr std::array kMigrations{
     Migration{4, kSlowInterval, true},
     Migration{5, kJob, true},
     Migration{6, kProcessGpuUse, true},
+    Migration{7, kRecorderLock, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

@@ -1,5 +1,7 @@
 #include "store/sqlite_util.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 #include "store/store.h"
@@ -11,8 +13,11 @@ Db open(const std::string& name, int flags, const std::filesystem::path& path) {
   const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   Db db(raw);
   if (rc != SQLITE_OK) {
+    // The system's reason ("Permission denied") says more than SQLite's
+    // ("unable to open database file").
+    const int err = raw ? sqlite3_system_errno(raw) : 0;
     throw StoreError(fmt::format("cannot open the run store {}: {}", path.string(),
-                                 raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+                                 err != 0 ? std::strerror(err) : raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, kBusyTimeoutMs);

@@ -1,9 +1,12 @@
 // Opening the store, locating it, and telling live recorders from dead ones.
 #include "store/store.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <random>
 #include <system_error>
@@ -13,6 +16,7 @@
 
 #include "backends/backend.h"
 #include "core/host_name.h"
+#include "store/recorder_lock.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
 
@@ -52,12 +56,13 @@ HostIdentity HostIdentity::current() {
   return id;
 }
 
-bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t now_wall_ns) {
-  if (run.host.empty() || run.host != here.host) {
-    return run.heartbeat_wall_ns > 0 && now_wall_ns - run.heartbeat_wall_ns < kRemoteHeartbeatTimeoutNs;
-  }
-  // After a reboot the pid may belong to anything.
+bool recorder_alive(const RunInfo& run, RecorderLock lock, const HostIdentity& here, std::int64_t now_wall_ns) {
+  if (lock != RecorderLock::Unknown) return lock == RecorderLock::Held;
+  const bool fresh = run.heartbeat_wall_ns > 0 && now_wall_ns - run.heartbeat_wall_ns < kHeartbeatTimeoutNs;
+  if (run.host.empty() || run.host != here.host) return fresh;
+  // After a reboot the pid may belong to anything, and the recorder is gone.
   if (!run.recorder_boot_id.empty() && !here.boot_id.empty() && run.recorder_boot_id != here.boot_id) return false;
+  if (fresh) return true;  // its pid may be another PID namespace's
   if (run.recorder_pid <= 0 || run.recorder_pid > kMaxPid) return false;
   return process_alive(here.procfs_root,
                        {static_cast<std::uint32_t>(run.recorder_pid), run.recorder_start_ticks});
@@ -96,11 +101,27 @@ bool wal_in_use(const std::filesystem::path& path) {
   return std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0;
 }
 
+// A folder named where a store file belongs (--store, GPUWATCH_STORE):
+// SQLite would call it a "disk I/O error".
+void refuse_folder(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw StoreError(fmt::format("the run store {} is a folder; name a store file (such as {}) instead",
+                                 path.string(), (path / "runs.db").string()));
+  }
+}
+
+std::string why_not(int err) { return std::strerror(err); }
+
 sql::Db open_read_only(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
     throw StoreError(fmt::format("no run store at {}: nothing recorded yet (record a run, or pass --store)",
                                  path.string()));
+  }
+  refuse_folder(path);
+  if (::access(path.c_str(), R_OK) != 0) {
+    throw StoreError(fmt::format("cannot read the run store {}: {}", path.string(), why_not(errno)));
   }
   sql::Db db = sql::open(path.string(), SQLITE_OPEN_READONLY, path);
   int rc = SQLITE_OK;
@@ -125,15 +146,52 @@ sql::Db open_read_only(const std::filesystem::path& path) {
                                                 : ""));
 }
 
-sql::Db open_for_write(const std::filesystem::path& path) {
+// SQLite creates the -wal and -shm files beside the store when they are not
+// there: the folder must let this user create files, or SQLite fails with
+// "unable to open database file".
+void check_folder_writable(const std::filesystem::path& path) {
+  std::error_code ec;
+  const bool companions = std::filesystem::exists(path.string() + "-wal", ec) &&
+                          std::filesystem::exists(path.string() + "-shm", ec);
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  if (!companions && ::access(folder.c_str(), W_OK | X_OK) != 0) {
+    throw StoreError(fmt::format("cannot write the run store {}: its folder {} does not let this user create the "
+                                 "store's -wal and -shm files ({})",
+                                 path.string(), folder.string(), why_not(errno)));
+  }
+}
+
+// Checks, before SQLite is asked, what would keep a writer from the store at
+// `path`, and creates the file when it is not there: owner-only (0600),
+// since runs hold command lines and environments; SQLite gives the -wal and
+// -shm files the store's mode.
+void prepare_for_write(const std::filesystem::path& path) {
+  refuse_folder(path);
   std::error_code ec;
   if (path.has_parent_path()) {
     std::filesystem::create_directories(path.parent_path(), ec);
     if (ec) {
-      throw StoreError(fmt::format("cannot create {} for the run store: {}", path.parent_path().string(),
-                                   ec.message()));
+      throw StoreError(fmt::format("cannot create the folder {} for the run store {}: {}",
+                                   path.parent_path().string(), path.string(), ec.message()));
     }
   }
+  if (std::filesystem::exists(path, ec)) {
+    if (::access(path.c_str(), R_OK | W_OK) != 0) {
+      throw StoreError(fmt::format("cannot write the run store {}: {}", path.string(), why_not(errno)));
+    }
+  } else {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+    if (fd >= 0) {
+      adopt_store_descriptor(fd);  // kept open: see recorder_lock.h
+    } else if (errno != EEXIST) {  // another writer made it first: its mode stands
+      throw StoreError(fmt::format("cannot create the run store {}: {}", path.string(), why_not(errno)));
+    }
+  }
+  check_folder_writable(path);
+}
+
+sql::Db open_for_write(const std::filesystem::path& path) {
+  prepare_for_write(path);
   sql::Db db = sql::open(path.string(), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, path);
   // SQLite silently falls back to read-only for a file we may not write.
   if (sqlite3_db_readonly(db.get(), "main") == 1) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/procfs/process_identity.h"
+#include "store/recorder_lock.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
 
@@ -43,15 +44,20 @@ struct HostIdentity {
   static HostIdentity current();
 };
 
-// A recorder on another host cannot be asked; its heartbeat must be this
-// fresh for its run to count as recording.
-inline constexpr std::int64_t kRemoteHeartbeatTimeoutNs = 10'000'000'000;
+// A recorder that took no lock and cannot be asked by its pid (another
+// host, or a pid that names nothing or another process here, as a
+// recorder's in another PID namespace does) counts as alive while its
+// heartbeat, written at least once a second, is this fresh.
+inline constexpr std::int64_t kHeartbeatTimeoutNs = 10'000'000'000;
 
-// Whether the recorder of `run` may still be writing it: same host and boot,
-// and its pid is still the process that started at the stored start time
-// (a SIGKILLed recorder's pid may have been reused); on another host, a
-// heartbeat younger than the timeout.
-bool recorder_alive(const RunInfo& run, const HostIdentity& here, std::int64_t now_wall_ns);
+// Whether the recorder of `run` may still be writing it. Its lock decides
+// when it took one and the lock could be asked (`lock` Held or Free: proof
+// either way). Otherwise (runs recorded before locks, or `lock` Unknown): on
+// this host and boot, alive while its pid is still the process that started
+// at the stored start time (a SIGKILLed recorder's pid may have been reused)
+// or its heartbeat is fresh; after a reboot, dead; on another host, alive
+// while its heartbeat is fresh.
+bool recorder_alive(const RunInfo& run, RecorderLock lock, const HostIdentity& here, std::int64_t now_wall_ns);
 
 struct Store::Impl {
   std::filesystem::path path;
@@ -66,6 +72,8 @@ struct Store::Impl {
   // False before schema 5 (read-only): no job_* columns.
   bool runs_have_job = true;
   bool processes_have_gpu_use = true;
+  // False before schema 7 (read-only): no recorder_lock column.
+  bool runs_have_lock = true;
   HostIdentity here = HostIdentity::current();
 
   // Serialises use of the connection and its cached statements.
@@ -73,6 +81,9 @@ struct Store::Impl {
 
   // The run being recorded; guarded by db_mutex.
   std::optional<std::int64_t> active_row;
+  // The lock that proves this process records it (recorder_lock.h), held
+  // from before its row is visible until its end is stored.
+  std::optional<HeldRecorderLock> run_lock;
 
   // What the next flush() writes. Filled by cheap, lock-and-push calls.
   struct Pending {
@@ -138,7 +149,10 @@ struct Store::Impl {
   // store_read.cpp; callers hold db_mutex.
   // SELECT ... FROM runs <tail>; `bind` fills the tail's parameters.
   std::vector<RunInfo> query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind = {});
-  void settle_liveness(std::vector<RunInfo>& runs);
+  // `locks`: each run's recorder_lock byte, when it has one.
+  void settle_liveness(std::vector<RunInfo>& runs, const std::vector<std::optional<std::int64_t>>& locks);
+  // The row's status and end as stored now (only those fields filled).
+  std::optional<RunInfo> reread_run(std::int64_t row_id);
   // Which columns of later schema steps the runs table has.
   void find_optional_columns();
   RunData load_locked(const RunInfo& run, const LoadOptions& options);

@@ -7,6 +7,7 @@
 
 #include "store/chunk_codec.h"
 #include "store/command_json.h"
+#include "store/recorder_lock.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
 
@@ -21,9 +22,10 @@ constexpr std::string_view kRunColumns = R"sql(
 // Columns later schema steps added; a reader of an older store selects NULL
 // in their place.
 constexpr std::string_view kOptionalRunColumns[] = {
-    "recorder_start_ticks", "slow_interval_s", "job_id",         "job_source",    "job_rank",
-    "job_local_rank",       "job_world_size",  "job_node_rank", "job_node_count"};
+    "recorder_start_ticks", "slow_interval_s", "job_id",         "job_source",     "job_rank",
+    "job_local_rank",       "job_world_size",  "job_node_rank", "job_node_count", "recorder_lock"};
 constexpr int kFirstJobColumn = 26;
+constexpr int kRecorderLockColumn = 33;
 
 std::optional<int> opt_int(const sql::Stmt& q, int c) {
   if (q.is_null(c)) return std::nullopt;
@@ -178,7 +180,7 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
   std::string select(kRunColumns);
   const bool j = runs_have_job;
-  const bool present[] = {runs_have_start_ticks, runs_have_slow_interval, j, j, j, j, j, j, j};
+  const bool present[] = {runs_have_start_ticks, runs_have_slow_interval, j, j, j, j, j, j, j, runs_have_lock};
   static_assert(std::size(present) == std::size(kOptionalRunColumns));
   for (std::size_t c = 0; c < std::size(kOptionalRunColumns); ++c) {
     select += c == 0 ? "" : ", ";
@@ -188,8 +190,12 @@ std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::f
   sql::Stmt q(db.get(), select + std::string(tail));
   if (bind) bind(q);
   std::vector<RunInfo> out;
-  while (q.step()) out.push_back(run_from_row(q));
-  settle_liveness(out);
+  std::vector<std::optional<std::int64_t>> locks;
+  while (q.step()) {
+    out.push_back(run_from_row(q));
+    locks.push_back(q.opt_int64(kRecorderLockColumn));
+  }
+  settle_liveness(out, locks);
   return out;
 }
 
@@ -198,21 +204,47 @@ void Store::Impl::find_optional_columns() {
   runs_have_slow_interval = has_column(db.get(), "runs", "slow_interval_s");
   runs_have_job = has_column(db.get(), "runs", "job_id");
   processes_have_gpu_use = has_column(db.get(), "processes", "max_gpu_percent");
+  runs_have_lock = has_column(db.get(), "runs", "recorder_lock");
 }
 
-void Store::Impl::settle_liveness(std::vector<RunInfo>& runs) {
+std::optional<RunInfo> Store::Impl::reread_run(std::int64_t row_id) {
+  // Not through query_runs: its liveness check is what called this.
+  sql::Stmt q(db.get(), "SELECT status, end_wall_ns, end_reason FROM runs WHERE id = ?");
+  q.bind(1, row_id);
+  if (!q.step()) return std::nullopt;
+  RunInfo r;
+  r.status = run_status_from_db(q.text(0));
+  r.end_wall_ns = q.opt_int64(1);
+  r.end_reason = q.text(2);
+  return r;
+}
+
+void Store::Impl::settle_liveness(std::vector<RunInfo>& runs, const std::vector<std::optional<std::int64_t>>& locks) {
   const std::int64_t wall = now().wall_ns;
-  for (RunInfo& r : runs) {
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    RunInfo& r = runs[i];
     if (r.status != RunStatus::Recording || r.row_id == active_row) continue;
-    if (recorder_alive(r, here, wall)) continue;
+    const RecorderLock lock = locks[i] ? probe_recorder_lock(path, *locks[i]) : RecorderLock::Unknown;
+    if (recorder_alive(r, lock, here, wall)) continue;
+    if (lock == RecorderLock::Free) {
+      // A recorder gives its lock back once the run's end is stored: the
+      // row read before that may be stale rather than the recorder dead.
+      if (const auto now_stored = reread_run(r.row_id); now_stored && now_stored->status != RunStatus::Recording) {
+        r.status = now_stored->status;
+        r.end_wall_ns = now_stored->end_wall_ns;
+        r.end_reason = now_stored->end_reason;
+        continue;
+      }
+    }
     r.status = RunStatus::Interrupted;
     if (r.end_reason.empty()) r.end_reason = "interrupted";
     // The last commit is the best estimate of when the recorder died.
     if (!r.end_wall_ns) r.end_wall_ns = r.heartbeat_wall_ns;
     if (read_only) continue;
     try {
-      // Guarded by the heartbeat so that a recorder that committed since
-      // we read the row is not overwritten.
+      // Only a recorder proven dead gets here. Guarded by the heartbeat too,
+      // so that a recorder that committed since we read the row is not
+      // overwritten.
       sql::Stmt st(db.get(), R"sql(
         UPDATE runs SET status = 'interrupted', end_reason = ?3, end_wall_ns = ?4
         WHERE id = ?1 AND status = 'recording' AND heartbeat_wall_ns = ?2)sql");

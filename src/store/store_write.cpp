@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -110,8 +111,20 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
 
   sql::Transaction txn(impl_->db.get(), sql::Transaction::Kind::Write);
   impl_->insert_run(run, devices);
+  // Locked before the row is visible, so that no reader sees the run
+  // without its recorder's lock. Only this process's own run: a caller that
+  // names another recorder pid speaks for a process that holds no lock.
+  std::optional<HeldRecorderLock> held;
+  if (impl_->runs_have_lock && run.recorder_pid == impl_->here.self.pid) {
+    held = take_recorder_lock(impl_->path, run.row_id);
+  }
+  if (held) {
+    sql::Stmt mark(impl_->db.get(), "UPDATE runs SET recorder_lock = ?1 WHERE id = ?2");
+    mark.bind(1, held->offset()).bind(2, run.row_id).run();
+  }
   txn.commit();
 
+  impl_->run_lock = std::move(held);
   impl_->active_row = run.row_id;
   std::lock_guard buf(impl_->buf_mutex);
   impl_->pending = {};
@@ -418,10 +431,15 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
     txn.commit();
     forget_gap(gap_written);
   };
-  try {
-    write_end(true);
-  } catch (const StoreError&) {
-    write_end(false);  // the end alone is smaller still; if even it fails, say so
+  {
+    // Given back once the end is stored, or could not be: either way the row
+    // speaks for itself from here on.
+    const std::optional<HeldRecorderLock> lock = std::exchange(run_lock, std::nullopt);
+    try {
+      write_end(true);
+    } catch (const StoreError&) {
+      write_end(false);  // the end alone is smaller still; if even it fails, say so
+    }
   }
   if (!finished) return;
   try {

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -191,15 +192,21 @@ std::size_t once_columns() {
   return 100;
 }
 
-// One snapshot, sampled for a second so that CPU shares are measured, as
-// `top -b -n 1` does after its first refresh.
+// Ticks of a snapshot at `interval_s`: it spans a second, or one interval
+// when that is longer. The host's CPU share needs two readings, the
+// processes' a second between their first and last.
+std::size_t once_ticks(double interval_s) {
+  return 1 + static_cast<std::size_t>(std::ceil(std::max(1.0, interval_s) / interval_s - 1e-9));
+}
+
+// One snapshot, sampled for a second (or --interval) so that CPU shares are
+// measured, as `top -b -n 1` does after its first refresh.
 int run_once(const SystemPaths& paths, const TopOptions& options) {
   Watcher watcher(paths);
-  // Three ticks half a second apart, the host read at each: its CPU share
-  // needs two readings, the processes' a second between their first and last.
+  // The interval asked for, the host read at each tick.
   WatchOptions watch;
-  watch.interval_s = 0.5;
-  watch.slow_interval_s = 0.5;
+  watch.interval_s = options.interval_s;
+  watch.slow_interval_s = options.interval_s;
   watch.gpus = options.gpus;
   watcher.prepare(watch);
   LiveWindow window(kHistory);
@@ -211,7 +218,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   std::atomic<bool> done = false;
   std::thread sampling([&] {
     try {
-      watcher.run(3);
+      watcher.run(once_ticks(watch.interval_s));
     } catch (...) {
       failure = std::current_exception();
     }
@@ -245,7 +252,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
     const std::size_t height =
         options.height != 0 ? options.height
                             : 24 + 8 * view.devices.size() + view.processes.size() + (view.hidden_processes > 0 ? 1 : 0);
-    std::fputs(plain_text(compose_top_screen(view, width, height)).c_str(), stdout);
+    std::fputs(plain_text(compose_top_snapshot(view, width, height)).c_str(), stdout);
   }
   return 0;
 }

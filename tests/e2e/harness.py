@@ -46,6 +46,9 @@ class GpuwatchTestCase(unittest.TestCase):
         # No sysfs GPU unless a test names a tree: the machine running the tests
         # may have AMD GPUs of its own.
         env["GPUWATCH_SYSFS_ROOT"] = os.path.join(FIXTURES, "sysfs", "none")
+        # The PCI id lists that name AMD and Intel GPUs: a few real lines
+        # (fixtures/share), not whatever this machine has installed.
+        env["GPUWATCH_SHARE_ROOT"] = os.path.join(FIXTURES, "share")
         # record follows these (issue 9): a test sets them when it means to.
         env.pop("CUDA_VISIBLE_DEVICES", None)
         env.pop("CUDA_DEVICE_ORDER", None)
@@ -84,3 +87,18 @@ class GpuwatchTestCase(unittest.TestCase):
                 return
             time.sleep(0.05)
         self.fail(f"timed out waiting for {what}")
+
+    def run_gw_as_other_user(self, *args, **extra):
+        """Runs gpuwatch as a user whom file modes bind: as root, `setpriv` to nobody (root may write
+        anything); as anyone else, as that user. Skips the test where root cannot drop to nobody.
+        Paths the test hands over must be open to that user (self.tmp is made traversable here)."""
+        prefix = []
+        if os.geteuid() == 0:
+            setpriv = shutil.which("setpriv")
+            if setpriv is None:
+                self.skipTest("running as root without setpriv: no unprivileged user to test as")
+            prefix = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+        os.chmod(self.tmp, 0o755)
+        env = self.env(**extra)
+        env["HOME"] = self.tmp
+        return subprocess.run([*prefix, BIN, *args], env=env, capture_output=True, text=True, timeout=60)

@@ -1,6 +1,7 @@
 """Annotations: what the training tells gpuwatch, over GPUWATCH_SOCKET or in its output."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -121,6 +122,36 @@ class OutputAnnotationsIssue9(GpuwatchTestCase):
         self.assertEqual(t["scalars"][0]["name"], "loss")
         self.assertEqual(t["scalars"][0]["last"], 0.25)
 
+    def test_lines_that_end_epochs(self):
+        # Issue 22: the README's pattern matches the line printed when an epoch is done. With
+        # `epoch_end`, epoch 1 starts with the command, each epoch ends on its line, and the
+        # teardown after the last one is no epoch's.
+        script = ("sleep 0.6; echo 'Epoch 1 loss 0.9'; sleep 0.6; echo 'Epoch 2 loss 0.5'; "
+                  "sleep 0.6; echo 'Epoch 3 loss 0.2'; echo 'Epoch 3 loss 0.2 (final)'; sleep 0.8")
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--annotate-regex",
+                        r"(?i)Epoch (?P<epoch_end>\d+).*loss (?P<loss>[0-9.]+)", "--", "sh", "-c", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rep = self.report()
+        self.assertEqual([e["label"] for e in rep["epochs"]], ["1", "2", "3"])
+        for e in rep["epochs"]:
+            self.assertAlmostEqual(e["duration_s"], 0.6, delta=0.25, msg=e)
+        self.assertEqual(rep["training"]["epochs"], 3)
+        self.assertEqual(rep["training"]["scalars"][0]["last"], 0.2)
+
+    def test_log_names_without_end_are_bounded(self):
+        # Issue 22: every message a new name slipped past the once-a-second rule (107,946 stored).
+        script = ("import json, os, socket\n"
+                  "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+                  "for i in range(3000):\n"
+                  "    s.sendto(json.dumps({'kind': 'log', 'value': {f'm{i}': 1.5}}).encode(), os.environ['GPUWATCH_SOCKET'])\n")
+        r = self.run_gw("record", "--no-summary", "--", sys.executable, "-c", script)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        t = self.report()["training"]
+        self.assertEqual(len(t["scalars"]), 64)
+        self.assertGreater(t["logs_dropped"], 2000)
+        self.assertLessEqual(t["logs_dropped"], 3000 - 64)
+        self.assertIn("log messages not stored (too many different names)", self.run_gw("report", "last").stdout)
+
     def test_a_bad_pattern_says_where(self):
         r = self.run_gw("record", "--annotate-regex", r"Epoch (?P<epoch>\d+", "--", "true")
         self.assertEqual(r.returncode, 2, r.stderr)
@@ -148,6 +179,26 @@ class OutputAnnotationsIssue9(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertLess(time.monotonic() - t0, 15)
         self.assertIn("started", r.stdout)
+
+    def test_the_command_outlives_a_killed_recorder(self):
+        # Issue 22: the recorder SIGKILLed (or OOM-killed) while it reads the output; before the
+        # forwarder process, the command died of SIGPIPE at its next line.
+        done = os.path.join(self.tmp, "done")
+        script = f"for i in $(seq 40); do echo line $i; sleep 0.05; done; echo finished > {done}"
+        p = self.start_gw("record", "--no-summary", "--annotate-regex", r"line (?P<step>\d+)", "--",
+                          "sh", "-c", script)
+        try:
+            self.assertEqual(p.stdout.readline(), "line 1\n")
+            os.kill(p.pid, signal.SIGKILL)
+            p.wait(timeout=10)
+            rest = p.stdout.read()  # the forwarder keeps passing it on until the command is done
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+            p.stderr.close()
+        self.assertIn("line 40\n", rest)
+        self.wait_for(lambda: os.path.exists(done), what="the command to finish")
 
     def _closed_after_one_line(self, *flags):
         p = subprocess.Popen([BIN, "record", "--no-summary", *flags, "--", "yes"], env=self.env(),

@@ -5,7 +5,7 @@ import json
 import os
 import re
 
-from harness import BIN, FAKE_NVML_OLD, GpuwatchTestCase, tree
+from harness import BIN, FAKE_NVML_OLD, FIXTURES, GpuwatchTestCase, tree
 
 COMMANDS = ["devices", "sample", "record", "runs", "rm", "prune", "report", "compare", "plot", "export", "import"]
 
@@ -81,6 +81,24 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(float(first["gpu_util_percent"]), 97)
         self.assertEqual(float(first["power_watts"]), 305)
         self.assertEqual(float(first["temp_gpu_celsius"]), 49)
+
+    def test_amd_and_intel_gpus_are_named_by_pci_id(self):
+        # Issue 22: a W7900 (no product_name) was "AMD GPU 0x7448", an Arc Pro B50 "Intel GPU 0xe212".
+        def names(sysfs, share):
+            r = self.run_gw("devices", "--json", library="/nonexistent/libnvidia-ml.so.1",
+                            GPUWATCH_SYSFS_ROOT=tree(sysfs), GPUWATCH_SHARE_ROOT=share)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return [d["name"] for d in json.loads(r.stdout)["devices"]]
+        lists = os.path.join(FIXTURES, "share")  # lines of libdrm's amdgpu.ids and of pci.ids
+        none = os.path.join(self.tmp, "no-share")  # neither installed: the built-in table, then the id
+        self.assertEqual(names("sysfs/w7900", lists), ["AMD Radeon Pro W7900"])  # amdgpu.ids
+        self.assertEqual(names("sysfs/w7900", none), ["AMD Radeon Pro W7900"])  # built in
+        self.assertEqual(names("sysfs/bmc", lists), ["AMD Radeon RX 7900 XTX"])  # amdgpu.ids, revision 0xc8
+        self.assertEqual(names("sysfs/bmc", none), ["AMD GPU 0x744c"])  # four RX models: not built in
+        self.assertEqual(names("sysfs/arc_b50_xe", lists), ["Intel Arc Pro B50"])  # pci.ids
+        self.assertEqual(names("sysfs/arc_b50_xe", none), ["Intel Arc Pro B50"])
+        self.assertEqual(names("sysfs/i915_igpu", lists), ["Intel Iris Xe Graphics"])
+        self.assertEqual(names("sysfs/mi300x", none), ["AMD Instinct MI300X OAM"] * 2)  # the board's own name
 
     def test_other_users_processes_hidden_from_the_fdinfo_scan_are_said_with_the_run(self):
         r = self.run_gw("record", "--interval", "0.1", "--", "sleep", "1.3", library="/nonexistent/libnvidia-ml.so.1",

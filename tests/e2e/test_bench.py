@@ -11,8 +11,8 @@ TWO_GPUS = QUICK + ";gpu_count=2;gpu*.util=95"
 class Bench(GpuwatchTestCase):
     def bench(self, *args, scenario=TWO_GPUS, **extra):
         out = os.path.join(self.tmp, "bench.json")
-        r = self.run_gw("bench", "--quick", "-o", out, *args, scenario=scenario,
-                        GPUWATCH_BENCH_WORKER_DIR=FAKE_WORKERS, **extra)
+        extra.setdefault("GPUWATCH_BENCH_WORKER_DIR", FAKE_WORKERS)
+        r = self.run_gw("bench", "--quick", "-o", out, *args, scenario=scenario, **extra)
         data = None
         if os.path.exists(out):
             with open(out) as f:
@@ -70,6 +70,48 @@ class Bench(GpuwatchTestCase):
         self.assertEqual([t["gpu_index"] for t in data["results"]], [None, None])
         self.assertIsNone(data["results"][0]["gpu_utilization_stats"])
         self.assertIsNotNone(data["results"][0]["cpu_utilization_stats"])
+
+    def only_workers(self, *kinds):
+        """A worker folder with only these stand-ins, as a build without libtorch (or CUDA) has."""
+        folder = os.path.join(self.tmp, "workers-" + "-".join(kinds))
+        os.makedirs(folder)
+        for kind in kinds:
+            name = "gpuwatch-bench-" + kind
+            os.symlink(os.path.join(FAKE_WORKERS, name), os.path.join(folder, name))
+        return folder
+
+    def test_the_default_suite_runs_what_is_built_and_says_what_is_not(self):
+        # Issue 22 item 17: after the README's set-up `bench --quick` stopped at "the torch worker is not there".
+        r, data = self.bench(GPUWATCH_BENCH_WORKER_DIR=self.only_workers("cuda"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(data["test_summary"]["total_tests"], 5)
+        self.assertEqual({t["worker"] for t in data["results"]}, {"cuda"})
+        skipped = data["test_summary"]["skipped"]
+        self.assertEqual(len(skipped), 1, skipped)
+        self.assertIn("the models suite: the torch worker is not there", skipped[0])
+        self.assertIn("scripts/install-deps.sh --bench", skipped[0])
+        self.assertIn("skipped the models suite: the torch worker is not there", r.stdout)
+        r, data = self.bench(GPUWATCH_BENCH_WORKER_DIR=self.only_workers("torch"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual({t["worker"] for t in data["results"]}, {"torch"})
+        self.assertIn("the micro suite: the cuda worker is not there", data["test_summary"]["skipped"][0])
+        self.assertIn("CUDA toolkit", r.stdout)
+        # Both built: nothing skipped.
+        r, data = self.bench()
+        self.assertEqual((r.returncode, data["test_summary"]["skipped"]), (0, []))
+        self.assertNotIn("skipped", r.stdout)
+
+    def test_a_suite_asked_for_by_name_must_be_there(self):
+        r, data = self.bench("--suite", "models", GPUWATCH_BENCH_WORKER_DIR=self.only_workers("cuda"))
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("the torch worker is not there", r.stderr)
+        self.assertIsNone(data)
+        # Nothing built: nothing ran, and the error says how to get each suite.
+        r, data = self.bench(GPUWATCH_BENCH_WORKER_DIR=self.only_workers())
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("no bench suite can run here", r.stderr)
+        self.assertIn("CUDA toolkit", r.stderr)
+        self.assertIn("scripts/install-deps.sh --bench", r.stderr)
 
     def test_compare_two_result_files(self):
         r, a = self.bench("--suite", "micro")

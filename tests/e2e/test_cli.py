@@ -1,8 +1,12 @@
-"""Issue 9 items 18-20, 22: typos, one spelling for JSON, no-driver exits, run names, runs/rm/prune, UTF-8 names."""
+"""Issue 9 items 18-20, 22: typos, one spelling for JSON, no-driver exits, run names, runs/rm/prune, UTF-8 names.
+Issue 22 item 13: every number flag's errors in its own terms; running out of memory in the tool's words."""
 import json
 import os
+import re
+import resource
+import subprocess
 
-from harness import FIXTURES, GpuwatchTestCase
+from harness import BIN, FIXTURES, GpuwatchTestCase
 
 NO_DRIVER = "/nonexistent/libnvidia-ml.so.1"
 
@@ -207,3 +211,208 @@ class RunsRmPrune(GpuwatchTestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("duration", r.stderr)
         self.assertEqual(self.run_gw("prune").returncode, 2)  # --older-than is required
+
+
+class StorePaths(GpuwatchTestCase):
+    """Issue 22 items 8 and 14: the store is owner-only, and a store path that cannot be used is named
+    with the reason, before a recorded command starts."""
+
+    def marker(self):
+        """Where the recorded command leaves a mark, writable by whichever user runs it."""
+        folder = os.path.join(self.tmp, "open")
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            os.chmod(folder, 0o777)
+        return os.path.join(folder, "ran")
+
+    def assert_refused_before_the_command(self, r, *words):
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        for w in words:
+            self.assertIn(w, r.stderr)
+        for sqlite_words in ("disk I/O error", "unable to open database file", "filesystem error"):
+            self.assertNotIn(sqlite_words, r.stderr)
+        self.assertFalse(os.path.exists(self.marker()), "the command ran")
+
+    def test_a_new_store_and_its_wal_and_shm_are_owner_only(self):
+        old = os.umask(0o022)
+        try:
+            p = self.start_gw("record", "--interval", "0.05", "--no-summary", "--", "sleep", "30")
+            try:
+                self.wait_for(lambda: os.path.exists(self.store + "-shm") and os.path.exists(self.store + "-wal"),
+                              what="the store's -wal and -shm")
+                for suffix in ("", "-wal", "-shm"):
+                    self.assertEqual(os.stat(self.store + suffix).st_mode & 0o777, 0o600, "runs.db" + suffix)
+            finally:
+                os.killpg(p.pid, 15)
+                p.communicate(timeout=30)
+        finally:
+            os.umask(old)
+
+    def test_a_folder_as_the_store_is_named(self):
+        folder = os.path.join(self.tmp, "stores")
+        os.mkdir(folder)
+        r = self.run_gw("record", "--", "touch", self.marker(), GPUWATCH_STORE=folder)
+        self.assert_refused_before_the_command(r, f"the run store {folder} is a folder")
+        r = self.run_gw("rm", "last", GPUWATCH_STORE=folder)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(f"{folder} is a folder", r.stderr)
+        # Reading commands read a folder named by GPUWATCH_STORE as they read --store FOLDER.
+        for args in (["runs"], ["status", "last"], ["report", "last"]):
+            r = self.run_gw(*args, GPUWATCH_STORE=folder)
+            self.assertEqual(r.returncode, 1, args)
+            self.assertIn(f"the folder {folder} holds no run store", r.stderr)
+            self.assertNotIn("disk I/O error", r.stderr)
+        r = self.run_gw("record", "--name", "in-folder", "--no-summary", "--", "true",
+                        GPUWATCH_STORE=os.path.join(folder, "a.db"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.run_gw("runs", "--format", "json", GPUWATCH_STORE=folder)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([x["name"] for x in json.loads(r.stdout)], ["in-folder"])
+
+    def test_a_store_named_that_does_not_exist_is_an_error_naming_it(self):
+        missing = os.path.join(self.tmp, "typo.db")
+        for args in (["runs", "--store", missing], ["prune", "--older-than", "1d", "--store", missing]):
+            r = self.run_gw(*args)
+            self.assertEqual(r.returncode, 1, f"{args}: {r.stdout}")
+            self.assertIn(f"no run store at {missing}", r.stderr)
+            self.assertNotIn("No runs stored yet", r.stdout)
+        # The default store, not created yet, is another matter: nothing recorded yet.
+        r = self.run_gw("runs")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No runs stored yet", r.stdout)
+
+    def test_a_store_folder_that_cannot_be_created_is_named(self):
+        # A plain file where a folder should be: no user may create the folder, root neither.
+        plain = os.path.join(self.tmp, "plain")
+        open(plain, "w").close()
+        store = os.path.join(plain, "sub", "runs.db")
+        r = self.run_gw("record", "--store", store, "--", "touch", self.marker())
+        self.assert_refused_before_the_command(
+            r, f"cannot create the folder {os.path.dirname(store)} for the run store {store}: Not a directory")
+
+    def test_a_store_this_user_cannot_write_says_permission_denied(self):
+        r = self.run_gw("record", "--name", "theirs", "--no-summary", "--", "true")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        os.chmod(self.store, 0o444)  # readable, not writable, by anyone but root
+        r = self.run_gw_as_other_user("record", "--", "touch", self.marker())
+        self.assert_refused_before_the_command(r, f"cannot write the run store {self.store}: Permission denied")
+        # No store yet, in a folder the user may not create files in.
+        locked = os.path.join(self.tmp, "locked")
+        os.mkdir(locked, 0o555)
+        new = os.path.join(locked, "runs.db")
+        r = self.run_gw_as_other_user("record", "--store", new, "--", "touch", self.marker())
+        self.assert_refused_before_the_command(r, f"cannot create the run store {new}: Permission denied")
+        # A store the user may not read.
+        os.chmod(self.store, 0o000)
+        r = self.run_gw_as_other_user("runs", "--store", self.store)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn(f"cannot read the run store {self.store}: Permission denied", r.stderr)
+
+
+# "  --interval FLOAT:[0.01 - 86400]=0.5", "  INDEX UINT:>= 0 REQUIRED": a number flag or positional in --help.
+NUMBER_OPTION = re.compile(r"^  (?:-\w,)?(--[\w-]+|[A-Z]+) (?:INT|UINT|FLOAT|NUMBER)\b(?::(\[([\d.]+) - |>= ([\d.]+)))?")
+# What is not listed in --help: matrix run-cell (hidden), and --pid, a number read as TEXT.
+UNLISTED = [(("matrix", "run-cell"), "INDEX", "0"), (("record",), "--pid", "1")]
+
+
+class NumberFlags(GpuwatchTestCase):
+    def help_of(self, command):
+        r = self.run_gw(*command, "--help")
+        self.assertEqual(r.returncode, 0, (command, r.stderr))
+        return r.stdout
+
+    def commands(self, command=()):
+        """Every command and subcommand --help lists, depth first."""
+        found = [command]
+        text = self.help_of(command)
+        if "\nSubcommands:\n" in text:
+            for line in text.split("\nSubcommands:\n", 1)[1].splitlines():
+                m = re.match(r"^  ([a-z][\w-]*) ", line)
+                if m:
+                    found += self.commands((*command, m.group(1)))
+                elif line and not line.startswith(" "):
+                    break
+        return found
+
+    def number_flags(self):
+        """(command, flag, the smallest value it takes) for every number flag of every command."""
+        flags = []
+        for command in self.commands():
+            for line in self.help_of(command).splitlines():
+                m = NUMBER_OPTION.match(line)
+                if m:
+                    flags.append((command, m.group(1), m.group(3) or m.group(4)))
+        return flags + UNLISTED
+
+    def argv(self, command, flag, value):
+        if flag == "INDEX":
+            return [*command, os.path.join(self.tmp, "no-matrix"), value]
+        return [*command, f"{flag}={value}" if value.startswith("-") else flag, *([] if value.startswith("-") else [value])]
+
+    def test_every_number_flag_says_what_it_expects(self):
+        flags = self.number_flags()
+        self.assertGreater(len(flags), 25, flags)  # the help was read
+        for command, flag, least in flags:
+            for value in ("abc", "-1", "0", "1e999"):
+                if value == "0" and least == "0":
+                    continue  # a value it takes: see below
+                with self.subTest(command=" ".join(command), flag=flag, value=value):
+                    r = self.run_gw(*self.argv(command, flag, value), timeout=30,
+                                    GPUWATCH_BENCH_WORKER_DIR=self.tmp)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    message = r.stderr.splitlines()[0]
+                    self.assertTrue(message.startswith(f"gpuwatch: error: {flag}: "), message)
+                    self.assertNotIn(f"{flag}: {flag}:", message)
+                    self.assertIsNone(re.search(r"\d{16}", message), message)  # no DBL_MAX, no 309 digits
+                    self.assertNotIn("not in range", message)
+                    self.assertIn(f"'{value}'", message)
+                    if flag != "--pid":
+                        self.assertRegex(message, r": expected .*\(e\.g\. [0-9.]+\), got '")
+
+    def test_a_number_a_flag_takes_is_not_refused(self):
+        for command, flag, least in self.number_flags():
+            if least != "0":
+                continue
+            with self.subTest(command=" ".join(command), flag=flag):
+                r = self.run_gw(*self.argv(command, flag, "0"), timeout=30, GPUWATCH_BENCH_WORKER_DIR=self.tmp)
+                self.assertNotIn(f"{flag}: expected", r.stderr)
+
+    def test_the_messages_the_issue_quoted(self):
+        for args, message in [
+            (["record", "--interval", "abc"], "--interval: expected seconds between 0.01 and 86400 (e.g. 0.5), got 'abc'"),
+            (["runs", "--limit", "-1"], "--limit: expected a whole number of runs, 1 or more (e.g. 20), got '-1'"),
+            (["sample", "--count", "0"], "--count: expected a whole number of samples, 1 or more (e.g. 10), got '0'"),
+            (["record", "--gpus", "abc"], "--gpus: expected GPU indices like 0,2 or 0-3, got 'abc'"),
+        ]:
+            with self.subTest(args=args):
+                r = self.run_gw(*args)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertEqual(r.stderr.splitlines()[0], "gpuwatch: error: " + message)
+
+    def test_gpu_lists_say_it_once(self):
+        for command in (["record"], ["sample"], ["top", "--once"], ["bench"], ["exporter"], ["serve"]):
+            for value in ("abc", "1e999", "3-1", ""):
+                with self.subTest(command=command, value=value):
+                    r = self.run_gw(*command, f"--gpus={value}", timeout=30)
+                    self.assertEqual(r.returncode, 2, r.stderr)
+                    self.assertTrue(r.stderr.startswith("gpuwatch: error: --gpus: "), r.stderr)
+                    self.assertNotIn("--gpus: --gpus:", r.stderr)
+
+
+class OutOfMemory(GpuwatchTestCase):
+    def test_running_out_of_memory_is_said_in_the_tools_words(self):
+        # A million-cell grid planned for Slurm under a 300 MiB address space: the plan does not fit.
+        values = ",".join(str(i) for i in range(1000))
+        limit = 300 << 20
+
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+        r = subprocess.run([BIN, "matrix", "--slurm", "--param", "a=" + values, "--param", "b=" + values,
+                            "--output-dir", os.path.join(self.tmp, "grid"), "--", "echo", "{a}{b}"],
+                           env=self.env(), capture_output=True, text=True, timeout=120, preexec_fn=limited)
+        self.assertNotIn("bad_alloc", r.stderr)
+        if r.returncode != 0:  # a plan made lazily may fit; a refusal is fine too
+            self.assertIn(r.returncode, (1, 2), r.stderr)
+            if r.returncode == 1:
+                self.assertTrue(r.stderr.startswith("gpuwatch: error: out of memory: "), r.stderr)

@@ -315,3 +315,73 @@ class Import(GpuwatchTestCase):
         r = self.run_gw("import", "--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("--name", r.stdout)
+
+
+# Issue 22 item 10: what a file or a flag puts in a name reaches the terminal escaped.
+ESC_GPU = "H100 \x1b[31mred\x1b[0m \u202etxt.exe"
+ESC_RUN = "clear\x1b[2Jme"
+RAW = ("\x1b", "\u202e", "\x07", "\x9b")
+
+
+class TerminalEscapes(GpuwatchTestCase):
+    import_file = Import.import_file  # its helper, without its tests
+
+    def assert_shown_escaped(self, text, *escaped):
+        for raw in RAW:
+            self.assertNotIn(raw, text, repr(text))
+        for shown in escaped:
+            self.assertIn(shown, text)
+
+    def import_hostile_run(self):
+        path = os.path.join(self.tmp, "hostile.json")
+        rows = [{"timestamp": f"2025-01-15T10:30:0{i}", "gpu_index": 0, "gpu_name": ESC_GPU, "utilization": 80 + i,
+                 "memory_used": 12800, "memory_total": 24576, "power": 150} for i in range(4)]
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(rows, f, ensure_ascii=False)
+        return self.import_file(path, "--name", ESC_RUN)[0]
+
+    def test_report_runs_compare_status_and_rm_show_names_escaped(self):
+        run_id = self.import_hostile_run()
+        self.import_hostile_run()
+        shown_run, shown_gpu = "clear\\x1b[2Jme", "\\x1b[31mred\\x1b[0m \\u202etxt.exe"
+        for args, escaped in [
+            (["report", run_id], [shown_run, shown_gpu]),
+            (["report", run_id, "--format", "markdown"], [shown_run, shown_gpu]),
+            (["runs"], [shown_run]),
+            (["compare", run_id, "last"], [shown_run]),
+            (["compare", run_id, "last", "--format", "markdown"], [shown_run]),
+            (["status", run_id], [shown_run]),
+            (["top", "--once", "--run", run_id, "--width", "120"], [shown_run]),
+            (["rm", run_id, "--dry-run"], [shown_run]),
+        ]:
+            with self.subTest(args[0], args=args):
+                r = self.run_gw(*args)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assert_shown_escaped(r.stdout + r.stderr, *escaped)
+        # A name given on the command line that matches nothing: the error shows it escaped too.
+        r = self.run_gw("report", "no\x1b[2Jsuch")
+        self.assertEqual(r.returncode, 1)
+        self.assert_shown_escaped(r.stderr, "no\\x1b[2Jsuch")
+
+    def test_json_escapes_them_and_reads_back_the_same(self):
+        run_id = self.import_hostile_run()
+        for args, name in ((["runs", "--format", "json"], lambda doc: doc[0]["name"]),
+                           (["report", run_id, "--format", "json"], lambda doc: doc["run"]["name"]),
+                           (["status", run_id, "--format", "json"], lambda doc: doc["run"]["name"])):
+            with self.subTest(args[0]):
+                r = self.run_gw(*args)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assert_shown_escaped(r.stdout, "\\u001b[2J")
+                self.assertEqual(name(json.loads(r.stdout)), ESC_RUN)
+        self.assertEqual(self.report(run_id)["devices"][0]["name"], ESC_GPU)
+
+    def test_the_live_gpu_name_and_records_summary_are_escaped(self):
+        scenario = QUICK + ";gpu_count=1;gpu0.name=" + ESC_GPU
+        for args in (["devices"], ["top", "--once", "--width", "120"]):
+            with self.subTest(args[0]):
+                r = self.run_gw(*args, scenario=scenario)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assert_shown_escaped(r.stdout, "\\u202etxt.exe")
+        r = self.run_gw("record", "--name", ESC_RUN, "--interval", "0.05", "--", "sleep", "0.3", scenario=scenario)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assert_shown_escaped(r.stderr, "clear\\x1b[2Jme")

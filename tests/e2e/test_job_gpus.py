@@ -35,6 +35,23 @@ class JobGpus(GpuwatchTestCase):
         self.assertEqual([g["job"] for g in status["gpus"]], [False, True])
         self.assertEqual([a for a in status["advisories"] if a["device"] == 0], [])
 
+    def test_a_neighbours_light_load_does_not_stop_an_unseen_command(self):
+        # Issue 22: the command's processes are invisible to the driver (a container); GPU 0 is
+        # busy with it, GPU 1 holds another tenant's light load. Before the fix: exit 75.
+        unseen = (QUICK + ";gpu_count=2;gpu0.util=95;gpu0.mem_used_mib=60000"
+                  ";gpu1.util=10;gpu1.mem_used_mib=20000;gpu1.processes=1:20971520000")
+        kill = ["--interval", "0.05", "--check-every", "0.5", "--advise", "--advisor-config",
+                self.short_advisor_config(), "--on-underuse", "kill", "--after", "1"]
+        r = self.run_gw("record", *kill, "--", "sleep", "5", scenario=unseen, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("stopping the command", r.stderr)
+        self.assertRegex(r.stderr, r"util\.low GPU 1")  # seen and said, only not acted on
+        self.assertEqual(self.report()["job_gpus"]["source"], "command_not_seen")
+        # Every candidate low: then it acts.
+        idle = QUICK + ";gpu_count=2;gpu0.util=5;gpu1.util=10"
+        r = self.run_gw("record", *kill, "--", "sleep", "30", scenario=idle, timeout=60)
+        self.assertEqual(r.returncode, 75, r.stderr)
+
     def test_cuda_visible_devices_picks_what_is_recorded_and_judged(self):
         r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "0.3", scenario=THREE,
                         CUDA_VISIBLE_DEVICES="2,0")

@@ -2,16 +2,18 @@
 record --pid, recorders that create the store together, a full disk, socket
 directories left by killed recorders, and --pid values that are not pids."""
 import glob
+import json
 import os
 import re
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
 import threading
 import time
 
-from harness import GpuwatchTestCase, QUICK
+from harness import BIN, GpuwatchTestCase, QUICK
 
 
 def pid_from(path, timeout=10.0):
@@ -93,6 +95,99 @@ class DeadRecorder(Case):
             self.assertEqual(db.execute("SELECT status FROM runs WHERE name = 'victim'").fetchone()[0],
                              "interrupted")
         db.close()
+
+
+class InvisibleRecorder(Case):
+    """Issue 22 item 3: a recorder whose pid the readers cannot see (in a container or another PID
+    namespace on the same host) was shown interrupted, marked so by the next writer and deleted by a
+    plain rm; it lost its samples and its end. Its lock on the store proves it alive."""
+
+    RUN_S = 5.0
+
+    def fake_procfs(self):
+        """A procfs of this boot that lists no process: every recorder's pid is invisible in it."""
+        root = os.path.join(self.tmp, "procfs")
+        os.makedirs(os.path.join(root, "sys", "kernel", "random"))
+        with open("/proc/sys/kernel/random/boot_id") as f, \
+                open(os.path.join(root, "sys", "kernel", "random", "boot_id"), "w") as out:
+            out.write(f.read())
+        return root
+
+    def statuses(self, **env):
+        r = self.run_gw("runs", "--format", "json", **env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return {x["name"]: x["status"] for x in json.loads(r.stdout)}
+
+    def stored(self, sql, *args):
+        with sqlite3.connect(self.store) as db:
+            row = db.execute(sql, args).fetchone()
+        db.close()
+        return row
+
+    def check_untouched_while_it_records(self, p, **reader_env):
+        """Readers, the next writer and rm, with `reader_env`, all leave the live run alone."""
+        self.addCleanup(lambda: p.poll() is None and os.killpg(p.pid, signal.SIGKILL))
+        self.wait_for(lambda: os.path.exists(self.store) and self.statuses().get("boxed") == "recording",
+                      what="the boxed run")
+        started = time.monotonic()
+        checks = 0
+        while time.monotonic() - started < self.RUN_S - 1.5:  # past the 4 s after which it was interrupted
+            self.assertEqual(self.statuses(**reader_env).get("boxed"), "recording")
+            checks += 1
+            time.sleep(0.3)
+        r = self.run_gw("record", "--name", "next", "--no-summary", "--", "true", **reader_env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.stored("SELECT status FROM runs WHERE name = 'boxed'")[0], "recording")
+        r = self.run_gw("rm", "boxed", **reader_env)
+        self.assertEqual(r.returncode, 1, r.stdout)
+        self.assertIn("still being recorded", r.stderr)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertGreater(checks, 5)
+        self.assertEqual(self.statuses(**reader_env)["boxed"], "finished")
+        # Every sample: one per tick of the sampler, none lost to a gap.
+        ticks, samples = self.stored(
+            "SELECT jitter_ticks, (SELECT SUM(count) FROM sample_chunks c WHERE c.run_id = runs.id "
+            "AND device_idx = 0) FROM runs WHERE name = 'boxed'")
+        self.assertGreater(ticks, (self.RUN_S - 1) / 0.05 * 0.5)
+        self.assertGreaterEqual(samples, ticks)
+        self.assertIsNone(self.stored("SELECT 1 FROM events WHERE kind = 'store_gap'"))
+
+    def test_a_recorder_whose_pid_readers_cannot_see_is_recording_until_it_finishes(self):
+        p = self.start_gw("record", "--interval", "0.05", "--name", "boxed", "--no-summary", "--",
+                          "sleep", str(self.RUN_S))
+        self.check_untouched_while_it_records(p, GPUWATCH_PROCFS_ROOT=self.fake_procfs())
+
+    def test_a_recorder_in_another_pid_namespace_is_recording_until_it_finishes(self):
+        unshare = shutil.which("unshare")
+        if os.geteuid() != 0 or unshare is None:
+            self.skipTest("needs root and unshare(1) for a PID namespace")
+        probe = subprocess.run([unshare, "-p", "-f", "--mount-proc", "true"], capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest(f"unshare -p fails here: {probe.stderr.decode().strip()}")
+        p = subprocess.Popen([unshare, "-p", "-f", "--mount-proc", BIN, "record", "--interval", "0.05",
+                              "--name", "boxed", "--no-summary", "--", "sleep", str(self.RUN_S)],
+                             env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        self.check_untouched_while_it_records(p)
+        # Its pid is its namespace's, a process of another name here.
+        self.assertLess(self.stored("SELECT recorder_pid FROM runs WHERE name = 'boxed'")[0], 10)
+
+    def test_a_killed_recorder_whose_pid_readers_cannot_see_is_interrupted_at_once(self):
+        started = os.path.join(self.tmp, "child.pid")
+        p = self.start_gw("record", "--interval", "0.05", "--name", "boxed", "--no-summary", "--",
+                          "sh", "-c", f"echo $$ > {started}; exec sleep 30")
+        child = pid_from(started)
+        self.wait_for(lambda: os.path.exists(self.store) and self.statuses().get("boxed") == "recording",
+                      what="the boxed run")
+        p.kill()
+        p.communicate()
+        kill_quietly(child)
+        # Its heartbeat is fresh and its pid unseen; its lock is gone, and that is proof.
+        procfs = self.fake_procfs()
+        self.assertEqual(self.statuses(GPUWATCH_PROCFS_ROOT=procfs)["boxed"], "interrupted")
+        r = self.run_gw("rm", "boxed", GPUWATCH_PROCFS_ROOT=procfs)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
 
 class AttachedCtrlC(Case):

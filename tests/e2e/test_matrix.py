@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 from harness import GpuwatchTestCase, QUICK
 
@@ -50,6 +51,18 @@ class MatrixTestCase(GpuwatchTestCase):
         return self.run_gw("matrix", "--param", "a=1,2", "--param", "b=x,y,z", "--interval", "0.1",
                            "--output-dir", out, *flags, "--", *self.grid_cmd("a", "b"), scenario=scenario,
                            timeout=timeout, **extra)
+
+    def interrupt_when(self, p, predicate, what):
+        """Ctrl-C to the matrix `p` once `predicate` holds; its stderr once it has exited."""
+        try:
+            self.wait_for(predicate, timeout=60, what=what)
+            os.kill(p.pid, signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return err
 
     def read_json(self, *parts):
         return json.loads(self.read_text(*parts))
@@ -141,14 +154,7 @@ class MatrixRuns(MatrixTestCase):
         open(self.block + "2", "w").close()
         p = self.start_gw("matrix", "--param", "a=1,2,3", "--interval", "0.1", "--output-dir", out, "--",
                           sys.executable, self.probe, self.log, self.block + "{a}", "{a}", scenario=FOUR_GPUS)
-        try:
-            self.wait_for(lambda: os.path.exists(self.log + ".started.2"), timeout=60, what="cell a=2 to start")
-            os.kill(p.pid, signal.SIGINT)
-            _, err = p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        err = self.interrupt_when(p, lambda: os.path.exists(self.log + ".started.2"), "cell a=2 to start")
         self.assertEqual(p.returncode, 130, err)
         self.assertEqual([l["values"] for l in self.probe_lines()], [["1"]])
         self.assertEqual(self.read_json(out, "a=1", "cell.json")["state"], "done")
@@ -381,3 +387,168 @@ class MatrixPictures(MatrixTestCase):
         self.assertFalse(os.path.exists(os.path.join(out, "graphs")))
         # The failed cell's run still has its timeline.
         self.assertEqual(len(self.cell_plots(out, "a=1")), 1)
+
+
+def alive(pid):
+    """Whether pid runs: a zombie (an orphan whose reaper is slow, or absent in a container) does not."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return text[text.rindex(")") + 2] not in "ZX"
+
+
+# A cell that leaves a background child and a setsid daemon running, each
+# writing its pid to a file; the second cell notes whether they still ran
+# when it started (on the same GPUs).
+LEAVER = r"""
+import os, subprocess, sys, time
+out, cell = sys.argv[1], sys.argv[2]
+if cell == "1":
+    subprocess.run(["sh", "-c", f"sleep 1000 & echo $! > {out}/bg.pid; setsid sleep 1000 & echo $! > {out}/setsid.pid"])
+    while not (os.path.exists(f"{out}/bg.pid") and os.path.exists(f"{out}/setsid.pid")):
+        time.sleep(0.05)
+    time.sleep(0.2)
+else:
+    def running(name):
+        pid = int(open(f"{out}/{name}.pid").read())
+        try:
+            return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] not in "ZX"
+        except OSError:
+            return False
+    with open(f"{out}/second.txt", "w") as f:
+        f.write(f"{running('bg')} {running('setsid')}\n")
+"""
+
+
+class MatrixCellProcesses(MatrixTestCase):
+    def test_background_and_setsid_children_end_with_their_cell(self):
+        out = os.path.join(self.tmp, "leftovers")
+        script = os.path.join(self.tmp, "leaver.py")
+        with open(script, "w") as f:
+            f.write(LEAVER)
+        pids = []
+        try:
+            r = self.run_gw("matrix", "--param", "c=1,2", "--interval", "0.1", "--output-dir", out, "--",
+                            sys.executable, script, self.tmp, "{c}", scenario=FOUR_GPUS, timeout=120)
+            pids = [int(self.read_text(self.tmp, n + ".pid")) for n in ("bg", "setsid")]
+            self.assertEqual(r.returncode, 0, r.stderr)
+            # Both were gone before the second cell started on the same GPUs.
+            self.assertEqual(self.read_text(self.tmp, "second.txt"), "False False\n")
+            self.assertFalse(any(alive(p) for p in pids))
+            cell = self.read_json(out, "c=1", "cell.json")
+            self.assertEqual(cell["state"], "done")
+            left = sorted((p["pid"], p["found_by"], p["ended_by"]) for p in cell["leftover_processes"])
+            self.assertEqual(left, sorted([(pids[0], "session", "SIGTERM"), (pids[1], "environment", "SIGTERM")]))
+            self.assertEqual(self.read_json(out, "c=2", "cell.json")["leftover_processes"], [])
+            self.assertIn("cell c=1 left 2 processes running, ended", r.stderr)
+            self.assertIn("left its session, found by its environment, SIGTERM", self.read_text(out, "c=1", "output.log"))
+            self.assertIn("processes cells left running when they ended", self.read_text(out, "summary.txt"))
+            self.assertEqual([c["cell"] for c in self.read_json(out, "summary.json")["left_behind"]], ["c=1"])
+        finally:
+            for p in pids:
+                if alive(p):
+                    os.kill(p, signal.SIGKILL)
+
+    def test_a_cell_that_ignores_sigterm_times_out_and_the_matrix_goes_on(self):
+        out = os.path.join(self.tmp, "timeout")
+        start = time.monotonic()
+        r = self.run_gw("matrix", "--param", "c=stuck,quick", "--cell-timeout", "1s", "--stop-grace", "1s",
+                        "--interval", "0.1", "--output-dir", out, "--", "sh", "-c",
+                        "if [ {c} = stuck ]; then trap '' TERM INT; sleep 1000; true; fi", scenario=FOUR_GPUS,
+                        timeout=60)
+        elapsed = time.monotonic() - start
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertLess(elapsed, 30)
+        stuck = self.read_json(out, "c=stuck", "cell.json")
+        self.assertEqual(stuck["state"], "timed_out", stuck)
+        self.assertEqual(stuck["exit_status"], 137)  # its command SIGKILLed after the grace; record stored the run
+        self.assertIn("timed out after 1s (--cell-timeout): stopped with SIGTERM, SIGKILL 1s later", stuck["failure"])
+        self.assertRegex(stuck["run_id"], r"^[0-9a-f]{12}$")
+        self.assertEqual(self.read_json(out, "c=quick", "cell.json")["state"], "done")
+        self.assertIn("1 timed out", r.stderr)
+        status = json.loads(self.run_gw("matrix", "status", out, "--format", "json").stdout)
+        self.assertEqual((status["done"], status["timed_out"]), (1, 1))
+        self.assertEqual([(u["cell"], u["state"]) for u in self.read_json(out, "summary.json")["unsuccessful"]],
+                         [("c=stuck", "timed_out")])
+        self.assertEqual(self.read_json(out, "matrix.json")["cell_timeout_s"], 1)
+
+    def test_ctrl_c_ends_a_cell_that_ignores_it(self):
+        out = os.path.join(self.tmp, "ignores")
+        p = self.start_gw("matrix", "--param", "c=1", "--stop-grace", "1s", "--interval", "0.1", "--output-dir", out,
+                          "--", "sh", "-c", f"trap '' TERM INT; touch {self.tmp}/{{c}}.started; sleep 1000; true",
+                          scenario=FOUR_GPUS)
+        err = self.interrupt_when(p, lambda: os.path.exists(os.path.join(self.tmp, "1.started")), "the cell")
+        self.assertEqual(p.returncode, 130, err)
+        self.assertIn("SIGKILL to its 2 processes", err)
+        self.assertEqual(self.read_json(out, "c=1", "cell.json")["state"], "interrupted")
+
+    def test_new_processes_on_the_cells_gpus_are_reported_not_ended(self):
+        # The fake driver lists one more process after each call (pids 900000 and up, none of them
+        # real): they are new on the GPU after the cell, and nothing proves them the cell's.
+        out = os.path.join(self.tmp, "holders")
+        r = self.run_gw("matrix", "--param", "c=1", "--interval", "0.1", "--output-dir", out, "--", "true", "{c}",
+                        scenario=FOUR_GPUS + ";gpu0.process_growth=1;gpu0.process_growth_max=100", timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        after = self.read_json(out, "c=1", "cell.json")["gpu_processes_after"]
+        self.assertTrue(after, after)
+        self.assertTrue(all(p["gpu"] == 0 and p["pid"] >= 900000 for p in after), after)
+        self.assertIn("not provably its own, left running", r.stderr)
+        self.assertIn("not provably theirs (left running)", self.read_text(out, "summary.txt"))
+
+
+class MatrixLimits(MatrixTestCase):
+    def test_a_billion_cells_are_refused_before_anything_is_allocated(self):
+        params = []
+        for p in range(9):
+            params += ["--param", f"p{p}=" + ",".join(str(v) for v in range(10))]
+        cmd = ["echo"] + ["{p%d}" % p for p in range(9)]
+        for extra in ([], ["--slurm"]):
+            out = os.path.join(self.tmp, "huge")
+            start = time.monotonic()
+            r = self.run_gw("matrix", *params, *extra, "--output-dir", out, "--", *cmd, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertLess(time.monotonic() - start, 10)
+            self.assertIn("1,000,000,000 combinations", r.stderr)
+            self.assertIn("over the limit of 10,000,000", r.stderr)
+            self.assertNotIn("bad_alloc", r.stderr)
+            self.assertFalse(os.path.exists(out))
+        r = self.run_gw("matrix", "--param", "a=" + ",".join(str(v) for v in range(1000)), "--repeat", "1000",
+                        "--output-dir", os.path.join(self.tmp, "repeats"), "--", "echo", "{a}")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("1,000,000 cells (1,000 combinations x --repeat 1000), over the limit of 100,000 cells",
+                      r.stderr)
+
+    def test_slurm_splits_a_large_matrix_into_arrays_below_max_array_size(self):
+        out = os.path.join(self.tmp, "big")
+        values = ",".join(str(v) for v in range(50))
+        r = self.run_gw("matrix", "--param", f"a={values}", "--param", f"b={values}", "--slurm", "--interval", "0.1",
+                        "--output-dir", out, "--", *self.grid_cmd("a", "b"), scenario=FOUR_GPUS)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("the matrix has 2,500 cells, more than one Slurm job array may hold (1001 tasks", r.stdout)
+        scripts = sorted(f for f in os.listdir(out) if f.endswith(".sbatch"))
+        self.assertEqual(scripts, ["slurm-1.sbatch", "slurm-2.sbatch", "slurm-3.sbatch"])
+        for name, first, last in (("slurm-1.sbatch", 0, 1000), ("slurm-2.sbatch", 1001, 1000),
+                                  ("slurm-3.sbatch", 2002, 497)):
+            text = self.read_text(out, name)
+            self.assertIn(f"#SBATCH --array=0-{last}\n", text)
+            self.assertIn(f"FIRST={first}\n", text)
+            self.assertIn("sbatch " + os.path.join(out, name), r.stdout)
+            check = subprocess.run(["bash", "-n", os.path.join(out, name)], capture_output=True, text=True)
+            self.assertEqual(check.returncode, 0, check.stderr)
+        # Task 3 of the third array is cell 2005: a=40, b=5.
+        p = subprocess.run(["bash", os.path.join(out, "slurm-3.sbatch")],
+                           env=self.env(FOUR_GPUS, SLURM_ARRAY_TASK_ID="3"), capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("task 2005: cell a=40,b=5: ", p.stdout)
+        self.assertEqual([l["values"] for l in self.probe_lines()], [["40", "5"]])
+        bad = subprocess.run(["bash", os.path.join(out, "slurm-3.sbatch")],
+                             env=self.env(FOUR_GPUS, SLURM_ARRAY_TASK_ID="498"), capture_output=True, text=True)
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+        # A cluster whose MaxArraySize is larger takes them in one array.
+        out2 = os.path.join(self.tmp, "one")
+        r = self.run_gw("matrix", "--param", f"a={values}", "--param", f"b={values}", "--slurm",
+                        "--slurm-max-array-size", "5000", "--output-dir", out2, "--", *self.grid_cmd("a", "b"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("#SBATCH --array=0-2499\n", self.read_text(out2, "slurm.sbatch"))

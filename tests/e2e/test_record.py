@@ -168,12 +168,37 @@ class RecordOutputs(GpuwatchTestCase):
         with open(os.path.join(out, stem + "_summary.txt")) as f:
             self.assertIn("Load balance", f.read())
 
+    def assert_output_dir_refused(self, r, marker, *words):
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("gpuwatch: error: --output-dir ", r.stderr)
+        for w in words:
+            self.assertIn(w, r.stderr)
+        self.assertNotIn("filesystem error", r.stderr)
+        self.assertFalse(os.path.exists(marker), "the command ran")
+
     def test_unusable_output_dir_fails_before_the_command_runs(self):
         marker = os.path.join(self.tmp, "ran")
         r = self.run_gw("record", "--output-dir", "/proc/no/such/dir", "--", "touch", marker)
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("gpuwatch: error:", r.stderr)
-        self.assertFalse(os.path.exists(marker))
+        self.assert_output_dir_refused(r, marker, "/proc/no/such/dir: cannot create it")
+        # A parent that is a plain file: no user may create the folder, root neither.
+        plain = os.path.join(self.tmp, "plain")
+        open(plain, "w").close()
+        r = self.run_gw("record", "--output-dir", os.path.join(plain, "out"), "--", "touch", marker)
+        self.assert_output_dir_refused(r, marker, f"{plain}/out: cannot create it: Not a directory")
+        r = self.run_gw("record", "--output-dir", plain, "--", "touch", marker)
+        self.assert_output_dir_refused(r, marker, f"{plain}: it is a file, not a folder")
+
+    def test_an_output_dir_this_user_cannot_write_fails_before_the_command_runs(self):
+        # Before: the whole job ran, then the files could not be written and record exited 0.
+        out = os.path.join(self.tmp, "out")
+        os.mkdir(out, 0o555)
+        writable = os.path.join(self.tmp, "open")  # for the store, and the command's marker
+        os.mkdir(writable)
+        os.chmod(writable, 0o777)  # whatever the umask
+        marker = os.path.join(writable, "ran")
+        r = self.run_gw_as_other_user("record", "--output-dir", out, "--", "touch", marker,
+                                      GPUWATCH_STORE=os.path.join(writable, "runs.db"))
+        self.assert_output_dir_refused(r, marker, f"{out}: this user cannot write in it: Permission denied")
 
     def test_status_line_when_not_a_terminal(self):
         r = self.run_gw("record", "--interval", "0.05", "--status-line", "--status-every", "0.3", "--no-summary",

@@ -58,6 +58,41 @@ class StatusLineOnATerminal(unittest.TestCase):
         self.assertEqual(rows[0], "after 4", rows)
         self.assertEqual(rows[10], "after 14", rows)
 
+    def test_resizes_lose_no_line_of_output(self):
+        # Issue 22: after a resize, the lines printed next overwrote the status row and were
+        # missing from the screen and the scrollback.
+        script = os.path.join(self.tmp, "run.sh")
+        done = os.path.join(self.tmp, "done")
+        env = {"GPUWATCH_STORE": os.path.join(self.tmp, "runs.db"), "GPUWATCH_NVML_LIBRARY": FAKE_NVML,
+               "FAKE_NVML_SET": QUICK}
+        write_script(script, env, f"{shlex.quote(BIN)} record --status-line --interval 0.1 --no-summary -- "
+                     f"bash -c 'i=0; while [ ! -e {done} ]; do i=$((i+1)); echo \"training line $i\"; sleep 0.1; "
+                     f"done; echo \"last line $i\"'")
+        self.term.run_script(script)
+
+        def printed(rows):
+            numbers = [int(m.group(1)) for r in rows for m in [re.match(r"^training line (\d+)$", r)] if m]
+            return max(numbers, default=0)
+
+        def status_last(rows):
+            filled = [r for r in rows if r]
+            return bool(filled) and filled[-1].startswith("GPU")
+
+        seen = self.term.wait_for(self, lambda rows: printed(rows) >= 20 and status_last(rows), "20 lines")
+        for width, height in [(100, 20), (70, 8), (90, 14)]:
+            before = printed(seen)
+            self.term.resize(width, height)
+            seen = self.term.wait_for(self, lambda rows: printed(rows) >= before + 12 and status_last(rows),
+                                      f"12 more lines after the resize to {width}x{height}, the status row last")
+        open(done, "w").close()
+        self.term.wait_for(self, lambda rows: any(r == "EXIT 0" for r in rows), "the command's end")
+        history = self.term.history()
+        last = [int(m.group(1)) for r in history for m in [re.match(r"^last line (\d+)$", r)] if m]
+        self.assertEqual(len(last), 1, history)
+        numbers = [int(m.group(1)) for r in history for m in [re.match(r"^training line (\d+)$", r)] if m]
+        missing = sorted(set(range(1, last[0] + 1)) - set(numbers))
+        self.assertEqual(missing, [], "lines lost from the scrollback")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -31,6 +31,10 @@ class TmuxTerminal:
     def screen(self):
         return self.tmux("capture-pane", "-t", self.name, "-p").split("\n")
 
+    def history(self):
+        """Every row, the scrollback's first: what the user can still scroll back to."""
+        return self.tmux("capture-pane", "-t", self.name, "-p", "-S", "-").split("\n")
+
     def wait_for(self, test, predicate, what, timeout=30.0):
         """The screen's rows once predicate(rows) holds; fails `test` with the screen after `timeout`."""
         deadline = time.monotonic() + timeout

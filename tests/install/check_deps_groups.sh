@@ -8,7 +8,10 @@ fail() { echo "install_deps_groups: FAILED: $*" >&2; exit 1; }
 has() { grep -qx -- "$2" <<<"$1"; }
 
 build=$("$deps" --print)
-for p in cmake libcli11-dev libfmt-dev libsqlite3-dev libsimdjson-dev libcairo2-dev python3; do
+# help2man: the man page is always made; python3-venv and Debian's setuptools
+# and wheel: the Python client installs into a venv offline (issue 22, item 17).
+for p in cmake libcli11-dev libfmt-dev libsqlite3-dev libsimdjson-dev libcairo2-dev python3 help2man python3-venv \
+    python3-setuptools python3-wheel; do
   has "$build" "$p" || fail "the default group lacks $p"
 done
 for p in libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev zsh; do

@@ -25,6 +25,20 @@ bin=$prefix/bin
 version=$(PATH=$bin:/usr/bin:/bin gpuwatch --version) || fail "gpuwatch --version exited $?"
 [[ $version =~ ^gpuwatch\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "gpuwatch --version printed '$version'"
 
+# Stripped without --strip (GPUWATCH_INSTALL_STRIP, issue 22 item 17): the
+# build's debug information stays in the build tree. A RelWithDebInfo
+# gpuwatch was 243 MB with it and 5.6 MB without; 20 MB leaves room to grow.
+while read -r f; do
+  sections=$(readelf -S "$f") || fail "readelf cannot read $f"
+  if grep -qE '\.debug_(info|line)' <<<"$sections"; then fail "$f was installed with its debug information"; fi
+done < <(echo "$bin/gpuwatch"; find "$prefix" -path '*/gpuwatch/*.so')
+size=$(stat -c %s "$bin/gpuwatch")
+# A sanitizer build's code is larger by its instrumentation.
+libraries=$(ldd "$bin/gpuwatch")
+if ! grep -q libasan <<<"$libraries" && [ "$size" -ge $((20 * 1024 * 1024)) ]; then
+  fail "$bin/gpuwatch is $size bytes installed: not stripped?"
+fi
+
 IFS=, read -r -a expected_workers <<<"$workers"
 for w in "${expected_workers[@]}"; do
   [ -x "$bin/$w" ] || fail "the bench worker $w was built but not installed"
@@ -107,4 +121,4 @@ expect_zsh markdown 'gpuwatch report --format '
 expect_zsh compare 'gpuwatch bench '
 expect_zsh --name 'gpuwatch record --interval 5 --na'
 expect_zsh true 'gpuwatch record -- tru'
-echo "install_tree: ok ($prefix: bin/gpuwatch${workers:+ and $workers}, man page $man, bash and zsh completions)"
+echo "install_tree: ok ($prefix: bin/gpuwatch, $size bytes, stripped${workers:+, and $workers}, man page $man, bash and zsh completions)"

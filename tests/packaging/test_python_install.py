@@ -90,6 +90,24 @@ class PythonInstallTest(unittest.TestCase):
         self.assertNotEqual(result.returncode, 0)
         self.assertIn("externally-managed-environment", result.stdout + result.stderr)
 
+    def test_the_plain_pythonpath_way_needs_no_install(self):
+        # docs/python.md: the folder on PYTHONPATH, no venv, no pip, no network.
+        env = dict(self.env, PYTHONPATH=os.path.join(self.work, "python"))
+        result = subprocess.run([self.python, "-c", "import gpuwatch; print(gpuwatch.__file__)"], cwd="/", env=env,
+                                capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(result.stdout.startswith(os.path.join(self.work, "python", "gpuwatch")), result.stdout)
+        with open(DOC, encoding="utf-8") as f:
+            self.assertIn("PYTHONPATH=/path/to/gpuwatch/python gpuwatch record -- python train.py", f.read())
+
+    def test_what_the_install_leaves_in_the_checkout_is_ignored(self):
+        # `pip install ./python` builds in the source folder (issue 22 item 17).
+        if shutil.which("git") is None or not os.path.exists(os.path.join(ROOT, ".git")):
+            self.skipTest("not a git checkout")
+        for path in ("python/build/lib/gpuwatch/__init__.py", "python/gpuwatch.egg-info/PKG-INFO"):
+            result = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=ROOT)
+            self.assertEqual(result.returncode, 0, f"{path} is not ignored by .gitignore")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/advisor/causes.h"
 #include "analysis/advisor/rules.h"
 #include "analysis/segments.h"
 #include "analysis/training.h"
@@ -115,9 +116,11 @@ int severity_rank(Severity s) { return static_cast<int>(s); }
 }  // namespace
 
 std::vector<EpochPeak> epoch_peaks(const RunData& data) {
-  std::vector<Segment> epochs = segments_from_events(data.events, last_sample_ns(data));
+  const std::int64_t end_ns = last_sample_ns(data);
+  std::vector<Segment> epochs = segments_from_events(data.events, end_ns);
   std::erase_if(epochs, [](const Segment& s) { return s.kind != SegmentKind::Epoch; });
-  if (!epochs.empty()) epochs.pop_back();  // still open, or cut short by the run's end
+  // Still open, or cut short by the run's end (an epoch_end line closes one for good).
+  if (!epochs.empty() && epochs.back().end_mono_ns >= end_ns) epochs.pop_back();
   std::vector<EpochPeak> out;
   for (const Segment& e : epochs) {
     EpochPeak peak{e.label, e.start_mono_ns, e.end_mono_ns, {}};
@@ -143,7 +146,10 @@ std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config
   advisor_rules::utilization_rules(ctx, out);
   advisor_rules::hardware_rules(ctx, out);
   advisor_rules::kernel_rules(ctx, out);
+  relate_causes(out);
+  // Causes before what they explain, whatever the severities.
   std::stable_sort(out.begin(), out.end(), [](const Advisory& a, const Advisory& b) {
+    if (a.explained_by.has_value() != b.explained_by.has_value()) return !a.explained_by;
     if (a.severity != b.severity) return severity_rank(a.severity) > severity_rank(b.severity);
     if (a.id != b.id) return a.id < b.id;
     return a.device_index < b.device_index;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace gpuwatch {
 
 std::string_view to_string(Severity severity) {
@@ -11,6 +13,10 @@ std::string_view to_string(Severity severity) {
     case Severity::Critical: return "critical";
   }
   return "unknown";
+}
+
+std::string to_string(const AdvisoryRef& ref) {
+  return ref.device_index ? fmt::format("{} GPU {}", ref.id, *ref.device_index) : ref.id;
 }
 
 std::string_view to_string(ChangeKind kind) {

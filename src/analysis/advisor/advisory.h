@@ -23,6 +23,14 @@ struct Evidence {
   std::string unit;
 };
 
+// An advisory named by its key: id and GPU ("util.input_bound GPU 0").
+struct AdvisoryRef {
+  std::string id;
+  std::optional<int> device_index;
+  friend bool operator==(const AdvisoryRef&, const AdvisoryRef&) = default;
+};
+std::string to_string(const AdvisoryRef& ref);  // "util.input_bound GPU 0", "balance.imbalance"
+
 struct Advisory {
   std::string id;  // "memory.batch_too_small", ...
   Severity severity = Severity::Info;
@@ -33,6 +41,13 @@ struct Advisory {
   // The run wastes its GPUs (low utilization of any cause, a batch too
   // small): what `record --on-underuse kill` acts on.
   bool underuse = false;
+  // The next thing to do, one word for an agent (next_action()): "feed_faster", ...
+  std::string action{};
+  // The causal model (analysis/advisor/causes.h): what this advisory
+  // explains, and what explains it. An explained one is a consequence: its
+  // fix waits for its cause's.
+  std::vector<AdvisoryRef> explains{};
+  std::optional<AdvisoryRef> explained_by{};
 };
 
 // How the advisories moved between two evaluations, keyed by (id, device).

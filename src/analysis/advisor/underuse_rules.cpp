@@ -58,4 +58,23 @@ std::string UnderuseRules::to_string() const {
   return out;
 }
 
+std::vector<const Advisory*> acting_underuse(const std::vector<Advisory>& current, const UnderuseRules& rules,
+                                             const JobGpus& job, const std::vector<int>& recorded_gpus) {
+  std::vector<const Advisory*> acting;
+  for (const Advisory& a : current) {
+    if (rules.acts_on(a)) acting.push_back(&a);
+  }
+  const bool command_seen = job.source == JobGpuSource::ProcessTree || job.source == JobGpuSource::VisibleDevices;
+  if (!command_seen && !acting.empty()) {
+    const bool job_wide = std::any_of(acting.begin(), acting.end(), [](const Advisory* a) { return !a->device_index; });
+    const std::vector<int>& candidates = job.gpus.empty() ? recorded_gpus : job.gpus;
+    const bool every_gpu_low = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(), [&](int gpu) {
+      return std::any_of(acting.begin(), acting.end(), [&](const Advisory* a) { return a->device_index == gpu; });
+    });
+    if (!job_wide && !every_gpu_low) acting.clear();
+  }
+  std::stable_partition(acting.begin(), acting.end(), [](const Advisory* a) { return a->id.starts_with("util."); });
+  return acting;
+}
+
 }  // namespace gpuwatch

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisory.h"
+#include "analysis/job_gpus.h"
 
 namespace gpuwatch {
 
@@ -41,5 +42,21 @@ class UnderuseRules {
  private:
   std::vector<std::string> patterns_;
 };
+
+// The advisories among `current` that may stop the job, utilization ones
+// first (they are what the GPUs waste; a small batch is one cause). Empty
+// when none may act.
+//
+// When the command was seen on its GPUs (or a visible-devices variable
+// named them), every acting advisory on those GPUs counts. When it was not
+// (CommandNotSeen, Unknown: containers, `record -- docker run`, launchers
+// whose workers are not descendants), a GPU is only a candidate: another
+// tenant's light load on one of them must not stop a busy job (issue 22:
+// a job at 95 % was killed for a neighbour's 10 %). Then the advisories act
+// only when every candidate GPU is under-used, or one of them speaks for
+// the whole job (no device). `recorded_gpus` stand in for the candidates
+// when `job` names none.
+std::vector<const Advisory*> acting_underuse(const std::vector<Advisory>& current, const UnderuseRules& rules,
+                                             const JobGpus& job, const std::vector<int>& recorded_gpus);
 
 }  // namespace gpuwatch

@@ -21,6 +21,7 @@
 #include "backends/amdgpu/amdgpu_processes.h"
 #include "backends/drm_cards.h"
 #include "backends/drm_fdinfo/engine_classes.h"
+#include "backends/pci_names.h"
 #include "backends/procfs/read_at.h"
 #include "core/unique_fd.h"
 
@@ -451,9 +452,11 @@ std::unique_ptr<AmdgpuBackend> AmdgpuBackend::open(const SystemPaths& paths, std
     info.driver_version = driver_version;
     // product_name and unique_id are what the driver read at load (board
     // FRU, SMU): reading them does not wake the GPU. Only some boards have
-    // a FRU with a name (Instinct, Radeon Pro), only some ASICs an id.
+    // a FRU with a name (Instinct, some Radeon Pro), only some ASICs an id;
+    // the others are named from their PCI id as lspci and amdgpu_top do.
     const std::string product = drm_cards::read_text(device / "product_name").value_or("");
-    info.name = !product.empty() ? product : "AMD GPU " + drm_cards::read_text(device / "device").value_or("");
+    info.name = !product.empty() ? product
+                                 : pci_names::device_name(device, paths.share_root, pci_names::kAmdVendor, "AMD");
     info.uuid = drm_cards::read_text(device / "unique_id").value_or("");
 
     // The KFD topology is fixed while the driver is loaded: read once.

@@ -19,6 +19,7 @@
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/drm_cards.h"
 #include "backends/intel/intel_processes.h"
+#include "backends/pci_names.h"
 #include "backends/procfs/read_at.h"
 #include "core/throttle_reasons.h"
 #include "core/unique_fd.h"
@@ -345,7 +346,8 @@ UniqueFd open_dir(const fs::path& path) {
   return UniqueFd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 }
 
-std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& driver, const std::string& bus_id) {
+std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& driver, const std::string& bus_id,
+                                  const fs::path& share_root) {
   const fs::path device = card_dir / "device";
   auto card = std::make_unique<Device>();
   card->device_path = device.string();
@@ -364,9 +366,9 @@ std::unique_ptr<Device> open_card(const fs::path& card_dir, const std::string& d
   info.backend = "intel";
   info.vendor = "Intel";
   info.pci_bus_id = bus_id;
-  // No marketing name in sysfs: the PCI device id (the kernel's tables of
-  // names are not exported).
-  info.name = "Intel GPU " + drm_cards::read_text(device / "device").value_or("");
+  // No marketing name in sysfs (the kernel's tables of names are not
+  // exported): named from the PCI id as lspci does.
+  info.name = pci_names::device_name(device, share_root, pci_names::kIntelVendor, "Intel");
   choose_files(hwmon, *card);
   if (driver == "xe" && !card->integrated) {
     card->vram_total_bytes = xe_vram_total_bytes(device);
@@ -394,7 +396,7 @@ std::unique_ptr<IntelBackend> IntelBackend::open(const SystemPaths& paths, std::
   std::vector<std::string> other_driver;  // vfio-pci (passed to a VM), none
   for (const drm_cards::FoundCard& found :
        drm_cards::find_cards(paths.sysfs_root, intel::kIntelVendorId, {"i915", "xe"}, other_driver)) {
-    std::unique_ptr<Device> card = intel::open_card(found.card_dir, found.driver, found.pci_bus_id);
+    std::unique_ptr<Device> card = intel::open_card(found.card_dir, found.driver, found.pci_bus_id, paths.share_root);
     if (card) backend->add_card(std::move(card));
   }
   if (!backend->has_cards()) {

@@ -41,6 +41,8 @@ std::optional<MemInfo> parse_meminfo(std::string_view text);
 struct PidStat {
   std::uint32_t pid = 0;
   std::uint32_t ppid = 0;
+  std::uint32_t pgrp = 0;      // process group
+  std::uint32_t session = 0;   // session id: its leader's pid (0: a kernel thread)
   std::uint64_t utime_ticks = 0;
   std::uint64_t stime_ticks = 0;
   std::uint64_t start_ticks = 0;   // since boot: tells a reused pid apart

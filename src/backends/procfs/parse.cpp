@@ -161,7 +161,7 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
   for (int field = 3; field <= kLastField; ++field) {
     auto token = take_token(rest);
     if (token.empty()) return std::nullopt;
-    if (field != 4 && field != 14 && field != 15 && field != 22 && field != 24) continue;
+    if (field != 4 && field != 5 && field != 6 && field != 14 && field != 15 && field != 22 && field != 24) continue;
     // rss is a signed long in the kernel's format: never negative in
     // practice, but a negative count must read as 0 rather than wrap.
     const bool negative = field == 24 && token.starts_with('-');
@@ -170,11 +170,15 @@ std::optional<PidStat> parse_pid_stat(std::string_view text) {
     if (!v) return std::nullopt;
     field_value[field] = negative ? 0 : *v;
   }
-  if (field_value[4] > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;  // ppid is a pid_t
+  for (const int pid_field : {4, 5, 6}) {  // ppid, pgrp, session: pid_t
+    if (field_value[pid_field] > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  }
   PidStat st;
   st.pid = *pid;
   st.comm.assign(text.substr(open + 1, close - open - 1));
   st.ppid = static_cast<std::uint32_t>(field_value[4]);
+  st.pgrp = static_cast<std::uint32_t>(field_value[5]);
+  st.session = static_cast<std::uint32_t>(field_value[6]);
   st.utime_ticks = field_value[14];
   st.stime_ticks = field_value[15];
   st.start_ticks = field_value[22];

@@ -51,7 +51,7 @@ std::string run_subtitle(const PlotRun& data) {
 
 std::string event_label(const Event& e) {
   std::string label = e.message.empty() ? e.kind : e.message;
-  if (e.kind == "epoch") label = "epoch " + e.message;
+  if (e.kind == "epoch") label = e.message.empty() ? std::string("epoch ends") : "epoch " + e.message;
   if (e.kind == "phase") label = e.message.empty() ? std::string("phase ends") : e.message;
   if (e.device_index) {
     const std::string gpu = fmt::format("GPU {}", *e.device_index);

@@ -10,20 +10,12 @@ namespace gpuwatch {
 
 namespace {
 
-// A command line or message from the store, fit for a terminal: control
-// characters (an escape sequence in an argument) become '?'.
-std::string printable(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return out;
-}
-
+// A command line from the store; ScreenLine escapes what a terminal would
+// act on (an escape sequence in an argument), visibly (render/terminal_text.h).
 std::string joined(const std::vector<std::string>& argv) {
   std::string out;
   for (const auto& arg : argv) out += (out.empty() ? "" : " ") + arg;
-  return printable(out);
+  return out;
 }
 
 Style severity_style(Severity s) {
@@ -46,7 +38,7 @@ std::vector<const Advisory*> most_severe_first(const std::vector<Advisory>& advi
 ScreenLine title_line(const RunStatusReport& s, const std::vector<const Advisory*>& advisories, std::size_t width) {
   const RunInfo& r = s.run;
   ScreenLine line;
-  line.add("run ", Style::Title).add(printable(r.name.empty() ? r.id : r.name), Style::Title);
+  line.add("run ", Style::Title).add(r.name.empty() ? r.id : r.name, Style::Title);
   if (!r.name.empty() && !r.id.empty()) line.add(" " + r.id, Style::Dim);
   line.add(fmt::format("  {} {}", s.live ? "recording" : std::string(to_string(r.status)), human_duration(s.age_s)));
   const Style verdict_style = advisories.empty() ? Style::Good : severity_style(advisories.front()->severity);
@@ -61,7 +53,7 @@ ScreenLine progress_line(const RunStatusReport& s) {
   if (!p.epoch && !p.step && !p.loss) {
     return line.add("no epoch, step or loss logged yet (record --annotate-regex, or the annotation socket)", Style::Dim);
   }
-  if (p.epoch) line.add("epoch ", Style::Dim).add(printable(*p.epoch)).add("  ");
+  if (p.epoch) line.add("epoch ", Style::Dim).add(*p.epoch).add("  ");
   if (p.step) line.add("step ", Style::Dim).add(std::to_string(*p.step)).add("  ");
   if (s.steps_per_second) line.add(fmt::format("{:.2f}", *s.steps_per_second)).add(" steps/s  ", Style::Dim);
   if (p.loss) {
@@ -81,7 +73,7 @@ std::size_t run_panel_height(const TopView& view) {
 std::vector<ScreenLine> run_panel(const TopView& view, std::size_t width) {
   std::vector<ScreenLine> out;
   if (!view.run) {
-    if (!view.run_error.empty()) out.emplace_back("run: " + printable(view.run_error), Style::Bad);
+    if (!view.run_error.empty()) out.emplace_back("run: " + view.run_error, Style::Bad);
     return out;
   }
   const RunStatusReport& s = *view.run;
@@ -98,7 +90,7 @@ std::vector<ScreenLine> run_panel(const TopView& view, std::size_t width) {
       line.add(fmt::format("(+{} more in gpuwatch status) ", advisories.size() - kMaxRunAdvisoryLines), Style::Dim);
     }
     if (a.device_index) line.add(fmt::format("GPU {}: ", *a.device_index));
-    line.add(printable(a.summary));
+    line.add(a.summary);
     out.push_back(std::move(line));
   }
   return out;

@@ -1,11 +1,14 @@
 #include "render/top/screen.h"
 
 #include "core/text_width.h"
+#include "render/terminal_text.h"
 
 namespace gpuwatch {
 
 ScreenLine& ScreenLine::add(std::string text, Style style) {
   if (text.empty()) return *this;
+  // Process commands, GPU and run names: shown, never acted on by the terminal.
+  text = terminal_safe(text);
   width_ += display_width(text);
   if (!spans_.empty() && spans_.back().style == style) {
     spans_.back().text += text;

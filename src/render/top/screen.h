@@ -33,6 +33,7 @@ struct Span {
   Style style = Style::Normal;
 };
 
+// Its text is kept terminal_safe (render/terminal_text.h).
 class ScreenLine {
  public:
   ScreenLine() = default;

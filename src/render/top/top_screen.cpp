@@ -288,4 +288,13 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
   return out;
 }
 
+Screen compose_top_snapshot(const TopView& view, std::size_t width, std::size_t max_height) {
+  // The live screen one line taller, less its line of keys and the blank
+  // lines that pushed that line to the bottom.
+  Screen out = compose_top_screen(view, width, max_height + 1);
+  if (!out.empty()) out.pop_back();
+  while (!out.empty() && out.back().width() == 0) out.pop_back();
+  return out;
+}
+
 }  // namespace gpuwatch

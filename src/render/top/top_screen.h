@@ -14,6 +14,10 @@ namespace gpuwatch {
 // Exactly `height` lines, none wider than `width`.
 Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t height);
 
+// `top --once`: the same content in at most `max_height` lines, without the
+// live screen's blank padding and its line of keys (nothing reads keys).
+Screen compose_top_snapshot(const TopView& view, std::size_t width, std::size_t max_height);
+
 // How many process rows the screen above shows: the kill key's and the
 // selection's page size.
 std::size_t process_rows(const TopView& view, std::size_t width, std::size_t height);

@@ -273,3 +273,28 @@ TEST(AdvisorHardware, ADegradedPcieLink) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+using namespace advisor_test;
+
+// Issue 23: a starved loader with a small memory share was headed
+// memory.batch_too_small ("try about 2x the batch size"): the wrong fix
+// while the GPU waits for its data. The wait comes first and explains it.
+TEST(AdvisorCauses, AnInputBoundGpuIsNotToldToRaiseItsBatchFirst) {
+  Window w = quiet_host();
+  w.gpu(0, starved(0.010, 1.0), flat(6 * kGiB));
+  const auto a = advise_on(w.data);
+  ASSERT_FALSE(a.empty());
+  EXPECT_EQ(a.front().id, "util.input_bound") << ::testing::PrintToString(ids(a));
+  EXPECT_EQ(a.front().action, "feed_faster");
+  const Advisory* batch = find(a, "memory.batch_too_small");
+  ASSERT_TRUE(batch) << ::testing::PrintToString(ids(a));
+  EXPECT_EQ(batch->severity, Severity::Info);
+  EXPECT_EQ(batch->explained_by, (AdvisoryRef{"util.input_bound", 0}));
+  EXPECT_TRUE(batch->suggestion.starts_with("Once the input keeps up: ")) << batch->suggestion;
+}
+
+}  // namespace
+}  // namespace gpuwatch

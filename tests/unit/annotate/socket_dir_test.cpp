@@ -50,7 +50,7 @@ class SocketDirs : public ::testing::Test {
     owner.host = host;
     owner.boot_id = boot;
     owner.process = {pid, start};
-    const fs::path dir = create_socket_dir(base_, owner);
+    const fs::path dir = create_socket_dir(base_, owner).path;  // its lock dropped: judged by pid
     std::ofstream(dir / kSocketFileName) << "";
     return dir;
   }
@@ -133,7 +133,7 @@ TEST_F(SocketDirs, RemovesOnlyWhatItCanProveDead) {
 }
 
 TEST_F(SocketDirs, CreatedPrivateWithItsOwnerAndRemovedWhole) {
-  const fs::path dir = create_socket_dir(base_, here_);
+  const fs::path dir = create_socket_dir(base_, here_).path;
   EXPECT_EQ(fs::status(dir).permissions() & fs::perms::all, fs::perms::owner_all);
   std::ifstream in(dir / kSocketDirOwnerFile);
   std::ostringstream text;
@@ -145,6 +145,20 @@ TEST_F(SocketDirs, CreatedPrivateWithItsOwnerAndRemovedWhole) {
   remove_socket_dir(dir);
   EXPECT_FALSE(fs::exists(dir));
   EXPECT_THROW(create_socket_dir(top_ / "missing", here_), std::runtime_error);
+}
+
+// Issue 22: a recorder in another PID namespace on this host names a pid
+// that is dead (or another process) here; its lock proves it alive.
+TEST_F(SocketDirs, ALockedOwnerFileIsALiveRecorderWhateverItsPid) {
+  SocketDirOwner elsewhere = here_;
+  elsewhere.process = {4000, 7};  // no such process in the fake procfs
+  OwnedSocketDir held = create_socket_dir(base_, elsewhere);
+  std::ofstream(held.path / kSocketFileName) << "";
+  EXPECT_EQ(sweep(), 0u);
+  EXPECT_TRUE(fs::exists(held.path / kSocketDirOwnerFile));
+  held.owner_lock.reset();  // the recorder died: the kernel drops the lock
+  EXPECT_EQ(sweep(), 1u);
+  EXPECT_FALSE(fs::exists(held.path));
 }
 
 TEST_F(SocketDirs, AnUnreadableBaseIsNoError) {

@@ -121,3 +121,25 @@ TEST(AnnotationThrottle, NoDroppedMarksNoEvent) {
 
 }  // namespace
 }  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+// Issue 22: a new name in every message bypassed the per-stream spacing.
+TEST(AnnotationThrottle, DistinctLogNamesAreBoundedAndCounted) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  for (int i = 0; i < 1000; ++i) throttle.add(at(i * 0.001, "log", "m" + std::to_string(i) + "=1"), stored);
+  throttle.add(at(2, "step", "5"), stored);  // steps are not logs: never refused for it
+  throttle.add(at(2, "log", "m3=2"), stored);  // a known set still goes through
+  throttle.take_all(stored);
+  EXPECT_EQ(throttle.dropped_logs(), 1000 - kMaxLogStreams);
+  ASSERT_EQ(stored.size(), kMaxLogStreams + 3);
+  EXPECT_EQ(stored[kMaxLogStreams].message, "5");
+  EXPECT_EQ(stored[kMaxLogStreams + 1].message, "m3=2");
+  EXPECT_EQ(stored.back().kind, "logs_dropped");
+  EXPECT_EQ(stored.back().message, "936 log messages not stored (more than 64 different sets of names)");
+}
+
+}  // namespace
+}  // namespace gpuwatch

@@ -42,15 +42,17 @@ inline void write_file(const std::filesystem::path& path, const std::string& tex
   ASSERT_TRUE(out.good()) << path;
 }
 
-// Paths for a backend under test: no NVML, and no procfs unless one is
-// given (the machine's own /proc would make process lists depend on what
-// runs here).
+// Paths for a backend under test: no NVML, no procfs unless one is given
+// (the machine's own /proc would make process lists depend on what runs
+// here), and no PCI id lists (names come from the built-in table, whatever
+// this machine has installed).
 inline SystemPaths fixture_paths(const std::filesystem::path& sysfs,
                                  const std::filesystem::path& procfs = "/nonexistent/proc") {
   SystemPaths paths;
   paths.sysfs_root = sysfs;
   paths.procfs_root = procfs;
   paths.nvml_library = "/nonexistent/libnvidia-ml.so.1";
+  paths.share_root = "/nonexistent/share";
   return paths;
 }
 

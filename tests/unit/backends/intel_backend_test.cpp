@@ -99,7 +99,7 @@ TEST_F(IntelBackendTest, ArcB50OnXeIsFoundWithItsMaximumClock) {
   EXPECT_EQ(d.index, 0);
   EXPECT_EQ(d.backend, "intel");
   EXPECT_EQ(d.vendor, "Intel");
-  EXPECT_EQ(d.name, "Intel GPU 0xe212");
+  EXPECT_EQ(d.name, "Intel Arc Pro B50");  // the built-in table by PCI id
   EXPECT_EQ(d.pci_bus_id, "0000:03:00.0");
   EXPECT_EQ(d.static_values.get(DM::SmClockMaxMhz), 2600);  // gt0's rp0_freq
   EXPECT_EQ(supported_names(d),
@@ -115,7 +115,7 @@ TEST_F(IntelBackendTest, I915IntegratedGpuHasClocksAndNoMemoryOrPower) {
   ASSERT_NE(backend, nullptr) << why_not;
   const std::vector<DeviceInfo> devices = backend->devices();
   ASSERT_EQ(devices.size(), 1U);  // not card0-eDP-1 or renderD128
-  EXPECT_EQ(devices[0].name, "Intel GPU 0x46a6");
+  EXPECT_EQ(devices[0].name, "Intel GPU 0x46a6");  // an integrated GPU: not in the built-in table
   EXPECT_EQ(devices[0].pci_bus_id, "0000:00:02.0");
   EXPECT_EQ(devices[0].static_values.get(DM::SmClockMaxMhz), 1450);  // gt_RP0_freq_mhz
   EXPECT_EQ(supported_names(devices[0]),

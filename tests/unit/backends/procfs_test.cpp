@@ -183,6 +183,8 @@ TEST(PidStatParse, CommThatLooksLikeFields) {
   ASSERT_TRUE(st);
   EXPECT_EQ(st->comm, "x) R 9 ");
   EXPECT_EQ(st->ppid, 5u);
+  EXPECT_EQ(st->pgrp, 77u);     // the matrix ends a cell by its session (matrix/cell_processes.h)
+  EXPECT_EQ(st->session, 77u);
   EXPECT_EQ(st->utime_ticks, 11u);
   EXPECT_EQ(st->stime_ticks, 22u);
   EXPECT_EQ(st->start_ticks, 333u);

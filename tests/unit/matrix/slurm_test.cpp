@@ -57,5 +57,33 @@ TEST(MatrixSlurm, LogsNextToTheCellsWhenTheFolderAllowsIt) {
   EXPECT_EQ(s.find("--gpus-per-task"), std::string::npos);
 }
 
+
+TEST(MatrixSlurm, SplitsCellsIntoArraysSlurmAccepts) {
+  using Arrays = std::vector<std::pair<std::size_t, std::size_t>>;
+  EXPECT_EQ(slurm_arrays(4, kSlurmDefaultMaxArraySize), (Arrays{{0, 4}}));
+  EXPECT_EQ(slurm_arrays(1001, 1001), (Arrays{{0, 1001}}));
+  EXPECT_EQ(slurm_arrays(2500, 1001), (Arrays{{0, 1001}, {1001, 1001}, {2002, 498}}));
+  EXPECT_EQ(slurm_arrays(3, 1), (Arrays{{0, 1}, {1, 1}, {2, 1}}));
+  EXPECT_EQ(slurm_arrays(0, 1001), Arrays{});
+}
+
+TEST(MatrixSlurm, ALaterArrayRunsItsCellsByOffset) {
+  GridSpec spec;
+  spec.params = {{"a", {"1", "2", "3"}}};
+  spec.command = {"x", "{a}"};
+  const GridPlan plan(spec);
+  SlurmJob job;
+  job.dir = "/scratch/m";
+  job.exe = "gpuwatch";
+  job.job_name = "j";
+  job.first_cell = 2;
+  job.cells = {plan.cell(2)};
+  const std::string s = render_slurm_script(job);
+  EXPECT_NE(s.find("#SBATCH --array=0-0\n"), std::string::npos) << s;  // indices below MaxArraySize
+  EXPECT_NE(s.find("FIRST=2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("CELLS=(\n  a=3\n)\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("task=$(( FIRST + i ))\n"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace gpuwatch::matrix

@@ -115,5 +115,60 @@ TEST(MatrixProgress, CountsAndEta) {
   EXPECT_EQ(render_progress_line(p), "matrix: 1/4 done, 1 running, 1 left, 1 failed, ETA 25s");
 }
 
+
+TEST(MatrixState, TimedOutCellsAndWhatTheyLeftRoundTrip) {
+  CellResult c = cell("a=1", 1, CellState::TimedOut, "0123456789ab", 2.5);
+  c.exit_status = 137;
+  c.failure = "timed out after 2s (--cell-timeout): stopped with SIGTERM, SIGKILL 1s later, exit status 137";
+  c.leftovers = {{4242, "sleep", "session", "SIGTERM"}, {4250, "sleep", "environment", "SIGKILL"},
+                 {4260, "stuck", "session", ""}};
+  c.gpu_processes_after = {{1, 900001, ""}, {1, 5150, "python3"}};
+  const std::string text = render_cell_json(c);
+  EXPECT_NE(text.find("\"state\": \"timed_out\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"ended_by\": null"), std::string::npos) << text;
+  const auto back = parse_cell_json(text);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->state, CellState::TimedOut);
+  ASSERT_EQ(back->leftovers.size(), 3u);
+  EXPECT_EQ(back->leftovers[1].pid, 4250u);
+  EXPECT_EQ(back->leftovers[1].found_by, "environment");
+  EXPECT_EQ(back->leftovers[1].ended_by, "SIGKILL");
+  EXPECT_EQ(back->leftovers[2].ended_by, "");
+  ASSERT_EQ(back->gpu_processes_after.size(), 2u);
+  EXPECT_EQ(back->gpu_processes_after[1].gpu, 1);
+  EXPECT_EQ(back->gpu_processes_after[1].name, "python3");
+
+  const std::vector<CellResult> cells = {c, cell("a=2", 1, CellState::Done, "r2", 1)};
+  const MatrixSummary s = build_summary(cells, {});
+  ASSERT_EQ(s.left_behind.size(), 1u);
+  const std::string summary = render_summary_text(s);
+  EXPECT_NE(summary.find("timed_out    a=1,rep=1: timed out after 2s"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("a=1,rep=1: 4242 sleep (its session, SIGTERM), 4250 sleep (left its session, found by its "
+                         "environment, SIGKILL), 4260 stuck (its session, still running: could not be ended)"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("not provably theirs (left running):\n  a=1,rep=1: GPU 1: 900001 (not visible here), "
+                         "GPU 1: 5150 python3"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(render_summary_json(s).find("\"left_behind\""), std::string::npos);
+  const Progress p = compute_progress(cells, 0, 1);
+  EXPECT_EQ(p.timed_out, 1u);
+  EXPECT_EQ(render_progress_line(p), "matrix: 1/2 done, 0 running, 0 left, 1 timed out");
+}
+
+TEST(MatrixState, StopSettingsRoundTripInMatrixJson) {
+  MatrixDef def;
+  def.grid.params = {{"a", {"1"}}};
+  def.grid.command = {"x", "{a}"};
+  EXPECT_FALSE(parse_matrix_json(render_matrix_json(def)).cell_timeout_s);
+  EXPECT_DOUBLE_EQ(parse_matrix_json(render_matrix_json(def)).stop_grace_s, 10.0);
+  def.cell_timeout_s = 90;
+  def.stop_grace_s = 2.5;
+  const MatrixDef back = parse_matrix_json(render_matrix_json(def));
+  EXPECT_EQ(back.cell_timeout_s, 90.0);
+  EXPECT_DOUBLE_EQ(back.stop_grace_s, 2.5);
+}
+
 }  // namespace
 }  // namespace gpuwatch::matrix

@@ -61,9 +61,10 @@ TEST(Advisories, Json) {
             "over 60 s with 21 idle gaps, one every 1.0 s: the GPU waits for its input\"");
   EXPECT_NE(out.find("\"evidence\":[{\"name\":\"util_mean_percent\",\"value\":3.2,\"unit\":\"percent\"},"),
             std::string::npos);
-  EXPECT_NE(out.find("\"underuse\":true}"), std::string::npos);
+  EXPECT_NE(out.find("\"underuse\":true,\"action\":\"\",\"explains\":[],\"explained_by\":null}"), std::string::npos);
   EXPECT_NE(out.find("{\"id\":\"balance.imbalance\",\"severity\":\"info\",\"device\":null,\"summary\":\"the load "
-                     "\\\"is\\\" imbalanced\",\"evidence\":[],\"suggestion\":\"\",\"underuse\":false}]"),
+                     "\\\"is\\\" imbalanced\",\"evidence\":[],\"suggestion\":\"\",\"underuse\":false,"
+                     "\"action\":\"\",\"explains\":[],\"explained_by\":null}]"),
             std::string::npos)
       << out;
 
@@ -87,6 +88,40 @@ TEST(Advisories, EvidenceValuesInTheirUnits) {
   EXPECT_EQ(format_evidence_value({"a", 16, "lanes"}), "x16");
   EXPECT_EQ(format_evidence_value({"a", 87, "celsius"}), "87 °C");
   EXPECT_EQ(format_evidence_value({"a", 2.5, "furlongs"}), "2.5 furlongs");
+}
+
+}  // namespace
+}  // namespace gpuwatch
+
+namespace gpuwatch {
+namespace {
+
+TEST(Advisories, CausesInTextAndJson) {
+  std::vector<Advisory> list(2);
+  list[0].id = "util.input_bound";
+  list[0].device_index = 0;
+  list[0].summary = "waits";
+  list[0].action = "feed_faster";
+  list[0].explains = {{"memory.batch_too_small", 0}};
+  list[1].id = "memory.batch_too_small";
+  list[1].device_index = 0;
+  list[1].summary = "small";
+  list[1].explained_by = AdvisoryRef{"util.input_bound", 0};
+  const std::string text = advisories_text(list);
+  EXPECT_NE(text.find("[info] util.input_bound GPU 0: waits\n    explains: memory.batch_too_small GPU 0\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[info] memory.batch_too_small GPU 0 (explained by util.input_bound GPU 0): small\n"),
+            std::string::npos)
+      << text;
+  std::string out;
+  JsonWriter w(out);
+  write_advisories_json(w, list);
+  EXPECT_NE(out.find("\"action\":\"feed_faster\",\"explains\":[{\"id\":\"memory.batch_too_small\",\"device\":0}],"
+                     "\"explained_by\":null"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"explained_by\":{\"id\":\"util.input_bound\",\"device\":0}}]"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -224,6 +224,25 @@ TEST(TopScreen, TheMessageReplacesTheKeys) {
   EXPECT_EQ(compose_top_screen(view, 80, 24).back().text(), view.message);
 }
 
+// Issue 22 item 20: `top --once` printed 22 blank lines and the keys line.
+TEST(TopScreen, ASnapshotHasNoPaddingAndNoKeys) {
+  const TopView view = make_top_view(1);
+  const Screen live = compose_top_screen(view, 100, 80);
+  const Screen once = compose_top_snapshot(view, 100, 80);
+  EXPECT_LT(once.size(), 40u) << plain_text(once);
+  ASSERT_FALSE(once.empty());
+  EXPECT_NE(once.back().width(), 0u) << plain_text(once);
+  EXPECT_FALSE(shows(once, "q quit")) << plain_text(once);
+  EXPECT_TRUE(shows(once, "python train.py"));
+  // The same content as the live screen, line for line.
+  for (std::size_t i = 0; i < once.size(); ++i) EXPECT_EQ(once[i].text(), live[i].text());
+  // A height to keep to is kept, with the keys' row given to the content.
+  const Screen short_once = compose_top_snapshot(view, 80, 12);
+  EXPECT_LE(short_once.size(), 12u);
+  EXPECT_FALSE(shows(short_once, "q quit"));
+  EXPECT_EQ(short_once.front().text(), compose_top_screen(view, 80, 13).front().text());
+}
+
 TEST(TopScreen, HelpListsTheKeys) {
   TopView view = make_top_view(1);
   view.help = true;

@@ -78,9 +78,13 @@ TEST_F(StoreDeleteTest, DeadRecordersRunIsNotLive) {
   {
     auto writer = Store::open(path_, false);
     RunInfo run = new_run("crashed");
-    run.recorder_pid = 0x7ffffff0;  // no such process
+    run.recorder_pid = 0x7ffffff0;  // no such process, and no lock: told by pid and heartbeat
     writer->begin_run(run, two_devices());
     writer->flush();
+    RawDb raw(path_);
+    // A fresh heartbeat alone keeps it: its pid may be another PID namespace's.
+    EXPECT_THROW(delete_runs(path_, {run.id}, false), StoreError);
+    ASSERT_TRUE(raw.exec("UPDATE runs SET heartbeat_wall_ns = heartbeat_wall_ns - 60000000000"));
     EXPECT_EQ(delete_runs(path_, {run.id}, false), 1u);
   }
   EXPECT_THROW(delete_runs(dir_ / "missing.db", {"abc"}, false), StoreError);

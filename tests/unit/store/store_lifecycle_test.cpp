@@ -74,6 +74,10 @@ TEST_F(StoreLifecycle, ARecorderWhosePidWasReusedIsInterruptedAndTheNextWriterSt
             0);
   RawDb raw(path_);
   ASSERT_EQ(raw.text("SELECT status FROM runs"), "recording");
+  // It named another pid than its own, so it took no lock: pid and heartbeat
+  // decide, and the heartbeat is no longer fresh.
+  ASSERT_EQ(raw.text("SELECT recorder_lock FROM runs"), "<null>");
+  ASSERT_TRUE(raw.exec("UPDATE runs SET heartbeat_wall_ns = heartbeat_wall_ns - 60000000000"));
   {
     auto reader = Store::open(path_, true);
     const RunInfo r = reader->resolve("reused");

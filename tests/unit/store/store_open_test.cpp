@@ -1,9 +1,12 @@
 // Opening the store: location, modes, foreign files, schema migration.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "store/command_json.h"
 #include "store/schema.h"
@@ -104,6 +107,95 @@ TEST_F(StoreOpenTest, ForeignDatabaseIsRejected) {
       EXPECT_NE(std::string(e.what()).find("not a gpuwatch run store"), std::string::npos) << e.what();
     }
   }
+}
+
+// --- the file's mode and the path's problems ---
+
+TEST_F(StoreOpenTest, ANewStoreAndItsWalAndShmAreOwnerOnly) {
+  const mode_t old_umask = umask(022);
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("private");
+  store->begin_run(run, {});
+  store->flush();
+  umask(old_umask);
+  for (const std::string suffix : {"", "-wal", "-shm"}) {
+    struct stat st {};
+    ASSERT_EQ(stat((path_.string() + suffix).c_str(), &st), 0) << suffix;
+    EXPECT_EQ(st.st_mode & 0777, 0600u) << "runs.db" << suffix;
+  }
+}
+
+// The message `open` fails with, or "" when it succeeds.
+template <typename Open>
+std::string failure_of(Open open) {
+  try {
+    open();
+  } catch (const StoreError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(StoreOpenTest, AFolderOrAFileInThePathIsNamedNotADiskIoError) {
+  fs::create_directories(path_);  // a folder where the store file belongs
+  for (const bool ro : {false, true}) {
+    const std::string why = failure_of([&] { (void)Store::open(path_, ro); });
+    EXPECT_NE(why.find(path_.string() + " is a folder"), std::string::npos) << why;
+  }
+  std::ofstream(dir_ / "plain") << "x";
+  const fs::path under_a_file = dir_ / "plain" / "sub" / "runs.db";
+  const std::string why = failure_of([&] { (void)Store::open(under_a_file, false); });
+  EXPECT_NE(why.find("cannot create the folder " + under_a_file.parent_path().string()), std::string::npos) << why;
+  EXPECT_NE(why.find("Not a directory"), std::string::npos) << why;
+}
+
+// What Store::open says when this user is not allowed what it needs: as
+// root, in a child that becomes nobody (root may write anything); else as
+// this user. "" when it succeeds.
+std::string failure_as_nobody(const fs::path& path, bool read_only) {
+  int out[2];
+  if (pipe(out) != 0) return "<pipe>";
+  const pid_t child = fork();
+  if (child == 0) {
+    close(out[0]);
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(2);
+    const std::string why = failure_of([&] { (void)Store::open(path, read_only); });
+    (void)!write(out[1], why.data(), why.size());
+    _exit(0);
+  }
+  close(out[1]);
+  std::string why;
+  char buf[512];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) why.append(buf, static_cast<std::size_t>(n));
+  close(out[0]);
+  waitpid(child, nullptr, 0);
+  return why;
+}
+
+TEST_F(StoreOpenTest, PermissionProblemsSayPermissionDeniedWithThePath) {
+  { (void)Store::open(path_, false); }
+  const fs::path folder = path_.parent_path();
+  fs::permissions(dir_, fs::perms::owner_all | fs::perms::others_exec | fs::perms::group_exec);
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  auto expect = [](const std::string& why, const std::string& what) {
+    EXPECT_NE(why.find(what), std::string::npos) << why;
+    EXPECT_NE(why.find("Permission denied"), std::string::npos) << why;
+    EXPECT_EQ(why.find("unable to open"), std::string::npos) << why;
+  };
+  // A store this user may read but not write.
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::others_read);
+  expect(failure_as_nobody(path_, false), "cannot write the run store " + path_.string());
+  // No store yet, in a folder this user may not create files in.
+  expect(failure_as_nobody(folder / "new.db", false), "cannot create the run store " + (folder / "new.db").string());
+  // A store this user may write, in such a folder: no -wal and -shm.
+  fs::permissions(path_, fs::perms::owner_read | fs::perms::owner_write | fs::perms::others_read |
+                             fs::perms::others_write);
+  expect(failure_as_nobody(path_, false), "its folder " + folder.string());
+  // A store this user may not read.
+  fs::permissions(path_, fs::perms::none);
+  expect(failure_as_nobody(path_, true), "cannot read the run store " + path_.string());
+  fs::permissions(folder, fs::perms::owner_all);
 }
 
 // --- schema migration ---

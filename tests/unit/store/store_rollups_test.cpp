@@ -143,7 +143,7 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
                        "ALTER TABLE runs DROP COLUMN job_id; ALTER TABLE runs DROP COLUMN job_source; "
                        "ALTER TABLE runs DROP COLUMN job_rank; ALTER TABLE runs DROP COLUMN job_local_rank; "
                        "ALTER TABLE runs DROP COLUMN job_world_size; ALTER TABLE runs DROP COLUMN job_node_rank; "
-                       "ALTER TABLE runs DROP COLUMN job_node_count; "
+                       "ALTER TABLE runs DROP COLUMN job_node_count; ALTER TABLE runs DROP COLUMN recorder_lock; "
                        "ALTER TABLE processes DROP COLUMN max_gpu_percent; "
                        "ALTER TABLE processes DROP COLUMN gpu_percent_sum; "
                        "ALTER TABLE processes DROP COLUMN gpu_percent_reads; "

@@ -242,6 +242,12 @@ TEST_F(StoreTest, RunOfDeadRecorderIsInterrupted) {
   writer->flush();
   // The writer itself knows its run is alive.
   EXPECT_EQ(writer->list_runs().at(0).status, RunStatus::Recording);
+  RawDb raw(path_);
+  // Recorded for another pid, the run has no lock: while its heartbeat is
+  // fresh it counts as alive (the pid may be another PID namespace's)...
+  EXPECT_EQ(Store::open(path_, true)->resolve("crashed").status, RunStatus::Recording);
+  // ...and once the heartbeat is old, the pid decides.
+  ASSERT_TRUE(raw.exec("UPDATE runs SET heartbeat_wall_ns = heartbeat_wall_ns - 60000000000"));
 
   {
     auto reader = Store::open(path_, true);
@@ -251,7 +257,6 @@ TEST_F(StoreTest, RunOfDeadRecorderIsInterrupted) {
     EXPECT_EQ(r.end_wall_ns, r.heartbeat_wall_ns);
     EXPECT_EQ(reader->load(r).run.status, RunStatus::Interrupted);
   }
-  RawDb raw(path_);
   EXPECT_EQ(raw.text("SELECT status FROM runs"), "recording");  // a reader changes nothing
 
   {
@@ -272,13 +277,14 @@ TEST_F(StoreTest, RecorderLivenessByPidBootAndHost) {
 
   auto writer = Store::open(path_, false);
   RunInfo run = new_run("exited-child");
-  run.recorder_pid = child;
+  run.recorder_pid = child;  // not this process: no lock, as recorders before schema 7
   writer->begin_run(run, {});
   writer->flush();
 
   // More runs left in state recording, as killed recorders leave them:
   // copies of the first row with other recorder identities.
   RawDb raw(path_);
+  ASSERT_TRUE(raw.exec("UPDATE runs SET heartbeat_wall_ns = heartbeat_wall_ns - 60000000000"));
   auto insert = [&](const std::string& id, const std::string& name, const std::string& host, const std::string& pid,
                     const std::string& boot, const std::string& heartbeat) {
     const std::string sql = fmt::format(
@@ -294,6 +300,8 @@ TEST_F(StoreTest, RecorderLivenessByPidBootAndHost) {
   insert("000000000002", "rebooted", "host", me, "'another-boot'", "heartbeat_wall_ns");
   insert("000000000003", "remote-fresh", "'elsewhere'", "1", "'x'", std::to_string(now().wall_ns));
   insert("000000000004", "remote-stale", "'elsewhere'", "1", "'x'", std::to_string(now().wall_ns - 60 * kSecond));
+  insert("000000000005", "unseen-fresh", "host", std::to_string(child), "recorder_boot_id",
+         std::to_string(now().wall_ns));
 
   auto reader = Store::open(path_, true);
   auto status_of = [&](const std::string& name) { return reader->resolve(name).status; };
@@ -302,6 +310,9 @@ TEST_F(StoreTest, RecorderLivenessByPidBootAndHost) {
   EXPECT_EQ(status_of("rebooted"), RunStatus::Interrupted);
   EXPECT_EQ(status_of("remote-fresh"), RunStatus::Recording);
   EXPECT_EQ(status_of("remote-stale"), RunStatus::Interrupted);
+  // Its pid is gone here, but its heartbeat is fresh: a recorder in another
+  // PID namespace looks just so.
+  EXPECT_EQ(status_of("unseen-fresh"), RunStatus::Recording);
 }
 
 TEST_F(StoreTest, KilledRecorderLosesOnlyUnflushedSamples) {
