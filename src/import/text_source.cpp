@@ -16,7 +16,7 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr std::size_t kChunkBytes = 1 << 20;
+constexpr std::size_t kReadChunkBytes = 1 << 20;
 
 const char* file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -53,7 +53,7 @@ TextSource::TextSource(const std::filesystem::path& path) {
   fd_.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (!fd_.valid()) cannot_read(errno);
   if (::fstat(fd_.get(), &st) != 0 || !S_ISREG(st.st_mode)) not_regular(st.st_mode);
-  buffer_.reserve(kChunkBytes);
+  buffer_.reserve(kReadChunkBytes);
   data_ = buffer_.data();
 }
 
@@ -68,7 +68,7 @@ bool TextSource::more() {
     end_ -= begin_;
     begin_ = 0;
   }
-  const std::size_t want = std::max(chunk_bytes_ ? chunk_bytes_ : kChunkBytes, end_);
+  const std::size_t want = std::max(chunk_bytes_ ? chunk_bytes_ : kReadChunkBytes, end_);
   if (!fd_.valid()) {
     const std::string_view piece = unread_.substr(0, want);
     buffer_.append(piece);
