@@ -193,10 +193,13 @@ std::size_t once_columns() {
 }
 
 // Ticks of a snapshot at `interval_s`: it spans a second, or one interval
-// when that is longer. The host's CPU share needs two readings, the
-// processes' a second between their first and last.
+// when that is longer, and one interval more. The host's CPU share needs two
+// readings, the processes' a second between their first and last; the
+// driver's process list (and so the processes' procfs reads) comes from the
+// slow thread on its own, and its second reading must have time to land on
+// a busy machine before the snapshot is printed.
 std::size_t once_ticks(double interval_s) {
-  return 1 + static_cast<std::size_t>(std::ceil(std::max(1.0, interval_s) / interval_s - 1e-9));
+  return 2 + static_cast<std::size_t>(std::ceil(std::max(1.0, interval_s) / interval_s - 1e-9));
 }
 
 // One snapshot, sampled for a second (or --interval) so that CPU shares are
