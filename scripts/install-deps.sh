@@ -21,13 +21,14 @@ build_packages=(
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libpcre2-dev                     # --annotate-regex
   libncurses-dev                   # top
-  libcpp-httplib-dev               # exporter (HTTP; Debian ships it as header + shared library)
+  libmicrohttpd-dev                # exporter and serve (the HTTP server, event-driven)
   libtomlplusplus-dev              # matrix --grid FILE.toml (toml++, used header-only)
   python3                          # the Python client (python/)
 )
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.
 tests_packages=(
   libgtest-dev libgmock-dev
+  libcpp-httplib-dev         # an HTTP client in the unit tests of the HTTP server
   libbenchmark-dev           # bench/bench_store
   clang                      # fuzz targets (libFuzzer)
   python3-venv python3-setuptools python3-wheel  # the Python client's offline venv install (ctest python_install)
