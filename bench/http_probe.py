@@ -150,35 +150,44 @@ def answer_of(sock, wait_s):
 # ---- the probes ------------------------------------------------------------------------------
 
 def flood(server, path, total_bytes=150 * 10**6, connections=4):
-    """Small headers, as fast as the server takes them, on `connections` at once."""
+    """Small headers, as fast as the server takes them, on `connections` at once; a connection the
+    server closes is opened again (an attacker would) until all the bytes are sent."""
     server.reset_peak()
     before = server.status("VmRSS")
     chunk = b"".join(b"X-Flood: %d\r\n" % (i % 1000) for i in range(80_000))  # ~1 MB of header lines
-    outcomes = [None] * connections
+    answers, sent, opened = {}, [0] * connections, [0] * connections
+    lock = threading.Lock()
+
+    def note(answer):
+        with lock:
+            answers[str(answer)] = answers.get(str(answer), 0) + 1
 
     def one(i):
-        sock = connect(server.port, blocking_s=30)
-        sent = 0
-        try:
-            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode())
-            while sent < total_bytes // connections:
-                sock.sendall(chunk)
-                sent += len(chunk)
-            sock.sendall(b"\r\n")
-            outcomes[i] = (answer_of(sock, 30), sent)
-        except OSError as e:
-            outcomes[i] = (f"{type(e).__name__} (sending)", sent)
-            # What the server said before it closed, if anything.
+        share = total_bytes // connections
+        while sent[i] < share:
             try:
-                sock.setblocking(False)
-                data = sock.recv(64)
-                m = re.match(rb"HTTP/1\.[01] (\d{3})", data or b"")
-                if m:
-                    outcomes[i] = (int(m.group(1)), sent)
+                sock = connect(server.port, blocking_s=30)
+            except OSError as e:
+                note(f"{type(e).__name__} (connecting)")
+                return
+            opened[i] += 1
+            try:
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode())
+                while sent[i] < share:
+                    sock.sendall(chunk)
+                    sent[i] += len(chunk)
+                sock.sendall(b"\r\n")
+                note(answer_of(sock, 30))
             except OSError:
-                pass
-        finally:
-            sock.close()
+                # The server closed it: what it said first, if anything.
+                try:
+                    sock.setblocking(False)
+                    m = re.match(rb"HTTP/1\.[01] (\d{3})", sock.recv(64) or b"")
+                    note(int(m.group(1)) if m else "closed")
+                except OSError:
+                    note("reset")
+            finally:
+                sock.close()
 
     started = time.monotonic()
     threads = [threading.Thread(target=one, args=(i,)) for i in range(connections)]
@@ -188,11 +197,11 @@ def flood(server, path, total_bytes=150 * 10**6, connections=4):
         t.join()
     took = time.monotonic() - started
     time.sleep(1)
-    after_get = timed_get(server.port, path, timeout=30)
-    return {"rss_before_mib": before, "rss_peak_mib": server.status("VmHWM"), "rss_after_mib": server.status("VmRSS"),
-            "seconds": round(took, 1), "answers": sorted({str(o[0]) for o in outcomes}),
-            "sent_mb": round(sum(o[1] for o in outcomes) / 1e6, 1), "then_get": list(after_get),
-            "server_alive": server.alive()}
+    status, get_s = timed_get(server.port, path, timeout=30)
+    return {"rss_before_mib": round(before, 1), "rss_peak_mib": round(server.status("VmHWM"), 1),
+            "rss_after_mib": round(server.status("VmRSS"), 1), "seconds": round(took, 1),
+            "sent_mb": round(sum(sent) / 1e6, 1), "connections": sum(opened), "answers": answers,
+            "then_get": [status, round(get_s, 3)], "server_alive": server.alive()}
 
 
 class Attackers:
@@ -250,7 +259,7 @@ def slow_attack(server, path, count, seconds, opening, trickle):
     with Attackers(server.port, count, opening, trickle) as attack:
         result = watch_gets(server.port, path, seconds)
         result["reopened"] = attack.reopened
-    result["rss_peak_mib"] = server.status("VmHWM")
+    result["rss_peak_mib"] = round(server.status("VmHWM"), 1)
     result["server_alive"] = server.alive()
     return result
 
@@ -259,16 +268,21 @@ def live_clients(server, run, count, seconds):
     """`count` clients of /api/live at once; /api/runs meanwhile."""
     server.reset_peak()
     request = f"GET /api/live?run={run} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
-    socks = []
-    for _ in range(count):
-        s = connect(server.port)
-        socks.append(s)
-    time.sleep(0.5)
-    for s in socks:
-        try:
-            s.send(request)
-        except OSError:
-            pass
+    # As EventSource does: the request as soon as the connection is up (a server with a short
+    # listen queue leaves some connecting for a while).
+    pending, socks = [connect(server.port) for _ in range(count)], []
+    until = time.monotonic() + 10
+    while pending and time.monotonic() < until:
+        _, writable, _ = select.select([], pending, [], 0.5)
+        for s in writable:
+            pending.remove(s)
+            try:
+                s.sendall(request)
+                socks.append(s)
+            except OSError:
+                s.close()
+    for s in pending:
+        s.close()
     result = watch_gets(server.port, "/api/runs", seconds)
     statuses = {}
     for s in socks:
@@ -276,7 +290,7 @@ def live_clients(server, run, count, seconds):
         statuses[str(status)] = statuses.get(str(status), 0) + 1
         s.close()
     result["live_answers"] = statuses
-    result["rss_peak_mib"] = server.status("VmHWM")
+    result["rss_peak_mib"] = round(server.status("VmHWM"), 1)
     return result
 
 
@@ -378,7 +392,12 @@ def probes(args, tmp):
         if name.split(" ")[0] not in want:
             return
         print(f"http_probe: {name} on {server_name} ...", file=sys.stderr, flush=True)
-        rows.append({"probe": name, "server": server_name, **fn()})
+        try:
+            row = {"probe": name, "server": server_name, **fn()}
+        except (OSError, RuntimeError, subprocess.SubprocessError) as e:  # a probe that fails is a row too
+            row = {"probe": name, "server": server_name, "error": f"{type(e).__name__}: {e}"}
+        print(f"http_probe: {describe(row)}", file=sys.stderr, flush=True)
+        rows.append(row)
 
     for server_name, argv, path in (("exporter", exporter, "/metrics"), ("serve", serve, "/api/runs"),
                                     ("serve --token", token, "/api/runs")):

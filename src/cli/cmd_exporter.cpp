@@ -16,7 +16,7 @@ void add_exporter(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string listen{kDefaultExporterListen};
     std::vector<std::string> allowed_hosts;
-    int max_connections = 64;
+    int max_connections = 1024;
     MetricsFeedFlags feed;
     WatchedRunFlags run;
   };

@@ -59,7 +59,7 @@ void add_serve(CLI::App& app, int& exit_code) {
     std::string listen{kDefaultServeListen};
     std::string token;
     std::string token_file;
-    int max_connections = 256;
+    int max_connections = 1024;
     std::vector<std::string> store;
     AdvisorFlags advisor;
     bool metrics = false;

@@ -20,7 +20,7 @@ struct ExporterOptions {
   // Host names scrapers send besides this machine's own and addresses
   // (--allow-host); any other Host is refused (DNS rebinding, host_check.h).
   std::vector<std::string> allowed_hosts;
-  int max_connections = 0;  // 0: the server's default (64)
+  int max_connections = 0;  // 0: the server's default (1024)
   MetricsFeedOptions feed;
   // Told the URL once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;

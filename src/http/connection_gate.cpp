@@ -6,6 +6,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +31,9 @@ constexpr std::size_t kMaxClosing = 256;
 // Accepted but never handed back by the server (it failed to take the
 // socket): forgotten after this, without touching the number again.
 constexpr std::chrono::seconds kAcceptedGrace{2};
+// How long a connection is left to send its request before it may be closed
+// to make room for another.
+constexpr std::chrono::milliseconds kMinIdle{500};
 
 constexpr std::string_view kBusyAnswer =
     "HTTP/1.1 503 Service Unavailable\r\n"
@@ -46,9 +50,32 @@ int wait_ms(Clock::duration d) {
   return static_cast<int>(std::clamp<long long>(ms, 1, 1000));
 }
 
+// Descriptors the process holds besides connections: stores, drivers, the
+// live streams' store connections, libmicrohttpd's epoll and eventfd.
+constexpr std::size_t kOtherDescriptors = 256;
+
+// Descriptors for every connection allowed, the sockets being refused and
+// the rest of the process (stores, drivers): the usual soft limit of 1,024
+// is raised towards the hard one. Where the hard one is lower, fewer
+// connections are let in rather than accept() failing with EMFILE.
+int connections_within_descriptors(int wanted) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0) return wanted;
+  const auto needed = static_cast<rlim_t>(wanted) + kMaxClosing + kOtherDescriptors;
+  if (limit.rlim_cur < needed) {
+    limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? needed : std::min(needed, limit.rlim_max);
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    ::getrlimit(RLIMIT_NOFILE, &limit);
+  }
+  if (limit.rlim_cur >= needed) return wanted;
+  const auto room = static_cast<long long>(limit.rlim_cur) - static_cast<long long>(kMaxClosing + kOtherDescriptors);
+  return static_cast<int>(std::clamp<long long>(room, 16, wanted));
+}
+
 }  // namespace
 
 ConnectionGate::ConnectionGate(const char* host, int port, const GateLimits& limits) : limits_(limits) {
+  limits_.max_connections = connections_within_descriptors(limits.max_connections);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) {
     error_ = std::string("eventfd: ") + std::strerror(errno);
@@ -172,7 +199,11 @@ bool ConnectionGate::make_room(Clock::time_point now) {
   for (auto& [fd, t] : tracked_) {
     if (t.evicted) continue;
     ++open;
-    const bool waiting = t.phase == Phase::Reading || (t.phase == Phase::Accepted && now - t.since > kAcceptedGrace);
+    // Not sending a request, or not done sending it, for a while: oldest
+    // first. A connection younger than that is never taken, so an honest
+    // newcomer has the time to send its request even while a flood of new
+    // connections churns through the house.
+    const bool waiting = (t.phase == Phase::Reading || t.phase == Phase::Accepted) && now - t.since >= kMinIdle;
     if (waiting && (oldest == nullptr || t.since < oldest->since)) {
       oldest = &t;
       oldest_fd = fd;

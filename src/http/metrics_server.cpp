@@ -9,14 +9,16 @@ namespace gpuwatch {
 namespace {
 
 // An answer is a copy of a published string: two workers serve an HA pair
-// of Prometheus servers and a curl or two. 64 connections are far more than
-// scrapers open; past them the oldest one still sending its request makes
-// room, else the newcomer gets 503 at once. A scrape is a bare GET: 8 KiB of
-// headers is plenty, and a request must be whole within 10 s of its
-// connection (or of the previous answer, on a kept-alive one).
+// of Prometheus servers and a curl or two. Scrapers open a few connections;
+// 1,024 are allowed because an idle one costs a socket and a few KiB, so
+// that a thousand clients that say nothing leave room (past the cap the
+// oldest one still sending its request makes room, else the newcomer gets
+// 503 at once). A scrape is a bare GET: 8 KiB of headers is plenty, and a
+// request must be whole within 10 s of its connection (or of the previous
+// answer, on a kept-alive one).
 constexpr HttpLimits kScrapeLimits{.worker_threads = 2,
                                    .max_queued = 32,
-                                   .max_connections = 64,
+                                   .max_connections = 1024,
                                    .max_streams = 1,
                                    .max_header_bytes = 8192,
                                    .max_headers = 64,

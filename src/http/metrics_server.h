@@ -18,7 +18,7 @@ class MetricsServer {
  public:
   // Binds at once; throws HttpError when it cannot. `allowed_names`: host
   // names scrapers may send besides this machine's (--allow-host);
-  // `max_connections` (0: the default, 64) as HttpLimits says.
+  // `max_connections` (0: the default, 1024) as HttpLimits says.
   explicit MetricsServer(const ListenAddress& listen, const std::vector<std::string>& allowed_names = {},
                          int max_connections = 0);
 

@@ -22,15 +22,16 @@ namespace gpuwatch {
 
 namespace {
 
-// Browsers open six connections a page and keep them: 256 hold a team's
-// pages. Four workers answer the API (a long run's report holds one for a
-// second); live streams are pumped by threads of their own
-// (LiveStreams::kMaxStreams), so they never take a worker. Headers up to
-// 16 KiB: a browser sends every cookie of localhost, whatever port set it.
-// An answer must be taken within 30 s, a request sent within 10 s.
+// Browsers open six connections a page and keep them; an idle connection
+// costs a socket and a few KiB, so 1,024 are allowed and a thousand clients
+// that say nothing leave room. Four workers answer the API (a long run's
+// report holds one for a second); live streams are pumped by threads of
+// their own (LiveStreams::kMaxStreams), so they never take a worker. Headers
+// up to 16 KiB: a browser sends every cookie of localhost, whatever port set
+// it. An answer must be taken within 30 s, a request sent within 10 s.
 constexpr HttpLimits kDashboardLimits{.worker_threads = 4,
                                       .max_queued = 64,
-                                      .max_connections = 256,
+                                      .max_connections = 1024,
                                       .max_streams = LiveStreams::kMaxStreams,
                                       .max_header_bytes = 16384,
                                       .max_headers = 100,

@@ -37,7 +37,7 @@ struct ServeOptions {
   std::vector<std::filesystem::path> stores;  // one or more (a file per node of a job)
   std::string token;  // empty: none asked for (loopback only)
   bool token_generated = false;  // made by the CLI: the printed URL carries it
-  int max_connections = 0;  // 0: the server's default (256)
+  int max_connections = 0;  // 0: the server's default (1024)
   AdvisorConfig advisor;  // the thresholds of a run's status
   // --metrics: the exporter's series at /metrics too (behind the token when
   // there is one), sampled by this process. None: /metrics is 404.

@@ -269,8 +269,8 @@ class ExporterTest(GpuwatchTestCase):
 
     def test_slow_and_silent_clients_leave_scrapes_answered(self):
         # Four tricklers (a byte a second) used to stall every scrape for 20 s; a hundred silent
-        # connections are more than the 64 it keeps: the oldest silent one makes room.
-        base = self.start()
+        # connections are more than the 64 it is told to keep: the oldest silent one makes room.
+        base = self.start("--max-connections", "64")
         with Idlers(base, "/metrics", silent=100, trickling=4):
             for _ in range(3):
                 time.sleep(1)

@@ -216,7 +216,7 @@ TEST(HttpServer, HeadersPastTheLimitAre431BeforeTheHandler) {
     }();
     for (int i = 0; i < 200 && flood.send(lines); ++i) {
     }
-    const std::string answer = flood.receive(std::chrono::seconds(5));
+    const std::string answer = flood.receive(std::chrono::seconds(1));
     EXPECT_TRUE(answer.empty() || status_of(answer) == 431) << answer.substr(0, 80);
   }
   EXPECT_EQ(calls, 0);
@@ -257,11 +257,20 @@ TEST(HttpServer, AtTheCapTheOldestSilentConnectionMakesRoom) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   RawClient silent2(serving.port());
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    // Both younger than half a second: left to send their requests, the newcomer is refused.
+    RawClient early(serving.port());
+    early.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    EXPECT_EQ(status_of(early.receive(std::chrono::seconds(5))), 503);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
   RawClient client(serving.port());
   client.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(status_of(client.receive(std::chrono::seconds(5))), 200);
   silent1.receive(std::chrono::seconds(2));
   EXPECT_TRUE(silent1.closed());
+  silent2.receive(std::chrono::milliseconds(200));
+  EXPECT_FALSE(silent2.closed());
 }
 
 TEST(HttpServer, AtTheCapWithEveryConnectionBusyANewcomerGets503AtOnce) {
@@ -275,8 +284,8 @@ TEST(HttpServer, AtTheCapWithEveryConnectionBusyANewcomerGets503AtOnce) {
   }, limits);
   RawClient busy1(serving.port());
   RawClient busy2(serving.port());
-  busy1.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-  busy2.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  busy1.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  busy2.send("GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const Clock::time_point start = Clock::now();
   RawClient late(serving.port());
