@@ -437,7 +437,7 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", default=os.path.join(REPO, "build", "gpuwatch"), help="gpuwatch (default: %(default)s)")
     p.add_argument("--fake-nvml", help="the fake NVML (default: <bin dir>/tests/fake_nvml/libnvidia-ml-fake.so)")
-    p.add_argument("--big-store", help="a store whose last two runs are long (default: make one, ~150 s, ~900 MB)")
+    p.add_argument("--big-store", help="a store whose last two runs are long (default: make one, ~150 s, ~720 MB)")
     p.add_argument("--make-run-store", default=os.path.join(REPO, "build", "make_run_store"),
                    help="the store maker (default: %(default)s)")
     p.add_argument("--probes", default="flood,slowloris,silent,live,big", help="which (default: %(default)s)")
