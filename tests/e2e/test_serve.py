@@ -465,7 +465,9 @@ class ServePagesTest(ServeCase):
                 screenshot(f"{base}/{fragment}", os.path.join(shots, f"serve-{name}.png"))
 
     def test_a_live_runs_chart_grows(self):
-        self.start_live_run(6)
+        # Long enough that the page is loaded while the run still records, however slowly
+        # Chromium starts on a loaded machine (with 6 s it once loaded a finished run).
+        self.start_live_run(10)
         base = self.serve()
         status, series = self.get(f"{base}/api/runs/live/series?metric=gpu_util_percent&points=10000")
         at_load = len([v for v in series["devices"][0]["v"] if v is not None])
