@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "http/host_check.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
 
@@ -25,6 +26,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The token check sees the same bytes: it must not read past either.
   (void)gpuwatch::token_matches("0123456789abcdef", text);
   (void)gpuwatch::presented_token(text, text);
+  // And the Host check, as a Host header.
+  static const gpuwatch::AllowedHosts loopback({"127.0.0.1", 9410}, "node-1", {});
+  static const gpuwatch::AllowedHosts anywhere({"0.0.0.0", 9400}, "node-1.example", {"scrape.example"});
+  const bool on_loopback = loopback.allows(text);
+  if (on_loopback && !text.empty() && !gpuwatch::is_loopback_host(gpuwatch::host_header_name(text))) __builtin_trap();
+  (void)anywhere.allows(text);
   if (!target) return 0;
   if (target->params.size() > gpuwatch::kMaxQueryParams) __builtin_trap();
   for (const auto& s : target->segments) {

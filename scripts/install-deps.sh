@@ -21,7 +21,7 @@ build_packages=(
   libcairo2-dev fonts-dejavu-core  # plots (PNG, SVG, PDF) and their text
   libpcre2-dev                     # --annotate-regex
   libncurses-dev                   # top
-  libcpp-httplib-dev               # exporter (HTTP; Debian ships it as header + shared library)
+  libmicrohttpd-dev                # exporter and serve (the HTTP server, event-driven)
   libtomlplusplus-dev              # matrix --grid FILE.toml (toml++, used header-only)
   help2man                         # the man page, made from --help at build time
   python3 python3-venv             # the Python client (python/), installed into a venv
@@ -30,6 +30,7 @@ build_packages=(
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.
 tests_packages=(
   libgtest-dev libgmock-dev
+  libcpp-httplib-dev         # an HTTP client in the unit tests of the HTTP server
   libbenchmark-dev           # bench/bench_store
   clang                      # fuzz targets (libFuzzer)
   zsh                        # the install test runs the zsh completion

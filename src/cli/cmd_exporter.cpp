@@ -15,6 +15,8 @@ void add_exporter(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("exporter", "Serve every GPU's and the host's metrics to Prometheus (GET /metrics)");
   struct Flags {
     std::string listen{kDefaultExporterListen};
+    std::vector<std::string> allowed_hosts;
+    int max_connections = 1024;
     MetricsFeedFlags feed;
     WatchedRunFlags run;
   };
@@ -23,6 +25,10 @@ void add_exporter(CLI::App& app, int& exit_code) {
                   "ADDR:PORT to serve on; 0.0.0.0:9400 for every interface, [::1]:9400 for IPv6, port 0 for any "
                   "free one")
       ->capture_default_str();
+  cmd->add_option("--allow-host", flags->allowed_hosts,
+                  "A host name scrapers use for this machine, answered besides its own name and any address "
+                  "(other Host headers get 403: DNS rebinding). Repeatable");
+  add_max_connections_option(*cmd, flags->max_connections);
   add_metrics_feed_options(*cmd, flags->feed);
   add_watched_run_options(*cmd, flags->run,
                           "exported as gpuwatch_run_* series: name, progress, advisories, its GPUs");
@@ -33,6 +39,8 @@ void add_exporter(CLI::App& app, int& exit_code) {
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--listen", e.what());
     }
+    options.allowed_hosts = flags->allowed_hosts;
+    options.max_connections = flags->max_connections;
     options.feed = metrics_feed_options(flags->feed);
     options.feed.watched_run = watched_run_reader(flags->run);
     options.on_listening = [](const std::string& url) {

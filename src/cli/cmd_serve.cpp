@@ -1,4 +1,8 @@
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 
 #include "cli/advisor_options.h"
@@ -6,16 +10,56 @@
 #include "cli/metrics_feed_options.h"
 #include "cli/run_status_source.h"
 #include "cli/options.h"
+#include "http/host_check.h"
 #include "serve/access_token.h"
 #include "serve/serve.h"
 
 namespace gpuwatch::cli {
+
+namespace {
+
+constexpr const char* kTokenVariable = "GPUWATCH_TOKEN";
+
+// The token's first line, without the line break and blanks around it.
+std::string read_token_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CLI::ValidationError("--token-file", path + ": " + std::strerror(errno));
+  std::string line;
+  std::getline(in, line);
+  const std::size_t begin = line.find_first_not_of(" \t\r");
+  const std::size_t end = line.find_last_not_of(" \t\r");
+  return begin == std::string::npos ? std::string() : line.substr(begin, end - begin + 1);
+}
+
+// The token from --token, --token-file or $GPUWATCH_TOKEN, in that order
+// (the first two exclude each other), checked; empty for none. `source`
+// names where it came from, for the startup line (never the token itself).
+std::string given_token(const std::string& flag, const std::string& file, std::string& source) {
+  std::string token = flag;
+  source = "--token";
+  if (!file.empty()) {
+    token = read_token_file(file);
+    source = "--token-file";
+    if (token.empty()) throw CLI::ValidationError("--token-file", file + " holds no token on its first line");
+  } else if (const char* env = std::getenv(kTokenVariable); token.empty() && env != nullptr && *env != '\0') {
+    token = env;
+    source = kTokenVariable;
+  }
+  if (!token.empty() && !is_token_text(token)) {
+    throw CLI::ValidationError(source, "use letters, digits and . _ ~ - only (it goes into a URL as it is)");
+  }
+  return token;
+}
+
+}  // namespace
 
 void add_serve(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("serve", "Dashboard of the stored runs in a browser: timelines, live runs, compare");
   struct Flags {
     std::string listen{kDefaultServeListen};
     std::string token;
+    std::string token_file;
+    int max_connections = 1024;
     std::vector<std::string> store;
     AdvisorFlags advisor;
     bool metrics = false;
@@ -26,7 +70,12 @@ void add_serve(CLI::App& app, int& exit_code) {
   cmd->add_option("--listen", flags->listen,
                   "ADDR:PORT to serve on; any address but loopback needs a token (one is made and printed)")
       ->capture_default_str();
-  cmd->add_option("--token", flags->token, "The token every request must carry (?token= or Authorization: Bearer)");
+  auto* token = cmd->add_option("--token", flags->token,
+                                "The token every request must carry (?token= or Authorization: Bearer); other "
+                                "users can read a command line: prefer --token-file or $GPUWATCH_TOKEN");
+  cmd->add_option("--token-file", flags->token_file, "Read the token from the first line of this file")
+      ->excludes(token);
+  add_max_connections_option(*cmd, flags->max_connections);
   add_stores_option(*cmd, flags->store);
   add_advisor_options(*cmd, flags->advisor);
   cmd->add_option("--link", flags->links,
@@ -43,11 +92,13 @@ void add_serve(CLI::App& app, int& exit_code) {
     }
     options.stores = StoreList(flags->store).paths();
     options.advisor = advisor_config(flags->advisor);
-    options.token = flags->token;
-    if (!options.token.empty() && !is_token_text(options.token)) {
-      throw CLI::ValidationError("--token", "use letters, digits and . _ ~ - only (it goes into a URL as it is)");
+    options.max_connections = flags->max_connections;
+    std::string token_source;
+    options.token = given_token(flags->token, flags->token_file, token_source);
+    if (options.token.empty() && !is_loopback_host(options.listen.host)) {
+      options.token = generate_access_token();
+      options.token_generated = true;
     }
-    if (options.token.empty() && !is_loopback_host(options.listen.host)) options.token = generate_access_token();
     for (const std::string& text : flags->links) {
       std::string why;
       const auto link = parse_serve_link(text, why);
@@ -65,8 +116,14 @@ void add_serve(CLI::App& app, int& exit_code) {
       run.advisor = flags->advisor;
       options.metrics->watched_run = watched_run_reader(run);
     }
-    options.on_listening = [](const std::string& url) {
-      std::printf("gpuwatch serve: open %s (Ctrl-C stops)\n", url.c_str());
+    const bool token_given = !options.token.empty() && !options.token_generated;
+    options.on_listening = [token_given, token_source](const std::string& url) {
+      if (token_given) {
+        std::printf("gpuwatch serve: open %s?token=<the token of %s> (Ctrl-C stops)\n", url.c_str(),
+                    token_source.c_str());
+      } else {
+        std::printf("gpuwatch serve: open %s (Ctrl-C stops)\n", url.c_str());
+      }
       std::fflush(stdout);
     };
     exit_code = run_serve(SystemPaths::from_environment(), options);

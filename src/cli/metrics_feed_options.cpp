@@ -1,5 +1,7 @@
 #include "cli/metrics_feed_options.h"
 
+#include <charconv>
+
 #include "cli/number_flags.h"
 #include "cli/options.h"
 
@@ -25,6 +27,23 @@ MetricsFeedOptions metrics_feed_options(const MetricsFeedFlags& flags) {
   options.dcgm_compat = flags.dcgm_compat;
   options.processes = flags.processes;
   return options;
+}
+
+CLI::Option* add_max_connections_option(CLI::App& cmd, int& max_connections) {
+  const CLI::Validator whole_number(
+      [](const std::string& text) {
+        int n = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+        const bool ok = error == std::errc() && end == text.data() + text.size() && n >= 1 && n <= 100000;
+        return ok ? std::string() : "'" + text + "' is not a number of connections from 1 to 100000";
+      },
+      "N");
+  return cmd
+      .add_option("--max-connections", max_connections,
+                  "Connections open at once; past them the oldest one still sending its request is closed, "
+                  "else a newcomer gets 503 at once")
+      ->check(whole_number)
+      ->capture_default_str();
 }
 
 }  // namespace gpuwatch::cli

@@ -22,4 +22,8 @@ std::vector<CLI::Option*> add_metrics_feed_options(CLI::App& cmd, MetricsFeedFla
 // The options; the watched run and the log prefix are the caller's.
 MetricsFeedOptions metrics_feed_options(const MetricsFeedFlags& flags);
 
+// --max-connections N (1 to 100000) of the HTTP servers, `exporter` and
+// `serve`; `max_connections` holds the command's default.
+CLI::Option* add_max_connections_option(CLI::App& cmd, int& max_connections);
+
 }  // namespace gpuwatch::cli

@@ -14,7 +14,7 @@ namespace gpuwatch {
 int run_exporter(const SystemPaths& paths, const ExporterOptions& options) {
   StopSignals stop;
   // Before any driver is opened: a taken port fails at once.
-  MetricsServer server(options.listen);
+  MetricsServer server(options.listen, options.allowed_hosts, options.max_connections);
   MetricsFeed feed(paths, options.feed);
   std::thread serving([&] { server.run(); });
   if (options.on_listening) {

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "exporter/metrics_feed.h"
@@ -16,6 +17,10 @@ inline constexpr std::string_view kDefaultExporterListen = "127.0.0.1:9400";
 
 struct ExporterOptions {
   ListenAddress listen;
+  // Host names scrapers send besides this machine's own and addresses
+  // (--allow-host); any other Host is refused (DNS rebinding, host_check.h).
+  std::vector<std::string> allowed_hosts;
+  int max_connections = 0;  // 0: the server's default (1024)
   MetricsFeedOptions feed;
   // Told the URL once the port is bound (the CLI prints it).
   std::function<void(const std::string& url)> on_listening;

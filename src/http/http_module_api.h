@@ -1,8 +1,8 @@
 // The C interface between gpuwatch and its HTTP module (libgpuwatch-http.so),
-// which alone links cpp-httplib and, through Debian's build of it, OpenSSL,
-// zlib and brotli: 3.8 MiB of resident memory that `record`, `top` and the
-// status line would otherwise carry for nothing. Plain C types only, so no
-// C++ exception or type crosses the dlopen boundary.
+// which alone links libmicrohttpd and, through Debian's build of it, GnuTLS:
+// 3 MiB of resident memory that `record`, `top` and the status line would
+// otherwise carry for nothing. Plain C types only, so no C++ exception or
+// type crosses the dlopen boundary.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,9 @@ struct GpuwatchHttpRequest {
   const char* host;           // the Host header's value, "" without one
 };
 
-// Writes a piece of a streamed body; 0 when the client has gone.
+// Writes a piece of a streamed body; 0 when the client has gone, or has not
+// taken what was sent before within the write deadline. It may wait for the
+// client (a bounded buffer lies between), never longer than that.
 typedef int (*GpuwatchHttpWrite)(void* sink, const char* data, std::size_t size);
 
 struct GpuwatchHttpReply {
@@ -42,12 +44,19 @@ typedef void (*GpuwatchHttpRespond)(void* respond_context, const GpuwatchHttpRep
 typedef void (*GpuwatchHttpHandler)(void* context, const GpuwatchHttpRequest* request, GpuwatchHttpRespond respond,
                                     void* respond_context);
 
+// What one client may hold (docs/serve.md, "Limits"). Every count is > 0.
 struct GpuwatchHttpLimits {
-  int threads;
-  std::size_t max_payload_bytes;
-  int read_timeout_s;
-  int write_timeout_s;
-  int keep_alive_max_count;  // 1: one request per connection
+  int worker_threads;        // run the handler; a slow answer holds one
+  int max_queued;            // requests waiting for a worker; past them 503
+  int max_connections;       // open at once; past them the oldest one still
+                             // sending its request is closed, else 503
+  int max_streams;           // streamed answers at once (a thread each); past them 503
+  std::size_t max_header_bytes;  // request line and headers; past them 431
+  int max_headers;               // header lines; past them 431
+  int request_deadline_s;    // a whole request, from the connection's start
+                             // or the previous answer; then it is closed
+  int write_deadline_s;      // a whole answer, or a stream's next piece
+  std::size_t stream_buffer_bytes;  // a stream's bytes not yet sent
 };
 
 struct GpuwatchHttpApi {
@@ -67,7 +76,7 @@ const GpuwatchHttpApi* gpuwatch_http_api();
 }
 
 namespace gpuwatch {
-inline constexpr int kHttpModuleAbi = 2;
+inline constexpr int kHttpModuleAbi = 3;
 inline constexpr const char* kHttpModuleFile = "libgpuwatch-http.so";
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 }  // namespace gpuwatch

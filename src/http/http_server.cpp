@@ -80,8 +80,9 @@ void stream_release(void* stream) { delete static_cast<HttpStream*>(stream); }
 
 HttpServer::HttpServer(const ListenAddress& listen, const HttpLimits& limits, HttpHandler handler)
     : handler_(std::move(handler)), api_(load_module()) {
-  const GpuwatchHttpLimits c_limits{limits.threads, limits.max_payload_bytes, limits.read_timeout_s,
-                                    limits.write_timeout_s, limits.keep_alive_max_count};
+  const GpuwatchHttpLimits c_limits{limits.worker_threads,     limits.max_queued,         limits.max_connections,
+                                    limits.max_streams,        limits.max_header_bytes,   limits.max_headers,
+                                    limits.request_deadline_s, limits.write_deadline_s,   limits.stream_buffer_bytes};
   std::array<char, 256> error{};
   server_ = api_->create(listen.host.c_str(), listen.port, &c_limits, &HttpServer::handle, this, error.data(),
                          error.size());

@@ -1,8 +1,10 @@
 // A small GET-only HTTP server: the exporter's /metrics and serve's pages and
-// API. Read-only by construction (the module refuses every other method),
-// with a bounded thread pool, short timeouts and a request size limit, so
-// slow or hostile clients cannot hold it. The server itself lives in a module
-// loaded on first use (http/http_module_api.h says why).
+// API. Read-only by construction (the module refuses every other method).
+// Event-driven (libmicrohttpd on epoll): a connection costs a socket and a
+// few KiB, not a thread, so slow or silent clients hold nothing others need;
+// every phase of a connection has a deadline, every buffer a bound
+// (HttpLimits). The server itself lives in a module loaded on first use
+// (http/http_module_api.h says why).
 #pragma once
 
 #include <functional>
@@ -28,8 +30,10 @@ struct HttpRequest {
 };
 
 // A streamed body (server-sent events): next() writes what it has through
-// `write` (false once the client is gone) and returns false at the end. It
-// may wait for data, but briefly: the server's stop waits for it.
+// `write` (false once the client is gone or too slow) and returns false at
+// the end. It runs on a thread of its own, may wait for data, but briefly:
+// the server's stop waits for it. `write` may wait while the client is
+// behind (the bytes not yet sent are bounded), up to the write deadline.
 class HttpStream {
  public:
   virtual ~HttpStream() = default;
@@ -46,12 +50,19 @@ struct HttpReply {
 
 using HttpHandler = std::function<HttpReply(const HttpRequest&)>;
 
+// What the server holds for its clients, at most (GpuwatchHttpLimits says
+// what each means). Past a limit a client gets an answer that says so (431,
+// 503) or its connection is closed; the process never grows with a request.
 struct HttpLimits {
-  int threads = 4;
-  std::size_t max_payload_bytes = 1024;
-  int read_timeout_s = 5;
-  int write_timeout_s = 5;
-  int keep_alive_max_count = 1;  // one request per connection
+  int worker_threads = 2;
+  int max_queued = 32;
+  int max_connections = 64;
+  int max_streams = 1;
+  std::size_t max_header_bytes = 8192;
+  int max_headers = 64;
+  int request_deadline_s = 10;
+  int write_deadline_s = 10;
+  std::size_t stream_buffer_bytes = std::size_t{1} << 20;
 };
 
 class HttpServer {

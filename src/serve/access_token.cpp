@@ -1,7 +1,5 @@
 #include "serve/access_token.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/random.h>
 
 #include <array>
@@ -41,17 +39,6 @@ std::string_view presented_token(std::string_view authorization, std::string_vie
   constexpr std::string_view kBearer = "Bearer ";
   if (authorization.substr(0, kBearer.size()) == kBearer) return authorization.substr(kBearer.size());
   return token_param;
-}
-
-bool is_loopback_host(std::string_view host) {
-  if (host == "localhost") return true;
-  // Parsed as addresses, never matched as text: "127.evil.example" is a name
-  // that anyone's DNS may point at 127.0.0.1 (rebinding).
-  const std::string text(host);
-  in_addr v4{};
-  if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
-  in6_addr v6{};
-  return ::inet_pton(AF_INET6, text.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 bool is_token_text(std::string_view token) {

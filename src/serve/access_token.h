@@ -20,10 +20,6 @@ bool token_matches(std::string_view expected, std::string_view given);
 // can carry); empty for none.
 std::string_view presented_token(std::string_view authorization, std::string_view token_param);
 
-// Whether the host part of a --listen address or Host header is loopback:
-// an IPv4 address in 127.0.0.0/8, ::1, or "localhost".
-bool is_loopback_host(std::string_view host);
-
 // Whether a token may be used as given: letters, digits and ._~- only, so
 // that it travels in a URL unchanged.
 bool is_token_text(std::string_view token);

@@ -17,6 +17,10 @@ namespace {
 // second, and each poll reads only the new samples and the run's events.
 constexpr std::chrono::milliseconds kPollPeriod{500};
 constexpr std::chrono::seconds kKeepAlivePeriod{15};
+// An event carries at most this many ticks of each GPU (with 8 GPUs about
+// 0.8 MB): a stream asked to start long ago (since=0 on a 35-hour run) sends
+// the past a page at a time, one after the other, and never holds more.
+constexpr std::int64_t kLivePageTicks = 2000;
 // What the run page's live charts draw.
 constexpr std::array<DeviceMetric, 4> kLiveMetrics{DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
                                                     DeviceMetric::PowerWatts, DeviceMetric::TempGpuCelsius};
@@ -58,35 +62,42 @@ class LiveStream final : public HttpStream {
  public:
   LiveStream(LiveStreams& streams, std::unique_ptr<Store> store, RunInfo run, std::int64_t after_mono_ns)
       : streams_(streams), store_(std::move(store)), run_(std::move(run)), after_mono_ns_(after_mono_ns),
+        page_ns_(kLivePageTicks * static_cast<std::int64_t>((run_.interval_s > 0 ? run_.interval_s : 0.5) * 1e9)),
         last_write_(std::chrono::steady_clock::now()) {}
   ~LiveStream() override { streams_.release(); }
   LiveStream(const LiveStream&) = delete;
   LiveStream& operator=(const LiveStream&) = delete;
 
   bool next(const std::function<bool(std::string_view)>& write) override {
-    if (!streams_.wait(kPollPeriod)) return false;
+    // Behind the store: the next page at once, without waiting for a commit.
+    if (catching_up_ ? streams_.stopping() : !streams_.wait(kPollPeriod)) return false;
     RunInfo now;
     try {
       now = store_->resolve(run_.id);
     } catch (const StoreError&) {
       return false;  // deleted meanwhile
     }
+    const std::int64_t page_end = after_mono_ns_ + page_ns_;
     LoadOptions options;
     options.metrics = std::vector<DeviceMetric>(kLiveMetrics.begin(), kLiveMetrics.end());
     options.device_wall_clock = false;
     options.host_samples = false;
     options.since_mono_ns = after_mono_ns_ + 1;
+    options.until_mono_ns = page_end;
     const RunData data = store_->load(now, options);
     std::int64_t newest = after_mono_ns_;
     for (const DeviceSeries& d : data.devices) {
       if (!d.mono_ns.empty()) newest = std::max(newest, d.mono_ns.back());
     }
+    catching_up_ = stored_run_end_mono_ns(now) > page_end;
     const auto clock = std::chrono::steady_clock::now();
     if (newest > after_mono_ns_) {
-      after_mono_ns_ = newest;
       last_write_ = clock;
       if (!write(samples_event(data, progress_at(data.events, newest)))) return false;
     }
+    // A page without samples (a gap in the recording) is passed over too.
+    after_mono_ns_ = catching_up_ ? std::max(newest, page_end) : newest;
+    if (catching_up_) return true;
     if (now.status != RunStatus::Recording) {
       (void)write(end_event(now.status));
       return false;
@@ -103,6 +114,8 @@ class LiveStream final : public HttpStream {
   std::unique_ptr<Store> store_;
   RunInfo run_;
   std::int64_t after_mono_ns_;
+  std::int64_t page_ns_;  // the most one event covers
+  bool catching_up_ = false;  // the last page ended before the stored run did
   std::chrono::steady_clock::time_point last_write_;
 };
 

@@ -18,8 +18,10 @@ namespace gpuwatch {
 // Shared by a server's streams: stop() ends them all within a poll.
 class LiveStreams {
  public:
-  // At most this many at once: each holds one of the server's threads.
-  static constexpr int kMaxStreams = 8;
+  // At most this many at once: each has a thread of its own (never one of
+  // the workers that answer the API) and a connection to the store, polled
+  // twice a second.
+  static constexpr int kMaxStreams = 32;
 
   void stop();
   [[nodiscard]] bool stopping() const { return stopping_; }

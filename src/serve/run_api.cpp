@@ -18,6 +18,7 @@
 #include "render/report.h"
 #include "render/run_status.h"
 #include "render/units.h"
+#include "serve/compare_source.h"
 #include "record/run_status_window.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
@@ -364,13 +365,29 @@ std::string compare_json(StorePools& stores, const RequestTarget& query) {
   if (refs.size() < 2 || refs.size() > kMaxComparedRuns) {
     throw ApiError(400, fmt::format("runs takes 2 to {} runs", kMaxComparedRuns));
   }
+  std::vector<StorePools::Found> found;
   std::vector<RunData> runs;
-  // Whole runs, host included: the answer is exactly `gpuwatch compare`'s.
+  double device_samples = 0;
   for (const std::string& ref : refs) {
-    const StorePools::Found found = stores.find(ref);
-    runs.push_back(found.store->load(found.run));
+    found.push_back(stores.find(ref));
+    runs.push_back(load_run_facts(*found.back().store, found.back().run));
+    device_samples += estimated_device_samples(found.back().run, runs.back().devices.size());
   }
-  return render_compare_json(compare_runs(runs, CompareOptions{}));
+  // Whole runs, host included, when they fit: the answer is exactly
+  // `gpuwatch compare`'s. Longer ones are reduced as they are read.
+  const bool exact = device_samples <= kExactCompareDeviceSamples;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Store& store = *found[i].store;
+    runs[i] = exact ? store.load(found[i].run) : load_reduced_for_compare(store, std::move(runs[i]));
+  }
+  Comparison comparison = compare_runs(runs, CompareOptions{});
+  if (!exact) {
+    comparison.notes.push_back(fmt::format(
+        "the runs hold about {:.0f} device-samples: each GPU's were read as {} means over equal spans of its run "
+        "(`gpuwatch compare` reads every sample)",
+        device_samples, kCompareBins));
+  }
+  return render_compare_json(comparison);
 }
 
 }  // namespace gpuwatch

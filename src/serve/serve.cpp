@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "core/host_name.h"
 #include "exporter/stop_signals.h"
 #include "render/json_writer.h"
 #include "serve/access_token.h"
@@ -21,9 +22,22 @@ namespace gpuwatch {
 
 namespace {
 
-// Browsers open several connections and keep them; live streams hold a
-// thread each (LiveStreams::kMaxStreams), the rest answer the API.
-constexpr HttpLimits kDashboardLimits{16, 1024, 5, 5, 100};
+// Browsers open six connections a page and keep them; an idle connection
+// costs a socket and a few KiB, so 1,024 are allowed and a thousand clients
+// that say nothing leave room. Four workers answer the API (a long run's
+// report holds one for a second); live streams are pumped by threads of
+// their own (LiveStreams::kMaxStreams), so they never take a worker. Headers
+// up to 16 KiB: a browser sends every cookie of localhost, whatever port set
+// it. An answer must be taken within 30 s, a request sent within 10 s.
+constexpr HttpLimits kDashboardLimits{.worker_threads = 4,
+                                      .max_queued = 64,
+                                      .max_connections = 1024,
+                                      .max_streams = LiveStreams::kMaxStreams,
+                                      .max_header_bytes = 16384,
+                                      .max_headers = 100,
+                                      .request_deadline_s = 10,
+                                      .write_deadline_s = 30,
+                                      .stream_buffer_bytes = std::size_t{1} << 20};
 
 constexpr std::string_view kCommonHeaders =
     "X-Content-Type-Options: nosniff\n"
@@ -43,19 +57,6 @@ HttpReply json_reply(int status, std::string body) {
 }
 
 HttpReply error_reply(int status, std::string_view message) { return json_reply(status, error_json(message)); }
-
-// Without a token, only a Host that names loopback: a page of another site
-// whose name was pointed at 127.0.0.1 (DNS rebinding) sends its own name.
-bool loopback_host_header(std::string_view host) {
-  if (host.empty()) return true;  // HTTP/1.0 without Host: not a browser
-  std::string_view name = host;
-  if (name.front() == '[') {
-    name = name.substr(1, name.find(']') == std::string_view::npos ? 0 : name.find(']') - 1);
-  } else if (const std::size_t colon = name.rfind(':'); colon != std::string_view::npos) {
-    name = name.substr(0, colon);
-  }
-  return is_loopback_host(name);
-}
 
 HttpReply asset_reply(const WebAsset& asset) {
   HttpReply reply;
@@ -119,8 +120,11 @@ HttpReply Dashboard::answer(const HttpRequest& request) {
 HttpReply Dashboard::route(const HttpRequest& request) {
   const std::optional<RequestTarget> target = parse_request_target(request.target);
   if (!target) return error_reply(400, "not a path this server answers");
-  if (token_.empty() && !loopback_host_header(request.host)) {
-    return error_reply(403, "this server answers only to 127.0.0.1");
+  // Without a token (loopback only), only a Host that names loopback: a page
+  // of another site whose name was pointed at 127.0.0.1 (DNS rebinding)
+  // sends its own name.
+  if (token_.empty() && !hosts_.allows(request.host)) {
+    return error_reply(403, "this server answers only to Host: " + hosts_.describe());
   }
   // The page and its script hold no data: a browser loads them without the
   // token, which the script then puts on every API request.
@@ -192,15 +196,20 @@ void wait_for(int fd) {
 
 int run_serve(const SystemPaths& paths, const ServeOptions& options) {
   StopSignals stop;
-  Dashboard dashboard(options.stores, options.token, options.advisor, options.metrics.has_value(), options.links);
-  HttpServer server(options.listen, kDashboardLimits, [&](const HttpRequest& r) { return dashboard.answer(r); });
+  Dashboard dashboard(options.stores, options.token, AllowedHosts(options.listen, host_name(), {}), options.advisor,
+                      options.metrics.has_value(), options.links);
+  HttpLimits limits = kDashboardLimits;
+  if (options.max_connections > 0) limits.max_connections = options.max_connections;
+  HttpServer server(options.listen, limits, [&](const HttpRequest& r) { return dashboard.answer(r); });
   // After the port is bound (a taken port fails before a driver is opened).
   std::optional<MetricsFeed> feed;
   if (options.metrics) feed.emplace(paths, *options.metrics);
   std::thread serving([&] { server.run(); });
   if (options.on_listening) {
     const ListenAddress bound{options.listen.host, static_cast<std::uint16_t>(server.port())};
-    const std::string query = options.token.empty() ? "" : "?token=" + options.token;
+    // A token given to serve is never printed (logs keep what a terminal
+    // shows); one made here is, as the only way to learn it.
+    const std::string query = options.token_generated ? "?token=" + options.token : "";
     options.on_listening(fmt::format("http://{}/{}", bound.text(), query));
   }
   if (feed) {

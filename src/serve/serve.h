@@ -11,6 +11,7 @@
 #include "analysis/advisor/config.h"
 #include "backends/backend.h"
 #include "exporter/metrics_feed.h"
+#include "http/host_check.h"
 #include "http/http_server.h"
 #include "http/listen_address.h"
 #include "http/published_text.h"
@@ -35,6 +36,8 @@ struct ServeOptions {
   ListenAddress listen;
   std::vector<std::filesystem::path> stores;  // one or more (a file per node of a job)
   std::string token;  // empty: none asked for (loopback only)
+  bool token_generated = false;  // made by the CLI: the printed URL carries it
+  int max_connections = 0;  // 0: the server's default (1024)
   AdvisorConfig advisor;  // the thresholds of a run's status
   // --metrics: the exporter's series at /metrics too (behind the token when
   // there is one), sampled by this process. None: /metrics is 404.
@@ -50,10 +53,11 @@ struct ServeOptions {
 // Thread-safe; read-only.
 class Dashboard {
  public:
-  Dashboard(const std::vector<std::filesystem::path>& stores, std::string token, AdvisorConfig advisor,
-            bool metrics = false, std::vector<ServeLink> links = {})
+  Dashboard(const std::vector<std::filesystem::path>& stores, std::string token, AllowedHosts hosts,
+            AdvisorConfig advisor, bool metrics = false, std::vector<ServeLink> links = {})
       : stores_(stores),
         token_(std::move(token)),
+        hosts_(std::move(hosts)),
         advisor_(std::move(advisor)),
         metrics_(metrics),
         links_(std::move(links)) {}
@@ -68,6 +72,7 @@ class Dashboard {
 
   StorePools stores_;
   std::string token_;
+  AllowedHosts hosts_;  // without a token
   AdvisorConfig advisor_;
   LiveStreams streams_;
   bool metrics_;

@@ -1,7 +1,10 @@
 """gpuwatch exporter against the fake driver: /metrics carries the driver's values in Prometheus
 names and base units (and dcgm-exporter's with --dcgm-compat), passes promtool when it is
 installed, answers 404 elsewhere; a bad --listen is a usage error; SIGTERM ends it with 0; a real
-Prometheus server (Debian's `prometheus`, when installed) scrapes it and returns the fake's value."""
+Prometheus server (Debian's `prometheus`, when installed) scrapes it and returns the fake's value.
+And what no client may do (issue 22): a Host header that names another site is refused (DNS
+rebinding), headers past 8 KiB are 431 and a flood of them costs nothing, slow and silent clients
+leave scrapes answered at once."""
 import http.client
 import json
 import os
@@ -18,6 +21,7 @@ import urllib.parse
 import urllib.request
 
 from harness import FIXTURES, QUICK, GpuwatchTestCase, tree
+from http_clients import Idlers, flood, raw_request, rss_mib
 
 MiB = 1024 ** 2
 # GPU 1 is busy; GPU 0 has no memory temperature (a metric it lacks).
@@ -44,16 +48,16 @@ def value(samples, metric, /, **labels):
 
 
 class ExporterTest(GpuwatchTestCase):
-    def start(self, *args, **env):
-        self.proc = self.start_gw("exporter", "--listen", "127.0.0.1:0", "--interval", "0.2", *args,
+    def start(self, *args, listen="127.0.0.1:0", **env):
+        self.proc = self.start_gw("exporter", "--listen", listen, "--interval", "0.2", *args,
                                   scenario=SCENARIO, **env)
         self.addCleanup(self.stop_quietly)
         ready, _, _ = select.select([self.proc.stdout], [], [], 5)
         self.assertTrue(ready, "no URL printed within 5 s")
         line = self.proc.stdout.readline()
-        m = re.search(r"(http://127\.0\.0\.1:\d+)/metrics", line)
+        m = re.search(r"http://[0-9.]+:(\d+)/metrics", line)
         self.assertIsNotNone(m, line)
-        return m.group(1)
+        return f"http://127.0.0.1:{m.group(1)}"
 
     def stop_quietly(self):
         if self.proc.poll() is None:
@@ -99,14 +103,14 @@ class ExporterTest(GpuwatchTestCase):
         self.assertEqual(missing.exception.code, 404)
         with urllib.request.urlopen(base + "/", timeout=2) as r:
             self.assertIn("/metrics", r.read().decode())
-        # One request per connection: httplib polls an idle keep-alive connection every ~11 ms.
-        # (urllib always asks for close; http.client asks for nothing, so HTTP/1.1 keeps alive.)
+        # A kept-alive connection answers again (an idle one costs a socket, no thread, no polling).
         conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=2)
         try:
-            conn.request("GET", "/metrics")
-            reply = conn.getresponse()
-            reply.read()
-            self.assertEqual(reply.getheader("Connection"), "close")
+            for _ in range(2):
+                conn.request("GET", "/metrics")
+                reply = conn.getresponse()
+                self.assertEqual(reply.status, 200)
+                reply.read()
         finally:
             conn.close()
         self.proc.send_signal(signal.SIGTERM)
@@ -235,6 +239,46 @@ class ExporterTest(GpuwatchTestCase):
         self.assertIn(f"cannot listen on 127.0.0.1:{port}", r.stderr)
 
     @unittest.skipUnless(shutil.which("prometheus"), "Debian's prometheus is not installed")
+    def status_with_host(self, base, host):
+        request = f"GET /metrics HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+        return raw_request(base, request)[0]
+
+    def test_a_host_that_names_another_site_is_refused(self):
+        base = self.start()
+        port = base.rsplit(":", 1)[1]
+        self.assertEqual(self.status_with_host(base, f"evil.example:{port}"), 403)
+        self.assertEqual(self.status_with_host(base, f"127.0.0.1.nip.io:{port}"), 403)
+        for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"[::1]:{port}"):
+            self.assertEqual(self.status_with_host(base, host), 200, host)
+        self.stop_quietly()
+        # On every interface: any address, this machine's name, and the names given.
+        base = self.start("--allow-host", "Scrape.Example", listen="0.0.0.0:0")
+        port = base.rsplit(":", 1)[1]
+        for host in (f"10.1.2.3:{port}", f"scrape.example:{port}", f"{socket.gethostname()}:{port}"):
+            self.assertEqual(self.status_with_host(base, host), 200, host)
+        self.assertEqual(self.status_with_host(base, f"evil.example:{port}"), 403)
+
+    def test_headers_past_the_limit_are_431_and_a_flood_costs_nothing(self):
+        base = self.start()
+        big = b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 10000 + b"\r\n\r\n"
+        self.assertEqual(raw_request(base, big)[0], 431)
+        before = rss_mib(self.proc.pid)
+        answers = flood(base, "/metrics", megabytes=40)
+        self.assertTrue(all(a in (None, 431) for a in answers), answers)
+        self.assertLess(rss_mib(self.proc.pid) - before, 20)
+
+    def test_slow_and_silent_clients_leave_scrapes_answered(self):
+        # Four tricklers (a byte a second) used to stall every scrape for 20 s; a hundred silent
+        # connections are more than the 64 it is told to keep: the oldest silent one makes room.
+        base = self.start("--max-connections", "64")
+        with Idlers(base, "/metrics", silent=100, trickling=4):
+            for _ in range(3):
+                time.sleep(1)
+                started = time.monotonic()
+                with urllib.request.urlopen(base + "/metrics", timeout=10) as r:
+                    self.assertEqual(r.status, 200)
+                self.assertLess(time.monotonic() - started, 1)
+
     def test_a_real_prometheus_scrapes_it(self):
         base = self.start()
         target = base.removeprefix("http://")

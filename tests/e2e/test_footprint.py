@@ -24,7 +24,7 @@ class FootprintTest(GpuwatchTestCase):
         self.assertFalse([m for m in loaded if "libcairo" in os.path.basename(m)], sorted(loaded))
         # Nor the exporter's HTTP module and what it links (src/http/http_module_api.h).
         self.assertFalse([m for m in loaded if any(lib in os.path.basename(m) for lib in
-                                                   ("libgpuwatch-http", "libcpp-httplib", "libssl", "libcrypto"))],
+                                                   ("libgpuwatch-http", "libmicrohttpd", "libgnutls"))],
                          sorted(loaded))
         # ... and the picture is still drawn, through the library loaded on demand.
         out = os.path.join(tempfile.mkdtemp(dir=self.tmp), "run.png")

@@ -10,15 +10,15 @@ has() { grep -qx -- "$2" <<<"$1"; }
 build=$("$deps" --print)
 # help2man: the man page is always made; python3-venv and Debian's setuptools
 # and wheel: the Python client installs into a venv offline (issue 22, item 17).
-for p in cmake libcli11-dev libfmt-dev libsqlite3-dev libsimdjson-dev libcairo2-dev python3 help2man python3-venv \
-    python3-setuptools python3-wheel; do
+for p in cmake libcli11-dev libfmt-dev libsqlite3-dev libsimdjson-dev libcairo2-dev libmicrohttpd-dev python3 help2man \
+    python3-venv python3-setuptools python3-wheel; do
   has "$build" "$p" || fail "the default group lacks $p"
 done
-for p in libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev zsh; do
+for p in libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev zsh libcpp-httplib-dev; do
   has "$build" "$p" && fail "the default group installs $p, which only tests or bench workers need"
 done
 tests=$("$deps" --print --tests)
-for p in libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev; do
+for p in libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev libcpp-httplib-dev; do
   has "$tests" "$p" || fail "--tests lacks $p"
 done
 has "$tests" libtorch-dev && fail "--tests installs libtorch-dev"

@@ -75,13 +75,5 @@ TEST(AccessToken, TokenText) {
   for (const char* bad : {"", "a+b", "a b", "a%b", "a&b", "a#b", "a/b"}) EXPECT_FALSE(is_token_text(bad)) << bad;
 }
 
-TEST(AccessToken, LoopbackHosts) {
-  for (const char* host : {"127.0.0.1", "127.1.2.3", "::1", "localhost"}) EXPECT_TRUE(is_loopback_host(host)) << host;
-  for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "localhost.evil.example", "127", "127.evil.example",
-                           "127.0.0.1.nip.io", "[::1]", ""}) {
-    EXPECT_FALSE(is_loopback_host(host)) << host;
-  }
-}
-
 }  // namespace
 }  // namespace gpuwatch
