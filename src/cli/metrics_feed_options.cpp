@@ -1,7 +1,5 @@
 #include "cli/metrics_feed_options.h"
 
-#include <charconv>
-
 #include "cli/number_flags.h"
 #include "cli/options.h"
 
@@ -30,19 +28,11 @@ MetricsFeedOptions metrics_feed_options(const MetricsFeedFlags& flags) {
 }
 
 CLI::Option* add_max_connections_option(CLI::App& cmd, int& max_connections) {
-  const CLI::Validator whole_number(
-      [](const std::string& text) {
-        int n = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
-        const bool ok = error == std::errc() && end == text.data() + text.size() && n >= 1 && n <= 100000;
-        return ok ? std::string() : "'" + text + "' is not a number of connections from 1 to 100000";
-      },
-      "N");
   return cmd
       .add_option("--max-connections", max_connections,
                   "Connections open at once; past them the oldest one still sending its request is closed, "
                   "else a newcomer gets 503 at once")
-      ->check(whole_number)
+      ->check(whole_check("connections", 1, 100000, "1024"))
       ->capture_default_str();
 }
 
