@@ -38,8 +38,9 @@ TEST(StreamingMedian, IsTheValueNthElementFinds) {
     std::vector<std::int64_t> values(1 + random() % 300);
     // Clustered (timestamps a few ms apart), spread over the whole range, or few distinct values.
     const std::uint64_t spread = round % 3 == 0 ? 5'000'000 : (round % 3 == 1 ? ~std::uint64_t{0} : 4);
-    const auto base = static_cast<std::int64_t>(random());
-    for (auto& v : values) v = base + static_cast<std::int64_t>(random() % (spread | 1));
+    // Added as unsigned, which wraps (signed overflow is undefined: UBSan), then read back as signed.
+    const std::uint64_t base = random();
+    for (auto& v : values) v = static_cast<std::int64_t>(base + random() % (spread | 1));
     ASSERT_EQ(median_of(values), nth(values)) << "round " << round;
   }
 }
