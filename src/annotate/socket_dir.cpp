@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "core/byte_lock.h"
 #include "core/host_name.h"
 #include "core/lines.h"
 #include "core/unique_fd.h"
@@ -97,11 +98,7 @@ bool owner_is_dead(const SocketDirOwner& owner, const SocketDirOwner& here, cons
 bool owner_file_locked(int dir_fd) {
   const UniqueFd fd(::openat(dir_fd, std::string(kSocketDirOwnerFile).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) return false;
-  struct flock probe {};
-  probe.l_type = F_WRLCK;
-  probe.l_whence = SEEK_SET;
-  probe.l_len = 1;
-  return ::fcntl(fd.get(), F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+  return byte_lock(fd.get(), 0) == ByteLock::Held;
 }
 
 void unlink_quietly(int dir_fd, std::string_view name, int flags) {
@@ -170,13 +167,9 @@ OwnedSocketDir create_socket_dir(const std::filesystem::path& base, const Socket
     remove_socket_dir(dir);
     throw std::runtime_error(fmt::format("cannot write {}: {}", owner_path, std::strerror(err)));
   }
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  lock.l_len = 1;
   // Without OFD locks (old kernels, some file systems) the pid check alone
   // judges, as before.
-  (void)::fcntl(fd.get(), F_OFD_SETLK, &lock);
+  (void)lock_byte(fd.get(), 0);
   return {dir, std::move(fd)};
 }
 

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/byte_lock.h"
+
 namespace gpuwatch {
 namespace {
 
@@ -20,15 +22,6 @@ namespace {
 // next run to the same place in the next 2^32.
 constexpr std::int64_t kRowSpan = std::int64_t{1} << 32;
 constexpr int kCandidates = 16;
-
-struct flock one_byte(short type, std::int64_t offset) {
-  struct flock fl {};
-  fl.l_type = type;
-  fl.l_whence = SEEK_SET;
-  fl.l_start = static_cast<off_t>(offset);
-  fl.l_len = 1;
-  return fl;
-}
 
 // A file's identity. While a descriptor of it is open its inode stays
 // allocated, deleted or not, so a key held here never names a newer file.
@@ -135,8 +128,7 @@ void HeldRecorderLock::release() noexcept {
   if (fd_ < 0) return;
   auto& all = Descriptors::instance();
   std::lock_guard lock(all.mutex);
-  struct flock fl = one_byte(F_UNLCK, offset_);
-  (void)::fcntl(fd_, F_OFD_SETLK, &fl);
+  unlock_byte(fd_, offset_);
   if (Descriptor* d = all.by_fd(fd_)) d->held.erase(offset_);
   fd_ = -1;
 }
@@ -149,8 +141,7 @@ std::optional<HeldRecorderLock> take_recorder_lock(const std::filesystem::path& 
   for (int k = 0; k < kCandidates; ++k) {
     const std::int64_t offset = kRecorderLockBase + (row_id & (kRowSpan - 1)) + k * kRowSpan;
     if (d->held.contains(offset)) continue;  // this process's own: it would not conflict
-    struct flock fl = one_byte(F_WRLCK, offset);
-    if (::fcntl(d->fd, F_OFD_SETLK, &fl) == 0) {
+    if (lock_byte(d->fd, offset)) {
       d->held.insert(offset);
       return HeldRecorderLock(d->fd, offset);
     }
@@ -165,11 +156,12 @@ RecorderLock probe_recorder_lock(const std::filesystem::path& store, std::int64_
   std::lock_guard lock(all.mutex);
   Descriptor* d = all.find(store, false);
   if (d == nullptr) return RecorderLock::Unknown;
-  // A read lock is what a read-only descriptor may ask about; the recorder's
-  // write lock conflicts with it.
-  struct flock fl = one_byte(F_RDLCK, offset);
-  if (::fcntl(d->fd, F_OFD_GETLK, &fl) != 0) return RecorderLock::Unknown;
-  return fl.l_type == F_UNLCK ? RecorderLock::Free : RecorderLock::Held;
+  switch (byte_lock(d->fd, offset)) {
+    case ByteLock::Held: return RecorderLock::Held;
+    case ByteLock::Free: return RecorderLock::Free;
+    case ByteLock::Unknown: break;
+  }
+  return RecorderLock::Unknown;
 }
 
 void adopt_store_descriptor(int fd) {
