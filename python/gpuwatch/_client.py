@@ -240,6 +240,8 @@ class Client:
         if not self.enabled:
             return
         with self._lock:
+            if self._in_flight:
+                self._send_landed()
             self._step_times.add(wait_ns, step_ns, end_ns)
             self._send_step_times(_steps.StepTimes.due)
 

@@ -1,5 +1,7 @@
 """gpuwatch.loader(): the wait for each batch and each step's time, on the
 host clock, sent as data_wait_s / step_time_s / timed_steps about once a second."""
+import os
+
 import gpuwatch
 from gpuwatch import _steps
 
@@ -126,6 +128,33 @@ class LoaderTest(SocketTestCase):
             raise RuntimeError("worker died")
         with self.assertRaisesRegex(RuntimeError, "worker died"):
             self.train(gpuwatch.loader(broken()), compute_ms=1)
+
+
+class ForkedChildTest(SocketTestCase):
+    def test_a_child_sends_none_of_its_parents_steps(self):
+        self.use_module_client()
+        client = gpuwatch._default
+        for _ in gpuwatch.loader(FakeLoader(self.clock, [10] * 5)):
+            self.clock.now_ns += 10_000_000
+        # 5 steps of 20 ms: the end of the first iteration sends them.
+        self.assertEqual(step_times(self.receiver.messages()), [(0.05, 0.1, 5, ms(100))])
+        for _ in gpuwatch.loader(FakeLoader(self.clock, [10] * 5)):
+            self.clock.now_ns += 10_000_000
+        # These 5 are held (0.1 s after the message before); a forked child
+        # (a DataLoader worker) must not send them too.
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                client.close()
+                status = 0
+            finally:
+                os._exit(status)
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.WEXITSTATUS(status), 0)
+        self.assertEqual(self.receiver.messages(), [])
+        client.close()
+        self.assertEqual(step_times(self.receiver.messages()), [(0.05, 0.1, 5, ms(200))])
 
 
 class OutsideRecordTest(SocketTestCase):

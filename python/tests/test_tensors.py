@@ -296,6 +296,17 @@ class CudaTensorTest(SocketTestCase):
         self.assertEqual([(m["value"]["loss"], m["mono_ns"]) for m in self.receiver.messages()],
                          [(1.0, ms(0)), (2.0, ms(300)), (3.0, ms(600))])
 
+    def test_a_loaders_step_sends_a_landed_copy(self):
+        import gpuwatch
+        self.use_module_client()
+        for index in gpuwatch.loader(range(3)):
+            if index == 0:
+                gpuwatch.log(loss=FakeCudaTensor(self.gpu, 4.0))
+                self.gpu.finish()
+            self.clock.now_ns += 10_000_000
+        self.assertEqual([m["value"] for m in self.receiver.messages()],
+                         [{"loss": 4.0}, {"data_wait_s": 0.0, "step_time_s": 0.03, "timed_steps": 3}])
+
     def test_cpu_tensors_still_go_out_at_once(self):
         client = self.client()
         client.log({"loss": CountingTensor(0.25)})
