@@ -64,7 +64,7 @@ class GpuwatchCallback(_TrainerCallback):
         else:
             gpuwatch.epoch(int(state.epoch) + 1)
         if self._timer:
-            self._timer.fetch_started()  # the Trainer makes the epoch's iterator, then fetches
+            self._timer.fetch_started()  # the epoch's first fetch (workers starting) counts
 
     def on_epoch_end(self, args, state, control, **kwargs):
         if self._timer:

@@ -51,7 +51,7 @@ class GpuwatchCallback(_pl.Callback):
         self._training = True
         gpuwatch.epoch(trainer.current_epoch + 1)
         gpuwatch.phase("train")
-        self._timer.fetch_started()  # Lightning makes the epoch's iterator, then fetches
+        self._timer.fetch_started()  # the epoch's first fetch (workers starting) counts
 
     def on_train_batch_start(self, trainer, pl_module, *args, **kwargs):
         self._timer.batch_started()

@@ -23,7 +23,8 @@ def step_time_events(report):
             continue
         values = dict(pair.split("=", 1) for pair in event.get("message", "").split() if "=" in pair)
         if {"data_wait_s", "step_time_s", "timed_steps"} <= values.keys():
-            found.append((float(values["data_wait_s"]), float(values["step_time_s"]), int(float(values["timed_steps"]))))
+            found.append((float(values["data_wait_s"]), float(values["step_time_s"]),
+                          int(float(values["timed_steps"]))))
     return found
 
 
