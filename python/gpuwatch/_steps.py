@@ -186,8 +186,10 @@ class HookTimer:
 
     def batch_started(self):
         now = self._now()
+        # Without a fetch under way: a step already started (a framework that
+        # says so again per micro-batch) goes on; one with no known start (a
+        # callback added mid-epoch) stays untimed.
         if now is None or self._fetch_ns is None:
-            self._start_ns = None  # no known start (a callback added mid-epoch): not timed
             return
         self._wait_ns = now - self._fetch_ns
         self._start_ns = self._fetch_ns
@@ -211,6 +213,7 @@ class HookTimer:
     def paused(self):
         """Something that is no fetch begins (validation): not timed until fetch_started()."""
         self._fetch_ns = None
+        self._start_ns = None
 
     def epoch_ended(self):
         self._fetch_ns = None

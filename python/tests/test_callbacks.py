@@ -231,6 +231,26 @@ class StepTimeCallbackTest(CallbackTestCase):
         # The evaluation's phase "val" is a boundary: the steps before it went out then.
         self.assertEqual(step_times(self.received), [(0.05, 0.2, 2, ms(400)), (0.03, 0.1, 1, ms(3600))])
 
+    def test_huggingface_step_begin_again_per_micro_batch(self):
+        callback = self.huggingface()
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        self.at(0, lambda: callback.on_epoch_begin(None, state, None))
+        self.at(50, lambda: callback.on_step_begin(None, state, None))
+        self.at(90, lambda: callback.on_step_begin(None, state, None))  # the second micro-batch
+        self.at(200, lambda: callback.on_step_end(None, state, None))
+        self.at(210, lambda: callback.on_epoch_end(None, state, None))
+        self.assertEqual(step_times(self.received), [(0.05, 0.2, 1, ms(200))])
+
+    def test_a_callback_added_mid_epoch_times_from_the_next_step(self):
+        callback = self.huggingface()
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        self.at(50, lambda: callback.on_step_begin(None, state, None))  # no known start: untimed
+        self.at(100, lambda: callback.on_step_end(None, state, None))
+        self.at(130, lambda: callback.on_step_begin(None, state, None))
+        self.at(200, lambda: callback.on_step_end(None, state, None))
+        self.at(210, lambda: callback.on_epoch_end(None, state, None))
+        self.assertEqual(step_times(self.received), [(0.03, 0.1, 1, ms(200))])
+
     def test_huggingface_without_timing(self):
         self.hf_epoch(self.huggingface(time_steps=False))
         self.assertEqual(step_times(self.received), [])
