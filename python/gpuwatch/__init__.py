@@ -3,10 +3,10 @@
     import gpuwatch
     gpuwatch.epoch()
     with gpuwatch.phase("train"):
-        for batch in loader:
+        for batch in gpuwatch.loader(loader):   # times the wait for each batch
             ...
             gpuwatch.step()
-            gpuwatch.log(loss=loss)   # a tensor: read only when sent
+            gpuwatch.log(loss=loss)   # a tensor: copied and read without a GPU sync
 
 Outside `gpuwatch record` (GPUWATCH_SOCKET unset) every call checks its
 arguments and sends nothing. Sending never blocks and never raises. See
@@ -15,11 +15,12 @@ docs/python.md for the API and the protocol.
 import os
 import threading
 
+from gpuwatch import _steps
 from gpuwatch._client import SOCKET_ENV, Client
 from gpuwatch._metrics import DEFAULT_TIMEOUT_S
 
 __version__ = "0.1.0"
-__all__ = ["step", "epoch", "phase", "log", "mark", "log_torch_memory", "model", "enabled", "metrics"]
+__all__ = ["step", "epoch", "phase", "log", "loader", "mark", "log_torch_memory", "model", "enabled", "metrics"]
 
 _default = None
 _default_lock = threading.Lock()
@@ -69,12 +70,24 @@ def phase(name):
 
 
 def log(**scalars):
-    """Named numbers (loss=0.53, lr=1e-3) or one-element tensors (loss=loss):
-    a tensor's .item(), which waits for the GPU, is called only when its
-    message is sent. Other values raise TypeError; NaN and infinities are
+    """Named numbers (loss=0.53, lr=1e-3) or one-element tensors (loss=loss),
+    read only when their message is sent: a CUDA tensor by a non-blocking copy
+    whose CUDA event is checked at later calls (the GPU is never synchronized),
+    others by .item(). Other values raise TypeError; NaN and infinities are
     dropped. Each set of names is sent at most about 4 times a second, latest
     values first."""
     _client().log(scalars)
+
+
+def loader(iterable):
+    """Wraps a DataLoader (any iterable): `for batch in gpuwatch.loader(dl):`
+    iterates exactly as `dl` does (len() and attributes included) and, under
+    `gpuwatch record`, times on the host clock how long each next() waited for
+    its batch and each step (from one next() to the following one). About once
+    a second and when an iteration ends, the sums go out as one log of
+    data_wait_s, step_time_s and timed_steps. Outside `gpuwatch record` the
+    loader's own iterator is returned: no cost per batch."""
+    return _steps.wrap(iterable, _client)
 
 
 def mark(text):

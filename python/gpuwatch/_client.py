@@ -16,7 +16,9 @@ import threading
 import time
 import weakref
 
+from gpuwatch import _steps
 from gpuwatch._metrics import DEFAULT_TIMEOUT_S, MetricsRequester
+from gpuwatch._tensors import deferred, is_deferred
 
 SOCKET_ENV = "GPUWATCH_SOCKET"
 
@@ -31,6 +33,12 @@ MAX_NAME_BYTES = 64
 # Steps and logs may come every iteration; about four messages a second per
 # kind (per name set for logs) is plenty for a recorder that keeps one a second.
 THROTTLE_NS = 250_000_000
+
+# Messages waiting for a GPU copy of their tensors, per set of names: when the
+# GPU is this far behind (or hung), the oldest is dropped, never waited for.
+MAX_IN_FLIGHT = 4
+# close() and the exit wait this long at most for copies still in flight.
+CLOSE_WAIT_S = 1.0
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 
@@ -48,42 +56,6 @@ def non_negative_int(n, what):
     return value
 
 
-class _Deferred:
-    """A value with .item() (a one-element tensor, a numpy array): kept as it
-    is and read only when its message goes out. On a GPU tensor .item() waits
-    for the GPU, so reading it at every log() call would stall training."""
-
-    __slots__ = ("source",)
-
-    def __init__(self, source):
-        self.source = source
-
-    def read(self):
-        """The number, or None when it is none (or .item() fails: sending never raises)."""
-        try:
-            value = self.source.item()
-        except Exception:
-            return None
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            return None
-        return value
-
-
-def _deferred(name, value):
-    """value as a _Deferred when it has .item(); None when it has not."""
-    item = getattr(value, "item", None)
-    if isinstance(value, (str, bytes)) or not callable(item):
-        return None
-    numel = getattr(value, "numel", None)
-    # torch and numpy know the shape without the GPU.
-    count = numel() if callable(numel) else getattr(value, "size", 1)
-    if isinstance(count, int) and count != 1:
-        raise ValueError(f"gpuwatch.log: {name} must be a single number, got {count} elements")
-    detach = getattr(value, "detach", None)
-    # Not the autograd graph: only the value is wanted.
-    return _Deferred(detach() if callable(detach) else value)
-
-
 def _json_number(value):
     """A finite number as JSON writes it, or None for NaN and infinities."""
     if isinstance(value, numbers.Integral):
@@ -94,7 +66,7 @@ def _json_number(value):
 
 def scalar_values(scalars):
     """scalars (name -> number) as JSON-ready values; values with .item()
-    (tensors) stay _Deferred until sent (resolved_values).
+    (tensors) stay deferred until sent (resolved_values).
 
     Non-numbers raise TypeError and bad names ValueError: both are mistakes in
     the calling program. NaN and infinities are dropped: they happen in
@@ -112,19 +84,19 @@ def scalar_values(scalars):
             if number is not None:
                 values[name] = number
             continue
-        deferred = None if isinstance(value, bool) else _deferred(name, value)
-        if deferred is None:
+        kept = None if isinstance(value, bool) else deferred(name, value)
+        if kept is None:
             raise TypeError(
                 f"gpuwatch.log: {name} must be a number or a one-element tensor, got {type(value).__name__}")
-        values[name] = deferred
+        values[name] = kept
     return values
 
 
 def resolved_values(values):
-    """values with every _Deferred read; those that are no finite number are left out."""
+    """values with every deferred one read; those that are no finite number are left out."""
     out = {}
     for name, value in values.items():
-        if isinstance(value, _Deferred):
+        if is_deferred(value):
             number = value.read()
             value = None if number is None else _json_number(number)
         if value is not None:
@@ -151,14 +123,31 @@ class _Counter:
 
 
 class _Slot:
-    """Throttling state of one message key: when it last went out, and the
-    latest message held back since."""
+    """Throttling state of one message key: when it last went out, the
+    latest message held back since, and the messages gone out that wait for
+    the GPU copies of their tensors (oldest first)."""
 
-    __slots__ = ("sent_ns", "pending")
+    __slots__ = ("sent_ns", "pending", "in_flight")
 
     def __init__(self):
         self.sent_ns = None
         self.pending = None
+        self.in_flight = []
+
+
+def _copies_started(message):
+    """Starts the GPU copies of a log message's tensors; whether all have landed."""
+    ready = True
+    if message["kind"] == "log":
+        for value in message["value"].values():
+            if is_deferred(value):
+                value.start()
+                ready = value.ready() and ready
+    return ready
+
+
+def _copies_ready(message):
+    return all(value.ready() for value in message["value"].values() if is_deferred(value))
 
 
 class PhaseContext:
@@ -199,9 +188,16 @@ class Client:
         self._steps = _Counter()
         self._epochs = _Counter()
         self._slots = {}
+        self._in_flight = 0  # messages in the slots' in_flight lists
+        self.dropped_in_flight = 0  # dropped because the GPU was too far behind
+        self._step_times = _steps.StepTimes()
         self._metrics = MetricsRequester(path, clock) if self.enabled else None
         if self.enabled:
             _live_clients.add(self)
+
+    def clock(self):
+        """Now, on the clock of the messages' mono_ns."""
+        return self._clock()
 
     def step(self, n=None):
         if n is not None:
@@ -217,6 +213,8 @@ class Client:
         if not self.enabled:
             return
         with self._lock:
+            # The steps of the epoch that ends go out before it, when they may.
+            self._send_step_times(_steps.StepTimes.may_send)
             self._immediate({"kind": "epoch", "value": self._epochs.next(n)})
 
     def phase(self, name):
@@ -225,6 +223,7 @@ class Client:
         if self.enabled:
             value = truncate_utf8(name, MAX_PHASE_BYTES) if name else None
             with self._lock:
+                self._send_step_times(_steps.StepTimes.may_send)
                 self._immediate({"kind": "phase", "value": value})
         return PhaseContext(self)
 
@@ -234,6 +233,25 @@ class Client:
             return
         with self._lock:
             self._throttled(("log",) + tuple(sorted(values)), {"kind": "log", "value": values})
+
+    def time_step(self, wait_ns, step_ns, end_ns):
+        """One step's data wait and time (gpuwatch.loader, the callbacks);
+        sent, summed, about once a second."""
+        if not self.enabled:
+            return
+        with self._lock:
+            if self._in_flight:
+                self._send_landed()
+            self._step_times.add(wait_ns, step_ns, end_ns)
+            self._send_step_times(_steps.StepTimes.due)
+
+    def end_steps(self):
+        """A loader's iteration or an epoch ended: its steps go out now
+        unless a message went out less than a second before."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._send_step_times(_steps.StepTimes.may_send)
 
     def mark(self, text):
         if not self.enabled:
@@ -249,7 +267,8 @@ class Client:
         return metrics.metrics(timeout)
 
     def flush(self):
-        """Sends the messages the throttle still holds back."""
+        """Sends the messages the throttle still holds back (those waiting for
+        a GPU copy go out once it has landed, at a later call)."""
         if not self.enabled:
             return
         with self._lock:
@@ -259,13 +278,28 @@ class Client:
         # A daemon thread may be stuck holding the lock: never hang the exit.
         if self.enabled and self._lock.acquire(timeout=1.0):
             try:
-                self._flush_pending(self._clock())
+                self._flush_last()
             finally:
                 self._lock.release()
 
+    def _flush_last(self):
+        """Everything, before closing or at exit: the step times whatever
+        their spacing, and the GPU copies waited for, at most CLOSE_WAIT_S."""
+        self._send_step_times(lambda times: times.steps > 0)
+        self._flush_pending(self._clock())
+        deadline = time.monotonic() + CLOSE_WAIT_S
+        while self._in_flight and time.monotonic() < deadline:
+            time.sleep(0.001)
+            self._send_landed()
+        self._in_flight = 0
+        for slot in self._slots.values():
+            slot.in_flight = []
+
     def close(self):
         """Sends what is held back and closes the socket; later calls send nothing."""
-        self.flush()
+        if self.enabled:
+            with self._lock:
+                self._flush_last()
         with self._lock:
             self.enabled = False
             if self._sock is not None and self._sock_pid == os.getpid():
@@ -280,6 +314,8 @@ class Client:
     def _throttled(self, key, message):
         now = self._clock()
         message["mono_ns"] = now
+        if self._in_flight:
+            self._send_landed()
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot()
@@ -289,14 +325,16 @@ class Client:
         # The held-back value goes first, with its own time: the last step
         # before a long pause (validation, a stall) is worth knowing exactly.
         if slot.pending is not None:
-            self._send(slot.pending)
+            self._send(slot.pending, slot)
             slot.pending = None
-        self._send(message)
+        self._send(message, slot)
         slot.sent_ns = now
 
     def _immediate(self, message):
         now = self._clock()
         message["mono_ns"] = now
+        if self._in_flight:
+            self._send_landed()
         # Held-back steps and logs belong before an epoch, phase or mark that
         # follows them.
         self._flush_pending(now)
@@ -306,11 +344,36 @@ class Client:
         held = [slot for slot in self._slots.values() if slot.pending is not None]
         held.sort(key=lambda slot: slot.pending["mono_ns"])
         for slot in held:
-            self._send(slot.pending)
+            self._send(slot.pending, slot)
             slot.pending = None
             slot.sent_ns = now
 
-    def _send(self, message):
+    def _send_step_times(self, may_go):
+        if may_go(self._step_times):
+            self._send(self._step_times.take())
+
+    def _send_landed(self):
+        """Sends the messages whose GPU copies have landed, in order per slot."""
+        for slot in self._slots.values():
+            while slot.in_flight and _copies_ready(slot.in_flight[0]):
+                self._in_flight -= 1
+                self._send_now(slot.in_flight.pop(0))
+
+    def _send(self, message, slot=None):
+        """Sends message, or, when a tensor of it is being copied from the
+        GPU, keeps it in its slot until the copy has landed."""
+        # Behind a message still in flight even when ready: the order stays.
+        if slot is not None and (not _copies_started(message) or slot.in_flight):
+            if len(slot.in_flight) >= MAX_IN_FLIGHT:
+                slot.in_flight.pop(0)  # the GPU is far behind: the newest values matter more
+                self.dropped_in_flight += 1
+                self._in_flight -= 1
+            slot.in_flight.append(message)
+            self._in_flight += 1
+            return
+        self._send_now(message)
+
+    def _send_now(self, message):
         if message["kind"] == "log":
             message = dict(message, value=resolved_values(message["value"]))
             if not message["value"]:
@@ -351,6 +414,9 @@ class Client:
         self._lock = threading.Lock()
         for slot in self._slots.values():
             slot.pending = None
+            slot.in_flight = []  # the parent's CUDA events, the parent's messages
+        self._in_flight = 0
+        self._step_times = _steps.StepTimes()
         if self._metrics is not None:
             self._metrics.after_fork_in_child()
 

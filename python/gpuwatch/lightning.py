@@ -11,9 +11,15 @@ counters are logged (the metrics again at the end of a test).
 GpuwatchCallback(log_gpu_metrics_every_n_steps=N) also logs gpuwatch.metrics()
 (the recorder's GPU memory, utilization, power...) to the trainer's loggers
 (trainer.loggers: TensorBoard, W&B, CSV...) every N global steps.
+
+The step's own time is measured from the hooks, on the host clock (never
+the GPU): a training batch's step runs from the end of the batch before it
+(or the epoch's start, or the end of a validation) to its
+on_train_batch_end, and its data wait is the part before its
+on_train_batch_start, where Lightning fetches the batch (docs/python.md).
 """
 import gpuwatch
-from gpuwatch import _frameworks
+from gpuwatch import _frameworks, _steps
 
 
 def _import_lightning():
@@ -36,6 +42,7 @@ class GpuwatchCallback(_pl.Callback):
         super().__init__()
         self._training = False
         self._gpu_metrics = _frameworks.GpuMetricsSchedule(log_gpu_metrics_every_n_steps)
+        self._timer = _steps.HookTimer(gpuwatch._client)
 
     def on_fit_start(self, trainer, pl_module):
         gpuwatch.model(module=pl_module)
@@ -44,8 +51,13 @@ class GpuwatchCallback(_pl.Callback):
         self._training = True
         gpuwatch.epoch(trainer.current_epoch + 1)
         gpuwatch.phase("train")
+        self._timer.fetch_started()  # the epoch's first fetch (workers starting) counts
+
+    def on_train_batch_start(self, trainer, pl_module, *args, **kwargs):
+        self._timer.batch_started()
 
     def on_train_batch_end(self, trainer, pl_module, *args, **kwargs):
+        self._timer.batch_ended()
         gpuwatch.step(trainer.global_step)
         metrics = self._gpu_metrics.due(trainer.global_step)
         if metrics:
@@ -56,6 +68,7 @@ class GpuwatchCallback(_pl.Callback):
                 logger.log_metrics(metrics, step=trainer.global_step)
 
     def on_train_epoch_end(self, trainer, pl_module):
+        self._timer.epoch_ended()
         _frameworks.log_metrics(trainer.callback_metrics)
         gpuwatch.log_torch_memory()
 
@@ -64,11 +77,14 @@ class GpuwatchCallback(_pl.Callback):
         gpuwatch.phase(None)
 
     def on_validation_start(self, trainer, pl_module):
+        self._timer.paused()  # validation is no fetch of a training batch
         gpuwatch.phase("val")
 
     def on_validation_end(self, trainer, pl_module):
         # Validation inside fit interrupts a training epoch: go back to it.
         gpuwatch.phase("train" if self._training else None)
+        if self._training:
+            self._timer.fetch_started()
 
     def on_test_start(self, trainer, pl_module):
         gpuwatch.phase("test")

@@ -9,7 +9,7 @@ from unittest import mock
 
 from gpuwatch import _frameworks
 
-from tests.support import SocketTestCase
+from tests.support import SocketTestCase, ms
 
 
 class FakeTensor:
@@ -168,6 +168,93 @@ class HuggingFaceTest(CallbackTestCase):
     def test_says_what_is_missing(self):
         with self.assertRaisesRegex(ImportError, "transformers"):
             self.huggingface({"transformers": None})
+
+
+def step_times(messages):
+    return [(round(m["value"]["data_wait_s"], 6), round(m["value"]["step_time_s"], 6),
+             m["value"]["timed_steps"], m["mono_ns"])
+            for m in messages if m["kind"] == "log" and "timed_steps" in m["value"]]
+
+
+class StepTimeCallbackTest(CallbackTestCase):
+    """The callbacks time each step from their hooks: its wait is the fetch
+    before the batch starts; validation, logging and saving are no step's."""
+
+    def at(self, t_ms, call):
+        self.clock.at_ms(t_ms)
+        call()
+        self.received += self.receiver.messages()
+
+    def test_lightning(self):
+        pytorch = fake_package("lightning.pytorch", Callback=Callback)
+        module = import_fresh("gpuwatch.lightning", {"lightning": fake_package("lightning", pytorch=pytorch),
+                                                     "lightning.pytorch": pytorch})
+        callback = module.GpuwatchCallback()
+        trainer = types.SimpleNamespace(global_step=0, current_epoch=0, callback_metrics={})
+        pl_module = FakeModule()
+        self.at(0, lambda: callback.on_train_epoch_start(trainer, pl_module))
+        self.at(30, lambda: callback.on_train_batch_start(trainer, pl_module, None, 0))
+        self.at(100, lambda: callback.on_train_batch_end(trainer, pl_module, {}, None, 0))
+        self.at(150, lambda: callback.on_train_batch_start(trainer, pl_module, None, 1))
+        self.at(200, lambda: callback.on_train_batch_end(trainer, pl_module, {}, None, 1))
+        self.at(210, lambda: callback.on_validation_start(trainer, pl_module))  # 4.8 s of validation
+        self.at(5000, lambda: callback.on_validation_end(trainer, pl_module))
+        self.at(5020, lambda: callback.on_train_batch_start(trainer, pl_module, None, 2))
+        self.at(5100, lambda: callback.on_train_batch_end(trainer, pl_module, {}, None, 2))
+        self.at(5200, lambda: callback.on_train_epoch_end(trainer, pl_module))
+        # The phase "val" is a boundary: the steps before it went out then.
+        self.assertEqual(step_times(self.received), [(0.08, 0.2, 2, ms(200)), (0.02, 0.1, 1, ms(5100))])
+
+    def huggingface(self, **kwargs):
+        module = import_fresh("gpuwatch.huggingface", {"transformers": fake_package("transformers",
+                                                                                    TrainerCallback=Callback)})
+        return module.GpuwatchCallback(**kwargs)
+
+    def hf_epoch(self, callback):
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        args = control = None
+        self.at(0, lambda: callback.on_epoch_begin(args, state, control))
+        self.at(40, lambda: callback.on_step_begin(args, state, control))
+        self.at(100, lambda: callback.on_step_end(args, state, control))
+        self.at(300, lambda: callback.on_log(args, state, control, logs={"loss": 0.5}))  # logging took 0.2 s
+        self.at(310, lambda: callback.on_step_begin(args, state, control))
+        self.at(400, lambda: callback.on_step_end(args, state, control))
+        self.at(410, lambda: callback.on_prediction_step(args, state, control))
+        self.at(3000, lambda: callback.on_evaluate(args, state, control, metrics={}))
+        self.at(3500, lambda: callback.on_save(args, state, control))
+        self.at(3530, lambda: callback.on_step_begin(args, state, control))
+        self.at(3600, lambda: callback.on_step_end(args, state, control))
+        self.at(3700, lambda: callback.on_epoch_end(args, state, control))
+
+    def test_huggingface(self):
+        self.hf_epoch(self.huggingface())
+        # The evaluation's phase "val" is a boundary: the steps before it went out then.
+        self.assertEqual(step_times(self.received), [(0.05, 0.2, 2, ms(400)), (0.03, 0.1, 1, ms(3600))])
+
+    def test_huggingface_step_begin_again_per_micro_batch(self):
+        callback = self.huggingface()
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        self.at(0, lambda: callback.on_epoch_begin(None, state, None))
+        self.at(50, lambda: callback.on_step_begin(None, state, None))
+        self.at(90, lambda: callback.on_step_begin(None, state, None))  # the second micro-batch
+        self.at(200, lambda: callback.on_step_end(None, state, None))
+        self.at(210, lambda: callback.on_epoch_end(None, state, None))
+        self.assertEqual(step_times(self.received), [(0.05, 0.2, 1, ms(200))])
+
+    def test_a_callback_added_mid_epoch_times_from_the_next_step(self):
+        callback = self.huggingface()
+        state = types.SimpleNamespace(global_step=0, epoch=0.0)
+        self.at(50, lambda: callback.on_step_begin(None, state, None))  # no known start: untimed
+        self.at(100, lambda: callback.on_step_end(None, state, None))
+        self.at(130, lambda: callback.on_step_begin(None, state, None))
+        self.at(200, lambda: callback.on_step_end(None, state, None))
+        self.at(210, lambda: callback.on_epoch_end(None, state, None))
+        self.assertEqual(step_times(self.received), [(0.03, 0.1, 1, ms(200))])
+
+    def test_huggingface_without_timing(self):
+        self.hf_epoch(self.huggingface(time_steps=False))
+        self.assertEqual(step_times(self.received), [])
+        self.assertIn(("log", {"loss": 0.5}), summary(self.received))
 
 
 GPU_VALUES = {"gpu_total_memory": 1.5, "gpu_0_utilization": 40.0}

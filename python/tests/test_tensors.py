@@ -111,3 +111,204 @@ class TensorTest(SocketTestCase):
         self.assertEqual(CountingTensor.items, 2)
         self.assertEqual([(m["kind"], m["value"]) for m in self.receiver.messages()], [
             ("log", {"loss": 1.0}), ("log", {"loss": 2.0}), ("epoch", 1)])
+
+
+class FakeGpu:
+    """A CUDA device whose queued work completes only when the test says so."""
+
+    def __init__(self):
+        self.queued = 0  # work items queued (copies, events)
+        self.completed = 0
+        self.synchronizations = 0
+        self.idle = False  # when True, work completes as soon as it is asked about
+
+    def queue(self):
+        self.queued += 1
+        return self.queued
+
+    def finish(self):
+        self.completed = self.queued
+
+
+class FakeHostTensor:
+    """The pinned copy: reading it before the copy has landed would be a
+    garbage value (or, through .item() on the GPU tensor, a sync)."""
+
+    def __init__(self, gpu, value, seq):
+        self.gpu, self.value, self.seq = gpu, value, seq
+
+    def item(self):
+        if self.gpu.completed < self.seq:
+            raise AssertionError("read a host copy before its copy landed")
+        return self.value
+
+
+class FakeCudaTensor:
+    is_cuda = True
+    device = "cuda:0"
+
+    def __init__(self, gpu, value, fail_copy=False):
+        self.gpu, self.value, self.fail_copy = gpu, value, fail_copy
+
+    def numel(self):
+        return 1
+
+    def detach(self):
+        return self
+
+    def item(self):
+        raise AssertionError(".item() on a CUDA tensor synchronizes the GPU")
+
+    def to(self, device, non_blocking=False):
+        if device != "cpu" or not non_blocking:
+            raise AssertionError("a blocking copy to the host synchronizes the GPU")
+        if self.fail_copy:
+            raise RuntimeError("CUDA error: out of memory")
+        return FakeHostTensor(self.gpu, self.value, self.gpu.queue())
+
+
+def fake_torch(gpu):
+    """The parts of torch the client may touch; synchronize() fails the test."""
+    import types
+
+    class Event:
+        def __init__(self):
+            self.seq = None
+
+        def record(self, stream=None):
+            self.seq = gpu.queue()
+
+        def query(self):
+            if gpu.idle:
+                gpu.finish()
+            return gpu.completed >= self.seq
+
+        def synchronize(self):
+            raise AssertionError("Event.synchronize() waits for the GPU")
+
+    def synchronize(device=None):
+        gpu.synchronizations += 1
+        raise AssertionError("torch.cuda.synchronize() on the step path")
+
+    cuda = types.SimpleNamespace(Event=Event, current_stream=lambda device=None: "stream",
+                                 synchronize=synchronize)
+    return types.SimpleNamespace(cuda=cuda)
+
+
+class CudaTensorTest(SocketTestCase):
+    """A CUDA tensor given to log() is copied without waiting and sent once
+    its event says the copy landed: no .item() on it, no synchronize."""
+
+    def setUp(self):
+        super().setUp()
+        import sys
+        from unittest import mock
+        self.gpu = FakeGpu()
+        patcher = mock.patch.dict(sys.modules, {"torch": fake_torch(self.gpu)})
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    def test_sent_when_its_copy_has_landed_with_the_time_of_its_call(self):
+        client = self.client()
+        client.log({"loss": FakeCudaTensor(self.gpu, 0.5), "lr": 0.1})
+        self.assertEqual(self.receiver.messages(), [])  # the copy is queued, not done
+        self.clock.at_ms(100)
+        client.step()  # the GPU is still behind: nothing waits, nothing goes out
+        self.assertEqual([m["kind"] for m in self.receiver.messages()], ["step"])
+        self.gpu.finish()
+        self.clock.at_ms(400)
+        client.step()
+        self.assertEqual(self.receiver.messages(), [
+            {"kind": "log", "value": {"loss": 0.5, "lr": 0.1}, "mono_ns": ms(0)},
+            {"kind": "step", "value": 2, "mono_ns": ms(400)}])
+
+    def test_every_step_for_ten_seconds_never_synchronizes(self):
+        client = self.client()
+        sent = []
+        for step in range(1000):
+            self.clock.at_ms(step * 10)
+            client.log({"loss": FakeCudaTensor(self.gpu, float(step))})
+            if step % 20 == 19:
+                self.gpu.finish()  # the GPU catches up now and then
+                sent += self.receiver.messages()  # off the socket's short queue
+        self.gpu.idle = True  # training is over: the last copy lands while close() waits
+        client.close()
+        logs = sent + self.receiver.messages()
+        self.assertEqual(self.gpu.synchronizations, 0)
+        # About 4 a second, as for numbers, each with its own call's value and time.
+        self.assertGreaterEqual(len(logs), 70)
+        self.assertLessEqual(len(logs), 82)
+        for m in logs:
+            self.assertEqual(m["mono_ns"], ms(int(m["value"]["loss"]) * 10))
+        self.assertEqual(logs[-1]["value"]["loss"], 999.0)
+        # Only the messages that went out were copied, not every call.
+        self.assertLessEqual(self.gpu.queued, 2 * len(logs))
+
+    def test_a_gpu_far_behind_costs_the_oldest_values_never_a_wait(self):
+        from gpuwatch._client import MAX_IN_FLIGHT
+        client = self.client()
+        for step in range(40):  # 10 s, the GPU never done
+            self.clock.at_ms(step * 250)
+            client.log({"loss": FakeCudaTensor(self.gpu, float(step))})
+        self.assertEqual(self.receiver.messages(), [])
+        self.assertEqual(client.dropped_in_flight, 40 - MAX_IN_FLIGHT)
+        self.gpu.finish()
+        self.clock.at_ms(10_000)
+        client.step()
+        self.assertEqual([m["value"] for m in self.receiver.messages()],
+                         [{"loss": 36.0}, {"loss": 37.0}, {"loss": 38.0}, {"loss": 39.0}, 1])
+
+    def test_close_waits_at_most_its_bound_then_drops(self):
+        import sys
+        import time
+        from unittest import mock
+        client = self.client()
+        client.log({"loss": FakeCudaTensor(self.gpu, 1.0)})
+        # (gpuwatch._client by name is the package's function of that name)
+        with mock.patch.object(sys.modules["gpuwatch._client"], "CLOSE_WAIT_S", 0.05):
+            started = time.monotonic()
+            client.close()
+            self.assertLess(time.monotonic() - started, 1.0)
+        self.assertEqual(self.receiver.messages(), [])
+
+    def test_close_sends_a_copy_that_lands(self):
+        client = self.client()
+        client.log({"loss": FakeCudaTensor(self.gpu, 2.0)})
+        self.gpu.finish()
+        client.close()
+        self.assertEqual([m["value"] for m in self.receiver.messages()], [{"loss": 2.0}])
+
+    def test_a_failed_copy_leaves_the_name_out(self):
+        client = self.client()
+        client.log({"loss": FakeCudaTensor(self.gpu, 1.0, fail_copy=True), "lr": 0.1})
+        self.assertEqual([m["value"] for m in self.receiver.messages()], [{"lr": 0.1}])
+
+    def test_a_later_message_waits_behind_one_in_flight(self):
+        client = self.client()
+        client.log({"loss": FakeCudaTensor(self.gpu, 1.0)})
+        self.clock.at_ms(300)
+        client.log({"loss": 2.0})  # a plain number, ready at once, but later
+        self.assertEqual(self.receiver.messages(), [])
+        self.gpu.finish()
+        client.flush()
+        self.clock.at_ms(600)
+        client.log({"loss": 3.0})
+        self.assertEqual([(m["value"]["loss"], m["mono_ns"]) for m in self.receiver.messages()],
+                         [(1.0, ms(0)), (2.0, ms(300)), (3.0, ms(600))])
+
+    def test_a_loaders_step_sends_a_landed_copy(self):
+        import gpuwatch
+        self.use_module_client()
+        for index in gpuwatch.loader(range(3)):
+            if index == 0:
+                gpuwatch.log(loss=FakeCudaTensor(self.gpu, 4.0))
+                self.gpu.finish()
+            self.clock.now_ns += 10_000_000
+        self.assertEqual([m["value"] for m in self.receiver.messages()],
+                         [{"loss": 4.0}, {"data_wait_s": 0.0, "step_time_s": 0.03, "timed_steps": 3}])
+
+    def test_cpu_tensors_still_go_out_at_once(self):
+        client = self.client()
+        client.log({"loss": CountingTensor(0.25)})
+        self.assertEqual([m["value"] for m in self.receiver.messages()], [{"loss": 0.25}])
+        self.assertEqual(self.gpu.queued, 0)
