@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """contrib/prometheus/gpuwatch-rules.yml: `promtool check rules`, `promtool test rules` on
-tests/prometheus/gpuwatch-rules.test.yml, and what promtool cannot see: that the rules and the
+tests/prometheus/gpuwatch-rules.test.yml, `promtool check rules` on the Grafana dashboard's queries
+(contrib/grafana/gpuwatch.json: that they parse), and what promtool cannot see: that the rules and the
 test's input series use the exporter's real names and labels (scrape-*.txt here are real scrapes
 of `gpuwatch exporter` on the fake driver; tests/e2e/test_exporter.py keeps them true), that every
 alert has a case that fires it and one that must not, and a severity, a summary, a description
@@ -11,11 +12,13 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 RULES = os.path.join(ROOT, "contrib", "prometheus", "gpuwatch-rules.yml")
 TESTS = os.path.join(HERE, "gpuwatch-rules.test.yml")
+DASHBOARD = os.path.join(ROOT, "contrib", "grafana", "gpuwatch.json")
 SKIP = 77
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*"')
@@ -96,6 +99,21 @@ def check_alerts(rules, tests):
     return errors
 
 
+def dashboard_rules(path):
+    """contrib/grafana/gpuwatch.json's queries as a rule file, for promtool to parse: its variables
+    given values. The dashboard's names are checked against a live exporter in tests/e2e/test_exporter.py."""
+    import json
+    with open(DASHBOARD) as f:
+        dash = json.load(f)
+    exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
+    rules = []
+    for i, expr in enumerate(exprs):
+        expr = expr.replace("$__rate_interval", "1m").replace("$hostname", ".*").replace("$gpu", ".*")
+        rules.append({"record": f"dashboard:query_{i}", "expr": expr})
+    with open(path, "w") as f:
+        json.dump({"groups": [{"name": "dashboard", "rules": rules}]}, f)
+
+
 def promtool(*args):
     r = subprocess.run(["promtool", *args], capture_output=True, text=True, timeout=120)
     sys.stdout.write(r.stdout + r.stderr)
@@ -114,6 +132,11 @@ def main():
         return SKIP
     ok = promtool("check", "rules", RULES)
     ok = promtool("test", "rules", TESTS) and ok
+    with tempfile.TemporaryDirectory() as tmp:
+        dashboard = os.path.join(tmp, "dashboard-queries.yml")
+        dashboard_rules(dashboard)
+        print("The Grafana dashboard's queries:")
+        ok = promtool("check", "rules", dashboard) and ok
     with open(RULES) as f:
         rules = yaml.safe_load(f)
     with open(TESTS) as f:
