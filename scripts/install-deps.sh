@@ -37,7 +37,9 @@ tests_packages=(
   tmux                       # terminal tests (tests/e2e/test_status_line_tty.py, test_top.py)
   prometheus                 # promtool checks the exporter's output and the server scrapes it
                              # (tests/e2e/test_exporter.py); Debian ships
-                             # it with the server, which systemd starts: `systemctl disable --now prometheus`
+                             # it with the server, which systemd starts: `systemctl disable --now prometheus`;
+                             # promtool also tests contrib/prometheus/gpuwatch-rules.yml (prometheus.rules)
+  python3-yaml               # tests/prometheus/check_rules.py reads the rules and their tests
 )
 # Workers of `gpuwatch bench` (docs/bench-workers.md); the CUDA worker needs
 # NVIDIA's CUDA toolkit, which is not a Debian package this script installs.

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -34,6 +36,8 @@ namespace metrics_feed_detail {
 // condition variable with a 100 ms timeout to look for signals, and those 10
 // wake-ups a second were two thirds of its idle CPU with 8 fake GPUs at 1 s
 // (~46 us each on a 2-core VM; bench/exporter_cost.py, docs/performance.md).
+// It also counts each GPU's XIDs and double-bit ECC errors, which the
+// sampler delivers (on its thread) just before the tick that publishes them.
 class TickSignal final : public SampleSink {
  public:
   TickSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
@@ -48,6 +52,15 @@ class TickSignal final : public SampleSink {
   void on_processes(const std::vector<GpuProcess>&, Timestamp) override {}
   void on_device_lost(int, Timestamp) override {}
   void on_tick(Timestamp) override { notify(); }
+  void on_device_event(const Event& event) override {
+    if (!event.device_index) return;
+    std::lock_guard lock(mutex_);
+    errors_[*event.device_index].add(event);
+  }
+  std::map<int, DeviceErrorCounts> error_counts() const {
+    std::lock_guard lock(mutex_);
+    return errors_;
+  }
 
   void notify() {
     const std::uint64_t one = 1;
@@ -62,6 +75,8 @@ class TickSignal final : public SampleSink {
 
  private:
   int fd_;
+  mutable std::mutex mutex_;  // errors_ is written by the sampler's thread, read by the publishing loop
+  std::map<int, DeviceErrorCounts> errors_;
 };
 
 }  // namespace metrics_feed_detail
@@ -134,6 +149,7 @@ void MetricsFeed::run_until(int stop_fd, const std::function<void(std::string bo
   const auto publish_latest = [&] {
     s.input.live = s.window.snapshot(0);
     s.input.collectors = collectors(s.input.devices, s.input.live, sampling_failed);
+    s.input.errors = s.ticks.error_counts();
     auto run = run_watch.latest();
     s.input.run = std::move(run.value);
     // Said once per new error: a store that cannot be read is no failed scrape.

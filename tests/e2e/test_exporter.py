@@ -42,6 +42,31 @@ def parse(body):
     return out
 
 
+# A series name in a query; not the stem of a regular expression (`gpuwatch_gpu_.+`).
+NAME = r"\bgpuwatch_[a-z_]+(?![a-z_.(])"
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+RULES = os.path.join(ROOT, "contrib", "prometheus", "gpuwatch-rules.yml")
+SCRAPES = os.path.join(ROOT, "tests", "prometheus")
+
+
+def label_names(samples):
+    """{name: label names} of parsed samples."""
+    out = {}
+    for (name, labels) in samples:
+        out.setdefault(name, set()).update(k for k, _ in labels)
+    return out
+
+
+def scrape_fixtures():
+    """{name: label names} of tests/prometheus/scrape-*.txt, the scrapes the rules' tests are checked against."""
+    samples = {}
+    for f in sorted(os.listdir(SCRAPES)):
+        if f.startswith("scrape-") and f.endswith(".txt"):
+            with open(os.path.join(SCRAPES, f)) as fh:
+                samples.update(parse(fh.read()))
+    return label_names(samples)
+
+
 def value(samples, metric, /, **labels):
     hits = [v for (n, ls), v in samples.items() if n == metric and set(labels.items()) <= set(ls)]
     return hits[0] if len(hits) == 1 else None
@@ -131,8 +156,11 @@ class ExporterTest(GpuwatchTestCase):
         self.wait_for(lambda: os.path.exists(self.store), what="the run's store")
         base = self.start("--advisor-config", self.short_advisor_config(), "--processes")
         body, s = self.scrape_until(base, "gpuwatch_run_advisory", timeout=30, id="memory.batch_too_small", gpu="0")
-        self.assertEqual(value(s, "gpuwatch_run_advisory", id="memory.batch_too_small", gpu="0", severity="warning"),
-                         1, body)
+        # A warning, or info where the advisor finds the host the cause (util.host_bound): on a loaded
+        # machine the training's own loop is starved of CPU.
+        severity = [dict(ls)["severity"] for (n, ls) in s
+                    if n == "gpuwatch_run_advisory" and {("id", "memory.batch_too_small"), ("gpu", "0")} <= ls]
+        self.assertIn(severity, (["warning"], ["info"]), body)
         self.assertEqual(value(s, "gpuwatch_run_info", name="resnet"), 1, body)
         self.assertEqual(value(s, "gpuwatch_run_gpu", name="resnet", gpu="1"), 1)
         self.assertGreaterEqual(value(s, "gpuwatch_run_advisories", severity="warning"), 1)
@@ -146,7 +174,12 @@ class ExporterTest(GpuwatchTestCase):
         self.assertGreater(value(s, "gpuwatch_run_loss"), 0)
         run_ids = {dict(ls)["run_id"] for (n, ls) in s if n == "gpuwatch_run_info"}
         self.assertEqual(len(run_ids), 1)
-        self.check_grafana_dashboard({n for (n, _) in s} | {"gpuwatch_process_memory_used_bytes"})
+        self.check_grafana_dashboard({n for (n, _) in s} | {"gpuwatch_process_memory_used_bytes",
+                                                             "gpuwatch_gpu_xid_errors_total"})
+        # Only other scenarios give these: test_processes_opt_in, test_xid_and_double_bit_ecc_errors.
+        self.check_scrape_fixtures(s, elsewhere={"gpuwatch_process_memory_used_bytes",
+                                                 "gpuwatch_process_gpu_utilization_ratio",
+                                                 "gpuwatch_gpu_xid_errors_total"})
         if shutil.which("promtool"):
             check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
                                    timeout=10)
@@ -167,10 +200,39 @@ class ExporterTest(GpuwatchTestCase):
                                command="sleep"), 1024 * MiB, body)
         self.assertEqual(value(s, "gpuwatch_gpu_processes", gpu="1"), 1)
         self.assertEqual(value(s, "gpuwatch_gpu_processes", gpu="0"), 0)
+        self.check_scrape_fixtures(s)
         if shutil.which("promtool"):
             check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
                                    timeout=10)
             self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+    def test_xid_and_double_bit_ecc_errors(self):
+        # Scripted NVML events on GPU 1: two XID 79, a double-bit ECC error, an application's XID 13.
+        events = "xid:79@0.3,xid:79@0.5,ecc_double_bit@0.6,xid:13@0.7,ecc_single_bit@0.8"
+        base = self.start(FAKE_NVML_SET=f"{SCENARIO};gpu1.events={events}")
+        body, s = self.scrape_until(base, "gpuwatch_gpu_xid_errors_total", gpu="1", xid="13")
+        self.assertEqual(value(s, "gpuwatch_gpu_xid_errors_total", gpu="1", xid="79"), 2, body)
+        self.assertEqual(value(s, "gpuwatch_gpu_xid_errors_total", gpu="1", xid="13"), 1, body)
+        self.assertIsNone(value(s, "gpuwatch_gpu_xid_errors_total", gpu="0"), body)  # none yet: no series
+        self.assertEqual(value(s, "gpuwatch_gpu_ecc_double_bit_errors_total", gpu="1"), 1, body)
+        self.assertEqual(value(s, "gpuwatch_gpu_ecc_double_bit_errors_total", gpu="0"), 0, body)
+        self.assertIn("# TYPE gpuwatch_gpu_xid_errors_total counter\n", body)
+        self.check_scrape_fixtures(s)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+    def check_scrape_fixtures(self, samples, elsewhere=()):
+        """tests/prometheus/scrape-*.txt, against which prometheus.rules checks the alerting rules' names and
+        their tests' labels, still have the exporter's names and labels: each name this scrape has, with the
+        same label names; with `elsewhere`, every fixture name but those is in this scrape."""
+        live, fixtures = label_names(samples), scrape_fixtures()
+        for name in fixtures.keys() & live.keys():
+            self.assertEqual(fixtures[name], live[name], f"{name}: tests/prometheus/scrape-*.txt are out of date")
+        if elsewhere:
+            self.assertEqual(fixtures.keys() - live.keys() - set(elsewhere), set(),
+                             "names in tests/prometheus/scrape-*.txt that the exporter no longer serves")
 
     def check_grafana_dashboard(self, exported):
         """contrib/grafana/gpuwatch.json is a dashboard whose queries ask only for names the exporter has."""
@@ -182,9 +244,9 @@ class ExporterTest(GpuwatchTestCase):
         for panel in dash["panels"]:
             self.assertEqual(set(panel["gridPos"]), {"x", "y", "w", "h"})
             for target in panel.get("targets", []):
-                asked |= set(re.findall(r"\bgpuwatch_[a-z_]+", target["expr"]))
+                asked |= set(re.findall(NAME, target["expr"]))
         for variable in dash["templating"]["list"]:
-            asked |= set(re.findall(r"\bgpuwatch_[a-z_]+", variable.get("definition", "")))
+            asked |= set(re.findall(NAME, variable.get("definition", "")))
         self.assertGreater(len(asked), 10)
         self.assertEqual(asked - exported, set(), "the dashboard asks for names the exporter does not have")
 
@@ -289,7 +351,8 @@ class ExporterTest(GpuwatchTestCase):
             prom_addr = f"127.0.0.1:{s.getsockname()[1]}"
         config = os.path.join(self.tmp, "prometheus.yml")
         with open(config, "w") as f:
-            f.write("global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\n"
+            f.write("global:\n  scrape_interval: 500ms\n  scrape_timeout: 400ms\n  evaluation_interval: 500ms\n"
+                    f"rule_files: ['{os.path.abspath(RULES)}']\n"
                     f"scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n      - targets: ['{target}']\n")
         log = open(os.path.join(self.tmp, "prometheus.log"), "w+")
         self.addCleanup(log.close)
@@ -339,6 +402,17 @@ class ExporterTest(GpuwatchTestCase):
         # Units survive the trip: bytes, not MiB.
         mem = query('gpuwatch_gpu_memory_used_bytes{gpu="1"}')
         self.assertEqual(float(mem[0]["value"][1]), 1024 * MiB)
+        # contrib/prometheus/gpuwatch-rules.yml loads and its recording rules see the scraped series.
+        deadline = time.monotonic() + 10
+        while not (count := query("gpuwatch:gpus:count")):
+            self.assertLess(time.monotonic(), deadline, "the recording rules gave nothing within 10 s")
+            time.sleep(0.2)
+        self.assertEqual([float(c["value"][1]) for c in count], [2])
+        self.assertEqual(sorted(c["metric"]["gpu"] for c in query("gpuwatch:gpu_thermal_throttled:bool")), ["0", "1"])
+        with urllib.request.urlopen(f"http://{prom_addr}/api/v1/rules?type=alert", timeout=2) as r:
+            groups = json.load(r)["data"]["groups"]
+        firing = [a["name"] for g in groups for a in g["rules"] if a["state"] != "inactive"]
+        self.assertEqual(firing, [], "an alert is pending or firing on a healthy fake GPU")
 
 
 if __name__ == "__main__":

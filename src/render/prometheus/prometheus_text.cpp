@@ -4,10 +4,13 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
+#include "core/device_event_kinds.h"
 #include "core/metrics.h"
 #include "render/prometheus/prometheus_processes.h"
 #include "render/prometheus/prometheus_run.h"
@@ -186,6 +189,8 @@ constexpr std::array<HostRow, 3> kHostSeries{{
 
 // One device's facts, labels and latest values.
 struct ExposedDevice {
+  int index = 0;
+  bool nvidia = false;  // the device events are NVML's
   PromLabels labels;
   std::optional<DeviceValues> values;  // none: not sampled yet, or lost
 };
@@ -212,6 +217,8 @@ std::vector<ExposedDevice> exposed_devices(const PrometheusInput& input, Prometh
     // dcgm-exporter's names describe NVIDIA GPUs only.
     if (names == PrometheusNames::DcgmCompat && d.vendor != "NVIDIA") continue;
     ExposedDevice e;
+    e.index = d.index;
+    e.nvidia = d.vendor == "NVIDIA";
     e.labels = device_labels(d, input.hostname, names);
     const LiveDevice* live = input.live.device(d.index);
     if (live != nullptr && !live->lost) {
@@ -270,8 +277,60 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
   }
 }
 
+// Counters of the driver's own error reports, 0 included for the double-bit
+// ECC errors (an alert on increase() needs the series before the first one);
+// an XID's series comes with its first occurrence, since XIDs are many.
+void error_families(std::string& out, const std::vector<ExposedDevice>& devices,
+                    const std::map<int, DeviceErrorCounts>& errors) {
+  std::string xid_body;
+  std::string ecc_body;
+  const DeviceErrorCounts none;
+  for (const ExposedDevice& d : devices) {
+    if (!d.nvidia) continue;
+    const auto it = errors.find(d.index);
+    const DeviceErrorCounts& counts = it == errors.end() ? none : it->second;
+    for (const auto& [xid, count] : counts.xid) {
+      PromLabels labels = d.labels;
+      labels.emplace_back("xid", xid);
+      write_sample(xid_body, "gpuwatch_gpu_xid_errors_total", labels, static_cast<double>(count));
+    }
+    write_sample(ecc_body, "gpuwatch_gpu_ecc_double_bit_errors_total", d.labels,
+                 static_cast<double>(counts.ecc_double_bit));
+  }
+  if (!xid_body.empty()) {
+    family_header(out, "gpuwatch_gpu_xid_errors_total",
+                  "XID errors the driver reported since the exporter started, by XID number", true);
+    out += xid_body;
+  }
+  if (!ecc_body.empty()) {
+    family_header(out, "gpuwatch_gpu_ecc_double_bit_errors_total",
+                  "Double-bit (uncorrectable) ECC errors the driver reported since the exporter started", true);
+    out += ecc_body;
+  }
+}
+
 }  // namespace
 }  // namespace prometheus_text
+
+void DeviceErrorCounts::add(const Event& event) {
+  if (event.kind == kEccDoubleBitEventKind) {
+    ++ecc_double_bit;
+    return;
+  }
+  if (event.kind != kXidEventKind) return;
+  // The message is xid_message()'s (backends/nvml/nvml_events.cpp):
+  // "XID 79: ...", "XID 79", or words without a number.
+  constexpr std::string_view kPrefix = "XID ";
+  const std::string_view message = event.message;
+  std::size_t digits = 0;
+  if (message.substr(0, kPrefix.size()) == kPrefix) {
+    while (kPrefix.size() + digits < message.size() && digits < 10 &&
+           message[kPrefix.size() + digits] >= '0' && message[kPrefix.size() + digits] <= '9') {
+      ++digits;
+    }
+  }
+  ++xid[digits == 0 ? std::string("unknown") : std::string(message.substr(kPrefix.size(), digits))];
+}
 
 
 std::string render_prometheus(const PrometheusInput& input, PrometheusNames names) {
@@ -294,6 +353,7 @@ std::string render_prometheus(const PrometheusInput& input, PrometheusNames name
     for (const ExposedDevice& d : devices) write_sample(out, "gpuwatch_gpu_info", d.labels, 1);
   }
   device_families(out, devices, names);
+  if (names == PrometheusNames::Native && input.errors) error_families(out, devices, *input.errors);
   const PromLabels host_labels{{"hostname", input.hostname}};
   for (const HostRow& row : kHostSeries) {
     const std::optional<double> v = input.live.host.latest.values.get(row.metric);

@@ -3,6 +3,8 @@
 // text out, so a scrape costs a string copy and never a driver call.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,17 @@ struct CollectorStatus {
   bool success = false;
 };
 
+// The errors a GPU's driver reported on its own (NVML's events, see
+// core/device_event_kinds.h) since the feed started: counters, so that an
+// alert sees each new one however seldom it scrapes.
+struct DeviceErrorCounts {
+  std::map<std::string, std::uint64_t> xid;  // by XID number ("79"; "unknown" where the driver did not say)
+  std::uint64_t ecc_double_bit = 0;
+
+  // Counts `event` if it is an XID or a double-bit ECC error.
+  void add(const Event& event);
+};
+
 struct PrometheusInput {
   LiveSnapshot live;                // the latest values (history is not read)
   std::vector<DeviceInfo> devices;  // facts of the watched GPUs, any order
@@ -37,6 +50,10 @@ struct PrometheusInput {
   std::optional<RunStatusReport> run;
   // Per-process series (`exporter --processes`), from live.processes.
   bool processes = false;
+  // gpuwatch_gpu_xid_errors_total and gpuwatch_gpu_ecc_double_bit_errors_total
+  // of the NVIDIA GPUs (native names), by gpuwatch device index; none: no
+  // such series. A GPU missing from the map has had no error.
+  std::optional<std::map<int, DeviceErrorCounts>> errors;
 };
 
 // The whole /metrics body. A metric a device lacks is left out, never 0.

@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/device_event_kinds.h"
 
 namespace gpuwatch {
 namespace {
@@ -210,6 +215,45 @@ TEST(PrometheusText, LostDeviceKeepsOnlyItsInfo) {
   const std::string out = render_prometheus(in, PrometheusNames::Native);
   EXPECT_NE(out.find("gpuwatch_gpu_info{gpu=\"1\""), std::string::npos) << out;
   EXPECT_EQ(out.find("gpuwatch_gpu_utilization_ratio{gpu=\"1\""), std::string::npos) << out;
+}
+
+Event device_event(std::string_view kind, std::string message) {
+  return Event{Timestamp{}, 0, std::string(kind), std::move(message)};
+}
+
+TEST(PrometheusText, DeviceErrorCountsReadTheXidFromTheMessage) {
+  DeviceErrorCounts c;
+  c.add(device_event(kXidEventKind, "XID 79: GPU has fallen off the bus"));
+  c.add(device_event(kXidEventKind, "XID 79: GPU has fallen off the bus (GPU instance 1)"));
+  c.add(device_event(kXidEventKind, "XID 154"));
+  c.add(device_event(kXidEventKind, "XID error (the driver did not say which)"));
+  c.add(device_event(kEccDoubleBitEventKind, "double-bit ECC error"));
+  c.add(device_event(kEccSingleBitEventKind, "single-bit ECC error"));  // corrected: not counted
+  c.add(device_event(kGpuLostEventKind, "XID 1"));                     // not an XID event
+  const std::map<std::string, std::uint64_t> want{{"79", 2}, {"154", 1}, {"unknown", 1}};
+  EXPECT_EQ(c.xid, want);
+  EXPECT_EQ(c.ecc_double_bit, 1U);
+}
+
+TEST(PrometheusText, ErrorCountersOfNvidiaGpusOnly) {
+  PrometheusInput in = fixed_input();
+  in.devices.push_back(device(2, "AMD Instinct MI300X", "AMD"));
+  const std::string without = render_prometheus(in, PrometheusNames::Native);
+  EXPECT_EQ(without.find("_errors_total"), std::string::npos) << without;  // off unless asked for
+  in.errors = std::map<int, DeviceErrorCounts>{};
+  (*in.errors)[0].xid["79"] = 2;
+  (*in.errors)[0].ecc_double_bit = 1;
+  const std::string out = render_prometheus(in, PrometheusNames::Native);
+  EXPECT_NE(out.find("# TYPE gpuwatch_gpu_xid_errors_total counter\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("gpuwatch_gpu_xid_errors_total{gpu=\"0\",uuid=\"GPU-0\""), std::string::npos) << out;
+  EXPECT_NE(out.find("hostname=\"node-1\",xid=\"79\"} 2\n"), std::string::npos) << out;
+  EXPECT_EQ(out.find("gpuwatch_gpu_xid_errors_total{gpu=\"1\""), std::string::npos) << out;  // none yet
+  EXPECT_NE(out.find("# TYPE gpuwatch_gpu_ecc_double_bit_errors_total counter\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("gpuwatch_gpu_ecc_double_bit_errors_total{gpu=\"0\""), std::string::npos) << out;
+  // 0 before the first: increase() needs the series before the error.
+  EXPECT_NE(out.find("gpuwatch_gpu_ecc_double_bit_errors_total{gpu=\"1\""), std::string::npos) << out;
+  EXPECT_EQ(out.find("errors_total{gpu=\"2\""), std::string::npos) << out;  // AMD: no such events
+  EXPECT_EQ(render_prometheus(in, PrometheusNames::DcgmCompat).find("_errors_total"), std::string::npos);
 }
 
 }  // namespace
