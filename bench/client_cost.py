@@ -91,6 +91,7 @@ def drive(args):
     with open(result) as f:
         rates = json.load(f)
     info = rates.pop("_info")
+    calls_us = rates.pop("_calls_us")
     base = statistics.median(rates["bare"])
     summary = {
         "schema_version": 1, "bench": "client_cost", **info,
@@ -100,6 +101,9 @@ def drive(args):
         "median_steps_per_s": {mode: round(statistics.median(runs), 2) for mode, runs in rates.items()},
         "cost_percent_vs_bare": {mode: round(100 * (1 - statistics.median(runs) / base), 2)
                                  for mode, runs in rates.items() if mode != "bare"},
+        # What each call adds, as a share of a bare step: the precise figure.
+        "call_us": calls_us,
+        "call_cost_percent_of_step": {mode: round(us * base / 1e4, 3) for mode, us in calls_us.items()},
     }
     print(json.dumps(summary), flush=True)
 
@@ -199,10 +203,52 @@ def measure(args):
             rates[mode].append(run(mode, args.steps))
             gpuwatch.mark(f"client_cost round {round_index + 1} {mode} done")
             print(f"round {round_index + 1} {mode:6s} {rates[mode][-1]:.2f} steps/s", flush=True)
+    rates["_calls_us"] = call_costs(torch, gpuwatch, device)
     rates["_info"] = {"device": torch.cuda.get_device_name(), "torch": torch.__version__, "batch": args.batch,
                       "size": args.size, "workers": args.workers, "source": args.source}
     with open(args.result, "w") as f:
         json.dump(rates, f)
+
+
+CALLS = 20000
+
+
+def call_costs(torch, gpuwatch, device):
+    """Microseconds the client adds per call, each loop against the same loop
+    without it, best of three: log(loss=a fresh GPU tensor), and one step of
+    gpuwatch.loader() over a plain range. Run-to-run noise of whole training
+    runs is several %; this is what a step pays, to be set against its length."""
+
+    def best_us(body):
+        times = []
+        for _ in range(3):
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            body()
+            torch.cuda.synchronize()
+            times.append(time.perf_counter() - start)
+        return 1e6 * min(times) / CALLS
+
+    seed = torch.zeros((), device=device)
+
+    def gpu_ops():
+        for _ in range(CALLS):
+            seed.add(1.0)
+
+    def gpu_ops_logged():
+        for _ in range(CALLS):
+            gpuwatch.log(loss=seed.add(1.0))
+
+    def plain_steps():
+        for _ in range(CALLS):
+            pass
+
+    def wrapped_steps():
+        for _ in gpuwatch.loader(range(CALLS)):
+            pass
+
+    return {"log": round(best_us(gpu_ops_logged) - best_us(gpu_ops), 3),
+            "loader": round(best_us(wrapped_steps) - best_us(plain_steps), 3)}
 
 
 def main():
