@@ -54,6 +54,7 @@ class DataWait(GpuwatchTestCase):
         # names it over the last window, shortened to a line.
         self.assertRegex(r.stderr, r"gpuwatch advisor:\n\[critical\] util\.input_bound GPU 0: the training loop waits")
         self.assertRegex(r.stderr, r"verdict: critical: util\.input_bound GPU 0\n")
+        self.assertIn("training: 2 epochs, data wait 49.2 % of each step, step time 0.040 s (125 steps)\n", r.stderr)
         self.assertIn("[critical] util.input_bound GPU 0: the training loop waits for data 62 % of each step", r.stderr)
 
         rep = self.report()
@@ -117,3 +118,4 @@ class DataWait(GpuwatchTestCase):
         self.assertIsNone(runs[1]["step_timing"])
         text = self.run_gw("compare", "starved", "plain", "--span", "full").stdout
         self.assertRegex(text, r"run +data wait % +step time s +steps\n +A +49\.2 +0\.040 +125\n +B +n/a +n/a +0\n")
+

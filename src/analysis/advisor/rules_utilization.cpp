@@ -143,7 +143,8 @@ std::optional<Severity> measured_input_bound(const Context& ctx) {
   if (!ctx.step_timing) return std::nullopt;
   // Judged as shown (0.1 %): "10 %" of waits summed from 0.1 s pieces must
   // not read as above 10.
-  const double share = std::round(*ctx.step_timing->data_wait_percent() * 10) / 10;
+  const double shown = std::pow(10.0, kDataWaitShareInfo.display.decimals);
+  const double share = std::round(*ctx.step_timing->data_wait_percent() * shown) / shown;
   if (share > ctx.config.data_wait_critical_percent) return Severity::Critical;
   if (share > ctx.config.data_wait_warning_percent) return Severity::Warning;
   return std::nullopt;
