@@ -91,6 +91,10 @@ Comparison compare_runs(std::span<const RunData> runs, const CompareOptions& opt
   const std::vector<ElapsedWindow> windows = compare_windows(runs, options);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     c.runs.push_back({runs[i].run, run_label(i), run_end_elapsed_s(runs[i]), windows[i].from_s, windows[i].to_s});
+    const std::int64_t origin = run_origin_mono_ns(runs[i]);
+    const auto at = [origin](double elapsed_s) { return origin + static_cast<std::int64_t>(elapsed_s * 1e9); };
+    c.runs.back().step_timing =
+        sum_step_timing(step_timing_messages(runs[i].events), at(windows[i].from_s), at(windows[i].to_s) + 1);
   }
 
   std::vector<std::vector<std::string>> fallback_metrics(runs.size());

@@ -21,6 +21,7 @@
 
 #include "analysis/run_series.h"
 #include "analysis/stats.h"
+#include "analysis/step_timing.h"
 #include "core/run.h"
 
 namespace gpuwatch {
@@ -53,6 +54,9 @@ struct ComparedRun {
   double end_s = 0;          // elapsed time of its last sample
   double window_from_s = 0;  // the compared part, in elapsed seconds
   double window_to_s = 0;
+  // The loop's own measurement of its wait for data inside the compared part
+  // (step_timing.h): shown side by side, not bootstrapped (messages, not samples).
+  std::optional<StepTiming> step_timing{};
 };
 
 // One run, one metric, inside the run's window.

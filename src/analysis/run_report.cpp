@@ -377,6 +377,9 @@ RunReport build(const RunData& base, const DeviceColumns& columns, const RollupS
   }
   report.processes = base.processes;
   report.training = summarize_training(base.events);
+  const std::vector<StepTimingMessage> timing = step_timing_messages(base.events);
+  add_segment_step_timing(report.phases, segments, timing);
+  add_segment_step_timing(report.epochs, segments, timing);
   keep_events(base.events, report);
   return report;
 }

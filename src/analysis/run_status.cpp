@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "analysis/training.h"
 
@@ -78,6 +79,10 @@ RunStatusReport build_run_status(const RunStatusInput& in) {
           static_cast<double>(*s.progress_now.step - *s.progress_before.step) / *s.reference_end_ago_s;
     }
   }
+  const std::vector<StepTimingMessage> timing = step_timing_messages(in.events);
+  const auto window_ns = static_cast<std::int64_t>(in.window_s * 1e9);
+  s.step_timing_now = sum_step_timing(timing, in.now_end_mono_ns - window_ns, in.now_end_mono_ns + 1);
+  s.step_timing_run = sum_step_timing(timing, std::numeric_limits<std::int64_t>::min(), in.now_end_mono_ns + 1);
   s.advisories = in.advisories;
   s.verdict = "ok";
   if (!s.advisories.empty()) {

@@ -9,6 +9,7 @@
 
 #include "analysis/advisor/advisory.h"
 #include "analysis/run_report.h"
+#include "analysis/step_timing.h"
 
 namespace gpuwatch {
 
@@ -60,6 +61,10 @@ struct RunStatusReport {
   Progress progress_now;
   Progress progress_before;
   std::optional<double> steps_per_second;  // between the two
+  // The loop's own measurement of its wait for data (step_timing.h): over
+  // the window (the messages from its start on) and over the whole run.
+  std::optional<StepTiming> step_timing_now;
+  std::optional<StepTiming> step_timing_run;
   std::vector<Advisory> advisories;
   std::string verdict;   // "ok", or the highest severity among the advisories
 };

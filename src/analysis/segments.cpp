@@ -128,6 +128,20 @@ void add_segment_device(std::vector<SegmentStats>& rows, std::span<const Segment
   }
 }
 
+void add_segment_step_timing(std::vector<SegmentStats>& rows, std::span<const Segment> segments,
+                             std::span<const StepTimingMessage> messages) {
+  if (rows.empty() || messages.empty()) return;
+  const RowMap map = map_rows(segments, rows.front().kind);
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const std::size_t r = map.row_of_segment[i];
+    if (r == kNoRow || r >= rows.size()) continue;
+    const auto t = sum_step_timing(messages, segments[i].start_mono_ns, segments[i].end_mono_ns);
+    if (!t) continue;
+    if (!rows[r].step_timing) rows[r].step_timing.emplace();
+    rows[r].step_timing->add(*t);
+  }
+}
+
 std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind) {
   std::vector<SegmentStats> rows = segment_rows(segments, kind);
   for (const DeviceSeries& d : data.devices) add_segment_device(rows, segments, d);

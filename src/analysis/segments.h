@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
+#include "analysis/step_timing.h"
 #include "core/run.h"
 
 namespace gpuwatch {
@@ -52,6 +53,7 @@ struct SegmentStats {
   double duration_s = 0;
   std::vector<SegmentDeviceStats> devices;
   std::size_t merged_labels = 0;  // 0: one label; else the labels this row stands for
+  std::optional<StepTiming> step_timing;  // the client's step-timing messages inside the row's segments
 };
 
 std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<const Segment> segments, SegmentKind kind);
@@ -61,5 +63,8 @@ std::vector<SegmentStats> summarize_segments(const RunData& data, std::span<cons
 // Linear in segments and samples (plus a binary search per segment).
 std::vector<SegmentStats> segment_rows(std::span<const Segment> segments, SegmentKind kind);
 void add_segment_device(std::vector<SegmentStats>& rows, std::span<const Segment> segments, const DeviceSeries& device);
+// Each row's step timing: the messages (in time order) inside its segments.
+void add_segment_step_timing(std::vector<SegmentStats>& rows, std::span<const Segment> segments,
+                             std::span<const StepTimingMessage> messages);
 
 }  // namespace gpuwatch

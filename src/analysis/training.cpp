@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "core/step_timing.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -75,7 +77,7 @@ std::optional<TrainingSummary> summarize_training(std::span<const Event> events)
           raise_peak(t.torch_reserved_peak_bytes, v);
         } else if (name == "torch_max_allocated_bytes") {
           raise_peak(t.torch_max_allocated_bytes, v);
-        } else {
+        } else if (!is_step_timing_name(name)) {
           auto s = std::find_if(t.scalars.begin(), t.scalars.end(), [&](const ScalarSummary& x) { return x.name == name; });
           if (s == t.scalars.end()) {
             t.scalars.push_back({std::string(name), 0, v, v, v, v});
@@ -93,6 +95,8 @@ std::optional<TrainingSummary> summarize_training(std::span<const Event> events)
     any = true;
   }
   if (!any) return std::nullopt;
+  const std::vector<StepTimingMessage> timing = step_timing_messages(events, &t.step_timing_skipped);
+  t.step_timing = total_step_timing(timing);
   return t;
 }
 

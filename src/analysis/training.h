@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/step_timing.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
@@ -45,6 +46,10 @@ struct TrainingSummary {
   std::optional<double> torch_allocated_peak_bytes;
   std::optional<double> torch_reserved_peak_bytes;
   std::optional<double> torch_max_allocated_bytes;
+  // The client's step timing (data_wait_s, step_time_s, timed_steps) over the
+  // whole run: not among `scalars`, where a sum of waits would read as a value.
+  std::optional<StepTiming> step_timing;
+  std::size_t step_timing_skipped = 0;  // messages that could not be used (step_timing.h)
 };
 
 // Nullopt when the run has no annotations at all.

@@ -1,9 +1,13 @@
 #include "annotate/annotation_throttle.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 
 #include <fmt/format.h>
+
+#include "annotate/annotation.h"
+#include "core/step_timing.h"
 
 namespace gpuwatch {
 
@@ -25,6 +29,40 @@ std::optional<std::string> stream_of(const Event& e) {
     rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
   }
   return key;
+}
+
+// "a=1 b=2" -> {("a", 1), ("b", 2)}: the stored form read back (the
+// recorder wrote it, so every pair is well formed).
+std::vector<std::pair<std::string, double>> stored_values(std::string_view message) {
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t at = 0; at < message.size();) {
+    const std::size_t end = std::min(message.find(' ', at), message.size());
+    const std::string_view pair = message.substr(at, end - at);
+    at = end + 1;
+    const std::size_t eq = pair.find('=');
+    double v = 0;
+    if (eq == std::string_view::npos) continue;
+    std::from_chars(pair.data() + eq + 1, pair.data() + pair.size(), v);
+    out.emplace_back(std::string(pair.substr(0, eq)), v);
+  }
+  return out;
+}
+
+// Step timing (core/step_timing.h) is a sum over the steps a message covers,
+// not a latest value: a held-back message replaced by a newer one (several
+// ranks send under the same names, or two messages come within a second)
+// would take its steps with it. The newer one adds the older one's sums.
+void fold_step_timing(const Event& older, Event& newer) {
+  if (newer.message.find(kTimedStepsLogName) == std::string::npos) return;
+  auto values = stored_values(newer.message);
+  std::size_t folded = 0;
+  for (const auto& [name, v] : stored_values(older.message)) {
+    if (!is_step_timing_name(name)) continue;
+    const auto it = std::find_if(values.begin(), values.end(), [&](const auto& x) { return x.first == name; });
+    if (it != values.end()) it->second += v;
+    folded += it != values.end();
+  }
+  if (folded > 0) newer.message = format_log_values(values);
 }
 
 }  // namespace
@@ -56,6 +94,7 @@ void AnnotationThrottle::add(Event event, std::vector<Event>& ready) {
     auto [last, fresh] = last_label_.try_emplace(event.kind, event.message);
     if (!fresh && last->second == event.message) return;  // still the same epoch or phase
     last->second = event.message;
+    release_step_timing(ready);
     ready.push_back(std::move(event));
     return;
   }
@@ -89,7 +128,19 @@ void AnnotationThrottle::add(Event event, std::vector<Event>& ready) {
     s.held.reset();  // older than this one
     ready.push_back(std::move(event));
   } else {
+    if (s.held) fold_step_timing(*s.held, event);
     s.held = std::move(event);
+  }
+}
+
+// Before an epoch or phase begins: held step timing is the one before's, and
+// must not be summed into a message of the next one.
+void AnnotationThrottle::release_step_timing(std::vector<Event>& ready) {
+  for (auto& [key, s] : streams_) {
+    if (!s.held || s.held->kind != "log" || s.held->message.find(kTimedStepsLogName) == std::string::npos) continue;
+    s.last_stored_mono_ns = s.held->time.mono_ns;
+    ready.push_back(std::move(*s.held));
+    s.held.reset();
   }
 }
 

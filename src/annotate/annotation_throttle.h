@@ -17,6 +17,11 @@
 // new set are dropped and counted, stored at the end as one "logs_dropped"
 // event.
 //
+// Step timing (core/step_timing.h) is a sum over the steps each message
+// covers, not a latest value: a held-back timing message that a newer one
+// replaces is added into it, and an epoch or phase that begins stores the
+// held one first, so every step is counted once, in its own epoch.
+//
 // An epoch or phase that repeats the one before (a pattern matching every
 // line of epoch 3 says "epoch 3" on each) is the same epoch: not stored again.
 #pragma once
@@ -55,6 +60,7 @@ class AnnotationThrottle {
     std::optional<Event> held;
   };
   bool admit_mark(std::int64_t mono_ns);
+  void release_step_timing(std::vector<Event>& ready);
 
   std::int64_t spacing_ns_;
   std::map<std::string, Stream> streams_;

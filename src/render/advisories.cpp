@@ -83,7 +83,8 @@ std::string format_evidence_value(const Evidence& e) {
   if (e.unit == "bytes") return human_bytes(v);
   if (e.unit == "bytes_per_second") return human_bytes(v) + "/s";
   if (e.unit == "bytes_per_minute") return human_bytes(v) + "/min";
-  if (e.unit == "seconds") return fmt::format("{:.1f} s", v);
+  // A step of 0.040 s must not read "0.0 s" (step_time_s).
+  if (e.unit == "seconds") return v < 1 ? fmt::format("{:.3f} s", v) : fmt::format("{:.1f} s", v);
   if (e.unit == "count" || e.unit == "gen") return fmt::format("{:.0f}", v);
   if (e.unit == "lanes") return fmt::format("x{:.0f}", v);
   if (e.unit == "watts") return fmt::format("{:.0f} W", v);

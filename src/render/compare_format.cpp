@@ -6,7 +6,9 @@
 #include <fmt/format.h>
 
 #include "render/json_writer.h"
+#include "core/step_timing.h"
 #include "render/report.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch::compare_format {
@@ -166,6 +168,23 @@ Table runs_table(const Comparison& c) {
     t.rows.push_back({r.label, r.run.id, r.run.name.empty() ? "-" : r.run.name, start_time(r.run),
                       fmt::format("{:.1f}–{:.1f} s of {:.1f} s", r.window_from_s, r.window_to_s, r.end_s),
                       short_outcome(r.run)});
+  }
+  return t;
+}
+
+Table step_timing_table(const Comparison& c) {
+  Table t;
+  if (std::none_of(c.runs.begin(), c.runs.end(), [](const ComparedRun& r) { return r.step_timing.has_value(); })) {
+    return t;
+  }
+  t.columns = {{"run"}, {data_wait_column(), true}, {step_time_column(), true}, {std::string(kTimedStepsInfo.short_label), true}};
+  for (const ComparedRun& r : c.runs) {
+    if (!r.step_timing) {
+      t.rows.push_back({r.label, "n/a", "n/a", "0"});
+    } else {
+      t.rows.push_back({r.label, data_wait_cell(*r.step_timing), step_time_cell(*r.step_timing),
+                        human_count(r.step_timing->steps)});
+    }
   }
   return t;
 }

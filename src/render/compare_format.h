@@ -68,6 +68,9 @@ std::string method_text(const Comparison& c);
 Table runs_table(const Comparison& c);
 // Every metric of run `run` against the baseline: means, delta, %, interval.
 Table pair_table(const Comparison& c, std::size_t run);
+// The loop's measured data wait and step time per run, side by side; no
+// rows (an empty table) when no run has them.
+Table step_timing_table(const Comparison& c);
 // Samples, effective samples and block length of runs [first, first+count).
 Table samples_table(const Comparison& c, std::size_t first, std::size_t count);
 

@@ -3,6 +3,7 @@
 #include "render/compare.h"
 #include "render/compare_format.h"
 #include "render/json_writer.h"
+#include "render/step_timing.h"
 
 namespace gpuwatch {
 
@@ -15,6 +16,7 @@ void write_run(JsonWriter& w, const ComparedRun& r) {
   w.field("end_s", r.end_s);
   w.field("window_from_s", r.window_from_s);
   w.field("window_to_s", r.window_to_s);
+  write_step_timing(w, "step_timing", r.step_timing);
   w.end_object();
 }
 

@@ -21,6 +21,10 @@ std::string render_compare_text(const Comparison& c) {
   out += "\n";
   out += wrap_text(alignment_text(c), kTextReportWidth, "", "");
   out += wrap_text(method_text(c), kTextReportWidth, "", "");
+  if (const Table timing = step_timing_table(c); !timing.rows.empty()) {
+    out += "\nMeasured by the loop (each run's compared part): waits for data, mean step\n";
+    out += render_text_table(timing, kTextReportWidth, "  ");
+  }
 
   for (std::size_t run = 1; run < c.runs.size(); ++run) {
     out += fmt::format("\n{} relative to {}\n", c.runs[run].label, a);

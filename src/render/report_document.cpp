@@ -11,6 +11,7 @@
 #include "render/job.h"
 #include "render/report.h"
 #include "render/report_training.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -193,26 +194,51 @@ void add_balance(Document& doc, const RunReport& r) {
   doc.table(std::move(t));
 }
 
+// The loop's measured data wait and step time, when any row has them: per
+// segment, on its first row (the other GPUs' rows share it).
+bool any_step_timing(const std::vector<SegmentStats>& segments) {
+  return std::any_of(segments.begin(), segments.end(), [](const SegmentStats& s) { return s.step_timing.has_value(); });
+}
+
+std::vector<std::string> step_timing_cells(const SegmentStats& seg, bool first_row) {
+  if (!first_row) return {"", ""};
+  if (!seg.step_timing) return {"-", "-"};
+  return {data_wait_cell(*seg.step_timing), step_time_cell(*seg.step_timing)};
+}
+
 void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std::string_view title) {
   if (segments.empty()) return;
   doc.heading(std::string(title));
   TextTable t;
   t.header = {std::string(segments.front().kind == SegmentKind::Phase ? "phase" : "epoch"), "gpu", "times",
               "duration", "util % mean", "memory GiB mean", "power W mean"};
+  const bool timing = any_step_timing(segments);
+  if (timing) {
+    t.header.push_back(data_wait_column());
+    t.header.push_back(step_time_column());
+  }
   t.first_numeric_column = 1;
   const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
     return s ? fixed(s->mean / divisor, decimals) : std::string("-");
+  };
+  const auto add_row = [&](std::vector<std::string> row, const SegmentStats& seg, bool first_row) {
+    if (timing) {
+      for (std::string& cell : step_timing_cells(seg, first_row)) row.push_back(std::move(cell));
+    }
+    t.rows.push_back(std::move(row));
   };
   const SegmentStats* merged = nullptr;
   for (const SegmentStats& seg : segments) {
     if (seg.merged_labels > 0) merged = &seg;
     if (seg.devices.empty()) {  // a host-only run: the durations still say something
-      t.rows.push_back({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"});
+      add_row({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"}, seg,
+              true);
     }
     for (const SegmentDeviceStats& d : seg.devices) {
-      t.rows.push_back({seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
-                        human_duration(seg.duration_s), mean(d.util_percent, 1, 1), mean(d.mem_used_bytes, kGiB, 2),
-                        mean(d.power_watts, 1, 1)});
+      add_row({seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
+               human_duration(seg.duration_s), mean(d.util_percent, 1, 1), mean(d.mem_used_bytes, kGiB, 2),
+               mean(d.power_watts, 1, 1)},
+              seg, &d == &seg.devices.front());
     }
   }
   doc.table(std::move(t));

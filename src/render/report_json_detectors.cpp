@@ -2,6 +2,7 @@
 // link, and the per-phase/per-epoch tables. Split from report_json.cpp to
 // keep each file about one thing; the schema is docs/report-json.md.
 #include "render/report_json_parts.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -135,6 +136,7 @@ void write_segments(JsonWriter& w, std::string_view name, const std::vector<Segm
     w.field("occurrences", static_cast<std::uint64_t>(seg.occurrences));
     w.field("duration_s", seg.duration_s);
     w.field("merged_labels", static_cast<std::uint64_t>(seg.merged_labels));
+    write_step_timing(w, "step_timing", seg.step_timing);
     w.key("devices").begin_array();
     for (const SegmentDeviceStats& d : seg.devices) {
       w.begin_object();

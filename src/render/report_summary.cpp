@@ -5,6 +5,7 @@
 
 #include "render/document.h"
 #include "render/report.h"
+#include "render/step_timing.h"
 #include "render/table.h"
 #include "render/units.h"
 
@@ -196,6 +197,7 @@ std::string training_line(const TrainingSummary& t) {
   if (t.last_step) parts.push_back(fmt::format("last step {}", *t.last_step));
   if (t.epochs > 0) parts.push_back(fmt::format("{} epoch{}", t.epochs, t.epochs == 1 ? "" : "s"));
   if (t.model_params) parts.push_back(fmt::format("model {} parameters", human_count(*t.model_params)));
+  if (t.step_timing) parts.push_back(step_timing_line(*t.step_timing));
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "training: " : ", ") + p;
   return s;

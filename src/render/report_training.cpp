@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "render/step_timing.h"
 #include "render/table.h"
 #include "render/units.h"
 
@@ -59,6 +60,7 @@ void add_training(Document& doc, const RunReport& r) {
     progress += fmt::format("{}model {} parameters", progress.empty() ? "" : ", ", human_count(*t.model_params));
   }
   if (!progress.empty()) doc.line(progress);
+  if (t.step_timing) doc.line("Measured by the loop: " + step_timing_line(*t.step_timing));
   if (!t.scalars.empty()) {
     TextTable table;
     table.header = {"logged", "values", "first", "last", "min", "max"};
@@ -130,6 +132,8 @@ void write_training(JsonWriter& w, const RunReport& r) {
   w.field("marks_dropped", static_cast<std::uint64_t>(t.marks_dropped));
   w.field("logs_dropped", static_cast<std::uint64_t>(t.logs_dropped));
   w.field("model_params", t.model_params);
+  write_step_timing(w, "step_timing", t.step_timing);
+  w.field("step_timing_skipped", static_cast<std::uint64_t>(t.step_timing_skipped));
   w.key("scalars").begin_array();
   for (const ScalarSummary& s : t.scalars) {
     w.begin_object();

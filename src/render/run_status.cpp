@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "core/step_timing.h"
 #include "render/advisories.h"
 #include "render/json_writer.h"
 #include "render/report.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -140,6 +142,16 @@ std::string render_run_status_text(const RunStatusReport& s) {
     }
     out += "\n";
   }
+  if (s.step_timing_now) {
+    out += fmt::format("Measured by the loop: {}", step_timing_line(*s.step_timing_now));
+    if (s.step_timing_run && s.step_timing_run->messages != s.step_timing_now->messages) {
+      out += fmt::format("; whole run: {} {}", kDataWaitShareInfo.short_label, data_wait_text(*s.step_timing_run));
+    }
+    out += "\n";
+  } else if (s.step_timing_run) {
+    out += fmt::format("Measured by the loop (whole run, none in the last {}): {}\n", human_duration(s.window_s),
+                       step_timing_line(*s.step_timing_run));
+  }
   out += s.advisories.empty() ? "Advisories: none\n" : "Advisories:\n" + advisories_text(s.advisories);
   return out;
 }
@@ -177,6 +189,8 @@ std::string render_run_status_json(const RunStatusReport& s) {
   w.key("training").begin_object();
   write_now_and_before(w, s.progress_now, std::optional(s.progress_before), write_progress);
   w.field("steps_per_second", s.steps_per_second);
+  write_step_timing(w, "step_timing", s.step_timing_now);
+  write_step_timing(w, "step_timing_run", s.step_timing_run);
   w.end_object();
   w.key("advisories");
   write_advisories_json(w, s.advisories);

@@ -17,6 +17,7 @@
 #include "render/plot/series.h"
 #include "render/report.h"
 #include "render/run_status.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 #include "serve/compare_source.h"
 #include "record/run_status_window.h"
@@ -231,6 +232,8 @@ std::string run_json(StorePools& stores, std::string_view run_ref) {
     w.end_object();
   }
   w.end_array();
+  // The loop's own measurement over the whole run (analysis/step_timing.h).
+  write_step_timing(w, "step_timing", total_step_timing(step_timing_messages(base.events)));
   w.key("events").begin_array();
   for (const Event& e : base.events) {
     w.begin_object().field("t", seconds_since_start(run, e.time.mono_ns)).field("kind", e.kind);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -113,6 +114,16 @@ std::optional<double> peak_within(const DeviceSeries& s, std::int64_t begin_ns, 
 
 int severity_rank(Severity s) { return static_cast<int>(s); }
 
+// The messages from the window's start on: those after the last sample are
+// recent too (a finished run's last message may follow its last sample).
+std::optional<StepTiming> window_step_timing(const RunData& data, const AdvisorConfig& config) {
+  const std::int64_t begin = last_sample_ns(data) - static_cast<std::int64_t>(config.window_s * 1e9);
+  const std::vector<StepTimingMessage> messages = step_timing_messages(data.events);
+  auto timing = sum_step_timing(messages, begin, std::numeric_limits<std::int64_t>::max());
+  if (!timing || timing->steps < config.data_wait_min_steps) return std::nullopt;
+  return timing;
+}
+
 }  // namespace
 
 std::vector<EpochPeak> epoch_peaks(const RunData& data) {
@@ -134,7 +145,7 @@ std::vector<EpochPeak> epoch_peaks(const RunData& data) {
 
 std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config) {
   Context ctx{in, config, in.run_age_s >= config.warmup_s, {}, model_verdict(in.recent_data, config),
-              std::min(config.window_s, in.run_age_s) / 2};
+              std::min(config.window_s, in.run_age_s) / 2, window_step_timing(in.recent_data, config)};
   for (const DeviceReport& d : in.recent.devices) {
     if (!in_use(in.recent, d)) continue;
     const auto series = std::find_if(in.recent_data.devices.begin(), in.recent_data.devices.end(),

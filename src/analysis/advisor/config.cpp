@@ -62,6 +62,12 @@ const std::array kKeys{
         "... or its storage reads at this many MiB/s."},
     Key{"host_cpu_percent", &AdvisorConfig::host_cpu_percent, Range::Percent,
         "Low utilization with the whole host's CPU at this %: host-bound."},
+    Key{"data_wait_warning_percent", &AdvisorConfig::data_wait_warning_percent, Range::Percent,
+        "The training loop waits for data above this % of each step (measured by the client): input-bound."},
+    Key{"data_wait_critical_percent", &AdvisorConfig::data_wait_critical_percent, Range::Percent,
+        "... above this %: critical. Below the warning share the loop does not wait: not input-bound."},
+    Key{"data_wait_min_steps", &AdvisorConfig::data_wait_min_steps, Range::Count,
+        "The measured share counts once the window holds this many timed steps."},
     Key{"leak_min_epochs", &AdvisorConfig::leak_min_epochs, Range::Count,
         "A leak needs this many completed epochs in a row with growing peak memory."},
     Key{"leak_epoch_growth_mib", &AdvisorConfig::leak_epoch_growth_mib, Range::NonNegative,
@@ -198,6 +204,8 @@ void check_order(const AdvisorConfig& c, const std::array<std::size_t, kKeys.siz
   };
   pair("memory_low_percent", c.memory_low_percent, "memory_good_percent", c.memory_good_percent);
   pair("memory_good_percent", c.memory_good_percent, "memory_high_percent", c.memory_high_percent);
+  pair("data_wait_warning_percent", c.data_wait_warning_percent, "data_wait_critical_percent",
+       c.data_wait_critical_percent);
 }
 
 }  // namespace

@@ -36,6 +36,10 @@ struct AdvisorConfig {
   double input_tree_cpu_percent = 90;  // the process tree's CPU, % of one core
   double input_read_mib_per_s = 100;   // the process tree's storage reads
   double host_cpu_percent = 90;        // all cores: host-bound
+  // The client's measured data wait (core/step_timing.h): direct evidence.
+  double data_wait_warning_percent = 10;   // the loop waits above this % of each step: input-bound
+  double data_wait_critical_percent = 20;  // ... above this: critical
+  int data_wait_min_steps = 20;            // timed steps the window needs before the share counts
 
   // Leaks: per completed epoch, else the window's trend.
   int leak_min_epochs = 3;                // epochs in a row whose peaks grow

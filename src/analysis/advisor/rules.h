@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/advisor/advisor.h"
+#include "analysis/step_timing.h"
 #include "core/bytes.h"
 
 namespace gpuwatch::advisor_rules {
@@ -32,6 +33,10 @@ struct Context {
   ModelVerdict model;
   // Samples must cover at least this much of the window for a verdict on it.
   double min_coverage_s = 0;
+  // The client's step timing over the window (core/step_timing.h), when it
+  // covers at least data_wait_min_steps steps: the loop's own measurement of
+  // its wait for data, which util.input_bound takes over the indirect signs.
+  std::optional<StepTiming> step_timing;
 };
 
 void memory_rules(const Context& ctx, std::vector<Advisory>& out);       // matrix, leak, growing, drop

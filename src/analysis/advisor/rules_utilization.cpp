@@ -8,6 +8,7 @@
 #include "analysis/advisor/rules.h"
 #include "analysis/idle_gaps.h"
 #include "analysis/stats.h"
+#include "core/step_timing.h"
 
 namespace gpuwatch::advisor_rules {
 
@@ -119,10 +120,58 @@ std::optional<double> sustained_low_share(const Context& ctx, const DeviceView& 
 
 namespace {
 
+constexpr std::string_view kFeedFaster =
+    "Feed it faster: more DataLoader workers (num_workers), pin_memory, a deeper prefetch, faster storage; then a "
+    "larger batch.";
+
+// "the training loop waits for data 62 % of each step (mean step 0.120 s over
+// 480 steps)": the client's measurement, quoted by every util.* it bears on.
+std::string measured_wait_sentence(const StepTiming& t) {
+  return fmt::format("the training loop waits for data {} of each step (mean step {:.{}f} s over {:.0f} steps)",
+                     percent(*t.data_wait_percent()), *t.mean_step_s(), kStepTimeInfo.display.decimals, t.steps);
+}
+
+void add_data_wait_evidence(const StepTiming& t, std::vector<Evidence>& evidence) {
+  evidence.push_back({std::string(kDataWaitShareInfo.name), *t.data_wait_percent(), "percent"});
+  evidence.push_back({std::string(kStepTimeInfo.name), *t.mean_step_s(), "seconds"});
+  evidence.push_back({std::string(kTimedStepsInfo.name), t.steps, "count"});
+}
+
+// Direct evidence: the loop itself says how long it waits. Nullopt when it
+// does not measure, or covered too few steps in the window.
+std::optional<Severity> measured_input_bound(const Context& ctx) {
+  if (!ctx.step_timing) return std::nullopt;
+  // Judged as shown (0.1 %): "10 %" of waits summed from 0.1 s pieces must
+  // not read as above 10.
+  const double shown = std::pow(10.0, kDataWaitShareInfo.display.decimals);
+  const double share = std::round(*ctx.step_timing->data_wait_percent() * shown) / shown;
+  if (share > ctx.config.data_wait_critical_percent) return Severity::Critical;
+  if (share > ctx.config.data_wait_warning_percent) return Severity::Warning;
+  return std::nullopt;
+}
+
+// The loop waits for data while utilization is not low: raised from the
+// measurement alone, as advice (the GPU is busy enough not to be "wasted").
+void measured_wait_alone(const Context& ctx, const DeviceView& d, Severity severity, std::vector<Advisory>& out) {
+  std::vector<Evidence> evidence;
+  add_data_wait_evidence(*ctx.step_timing, evidence);
+  if (const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent)) {
+    evidence.push_back({"util_mean_percent", util->mean, "percent"});
+    evidence.push_back({"window_s", util->span_s, "seconds"});
+  }
+  out.push_back({"util.input_bound", severity, d.report->info.index,
+                 measured_wait_sentence(*ctx.step_timing) + ": the GPU waits for its input", std::move(evidence),
+                 std::string(kFeedFaster), false});
+}
+
 void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
   const AdvisorConfig& c = ctx.config;
+  const auto measured = measured_input_bound(ctx);
   const auto share = sustained_low_share(ctx, d);
-  if (!share) return;
+  if (!share) {
+    if (measured) measured_wait_alone(ctx, d, *measured, out);
+    return;
+  }
   const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
 
   const int index = d.report->info.index;
@@ -142,8 +191,12 @@ void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Adviso
   }
   const Summary* host = ctx.in.recent.find_host(HostMetric::CpuPercent);
   if (host) evidence.push_back({"host_cpu_percent", host->mean, "percent"});
+  if (ctx.step_timing) add_data_wait_evidence(*ctx.step_timing, evidence);
+  // Measured beats inferred: a loop that says it does not wait for data is
+  // not input-bound, whatever the idle gaps or the CPU suggest.
+  const bool input_bound = ctx.step_timing ? measured.has_value() : signs.any();
 
-  // Every core busy comes first: more loader workers cannot help then.
+  // Every core is busy comes first: more loader workers cannot help then.
   if (host && host->mean >= c.host_cpu_percent) {
     out.push_back({"util.host_bound", Severity::Warning, index,
                    fmt::format("{} while the host's CPUs are {} busy: host-bound", level, percent(host->mean)),
@@ -151,16 +204,16 @@ void low_utilization(const Context& ctx, const DeviceView& d, std::vector<Adviso
                    "Every core is busy, so more workers will not help: cut the CPU work per sample (decode or "
                    "augment on the GPU, cache preprocessed data) or stop other processes.",
                    true});
-  } else if (signs.any()) {
-    out.push_back({"util.input_bound", Severity::Warning, index,
-                   fmt::format("{}{}: the GPU waits for its input", level, input_reason(signs)),
-                   std::move(evidence),
-                   "Feed it faster: more DataLoader workers (num_workers), pin_memory, a deeper prefetch, "
-                   "faster storage; then a larger batch.",
-                   true});
+  } else if (input_bound) {
+    const std::string why = measured ? "; " + measured_wait_sentence(*ctx.step_timing) : input_reason(signs);
+    out.push_back({"util.input_bound", measured.value_or(Severity::Warning), index,
+                   fmt::format("{}{}: the GPU waits for its input", level, why), std::move(evidence),
+                   std::string(kFeedFaster), true});
   } else if (!launch_bound(ctx, d)) {
     // Launch-bound is said by util.launch_bound (rules_kernels.cpp).
-    out.push_back({"util.low", Severity::Warning, index, level + ", cause unknown", std::move(evidence),
+    const std::string measured_not = ctx.step_timing ? " (" + measured_wait_sentence(*ctx.step_timing) + ")" : "";
+    out.push_back({"util.low", Severity::Warning, index, level + ", cause unknown" + measured_not,
+                   std::move(evidence),
                    "Try a larger batch size. If that does not help, the kernels may be too small: only GPUs with "
                    "SM-activity counters (NVIDIA Hopper and newer) can tell.",
                    true});

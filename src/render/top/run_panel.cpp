@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/step_timing.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -47,15 +49,23 @@ ScreenLine title_line(const RunStatusReport& s, const std::vector<const Advisory
   return line;
 }
 
+// "data wait 62.0 %  step time 0.120 s": the loop's own measurement over the window.
+void add_step_timing(ScreenLine& line, const std::optional<StepTiming>& t) {
+  if (!t) return;
+  line.add(std::string(kDataWaitShareInfo.short_label) + " ", Style::Dim).add(data_wait_text(*t)).add("  ");
+  line.add(std::string(kStepTimeInfo.short_label) + " ", Style::Dim).add(step_time_text(*t)).add("  ");
+}
+
 ScreenLine progress_line(const RunStatusReport& s) {
   const Progress& p = s.progress_now;
   ScreenLine line("  ");
-  if (!p.epoch && !p.step && !p.loss) {
+  if (!p.epoch && !p.step && !p.loss && !s.step_timing_now) {
     return line.add("no epoch, step or loss logged yet (record --annotate-regex, or the annotation socket)", Style::Dim);
   }
   if (p.epoch) line.add("epoch ", Style::Dim).add(*p.epoch).add("  ");
   if (p.step) line.add("step ", Style::Dim).add(std::to_string(*p.step)).add("  ");
   if (s.steps_per_second) line.add(fmt::format("{:.2f}", *s.steps_per_second)).add(" steps/s  ", Style::Dim);
+  add_step_timing(line, s.step_timing_now);
   if (p.loss) {
     line.add("loss ", Style::Dim).add(fmt::format("{:.4g}", *p.loss));
     if (s.progress_before.loss) line.add(fmt::format(" (was {:.4g})", *s.progress_before.loss), Style::Dim);

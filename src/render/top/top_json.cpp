@@ -2,6 +2,7 @@
 
 #include "render/advisories.h"
 #include "render/json_writer.h"
+#include "render/step_timing.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -54,6 +55,7 @@ void write_run(JsonWriter& w, const TopView& view) {
     w.key("training").begin_object();
     w.field("epoch", s.progress_now.epoch).field("step", s.progress_now.step).field("loss", s.progress_now.loss);
     w.field("steps_per_second", s.steps_per_second);
+    write_step_timing(w, "step_timing", s.step_timing_now);
     w.end_object();
     w.key("advisories");
     write_advisories_json(w, s.advisories);

@@ -74,6 +74,13 @@ TEST(AdvisorConfig, LowMustStayBelowHigh) {
   EXPECT_EQ(error_of("memory_good_percent = 95\n# x\nmemory_high_percent = 90\n"),
             "line 3: memory_good_percent (95) must be below memory_high_percent (90)");
   EXPECT_EQ(parse_advisor_config("memory_low_percent = 60\nmemory_good_percent = 80\n").memory_good_percent, 80);
+  EXPECT_EQ(error_of("data_wait_warning_percent = 25\n"),
+            "line 1: data_wait_warning_percent (25) must be below data_wait_critical_percent (20)");
+  EXPECT_EQ(error_of("data_wait_min_steps = 0"),
+            "line 1: data_wait_min_steps must be a whole number from 1 to 1000000 (got 0)");
+  const AdvisorConfig c = parse_advisor_config("data_wait_warning_percent = 5\ndata_wait_critical_percent = 15\n");
+  EXPECT_EQ(c.data_wait_warning_percent, 5);
+  EXPECT_EQ(c.data_wait_critical_percent, 15);
 }
 
 TEST(AdvisorConfig, TheDefaultsFileReadsBackAsTheDefaults) {

@@ -141,5 +141,38 @@ TEST(AnnotationThrottle, DistinctLogNamesAreBoundedAndCounted) {
   EXPECT_EQ(stored.back().message, "936 log messages not stored (more than 64 different sets of names)");
 }
 
+// Step timing is a sum over the steps a message covers: four ranks each
+// sending once a second under the same names must not lose three of them.
+TEST(AnnotationThrottle, HeldStepTimingMessagesAreSummedNotReplaced) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  for (int rank = 0; rank < 4; ++rank) {
+    throttle.add(at(1 + rank * 0.01, "log", "data_wait_s=0.25 step_time_s=1 timed_steps=10"), stored);
+  }
+  throttle.add(at(1.5, "log", "loss=1"), stored);
+  throttle.add(at(1.6, "log", "loss=2"), stored);  // an ordinary scalar: the latest wins
+  throttle.take_all(stored);
+  ASSERT_EQ(stored.size(), 4u);
+  EXPECT_EQ(stored[0].message, "data_wait_s=0.25 step_time_s=1 timed_steps=10");  // the first, stored at once
+  EXPECT_EQ(stored[1].message, "loss=1");
+  EXPECT_EQ(stored[2].message, "data_wait_s=0.75 step_time_s=3 timed_steps=30");  // the other three together
+  EXPECT_EQ(stored[2].time.mono_ns, static_cast<std::int64_t>(1.03 * kSecond));
+  EXPECT_EQ(stored[3].message, "loss=2");
+}
+
+TEST(AnnotationThrottle, AnEpochStoresTheHeldStepTimingFirst) {
+  AnnotationThrottle throttle;
+  std::vector<Event> stored;
+  throttle.add(at(1, "log", "data_wait_s=0.5 step_time_s=1 timed_steps=10"), stored);
+  throttle.add(at(1.2, "log", "data_wait_s=0.5 step_time_s=1 timed_steps=10"), stored);  // held
+  throttle.add(at(1.3, "epoch", "2"), stored);
+  throttle.add(at(1.4, "log", "data_wait_s=0 step_time_s=1 timed_steps=10"), stored);  // epoch 2's own
+  throttle.take_all(stored);
+  ASSERT_EQ(stored.size(), 4u);
+  EXPECT_EQ(stored[1].message, "data_wait_s=0.5 step_time_s=1 timed_steps=10");
+  EXPECT_EQ(stored[2].kind, "epoch");
+  EXPECT_EQ(stored[3].message, "data_wait_s=0 step_time_s=1 timed_steps=10");
+}
+
 }  // namespace
 }  // namespace gpuwatch
