@@ -4,8 +4,9 @@
 # one that can (whole batches from memory, 6 workers), each under
 # `gpuwatch record --advise`. Saves each run's `report --format json` and
 # `status --format json` (and the text status) to $OUT, and checks with
-# check_data_wait.py the data wait share that the stored step-time messages
-# give: starved >= 50 %, fast <= 10 %. train_loader.py prints the share it
+# check_data_wait.py the data wait share the report gives (starved >= 50 %,
+# fast <= 10 %) and that util.input_bound leads, citing it, only for the
+# starved loader. train_loader.py prints the share it
 # measured itself beside them. Needs PyTorch and torchvision.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -25,7 +26,7 @@ for mode in starved fast; do
   "$GW" report "$name" --format json > "$OUT/report_$mode.json"
   "$GW" status "$name" --format json > "$OUT/status_$mode.json"
   "$GW" status "$name" | tee "$OUT/status_$mode.txt"
-  python3 scripts/gpu-verify/check_data_wait.py "$OUT/report_$mode.json" "$mode" \
+  python3 scripts/gpu-verify/check_data_wait.py "$OUT/report_$mode.json" "$OUT/status_$mode.json" "$mode" \
     | tee "$OUT/check_$mode.json" || failed=1
 done
 exit "$failed"
