@@ -97,7 +97,7 @@ const std::array kKeys{
     Key{"tensor_idle_max_percent", &AdvisorConfig::tensor_idle_max_percent, Range::Percent,
         "... and the tensor cores busy less than this %."},
     Key{"collective_wait_util_percent", &AdvisorConfig::collective_wait_util_percent, Range::Percent,
-        "Waiting in a collective (2+ GPUs, needs SM activity): utilization at least this %, SMs launch-bound low."},
+        "A GPU of 2+ waiting in a collective (needs SM activity): utilization at least this %."},
     Key{"link_silent_mib_per_s", &AdvisorConfig::link_silent_mib_per_s, Range::NonNegative,
         "NVLink and PCIe traffic (tx + rx) below this many MiB/s count as silent."},
     Key{"hang_after_s", &AdvisorConfig::hang_after_s, Range::Positive,
