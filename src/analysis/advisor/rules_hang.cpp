@@ -24,6 +24,8 @@ namespace {
 constexpr double kHungIdlePercent = 5;  // the idle-gap detector's line
 // An allocation or a freed batch moves memory by more than this: progress.
 constexpr double kFlatMemoryBytes = 256.0 * 1024 * 1024;
+// An idle H200 holds 0.6 GiB of its own; a CUDA context and a model more.
+constexpr double kJobMemoryBytes = 1024.0 * 1024 * 1024;
 
 enum class HangRole { Waiting, Missing, Working };
 
@@ -104,6 +106,22 @@ HangGpu quiet_stretch(const Context& ctx, const DeviceView& d, const DeviceSerie
     g.quiet_since_ns = s.mono_ns[i];
   }
   return g;
+}
+
+// A GPU can be the missing rank's only if the job used it: the command's
+// processes were seen on it, or it held a model's memory in the span. A
+// GPU that CUDA_VISIBLE_DEVICES shows but the job never touched idles as
+// a missing rank's does, beside a GPU busy on its own (without GPM, a busy
+// GPU reads as one waiting).
+bool used_by_job(const Context& ctx, const DeviceView& d, const DeviceSeries& s) {
+  const RunReport& r = ctx.in.recent;
+  if (r.job_gpus.source == JobGpuSource::ProcessTree) return true;
+  if (std::any_of(r.processes.begin(), r.processes.end(),
+                  [&](const ProcessRecord& p) { return p.device_index == d.report->info.index; })) {
+    return true;
+  }
+  const auto memory = column(s, DeviceMetric::MemUsedBytes);
+  return std::any_of(memory.begin(), memory.end(), [](double v) { return v >= kJobMemoryBytes; });
 }
 
 // The latest step or epoch annotation: the job moved then.
@@ -205,6 +223,7 @@ void job_hung(const Context& ctx, std::vector<Advisory>& out) {
     if (!s || s->mono_ns.empty()) return;
     HangGpu g = quiet_stretch(ctx, d, *s);
     if (g.role == HangRole::Working) return;  // a GPU at work: the job moves
+    if (g.role == HangRole::Missing && !used_by_job(ctx, d, *s)) continue;  // never the job's: no rank
     since_ns = std::max(since_ns, g.quiet_since_ns);
     end_ns = std::max(end_ns, s->mono_ns.back());
     gpus.push_back(g);

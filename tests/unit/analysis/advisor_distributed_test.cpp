@@ -225,6 +225,26 @@ TEST(AdvisorHang, EveryGpuBusyOrMemoryMovingIsNoHang) {
   EXPECT_FALSE(find(advise_on(memory.data), "job.hung", std::nullopt));
 }
 
+// CUDA_VISIBLE_DEVICES=0,1 for a script that uses GPU 0 alone: GPU 1,
+// idle and empty, is no missing rank.
+TEST(AdvisorHang, AnIdleGpuTheJobNeverUsedIsNoMissingRank) {
+  Window w(90);
+  w.gpu(0, flat(100), flat(40 * kGiB));
+  w.gpu(1, flat(0), flat(0.3 * kGiB));
+  EXPECT_FALSE(find(advise_on(w.data), "job.hung", std::nullopt));
+  // Its rank's process was there (the lists show it): it is the missing one.
+  for (int gpu : {0, 1}) {
+    ProcessRecord p;
+    p.device_index = gpu;
+    p.last_seen_wall_ns = w.data.run.start_wall_ns + (gpu == 0 ? 90 : 5) * kSec;
+    w.data.processes.push_back(p);
+  }
+  const auto a = advise_on(w.data);
+  const Advisory* h = find(a, "job.hung", std::nullopt);
+  ASSERT_TRUE(h) << all_ids(a);
+  EXPECT_NE(h->summary.find("for GPU 1, whose process is gone"), std::string::npos) << h->summary;
+}
+
 // Without GPM: utilization pinned high and flat on the waiting GPUs.
 TEST(AdvisorHang, WithoutSmCountersPinnedUtilizationIsTheWait) {
   Window w(90);
