@@ -70,7 +70,11 @@ class OnHang(GpuwatchTestCase):
         r = self.run_gw("status", "last", "--format", "json", "--advisor-config", self.hang_config())
         self.assertEqual(r.returncode, 0, r.stderr)
         status = json.loads(r.stdout)
-        self.assertIn("job.hung", [a["id"] for a in status["advisories"]], r.stdout)
+        # The root cause first, with the next action; what it explains after it.
+        first = status["advisories"][0]
+        self.assertEqual((first["id"], first["severity"], first["action"]), ("job.hung", "critical", "restart_hung_job"),
+                         r.stdout)
+        self.assertIn({"id": "util.collective_wait", "device": 0}, first["explains"])
 
     def test_the_exporter_publishes_a_series_an_alert_can_key_on(self):
         rec = self.start_gw("record", "--interval", "0.1", "--no-summary", "--", "sleep", "60", scenario=HUNG)
