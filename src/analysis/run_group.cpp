@@ -43,7 +43,11 @@ Spread spread_of(std::span<const double> xs) {
 const GroupColumnInfo& info(GroupColumn c) { return kColumns[index(c)]; }
 
 bool run_completed(const RunInfo& run) {
-  if (run.status != RunStatus::Finished || run.exit_signal || run.end_reason == "underuse") return false;
+  // Stopped by --on-underuse kill or --on-hang kill, even where the command exited 0 on SIGTERM.
+  if (run.status != RunStatus::Finished || run.exit_signal || run.end_reason == "underuse" ||
+      run.end_reason == "hung") {
+    return false;
+  }
   return !run.exit_code || *run.exit_code == 0;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "cli/run_source.h"
 #include "record/child_process.h"
+#include "record/hang_action.h"
 #include "record/job_environment.h"
 #include "record/recorder.h"
 
@@ -37,6 +38,7 @@ void add_record(CLI::App& app, int& exit_code) {
     std::string on_underuse;
     std::string underuse_rules;
     double underuse_after_s = 0;
+    std::string on_hang;
   };
   auto flags = std::make_shared<Flags>();
   RecordOptions& o = flags->options;
@@ -90,7 +92,25 @@ void add_record(CLI::App& app, int& exit_code) {
   auto* rules = cmd->add_option("--rules", flags->underuse_rules,
                   "With --on-underuse: the advisories that act, ids or prefixes, e.g.\n"
                   "memory.batch_too_small,util.* (default: util.*)");
-  cmd->add_option("--after", flags->underuse_after_s, "With --on-underuse: seconds the underuse must last")
+  cmd->add_option("--on-hang", flags->on_hang,
+                  "What to do when the advisor says job.hung (the job's GPUs in a collective with no progress\n"
+                  "for longer than hang_after_s, docs/advisor.md); never done by default.\n"
+                  "kill: stop the command (SIGTERM to its group, SIGKILL 15 s later) once job.hung has held\n"
+                  "--after seconds; gpuwatch then exits 76.\n"
+                  "signal=NAME: send signal NAME (USR1, SIGUSR1, ...) to the command's group once each time\n"
+                  "job.hung appears, for a job that dumps its stacks on it; the command goes on")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            try {
+              parse_hang_action(value);
+              return "";
+            } catch (const HangActionError& e) {
+              return e.what();
+            }
+          },
+          "kill|signal=NAME"));
+  cmd->add_option("--after", flags->underuse_after_s,
+                  "With --on-underuse kill or --on-hang kill: seconds the underuse or the hang must last")
       ->check(seconds_check(1, 1e7, "300"));
   add_advisor_options(*cmd, flags->advisor);
   cmd->add_flag("--no-summary", flags->no_summary, "Do not print the report at the end");
@@ -138,10 +158,20 @@ void add_record(CLI::App& app, int& exit_code) {
           throw CLI::ValidationError("--rules", e.what());
         }
       }
-    } else if (flags->underuse_after_s > 0) {
-      throw CLI::ValidationError("--after", "goes with --on-underuse kill");
     } else if (rules->count() > 0) {
       throw CLI::ValidationError("--rules", "goes with --on-underuse kill");
+    }
+    if (!flags->on_hang.empty()) {
+      options.on_hang = parse_hang_action(flags->on_hang);  // checked by its validator
+      if (options.command.empty()) throw CLI::ValidationError("--on-hang", "needs a command to stop or signal");
+      if (options.on_hang->kind == HangAction::Kind::Kill) {
+        if (flags->underuse_after_s <= 0) throw CLI::ValidationError("--on-hang", "kill needs --after S");
+        options.hang_kill_after_s = flags->underuse_after_s;
+      }
+    }
+    if (flags->underuse_after_s > 0 && flags->on_underuse.empty() &&
+        !(options.on_hang && options.on_hang->kind == HangAction::Kind::Kill)) {
+      throw CLI::ValidationError("--after", "goes with --on-underuse kill or --on-hang kill");
     }
     options.advisor = advisor_config(flags->advisor);
     if (!flags->output_dir.empty()) {

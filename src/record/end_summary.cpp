@@ -14,10 +14,12 @@ std::string end_summary(Store& store, const RunInfo& run, const RunReport& repor
   std::string note;
   try {
     const auto run_ns = static_cast<std::int64_t>(report.wall_duration_s * 1e9);
-    LoadOptions window;
-    window.since_mono_ns = run.start_mono_ns + run_ns - static_cast<std::int64_t>(config.window_s * 1e9);
-    const RunData recent = store.load(run, window);
-    advisories = advise(AdvisorInput{build_report(recent), recent, report.wall_duration_s, {}}, config);
+    const std::int64_t end_ns = run.start_mono_ns + run_ns;
+    LoadOptions span;  // as status_over_windows reads it: the hang rule's stretch too
+    span.since_mono_ns = end_ns - static_cast<std::int64_t>(advisor_span_s(config) * 1e9);
+    const RunData hang_span = store.load(run, span);
+    const RunData recent = advisor_window(hang_span, config, end_ns);
+    advisories = advise(AdvisorInput{build_report(recent), recent, report.wall_duration_s, {}, &hang_span}, config);
   } catch (const std::exception& e) {
     note = fmt::format("(no advisories: {})\n", e.what());
   }

@@ -32,8 +32,12 @@ std::string advisory_event_message(const AdvisoryChange& c) {
 }  // namespace
 
 LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
-                         std::function<void(const std::string& reason)> on_underuse)
-    : options_(std::move(options)), on_underuse_(std::move(on_underuse)), start_mono_ns_(run.start_mono_ns) {
+                         std::function<void(const std::string& reason)> on_underuse,
+                         std::function<void(const std::string& reason)> on_hang)
+    : options_(std::move(options)),
+      on_underuse_(std::move(on_underuse)),
+      on_hang_(std::move(on_hang)),
+      start_mono_ns_(run.start_mono_ns) {
   window_.run = run;
   history_.run = run;
   for (const DeviceInfo& d : devices) {
@@ -82,18 +86,13 @@ void LiveAdvisor::on_event(const Event& event) {
 }
 
 void LiveAdvisor::trim_window(std::int64_t now_mono_ns) {
-  const auto from = now_mono_ns - static_cast<std::int64_t>(options_.config.window_s * 1e9);
+  const auto from = now_mono_ns - static_cast<std::int64_t>(advisor_span_s(options_.config) * 1e9);
   drop_samples_before(window_, from);
   std::erase_if(window_.events, [from](const Event& e) { return e.time.mono_ns < from; });
 }
 
-std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
-  std::vector<Event> stored;
-  if (time.mono_ns - last_check_mono_ns_ < static_cast<std::int64_t>(options_.check_every_s * 1e9)) return stored;
-  last_check_mono_ns_ = time.mono_ns;
-  trim_window(time.mono_ns);
-
-  RunData data = window_;
+// The model's size and the job's GPUs are sent once: kept past the window.
+RunData LiveAdvisor::with_kept_events(RunData data) const {
   for (const std::optional<Event>& kept : {model_params_, job_gpus_}) {
     if (kept && std::none_of(data.events.begin(), data.events.end(), [&](const Event& e) {
           return e.kind == kept->kind && e.time.mono_ns == kept->time.mono_ns;
@@ -104,9 +103,24 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   // Events arrive a second late (they are drained with the store's commits).
   std::stable_sort(data.events.begin(), data.events.end(),
                    [](const Event& a, const Event& b) { return a.time.mono_ns < b.time.mono_ns; });
+  return data;
+}
+
+std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
+  std::vector<Event> stored;
+  if (time.mono_ns - last_check_mono_ns_ < static_cast<std::int64_t>(options_.check_every_s * 1e9)) return stored;
+  last_check_mono_ns_ = time.mono_ns;
+  trim_window(time.mono_ns);
+
+  // The rules see window_s; the hang rule the longer span (advisor_span_s).
+  const RunData span = with_kept_events(window_);
+  RunData recent = advisor_window(window_, options_.config, time.mono_ns);
+  const auto from = time.mono_ns - static_cast<std::int64_t>(options_.config.window_s * 1e9);
+  std::erase_if(recent.events, [from](const Event& e) { return e.time.mono_ns < from; });
+  const RunData data = with_kept_events(std::move(recent));
   const RunReport report = build_report(data);
   const std::vector<EpochPeak> epochs = epoch_peaks(history_);
-  const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs};
+  const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs, &span};
   std::vector<Advisory> advisories = advise(input, options_.config);
 
   const std::vector<AdvisoryChange> changes = diff_advisories(current_, advisories);
@@ -119,29 +133,41 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   for (const AdvisoryChange& c : changes) {
     stored.push_back(Event{time, c.advisory.device_index, "advisory", advisory_event_message(c)});
   }
+  act_on_underuse(time.mono_ns, report);
+  act_on_hang(time.mono_ns);
+  return stored;
+}
 
+void LiveAdvisor::act_on_underuse(std::int64_t now_ns, const RunReport& report) {
   std::vector<int> recorded_gpus;
   for (const DeviceSeries& d : window_.devices) recorded_gpus.push_back(d.info.index);
   const std::vector<const Advisory*> underuse = acting_underuse(current_, options_.kill_rules, report.job_gpus, recorded_gpus);
   // Judged on other GPUs now (the command showed on one): the clock restarts.
-  if (report.job_gpus != judged_) underuse_since_mono_ns_.reset();
+  if (report.job_gpus != judged_) underuse_.since_ns.reset();
   judged_ = report.job_gpus;
-  if (underuse.empty()) {
-    underuse_since_mono_ns_.reset();
-  } else if (!underuse_since_mono_ns_) {
-    underuse_since_mono_ns_ = time.mono_ns;
+  underuse_.update(!underuse.empty(), now_ns);
+  if (!options_.kill_after_s || underuse_.acted || !underuse_.since_ns ||
+      underuse_.held_s(now_ns) < *options_.kill_after_s) {
+    return;
   }
-  if (options_.kill_after_s && underuse_since_mono_ns_ && !underuse_acted_ &&
-      time.mono_ns - *underuse_since_mono_ns_ >= static_cast<std::int64_t>(*options_.kill_after_s * 1e9)) {
-    underuse_acted_ = true;
-    std::string ids;
-    for (const Advisory* a : underuse) {
-      ids += (ids.empty() ? "" : ", ") + a->id + (a->device_index ? fmt::format(" GPU {}", *a->device_index) : "");
-    }
-    on_underuse_(fmt::format("{} for {:.0f} s; {}", ids, static_cast<double>(time.mono_ns - *underuse_since_mono_ns_) / 1e9,
-                             underuse.front()->summary));
+  underuse_.acted = true;
+  std::string ids;
+  for (const Advisory* a : underuse) ids += (ids.empty() ? "" : ", ") + to_string(AdvisoryRef{a->id, a->device_index});
+  on_underuse_(fmt::format("{} for {:.0f} s; {}", ids, underuse_.held_s(now_ns), underuse.front()->summary));
+}
+
+void LiveAdvisor::act_on_hang(std::int64_t now_ns) {
+  const auto hung = std::find_if(current_.begin(), current_.end(), [](const Advisory& a) { return a.id == "job.hung"; });
+  const bool appeared = hung != current_.end() && !hung_.since_ns;
+  hung_.update(hung != current_.end(), now_ns);
+  if (!options_.on_hang || !on_hang_ || hung == current_.end()) return;
+  const std::string reason = fmt::format("job.hung for {:.0f} s; {}", hung_.held_s(now_ns), hung->summary);
+  if (options_.on_hang->kind == HangAction::Kind::Signal) {
+    if (appeared) on_hang_(reason);  // once per hang, not every check
+  } else if (!hung_.acted && hung_.held_s(now_ns) >= options_.hang_kill_after_s) {
+    hung_.acted = true;
+    on_hang_(reason);
   }
-  return stored;
 }
 
 }  // namespace gpuwatch

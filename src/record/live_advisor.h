@@ -1,6 +1,7 @@
 // `record --advise`: the advisor's rules over the last minute of the run as
-// it goes, printed when the advisories change, and `--on-underuse kill`:
-// a run that keeps wasting its GPUs is stopped.
+// it goes, printed when the advisories change, `--on-underuse kill`: a run
+// that keeps wasting its GPUs is stopped, and `--on-hang`: a hung job is
+// stopped or signalled.
 #pragma once
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/underuse_rules.h"
+#include "record/hang_action.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -21,15 +23,20 @@ struct LiveAdvisorOptions {
   bool print = true;                    // --advise: print changes on stderr
   std::optional<double> kill_after_s;   // --on-underuse kill --after S
   UnderuseRules kill_rules;             // --rules: which underuse advisories act
+  // --on-hang: kill acts once job.hung has held hang_kill_after_s; signal
+  // acts once each time job.hung appears.
+  std::optional<HangAction> on_hang;
+  double hang_kill_after_s = 0;
   std::FILE* out = stderr;
 };
 
 class LiveAdvisor {
  public:
   // on_underuse: once, when an underuse advisory that kill_rules name has
-  // held for kill_after_s.
+  // held for kill_after_s. on_hang: as options.on_hang says.
   LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const std::vector<DeviceInfo>& devices,
-              std::function<void(const std::string& reason)> on_underuse);
+              std::function<void(const std::string& reason)> on_underuse,
+              std::function<void(const std::string& reason)> on_hang = {});
 
   void on_device_sample(const DeviceSample& sample);
   void on_host_sample(const HostSample& sample);
@@ -40,18 +47,35 @@ class LiveAdvisor {
  private:
   void trim_window(std::int64_t now_mono_ns);
   void remember_peak(const DeviceSample& sample);
+  RunData with_kept_events(RunData data) const;
+  void act_on_underuse(std::int64_t now_ns, const RunReport& report);
+  void act_on_hang(std::int64_t now_ns);
+
+  // Since when a verdict has held, for the actions that wait for it.
+  struct HeldSince {
+    std::optional<std::int64_t> since_ns;
+    bool acted = false;
+    void update(bool holds, std::int64_t now_ns) {
+      if (!holds) since_ns.reset();
+      else if (!since_ns) since_ns = now_ns;
+    }
+    [[nodiscard]] double held_s(std::int64_t now_ns) const {
+      return since_ns ? static_cast<double>(now_ns - *since_ns) / 1e9 : 0;
+    }
+  };
 
   LiveAdvisorOptions options_;
   std::function<void(const std::string&)> on_underuse_;
-  RunData window_;   // the last window_s of samples and events
+  std::function<void(const std::string&)> on_hang_;
+  RunData window_;   // the last advisor_span_s() of samples and events
   RunData history_;  // the whole run: per-second memory peaks and epoch events
   std::optional<Event> model_params_;  // sent once at start; kept past the window
   std::optional<Event> job_gpus_;      // the latest decision; kept past the window
   JobGpus judged_;                     // the job's GPUs at the last check
   std::int64_t start_mono_ns_ = 0;
   std::int64_t last_check_mono_ns_ = 0;
-  std::optional<std::int64_t> underuse_since_mono_ns_;
-  bool underuse_acted_ = false;
+  HeldSince underuse_;
+  HeldSince hung_;
   std::vector<Advisory> current_;
 };
 

@@ -277,18 +277,20 @@ int run_record(const RecordOptions& o) {
   AnnotationSources annotations(sink, o.annotate_regex,
                                 [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
 
-  // --on-underuse kill: SIGTERM to the command's group, SIGKILL if it is
-  // still there after a grace period (a DataLoader stuck in a worker).
-  std::string underuse_reason;
-  std::jthread underuse_killer;
-  auto stop_for_underuse = [&](const std::string& reason) {
+  // --on-underuse kill and --on-hang kill: SIGTERM to the command's group,
+  // SIGKILL if it is still there after a grace period (a DataLoader stuck in
+  // a worker; a rank stuck in NCCL). `end` is the run's end reason.
+  std::string stopped_for;  // "underuse", "hung", or empty
+  std::jthread stop_killer;
+  auto stop_command = [&](std::string_view end, const std::string& what, const std::string& reason) {
     std::lock_guard lock(child_mutex);
-    if (child_group <= 0) return;
-    underuse_reason = reason;
-    std::fprintf(stderr, "gpuwatch: stopping the command: it underuses its GPUs (%s)\n", reason.c_str());
-    sink.post_event({now(), std::nullopt, "underuse", "stopped by --on-underuse kill: " + reason});
+    if (child_group <= 0 || !stopped_for.empty()) return;
+    stopped_for = end;
+    std::fprintf(stderr, "gpuwatch: stopping the command: %s (%s)\n", what.c_str(), reason.c_str());
+    sink.post_event({now(), std::nullopt, std::string(end), fmt::format("stopped by --on-{} kill: {}",
+                                                                        end == "hung" ? "hang" : end, reason)});
     signal_process_group(child_group, SIGTERM);
-    underuse_killer = std::jthread([&](std::stop_token stop) {
+    stop_killer = std::jthread([&](std::stop_token stop) {
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock wait_lock(m);
@@ -297,6 +299,23 @@ int run_record(const RecordOptions& o) {
       std::lock_guard child_lock(child_mutex);
       if (child_group > 0) signal_process_group(child_group, SIGKILL);
     });
+  };
+  auto stop_for_underuse = [&](const std::string& reason) {
+    stop_command("underuse", "it underuses its GPUs", reason);
+  };
+  // --on-hang signal=NAME: the signal once per hang, for a job that dumps
+  // its stacks on it; kill: as for underuse.
+  auto on_hang = [&](const std::string& reason) {
+    if (!o.on_hang || o.on_hang->kind == HangAction::Kind::Kill) {
+      stop_command("hung", "the job is hung", reason);
+      return;
+    }
+    std::lock_guard lock(child_mutex);
+    if (child_group <= 0) return;
+    const std::string sig = signal_name(o.on_hang->signal);
+    std::fprintf(stderr, "gpuwatch: the job is hung: sending %s to the command (%s)\n", sig.c_str(), reason.c_str());
+    sink.post_event({now(), std::nullopt, "hung", fmt::format("{} sent by --on-hang: {}", sig, reason)});
+    signal_process_group(child_group, o.on_hang->signal);
   };
   std::optional<LiveAdvisor> advisor;
 
@@ -321,14 +340,16 @@ int run_record(const RecordOptions& o) {
     std::fprintf(stderr, "gpuwatch: a process can send annotations with GPUWATCH_SOCKET=%s\n",
                  annotations.socket_path().c_str());
   }
-  if (o.advise || o.kill_on_underuse_after_s) {
+  if (o.advise || o.kill_on_underuse_after_s || o.on_hang) {
     LiveAdvisorOptions a;
     a.config = o.advisor;
     a.check_every_s = o.check_every_s;
     a.print = o.advise;
     a.kill_after_s = o.kill_on_underuse_after_s;
     a.kill_rules = o.underuse_rules;
-    advisor.emplace(a, run, watcher.devices(gpus.recorded), stop_for_underuse);
+    a.on_hang = o.on_hang;
+    a.hang_kill_after_s = o.hang_kill_after_s;
+    advisor.emplace(a, run, watcher.devices(gpus.recorded), stop_for_underuse, on_hang);
     sink.set_advisor(&*advisor);
   }
   try {
@@ -388,7 +409,7 @@ int run_record(const RecordOptions& o) {
   run.exit_code = outcome.exit_code;
   run.exit_signal = outcome.signal;
   run.end_reason = end_reason(child.has_value(), outcome, o.attach_pid.has_value(), target);
-  if (!underuse_reason.empty()) run.end_reason = "underuse";
+  if (!stopped_for.empty()) run.end_reason = stopped_for;
   run.jitter = watcher.jitter();
   run.status = RunStatus::Finished;
   bool end_stored = false;
@@ -435,7 +456,8 @@ int run_record(const RecordOptions& o) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());
   }
-  if (!underuse_reason.empty()) return kUnderuseExitCode;
+  if (stopped_for == "underuse") return kUnderuseExitCode;
+  if (stopped_for == "hung") return kHangExitCode;
   return child ? outcome.status_code() : 0;
 }
 

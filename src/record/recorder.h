@@ -11,6 +11,7 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
+#include "record/hang_action.h"
 #include "record/visible_devices.h"
 #include "store/store.h"
 
@@ -37,6 +38,8 @@ struct RecordOptions {
   AdvisorConfig advisor;
   std::optional<double> kill_on_underuse_after_s;  // --on-underuse kill --after S
   UnderuseRules underuse_rules;                     // --rules
+  std::optional<HangAction> on_hang;                // --on-hang kill | signal=NAME
+  double hang_kill_after_s = 0;                     // --on-hang kill --after S
   double status_every_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
@@ -51,10 +54,14 @@ struct RecordOptions {
 // gpuwatch's exit status when --on-underuse kill stopped the command: sysexits'
 // EX_TEMPFAIL, "try again" (with a larger batch, more loader workers).
 inline constexpr int kUnderuseExitCode = 75;
+// ... when --on-hang kill stopped it: the next code, distinct from underuse
+// (a hung job needs its stacks looked at, not a larger batch).
+inline constexpr int kHangExitCode = 76;
 
 // Returns the process exit status for gpuwatch: the command's exit code, or
 // 128 + N if signal N killed it; 0 when attached or stopped by Ctrl-C;
-// kUnderuseExitCode when --on-underuse kill stopped it.
+// kUnderuseExitCode when --on-underuse kill stopped it; kHangExitCode when
+// --on-hang kill did.
 // Problems before the command starts throw std::runtime_error.
 int run_record(const RecordOptions& options);
 

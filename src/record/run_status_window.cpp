@@ -11,9 +11,12 @@ namespace gpuwatch {
 RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, const StatusWindows& windows,
                                     const AdvisorConfig& config) {
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
+  // The hang rule needs hang_after_s of samples, more than the window by
+  // default: one read of the longer span, the window cut from it.
   LoadOptions span;
-  span.since_mono_ns = windows.now_end_mono_ns - window_ns;
-  const RunData now = read(span);
+  span.since_mono_ns = windows.now_end_mono_ns - static_cast<std::int64_t>(advisor_span_s(config) * 1e9);
+  const RunData hang_span = read(span);
+  const RunData now = advisor_window(hang_span, config, windows.now_end_mono_ns);
   const RunReport now_report = build_report(now);
   std::optional<RunReport> before_report;
   if (windows.before_end_mono_ns) {
@@ -35,7 +38,7 @@ RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, con
     epochs = epoch_peaks(history);
   }
   const double age_s = static_cast<double>(windows.now_end_mono_ns - run.start_mono_ns) / 1e9;
-  const std::vector<Advisory> advisories = advise(AdvisorInput{now_report, now, age_s, epochs}, config);
+  const std::vector<Advisory> advisories = advise(AdvisorInput{now_report, now, age_s, epochs, &hang_span}, config);
   const double covered_s = std::min(config.window_s, age_s);
   return build_run_status(RunStatusInput{now_report, before_report ? &*before_report : nullptr,
                                          windows.now_end_mono_ns, windows.before_end_mono_ns, now.events, advisories,

@@ -87,6 +87,7 @@ std::string format_evidence_value(const Evidence& e) {
   if (e.unit == "seconds") return v < 1 ? fmt::format("{:.3f} s", v) : fmt::format("{:.1f} s", v);
   if (e.unit == "count" || e.unit == "gen") return fmt::format("{:.0f}", v);
   if (e.unit == "lanes") return fmt::format("x{:.0f}", v);
+  if (e.unit == "gpu") return fmt::format("GPU {:.0f}", v);
   if (e.unit == "watts") return fmt::format("{:.0f} W", v);
   if (e.unit == "celsius") return fmt::format("{:.0f} °C", v);
   if (e.unit == "params") {

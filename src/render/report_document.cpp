@@ -360,6 +360,7 @@ std::string describe_outcome(const RunInfo& run) {
     s = run.end_reason.empty() ? std::string("ended") : run.end_reason;
   }
   if (run.end_reason == "underuse") s = "stopped: underuse";  // by --on-underuse kill, with SIGTERM
+  if (run.end_reason == "hung") s = "stopped: hung";  // by --on-hang kill, with SIGTERM
   if (run.status == RunStatus::Interrupted) s = "interrupted: the recorder stopped without finishing the run";
   return s;
 }

@@ -93,7 +93,7 @@ std::vector<Item> items(const RunReport& r, std::span<const Advisory> advisories
 
 bool failed(const RunInfo& run) {
   return run.status == RunStatus::Interrupted || run.exit_signal || (run.exit_code && *run.exit_code != 0) ||
-         run.end_reason == "underuse";
+         run.end_reason == "underuse" || run.end_reason == "hung";
 }
 
 std::string verdict(const RunInfo& run, const std::vector<Item>& found) {

@@ -143,6 +143,12 @@ std::vector<EpochPeak> epoch_peaks(const RunData& data) {
   return out;
 }
 
+RunData advisor_window(const RunData& span, const AdvisorConfig& config, std::int64_t end_mono_ns) {
+  RunData window = span;
+  drop_samples_before(window, end_mono_ns - static_cast<std::int64_t>(config.window_s * 1e9));
+  return window;
+}
+
 std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config) {
   Context ctx{in, config, in.run_age_s >= config.warmup_s, {}, model_verdict(in.recent_data, config),
               std::min(config.window_s, in.run_age_s) / 2, window_step_timing(in.recent_data, config)};
@@ -157,6 +163,7 @@ std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config
   advisor_rules::utilization_rules(ctx, out);
   advisor_rules::hardware_rules(ctx, out);
   advisor_rules::kernel_rules(ctx, out);
+  advisor_rules::distributed_rules(ctx, out);
   relate_causes(out);
   // Causes before what they explain, whatever the severities.
   std::stable_sort(out.begin(), out.end(), [](const Advisory& a, const Advisory& b) {

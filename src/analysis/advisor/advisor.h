@@ -41,7 +41,16 @@ struct AdvisorInput {
                                // run's latest model_params log (sent once, at start)
   double run_age_s = 0;        // how long the run has been going
   std::span<const EpochPeak> epochs;  // epoch_peaks() of the whole run so far
+  // The last advisor_span_s() of samples and events, when the caller read
+  // more than the window for the hang rule (job.hung needs hang_after_s of
+  // samples, longer than the default window); null: recent_data is all.
+  const RunData* hang_span = nullptr;
 };
+
+// The last window_s (ending at end_mono_ns) of `span`, which a caller read
+// for advisor_span_s(): its samples before the window dropped, its events
+// kept. The rules see this as recent_data, the hang rule `span` as hang_span.
+RunData advisor_window(const RunData& span, const AdvisorConfig& config, std::int64_t end_mono_ns);
 
 // At most one advisory per (id, device), most severe first, then by id and
 // device: the order is stable from one evaluation to the next.

@@ -18,7 +18,8 @@ namespace gpuwatch {
 // The next action an agent takes for an advisory id: "feed_faster",
 // "relieve_host", "fuse_kernels", "use_tensor_cores", "raise_batch",
 // "fix_leak", "rebalance", "fix_straggler", "check_cooling", "check_power_limit",
-// "check_pcie_link", "reduce_memory", "watch" (nothing to do yet).
+// "check_pcie_link", "reduce_memory", "find_straggler" (util.collective_wait),
+// "restart_hung_job" (job.hung), "watch" (nothing to do yet).
 std::string_view next_action(std::string_view id);
 
 // Sets every advisory's action, explains and explained_by; an explained one

@@ -102,6 +102,12 @@ const std::array kKeys{
         "... the FP32 pipes busy at least this %..."},
     Key{"tensor_idle_max_percent", &AdvisorConfig::tensor_idle_max_percent, Range::Percent,
         "... and the tensor cores busy less than this %."},
+    Key{"collective_wait_util_percent", &AdvisorConfig::collective_wait_util_percent, Range::Percent,
+        "A GPU of 2+ waiting in a collective (needs SM activity): utilization at least this %."},
+    Key{"link_silent_mib_per_s", &AdvisorConfig::link_silent_mib_per_s, Range::NonNegative,
+        "NVLink and PCIe traffic (tx + rx) below this many MiB/s count as silent."},
+    Key{"hang_after_s", &AdvisorConfig::hang_after_s, Range::Positive,
+        "The job's GPUs in a collective with no progress for longer than this (seconds): job.hung."},
 };
 
 constexpr int kMaxCount = 1'000'000;
@@ -234,6 +240,12 @@ AdvisorConfig parse_advisor_config(std::string_view text) {
   }
   check_order(config, line_of);
   return config;
+}
+
+double advisor_span_s(const AdvisorConfig& config) {
+  // A margin of a few checks, so a stretch just over hang_after_s is seen whole.
+  constexpr double kHangMarginS = 10;
+  return std::max(config.window_s, config.hang_after_s + kHangMarginS);
 }
 
 std::string format_advisor_config(const AdvisorConfig& config) {

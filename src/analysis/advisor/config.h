@@ -62,7 +62,18 @@ struct AdvisorConfig {
   double tensor_idle_sm_active_percent = 50;  // SMs this busy...
   double tensor_idle_fp32_percent = 10;       // ... the FP32 pipes at least this...
   double tensor_idle_max_percent = 1;         // ... and the tensor cores below this
+
+  // Distributed jobs (rules_distributed.cpp): a GPU waiting in a collective
+  // reads utilization ~100 % with its SMs ~20 % active (H200, NCCL).
+  double collective_wait_util_percent = 90;  // utilization at least this, launch-bound-like
+  double link_silent_mib_per_s = 64;         // NVLink (and PCIe) tx + rx below this: silent
+  double hang_after_s = 60;                  // no progress this long: job.hung
 };
+
+// Seconds of samples the advisor needs: the window, or the hang rule's
+// stretch and a margin when that is longer (the loaders read this much and
+// give the rest of the rules the last window_s of it).
+double advisor_span_s(const AdvisorConfig& config);
 
 class AdvisorConfigError : public std::runtime_error {
  public:

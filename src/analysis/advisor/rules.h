@@ -43,6 +43,9 @@ void memory_rules(const Context& ctx, std::vector<Advisory>& out);       // matr
 void utilization_rules(const Context& ctx, std::vector<Advisory>& out);  // util.*, balance.*
 void hardware_rules(const Context& ctx, std::vector<Advisory>& out);     // throttle.*, pcie.degraded
 void kernel_rules(const Context& ctx, std::vector<Advisory>& out);       // util.launch_bound, util.tensor_idle
+// util.collective_wait, the straggler's cause, job.hung; after utilization_rules
+// (it names the cause of their balance.straggler, or adds the one the waits point at).
+void distributed_rules(const Context& ctx, std::vector<Advisory>& out);
 
 // Utilization well above the SMs' activity over the window (SM active from
 // GPM): kernels too small to fill the GPU. Null without SM activity.
@@ -52,6 +55,33 @@ struct LaunchBound {
   double window_s = 0;
 };
 std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d);
+
+// A GPU of a multi-GPU job waiting in a collective (NCCL spins: utilization
+// ~100 %, SMs ~20 % active): launch-bound's shape at high utilization while
+// a peer is clearly less busy (the rank it waits for), or while the links
+// are silent and every peer has the same shape. Null otherwise; then
+// util.launch_bound may hold.
+struct CollectiveWait {
+  LaunchBound shape;
+  std::optional<int> waits_for;            // the least busy peer, when one stands out
+  std::optional<double> peer_util_percent;  // its utilization
+  std::optional<double> link_bytes_per_s;   // NVLink and PCIe tx + rx, when read
+};
+std::optional<CollectiveWait> collective_wait(const Context& ctx, const DeviceView& d);
+
+// job.hung (rules_hang.cpp): the job's GPUs in a collective with no
+// progress for longer than hang_after_s, over AdvisorInput::hang_span.
+void job_hung(const Context& ctx, std::vector<Advisory>& out);
+
+// Seconds since the last process the driver listed on the GPU was seen,
+// when that is long enough to call it gone; null when it is there, or the
+// run has no process lists (the live window has none).
+std::optional<double> process_gone_s(const Context& ctx, const DeviceView& d);
+
+// balance.straggler for the GPU at `index`; cv_percent when the balance
+// detector found it.
+Advisory straggler_advisory(int index, double util_percent, double others_percent, std::size_t others,
+                            std::optional<double> cv_percent);
 
 // The share of the window (percent) below util_low_percent when utilization
 // is low in util.low's sense (low on average and most of the time); null

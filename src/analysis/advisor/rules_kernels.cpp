@@ -26,7 +26,8 @@ namespace {
 
 void launch_bound_advisory(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
   const std::optional<LaunchBound> lb = launch_bound(ctx, d);
-  if (!lb) return;
+  // A GPU waiting in a collective has this shape too: util.collective_wait says it.
+  if (!lb || collective_wait(ctx, d)) return;
   std::vector<Evidence> evidence{{"util_mean_percent", lb->util_mean_percent, "percent"},
                                  {"sm_active_mean_percent", lb->sm_active_mean_percent, "percent"},
                                  {"window_s", lb->window_s, "seconds"}};

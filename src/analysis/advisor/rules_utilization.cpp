@@ -118,6 +118,18 @@ std::optional<double> sustained_low_share(const Context& ctx, const DeviceView& 
   return share;
 }
 
+Advisory straggler_advisory(int index, double util_percent, double others_percent, std::size_t others,
+                            std::optional<double> cv_percent) {
+  std::vector<Evidence> evidence{{"util_mean_percent", util_percent, "percent"},
+                                 {"others_util_mean_percent", others_percent, "percent"}};
+  if (cv_percent) evidence.push_back({"cv_percent", *cv_percent, "percent"});
+  return {"balance.straggler", Severity::Warning, index,
+          fmt::format("utilization {} while the other {} {} {}: a straggler", percent(util_percent), others,
+                      others == 1 ? "GPU reads" : "GPUs average", percent(others_percent)),
+          std::move(evidence), "Compare its clocks, temperature, PCIe link and share of the data with the others'.",
+          false};
+}
+
 namespace {
 
 constexpr std::string_view kFeedFaster =
@@ -242,13 +254,7 @@ void balance(const Context& ctx, std::vector<Advisory>& out) {
     for (std::size_t i = 0; i < means.size(); ++i) others += i == s ? 0 : means[i];
     others /= static_cast<double>(means.size() - 1);
     if (std::abs(means[s] - others) >= c.straggler_gap_percent) {
-      out.push_back({"balance.straggler", Severity::Warning, indices[s],
-                     fmt::format("utilization {} while the other {} GPUs average {}: a straggler", percent(means[s]),
-                                 means.size() - 1, percent(others)),
-                     {{"util_mean_percent", means[s], "percent"},
-                      {"others_util_mean_percent", others, "percent"},
-                      {"cv_percent", b->cv_percent, "percent"}},
-                     "Compare its clocks, temperature, PCIe link and share of the data with the others'.", false});
+      out.push_back(straggler_advisory(indices[s], means[s], others, means.size() - 1, b->cv_percent));
       return;
     }
   }

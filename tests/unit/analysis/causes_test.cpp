@@ -55,5 +55,32 @@ TEST(Causes, UnrelatedAdvisoriesStandAlone) {
   EXPECT_EQ(list.back().explained_by, (AdvisoryRef{"throttle.thermal", 1}));
 }
 
+// Issue 23: heat on GPU 3 -> a straggler -> the other ranks' waits.
+TEST(Causes, AStragglerExplainsTheWaitsOnTheOtherGpusEvenWithACauseOfItsOwn) {
+  std::vector<Advisory> list{advisory("util.collective_wait", 0), advisory("util.collective_wait", 1),
+                             advisory("balance.straggler", 3), advisory("throttle.thermal", 3)};
+  relate_causes(list);
+  EXPECT_EQ(list[2].explained_by, (AdvisoryRef{"throttle.thermal", 3}));
+  EXPECT_EQ(list[0].explained_by, (AdvisoryRef{"balance.straggler", 3}));
+  EXPECT_EQ(list[1].explained_by, (AdvisoryRef{"balance.straggler", 3}));
+  EXPECT_EQ(list[0].action, "find_straggler");
+  EXPECT_EQ(list[2].explains.size(), 2U);
+}
+
+// A hang explains everything after it, ahead of any other cause.
+TEST(Causes, AHangExplainsEveryGpusAdvisories) {
+  std::vector<Advisory> list{advisory("util.collective_wait", 0), advisory("balance.straggler", 1),
+                             advisory("util.input_bound", 1), advisory("memory.batch_too_small", 1),
+                             advisory("job.hung", std::nullopt, Severity::Critical)};
+  relate_causes(list);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(list[i].explained_by, (AdvisoryRef{"job.hung", std::nullopt})) << list[i].id;
+    EXPECT_EQ(list[i].severity, Severity::Info) << list[i].id;
+  }
+  EXPECT_EQ(list[4].action, "restart_hung_job");
+  EXPECT_EQ(list[4].severity, Severity::Critical);
+  EXPECT_EQ(list[0].suggestion, "Once the job runs again: Try about 2x the batch size.");
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -83,6 +83,7 @@ TEST(Advisories, EvidenceValuesInTheirUnits) {
   EXPECT_EQ(format_evidence_value({"a", 38, "percent"}), "38 %");
   EXPECT_EQ(format_evidence_value({"a", 49.96, "percent"}), "50 %");
   EXPECT_EQ(format_evidence_value({"a", 49.6, "percent"}), "49.6 %");
+  EXPECT_EQ(format_evidence_value({"waiting_gpu", 3, "gpu"}), "GPU 3");  // job.hung, util.collective_wait
   EXPECT_EQ(format_evidence_value({"a", 3.0 * 1024 * 1024 * 1024, "bytes_per_minute"}), "3.00 GiB/min");
   EXPECT_EQ(format_evidence_value({"a", 86e6, "params"}), "86.0 M");
   EXPECT_EQ(format_evidence_value({"a", 16, "lanes"}), "x16");
