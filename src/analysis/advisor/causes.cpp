@@ -57,11 +57,14 @@ constexpr std::array<Link, 9> kHangLinks{{
     {"job.hung", "memory.batch_could_grow", "the job runs again"},
 }};
 
-constexpr std::array<Link, 7> kLinks{{
+constexpr std::array<Link, 9> kLinks{{
     {"util.input_bound", "memory.batch_too_small", "the input keeps up"},
     {"util.input_bound", "memory.batch_could_grow", "the input keeps up"},
     {"util.host_bound", "memory.batch_too_small", "the host keeps up"},
     {"util.host_bound", "memory.batch_could_grow", "the host keeps up"},
+    // A rank whose GPU waits for its own input or host is the one the others wait for.
+    {"util.input_bound", "balance.straggler", "its input keeps up"},
+    {"util.host_bound", "balance.straggler", "its host keeps up"},
     {"throttle.thermal", "balance.straggler", "its clocks are no longer held down by heat"},
     {"throttle.power", "balance.straggler", "its clocks are no longer held down by the power limit"},
     {"memory.leak", "memory.near_oom", "the leak is fixed"},
@@ -69,8 +72,9 @@ constexpr std::array<Link, 7> kLinks{{
 
 // Last: a cause on one GPU of the job explaining consequences on the
 // others; the cause may have a cause of its own (heat -> straggler -> waits).
-constexpr std::array<Link, 1> kJobLinks{{
+constexpr std::array<Link, 2> kJobLinks{{
     {"balance.straggler", "util.collective_wait", "the rank they wait for keeps up"},
+    {"balance.straggler", "balance.imbalance", "the rank the others wait for keeps up"},
 }};
 
 bool covers(const Advisory& cause, const Advisory& consequence) {

@@ -65,7 +65,13 @@ struct AdvisorConfig {
 
   // Distributed jobs (rules_distributed.cpp): a GPU waiting in a collective
   // reads utilization ~100 % with its SMs ~20 % active (H200, NCCL).
-  double collective_wait_util_percent = 90;  // utilization at least this, launch-bound-like
+  double collective_wait_util_percent = 90;  // utilization at least this...
+  // ... with the SMs active less than this % of it (a balanced ResNet-50 DDP
+  // step on 2 x H200: 60-67 %; ranks waiting for a peer: 24 % and 43 %)...
+  double collective_wait_sm_share_percent = 50;
+  // ... and a peer less busy by straggler_gap_percent, or one as busy whose
+  // SMs are active at least this % more (3x the batch on one rank: 87 % against 43 %).
+  double collective_wait_peer_sm_excess_percent = 50;
   double link_silent_mib_per_s = 64;         // NVLink (and PCIe) tx + rx below this: silent
   double hang_after_s = 60;                  // no progress this long: job.hung
 };

@@ -55,6 +55,10 @@ struct LaunchBound {
   double window_s = 0;
 };
 std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d);
+// The same shape with other thresholds: utilization at least min_util_percent
+// with the SMs active less than sm_share_percent of it.
+std::optional<LaunchBound> sm_light(const Context& ctx, const DeviceView& d, double min_util_percent,
+                                    double sm_share_percent);
 
 // A GPU of a multi-GPU job waiting in a collective (NCCL spins: utilization
 // ~100 %, SMs ~20 % active): launch-bound's shape at high utilization while
@@ -65,6 +69,9 @@ struct CollectiveWait {
   LaunchBound shape;
   std::optional<int> waits_for;            // the least busy peer, when one stands out
   std::optional<double> peer_util_percent;  // its utilization
+  // Its SM activity, when the wait shows in the SMs (a peer as busy with
+  // more to compute: uneven shards) rather than in utilization.
+  std::optional<double> peer_sm_percent;
   std::optional<double> link_bytes_per_s;   // NVLink and PCIe tx + rx, when read
 };
 std::optional<CollectiveWait> collective_wait(const Context& ctx, const DeviceView& d);

@@ -4,8 +4,12 @@
 // all-reduce read utilization ~100 % with its SMs 18-20 % active: NCCL's
 // kernel spins, so the launch-bound shape. Small kernels look the same on
 // every GPU of a balanced job with its links busy; a wait has a peer that
-// is clearly less busy (the rank it waits for), or silent links on every
-// GPU of the same shape (the rank is elsewhere, another node).
+// is clearly less busy (the rank it waits for: its host holds it back), a
+// peer as busy whose SMs do far more (it has more to compute: uneven
+// shards), or silent links on every GPU of the same shape (the rank is
+// elsewhere, another node). Measured on 2 x H200 (docs/verified.md): a
+// balanced ResNet-50 step keeps the SMs at 60-67 % of utilization; waiting
+// for a sleeping peer, 24 %; for a peer with 3x the batch, 43 % (its 88 %).
 #include <algorithm>
 #include <map>
 
@@ -37,9 +41,9 @@ std::optional<double> window_link_traffic(const DeviceReport& r) {
   return out;
 }
 
-bool waiting_shape(const Context& ctx, const DeviceView& d) {
-  const std::optional<LaunchBound> lb = launch_bound(ctx, d);
-  return lb && lb->util_mean_percent >= ctx.config.collective_wait_util_percent;
+// Busy by utilization, its SMs far less so: NCCL's kernel spinning.
+std::optional<LaunchBound> waiting_shape(const Context& ctx, const DeviceView& d) {
+  return sm_light(ctx, d, ctx.config.collective_wait_util_percent, ctx.config.collective_wait_sm_share_percent);
 }
 
 bool links_silent(const Context& ctx, const DeviceView& d) {
@@ -58,6 +62,11 @@ double util_mean(const DeviceView& d) {
   return u ? u->mean : 0;
 }
 
+double sm_mean(const DeviceView& d) {
+  const Summary* sm = d.report->find(DeviceMetric::SmActivePercent);
+  return sm ? sm->mean : 0;
+}
+
 Advisory collective_wait_advisory(const DeviceView& d, const CollectiveWait& w) {
   std::vector<Evidence> evidence{{"util_mean_percent", w.shape.util_mean_percent, "percent"},
                                  {"sm_active_mean_percent", w.shape.sm_active_mean_percent, "percent"},
@@ -66,7 +75,12 @@ Advisory collective_wait_advisory(const DeviceView& d, const CollectiveWait& w) 
   if (w.waits_for) {
     evidence.push_back({"waits_for_gpu", static_cast<double>(*w.waits_for), "gpu"});
     evidence.push_back({"waited_util_mean_percent", *w.peer_util_percent, "percent"});
-    why = fmt::format("while GPU {} reads {}", *w.waits_for, percent(*w.peer_util_percent));
+    if (w.peer_sm_percent) {
+      evidence.push_back({"waited_sm_active_mean_percent", *w.peer_sm_percent, "percent"});
+      why = fmt::format("while GPU {}'s SMs are active {}", *w.waits_for, percent(*w.peer_sm_percent));
+    } else {
+      why = fmt::format("while GPU {} reads {}", *w.waits_for, percent(*w.peer_util_percent));
+    }
   } else {
     why = "with the links silent and every other GPU of the job in the same state";
   }
@@ -133,13 +147,22 @@ StragglerCause straggler_cause(const Context& ctx, const DeviceView& d) {
   return c;
 }
 
-void name_straggler_cause(const Context& ctx, Advisory& straggler) {
+// `busier`: the straggler is the GPU with more to compute (the waits point
+// at its SMs), so only what slows its GPU can be its cause; its host is not.
+void name_straggler_cause(const Context& ctx, Advisory& straggler, bool busier) {
   const DeviceView* d = straggler.device_index ? view_of(ctx, *straggler.device_index) : nullptr;
   if (!d) return;
-  StragglerCause c = straggler_cause(ctx, *d);
+  StragglerCause c;
+  if (busier) {
+    throttle_cause(ctx, *d, c);
+  } else {
+    c = straggler_cause(ctx, *d);
+  }
   if (c.words.empty()) {
-    straggler.summary += "; not throttled, its process alive, the host not saturated: its rank's own work "
-                         "(data loading, CPU steps) is the likely cause";
+    if (!busier) {
+      straggler.summary += "; not throttled, its process alive, the host not saturated: its rank's own work "
+                           "(data loading, CPU steps) is the likely cause";
+    }
     return;
   }
   std::string words;
@@ -149,13 +172,37 @@ void name_straggler_cause(const Context& ctx, Advisory& straggler) {
   if (!c.suggestion.empty()) straggler.suggestion = c.suggestion;
 }
 
+// The GPU the others wait for because it computes more: as busy as they
+// are by utilization, its SMs far more active.
+Advisory busier_straggler_advisory(const Context& ctx, int index) {
+  double others = 0;
+  for (const DeviceView& d : ctx.devices) others += d.report->info.index == index ? 0 : sm_mean(d);
+  const std::size_t n = ctx.devices.size() - 1;
+  others /= static_cast<double>(n);
+  const double sm = sm_mean(*view_of(ctx, index));
+  return {"balance.straggler", Severity::Warning, index,
+          fmt::format("SMs active {} while the other {} {} {}, waiting for it in collectives: a straggler with more "
+                      "to compute than the others",
+                      percent(sm), n, n == 1 ? "GPU's are" : "GPUs' average", percent(others)),
+          {{"sm_active_mean_percent", sm, "percent"},
+           {"others_sm_active_mean_percent", others, "percent"},
+           {"util_mean_percent", util_mean(*view_of(ctx, index)), "percent"}},
+          "Give every rank an equal share: equal shards and batch sizes (DistributedSampler), similar sequence "
+          "lengths per rank.",
+          false};
+}
+
 void collective_waits(const Context& ctx, std::vector<Advisory>& out) {
-  std::map<int, int> named;  // GPU -> how many waits name it
+  std::map<int, int> named;     // GPU -> how many waits name it
+  std::map<int, bool> busier;  // GPU -> the waits point at its SMs
   for (const DeviceView& d : ctx.devices) {
     const std::optional<CollectiveWait> w = collective_wait(ctx, d);
     if (!w) continue;
     out.push_back(collective_wait_advisory(d, *w));
-    if (w->waits_for) ++named[*w->waits_for];
+    if (w->waits_for) {
+      ++named[*w->waits_for];
+      busier[*w->waits_for] = w->peer_sm_percent.has_value();
+    }
   }
   auto straggler = std::find_if(out.begin(), out.end(), [](const Advisory& a) { return a.id == "balance.straggler"; });
   // Two GPUs, or a spread the balance detector does not single out: the
@@ -164,14 +211,22 @@ void collective_waits(const Context& ctx, std::vector<Advisory>& out) {
     const int index = std::max_element(named.begin(), named.end(), [](const auto& a, const auto& b) {
                         return a.second < b.second;
                       })->first;
-    double others = 0;
-    for (const DeviceView& d : ctx.devices) others += d.report->info.index == index ? 0 : util_mean(d);
-    const std::size_t n = ctx.devices.size() - 1;
-    out.push_back(straggler_advisory(index, util_mean(*view_of(ctx, index)), others / static_cast<double>(n), n,
-                                     std::nullopt));
+    if (busier[index]) {
+      out.push_back(busier_straggler_advisory(ctx, index));
+    } else {
+      double others = 0;
+      for (const DeviceView& d : ctx.devices) others += d.report->info.index == index ? 0 : util_mean(d);
+      const std::size_t n = ctx.devices.size() - 1;
+      out.push_back(straggler_advisory(index, util_mean(*view_of(ctx, index)), others / static_cast<double>(n), n,
+                                       std::nullopt));
+    }
     straggler = out.end() - 1;
   }
-  if (straggler != out.end()) name_straggler_cause(ctx, *straggler);
+  if (straggler != out.end()) {
+    const bool by_sm = straggler->device_index && busier.contains(*straggler->device_index) &&
+                       busier[*straggler->device_index];
+    name_straggler_cause(ctx, *straggler, by_sm);
+  }
 }
 
 }  // namespace
@@ -190,10 +245,11 @@ std::optional<double> process_gone_s(const Context& ctx, const DeviceView& d) {
 std::optional<CollectiveWait> collective_wait(const Context& ctx, const DeviceView& d) {
   const AdvisorConfig& c = ctx.config;
   if (ctx.devices.size() < 2) return std::nullopt;
-  const std::optional<LaunchBound> lb = launch_bound(ctx, d);
-  if (!lb || lb->util_mean_percent < c.collective_wait_util_percent) return std::nullopt;
-  CollectiveWait w{*lb, std::nullopt, std::nullopt, window_link_traffic(*d.report)};
-  const DeviceView* least = nullptr;
+  const std::optional<LaunchBound> shape = waiting_shape(ctx, d);
+  if (!shape) return std::nullopt;
+  CollectiveWait w{*shape, std::nullopt, std::nullopt, std::nullopt, window_link_traffic(*d.report)};
+  const DeviceView* least = nullptr;   // the least busy peer
+  const DeviceView* hardest = nullptr;  // the peer whose SMs are the most active
   bool all_wait_silently = links_silent(ctx, d);
   for (const DeviceView& p : ctx.devices) {
     if (p.report == d.report) continue;
@@ -203,11 +259,19 @@ std::optional<CollectiveWait> collective_wait(const Context& ctx, const DeviceVi
       continue;
     }
     if (!least || u->mean < util_mean(*least)) least = &p;
+    if (!hardest || sm_mean(p) > sm_mean(*hardest)) hardest = &p;
     if (!waiting_shape(ctx, p) || !links_silent(ctx, p)) all_wait_silently = false;
   }
-  if (least && util_mean(*least) <= lb->util_mean_percent - c.straggler_gap_percent && !waiting_shape(ctx, *least)) {
+  if (least && util_mean(*least) <= shape->util_mean_percent - c.straggler_gap_percent && !waiting_shape(ctx, *least)) {
     w.waits_for = least->report->info.index;
     w.peer_util_percent = util_mean(*least);
+    return w;
+  }
+  if (hardest && util_mean(*hardest) >= c.collective_wait_util_percent && !waiting_shape(ctx, *hardest) &&
+      sm_mean(*hardest) >= shape->sm_active_mean_percent * (1 + c.collective_wait_peer_sm_excess_percent / 100)) {
+    w.waits_for = hardest->report->info.index;
+    w.peer_util_percent = util_mean(*hardest);
+    w.peer_sm_percent = sm_mean(*hardest);
     return w;
   }
   if (all_wait_silently) return w;

@@ -9,17 +9,19 @@
 
 namespace gpuwatch::advisor_rules {
 
-std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d) {
-  const AdvisorConfig& c = ctx.config;
+std::optional<LaunchBound> sm_light(const Context& ctx, const DeviceView& d, double min_util_percent,
+                                    double sm_share_percent) {
   const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
   const Summary* sm = d.report->find(DeviceMetric::SmActivePercent);
   if (util == nullptr || sm == nullptr || util->span_s < ctx.min_coverage_s || sm->span_s < ctx.min_coverage_s) {
     return std::nullopt;
   }
-  if (util->mean < c.launch_bound_util_percent || sm->mean >= util->mean * c.launch_bound_sm_share_percent / 100) {
-    return std::nullopt;
-  }
+  if (util->mean < min_util_percent || sm->mean >= util->mean * sm_share_percent / 100) return std::nullopt;
   return LaunchBound{util->mean, sm->mean, util->span_s};
+}
+
+std::optional<LaunchBound> launch_bound(const Context& ctx, const DeviceView& d) {
+  return sm_light(ctx, d, ctx.config.launch_bound_util_percent, ctx.config.launch_bound_sm_share_percent);
 }
 
 namespace {

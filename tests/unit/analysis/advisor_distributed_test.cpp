@@ -144,6 +144,63 @@ TEST(AdvisorDistributed, OneGpuWithSmallKernelsIsStillLaunchBound) {
   EXPECT_FALSE(find(a, "util.collective_wait", 0));
 }
 
+// The shapes measured on 2 x H200 (ResNet-50 DDP, docs/verified.md), 10-s
+// means. Rank 1's host sleeps 150 ms a step: GPU 0 waits at 99 % with its
+// SMs 24 % active (just under launch-bound's 25 % share), GPU 1 reads 10 %.
+TEST(AdvisorDistributed, AHostSlowRankOnTwoH200s) {
+  Window w;
+  gpu(w, 0, 99.1, 24.1, 1.1e9);
+  gpu(w, 1, 10.1, 7.2, 1.1e9);
+  const auto a = advise_on(w.data);
+  const Advisory* wait = find(a, "util.collective_wait", 0);
+  ASSERT_TRUE(wait) << all_ids(a);
+  EXPECT_EQ(evidence(*wait, "waits_for_gpu")->value, 1);
+  EXPECT_FALSE(find(a, "util.launch_bound", 0));
+  ASSERT_TRUE(find(a, "balance.straggler", 1)) << all_ids(a);
+  EXPECT_EQ(a.front().id, "balance.straggler");
+  // At 26 % the share is no longer launch-bound's, and it still is a wait.
+  Window w26;
+  gpu(w26, 0, 99.1, 26, 1.1e9);
+  gpu(w26, 1, 10.1, 7.2, 1.1e9);
+  EXPECT_TRUE(find(advise_on(w26.data), "util.collective_wait", 0));
+}
+
+// Rank 1 gets 3x the batch: both GPUs read 99 %, GPU 0's SMs 43 % active
+// waiting, GPU 1's 87 % computing. The wait shows in the SMs only.
+TEST(AdvisorDistributed, UnevenShardsTheWaitShowsInTheSms) {
+  Window w;
+  gpu(w, 0, 99.0, 42.6, 4.4e9);
+  gpu(w, 1, 99.4, 87.2, 4.4e9);
+  const auto a = advise_on(w.data);
+  const Advisory* wait = find(a, "util.collective_wait", 0);
+  ASSERT_TRUE(wait) << all_ids(a);
+  EXPECT_EQ(evidence(*wait, "waits_for_gpu")->value, 1);
+  EXPECT_DOUBLE_EQ(evidence(*wait, "waited_sm_active_mean_percent")->value, 87.2);
+  EXPECT_FALSE(find(a, "util.collective_wait", 1)) << all_ids(a);
+  const Advisory* s = find(a, "balance.straggler", 1);
+  ASSERT_TRUE(s) << all_ids(a);
+  EXPECT_NE(s->summary.find("more to compute"), std::string::npos) << s->summary;
+  EXPECT_EQ(s->summary.find("likely cause"), std::string::npos) << s->summary;  // not its host
+  EXPECT_EQ(wait->explained_by, (AdvisoryRef{"balance.straggler", 1}));
+  // Less than half again as active: no wait named.
+  Window near;
+  gpu(near, 0, 99.0, 42.6, 4.4e9);
+  gpu(near, 1, 99.4, 63.0, 4.4e9);
+  EXPECT_FALSE(find(advise_on(near.data), "util.collective_wait", 0));
+}
+
+// Balanced ResNet-50 DDP: both GPUs 76-88 % busy, SMs 48-58 %: nothing.
+TEST(AdvisorDistributed, ABalancedJobOnTwoH200sIsNoWait) {
+  Window w;
+  gpu(w, 0, 87.5, 58.4, 8e9);
+  gpu(w, 1, 83.0, 56.2, 8e9);
+  const auto a = advise_on(w.data);
+  for (const char* id : {"util.collective_wait", "util.launch_bound", "balance.straggler"}) {
+    EXPECT_FALSE(find(a, id, 0)) << id << all_ids(a);
+    EXPECT_FALSE(find(a, id, 1)) << id << all_ids(a);
+  }
+}
+
 // --- job.hung ---
 
 // GPUs 0-2 wait in a collective, GPU 3 idle, for `seconds`, nothing moving.

@@ -67,6 +67,19 @@ TEST(Causes, AStragglerExplainsTheWaitsOnTheOtherGpusEvenWithACauseOfItsOwn) {
   EXPECT_EQ(list[2].explains.size(), 2U);
 }
 
+// A rank starved of data is the straggler: its input explains it, the
+// straggler the others' waits, and it the imbalance.
+TEST(Causes, AStarvedRankExplainsTheStragglerAndItTheWaitsAndTheImbalance) {
+  std::vector<Advisory> list{advisory("util.collective_wait", 0), advisory("balance.straggler", 1),
+                             advisory("util.input_bound", 1), advisory("balance.imbalance", std::nullopt)};
+  relate_causes(list);
+  EXPECT_EQ(list[1].explained_by, (AdvisoryRef{"util.input_bound", 1}));
+  EXPECT_EQ(list[1].suggestion, "Once its input keeps up: Try about 2x the batch size.");
+  EXPECT_EQ(list[0].explained_by, (AdvisoryRef{"balance.straggler", 1}));
+  EXPECT_EQ(list[3].explained_by, (AdvisoryRef{"balance.straggler", 1}));
+  EXPECT_FALSE(list[2].explained_by);
+}
+
 // A hang explains everything after it, ahead of any other cause.
 TEST(Causes, AHangExplainsEveryGpusAdvisories) {
   std::vector<Advisory> list{advisory("util.collective_wait", 0), advisory("balance.straggler", 1),
