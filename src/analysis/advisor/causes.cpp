@@ -72,9 +72,12 @@ constexpr std::array<Link, 9> kLinks{{
 
 // Last: a cause on one GPU of the job explaining consequences on the
 // others; the cause may have a cause of its own (heat -> straggler -> waits).
-constexpr std::array<Link, 2> kJobLinks{{
+constexpr std::array<Link, 4> kJobLinks{{
     {"balance.straggler", "util.collective_wait", "the rank they wait for keeps up"},
     {"balance.straggler", "balance.imbalance", "the rank the others wait for keeps up"},
+    // A rank that waits for another is not held back by its batch.
+    {"balance.straggler", "memory.batch_too_small", "the rank this GPU waits for keeps up"},
+    {"balance.straggler", "memory.batch_could_grow", "the rank this GPU waits for keeps up"},
 }};
 
 bool covers(const Advisory& cause, const Advisory& consequence) {

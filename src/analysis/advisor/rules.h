@@ -65,8 +65,17 @@ std::optional<LaunchBound> sm_light(const Context& ctx, const DeviceView& d, dou
 // a peer is clearly less busy (the rank it waits for), or while the links
 // are silent and every peer has the same shape. Null otherwise; then
 // util.launch_bound may hold.
+// A GPU's typical utilization and SM activity over the window: medians, so
+// that a window holding the job's start or end (a finished run's) keeps the
+// shape of its steady part.
+struct TypicalShape {
+  double util_median_percent = 0;
+  double sm_active_median_percent = 0;
+  double window_s = 0;
+};
+
 struct CollectiveWait {
-  LaunchBound shape;
+  TypicalShape shape;
   std::optional<int> waits_for;            // the least busy peer, when one stands out
   std::optional<double> peer_util_percent;  // its utilization
   // Its SM activity, when the wait shows in the SMs (a peer as busy with

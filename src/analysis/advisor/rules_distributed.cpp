@@ -41,9 +41,24 @@ std::optional<double> window_link_traffic(const DeviceReport& r) {
   return out;
 }
 
+std::optional<TypicalShape> typical_shape(const Context& ctx, const DeviceView& d) {
+  const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
+  const Summary* sm = d.report->find(DeviceMetric::SmActivePercent);
+  if (util == nullptr || sm == nullptr || util->span_s < ctx.min_coverage_s || sm->span_s < ctx.min_coverage_s) {
+    return std::nullopt;
+  }
+  return TypicalShape{util->p50, sm->p50, util->span_s};
+}
+
 // Busy by utilization, its SMs far less so: NCCL's kernel spinning.
-std::optional<LaunchBound> waiting_shape(const Context& ctx, const DeviceView& d) {
-  return sm_light(ctx, d, ctx.config.collective_wait_util_percent, ctx.config.collective_wait_sm_share_percent);
+std::optional<TypicalShape> waiting_shape(const Context& ctx, const DeviceView& d) {
+  const AdvisorConfig& c = ctx.config;
+  const std::optional<TypicalShape> t = typical_shape(ctx, d);
+  if (!t || t->util_median_percent < c.collective_wait_util_percent ||
+      t->sm_active_median_percent >= t->util_median_percent * c.collective_wait_sm_share_percent / 100) {
+    return std::nullopt;
+  }
+  return t;
 }
 
 bool links_silent(const Context& ctx, const DeviceView& d) {
@@ -62,21 +77,26 @@ double util_mean(const DeviceView& d) {
   return u ? u->mean : 0;
 }
 
-double sm_mean(const DeviceView& d) {
+double util_median(const DeviceView& d) {
+  const Summary* u = d.report->find(DeviceMetric::GpuUtilPercent);
+  return u ? u->p50 : 0;
+}
+
+double sm_median(const DeviceView& d) {
   const Summary* sm = d.report->find(DeviceMetric::SmActivePercent);
-  return sm ? sm->mean : 0;
+  return sm ? sm->p50 : 0;
 }
 
 Advisory collective_wait_advisory(const DeviceView& d, const CollectiveWait& w) {
-  std::vector<Evidence> evidence{{"util_mean_percent", w.shape.util_mean_percent, "percent"},
-                                 {"sm_active_mean_percent", w.shape.sm_active_mean_percent, "percent"},
+  std::vector<Evidence> evidence{{"util_median_percent", w.shape.util_median_percent, "percent"},
+                                 {"sm_active_median_percent", w.shape.sm_active_median_percent, "percent"},
                                  {"window_s", w.shape.window_s, "seconds"}};
   std::string why;
   if (w.waits_for) {
     evidence.push_back({"waits_for_gpu", static_cast<double>(*w.waits_for), "gpu"});
-    evidence.push_back({"waited_util_mean_percent", *w.peer_util_percent, "percent"});
+    evidence.push_back({"waited_util_median_percent", *w.peer_util_percent, "percent"});
     if (w.peer_sm_percent) {
-      evidence.push_back({"waited_sm_active_mean_percent", *w.peer_sm_percent, "percent"});
+      evidence.push_back({"waited_sm_active_median_percent", *w.peer_sm_percent, "percent"});
       why = fmt::format("while GPU {}'s SMs are active {}", *w.waits_for, percent(*w.peer_sm_percent));
     } else {
       why = fmt::format("while GPU {} reads {}", *w.waits_for, percent(*w.peer_util_percent));
@@ -86,9 +106,9 @@ Advisory collective_wait_advisory(const DeviceView& d, const CollectiveWait& w) 
   }
   if (w.link_bytes_per_s) evidence.push_back({"link_bytes_per_second", *w.link_bytes_per_s, "bytes_per_second"});
   return {"util.collective_wait", Severity::Warning, d.report->info.index,
-          fmt::format("utilization {} but the SMs active only {} over {} {}: it waits in a collective for another "
-                      "rank, not on small kernels",
-                      percent(w.shape.util_mean_percent), percent(w.shape.sm_active_mean_percent),
+          fmt::format("utilization {} but the SMs active only {} (medians over {}) {}: it waits in a collective for "
+                      "another rank, not on small kernels",
+                      percent(w.shape.util_median_percent), percent(w.shape.sm_active_median_percent),
                       seconds(w.shape.window_s), why),
           std::move(evidence),
           w.waits_for ? fmt::format("Speed up the rank on GPU {} (balance.straggler says what holds it back); "
@@ -176,17 +196,17 @@ void name_straggler_cause(const Context& ctx, Advisory& straggler, bool busier) 
 // are by utilization, its SMs far more active.
 Advisory busier_straggler_advisory(const Context& ctx, int index) {
   double others = 0;
-  for (const DeviceView& d : ctx.devices) others += d.report->info.index == index ? 0 : sm_mean(d);
+  for (const DeviceView& d : ctx.devices) others += d.report->info.index == index ? 0 : sm_median(d);
   const std::size_t n = ctx.devices.size() - 1;
   others /= static_cast<double>(n);
-  const double sm = sm_mean(*view_of(ctx, index));
+  const double sm = sm_median(*view_of(ctx, index));
   return {"balance.straggler", Severity::Warning, index,
-          fmt::format("SMs active {} while the other {} {} {}, waiting for it in collectives: a straggler with more "
-                      "to compute than the others",
+          fmt::format("SMs active {} while the other {} {} {} (medians), waiting for it in collectives: a straggler "
+                      "with more to compute than the others",
                       percent(sm), n, n == 1 ? "GPU's are" : "GPUs' average", percent(others)),
-          {{"sm_active_mean_percent", sm, "percent"},
-           {"others_sm_active_mean_percent", others, "percent"},
-           {"util_mean_percent", util_mean(*view_of(ctx, index)), "percent"}},
+          {{"sm_active_median_percent", sm, "percent"},
+           {"others_sm_active_median_percent", others, "percent"},
+           {"util_median_percent", util_median(*view_of(ctx, index)), "percent"}},
           "Give every rank an equal share: equal shards and batch sizes (DistributedSampler), similar sequence "
           "lengths per rank.",
           false};
@@ -245,33 +265,33 @@ std::optional<double> process_gone_s(const Context& ctx, const DeviceView& d) {
 std::optional<CollectiveWait> collective_wait(const Context& ctx, const DeviceView& d) {
   const AdvisorConfig& c = ctx.config;
   if (ctx.devices.size() < 2) return std::nullopt;
-  const std::optional<LaunchBound> shape = waiting_shape(ctx, d);
+  const std::optional<TypicalShape> shape = waiting_shape(ctx, d);
   if (!shape) return std::nullopt;
   CollectiveWait w{*shape, std::nullopt, std::nullopt, std::nullopt, window_link_traffic(*d.report)};
-  const DeviceView* least = nullptr;   // the least busy peer
+  const DeviceView* least = nullptr;    // the least busy peer
   const DeviceView* hardest = nullptr;  // the peer whose SMs are the most active
   bool all_wait_silently = links_silent(ctx, d);
   for (const DeviceView& p : ctx.devices) {
     if (p.report == d.report) continue;
-    const Summary* u = p.report->find(DeviceMetric::GpuUtilPercent);
-    if (!u || u->span_s < ctx.min_coverage_s) {
+    if (!typical_shape(ctx, p)) {
       all_wait_silently = false;
       continue;
     }
-    if (!least || u->mean < util_mean(*least)) least = &p;
-    if (!hardest || sm_mean(p) > sm_mean(*hardest)) hardest = &p;
+    if (!least || util_median(p) < util_median(*least)) least = &p;
+    if (!hardest || sm_median(p) > sm_median(*hardest)) hardest = &p;
     if (!waiting_shape(ctx, p) || !links_silent(ctx, p)) all_wait_silently = false;
   }
-  if (least && util_mean(*least) <= shape->util_mean_percent - c.straggler_gap_percent && !waiting_shape(ctx, *least)) {
+  if (least && util_median(*least) <= shape->util_median_percent - c.straggler_gap_percent &&
+      !waiting_shape(ctx, *least)) {
     w.waits_for = least->report->info.index;
-    w.peer_util_percent = util_mean(*least);
+    w.peer_util_percent = util_median(*least);
     return w;
   }
-  if (hardest && util_mean(*hardest) >= c.collective_wait_util_percent && !waiting_shape(ctx, *hardest) &&
-      sm_mean(*hardest) >= shape->sm_active_mean_percent * (1 + c.collective_wait_peer_sm_excess_percent / 100)) {
+  if (hardest && util_median(*hardest) >= c.collective_wait_util_percent && !waiting_shape(ctx, *hardest) &&
+      sm_median(*hardest) >= shape->sm_active_median_percent * (1 + c.collective_wait_peer_sm_excess_percent / 100)) {
     w.waits_for = hardest->report->info.index;
-    w.peer_util_percent = util_mean(*hardest);
-    w.peer_sm_percent = sm_mean(*hardest);
+    w.peer_util_percent = util_median(*hardest);
+    w.peer_sm_percent = sm_median(*hardest);
     return w;
   }
   if (all_wait_silently) return w;

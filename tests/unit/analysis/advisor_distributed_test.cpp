@@ -2,6 +2,8 @@
 // told apart from one running small kernels, the rank waited for named
 // with its cause, and hangs. The shapes are the H200's: a GPU waiting in an
 // NCCL all-reduce reads utilization ~100 % with its SMs 18-20 % active.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "advisor_test_util.h"
@@ -43,14 +45,16 @@ TEST(AdvisorDistributed, WaitingPeersAreCollectiveWaitNotLaunchBound) {
     ASSERT_TRUE(wait) << i << all_ids(a);
     EXPECT_FALSE(find(a, "util.launch_bound", i)) << i;
     EXPECT_EQ(evidence(*wait, "waits_for_gpu")->value, 3);
-    EXPECT_DOUBLE_EQ(evidence(*wait, "sm_active_mean_percent")->value, 19);
+    EXPECT_DOUBLE_EQ(evidence(*wait, "sm_active_median_percent")->value, 19);
     EXPECT_EQ(wait->explained_by, (AdvisoryRef{"balance.straggler", 3})) << i;
     EXPECT_EQ(wait->action, "find_straggler");
   }
   const Advisory* s = find(a, "balance.straggler", 3);
   ASSERT_TRUE(s) << all_ids(a);
   EXPECT_EQ(s->action, "fix_straggler");
-  EXPECT_EQ(s->explains.size(), 3U);
+  EXPECT_EQ(std::count_if(s->explains.begin(), s->explains.end(),
+                          [](const AdvisoryRef& r) { return r.id == "util.collective_wait"; }),
+            3);
   // Not throttled, its process there, the host idle: its own work.
   EXPECT_NE(s->summary.find("its rank's own work"), std::string::npos) << s->summary;
   EXPECT_EQ(a.front().id, "balance.straggler");  // the cause first
@@ -175,7 +179,7 @@ TEST(AdvisorDistributed, UnevenShardsTheWaitShowsInTheSms) {
   const Advisory* wait = find(a, "util.collective_wait", 0);
   ASSERT_TRUE(wait) << all_ids(a);
   EXPECT_EQ(evidence(*wait, "waits_for_gpu")->value, 1);
-  EXPECT_DOUBLE_EQ(evidence(*wait, "waited_sm_active_mean_percent")->value, 87.2);
+  EXPECT_DOUBLE_EQ(evidence(*wait, "waited_sm_active_median_percent")->value, 87.2);
   EXPECT_FALSE(find(a, "util.collective_wait", 1)) << all_ids(a);
   const Advisory* s = find(a, "balance.straggler", 1);
   ASSERT_TRUE(s) << all_ids(a);

@@ -71,8 +71,11 @@ TEST(Causes, AStragglerExplainsTheWaitsOnTheOtherGpusEvenWithACauseOfItsOwn) {
 // straggler the others' waits, and it the imbalance.
 TEST(Causes, AStarvedRankExplainsTheStragglerAndItTheWaitsAndTheImbalance) {
   std::vector<Advisory> list{advisory("util.collective_wait", 0), advisory("balance.straggler", 1),
-                             advisory("util.input_bound", 1), advisory("balance.imbalance", std::nullopt)};
+                             advisory("util.input_bound", 1), advisory("balance.imbalance", std::nullopt),
+                             advisory("memory.batch_too_small", 0)};
   relate_causes(list);
+  EXPECT_EQ(list[4].explained_by, (AdvisoryRef{"balance.straggler", 1}));  // the waiting GPU's batch
+  EXPECT_EQ(list[4].suggestion, "Once the rank this GPU waits for keeps up: Try about 2x the batch size.");
   EXPECT_EQ(list[1].explained_by, (AdvisoryRef{"util.input_bound", 1}));
   EXPECT_EQ(list[1].suggestion, "Once its input keeps up: Try about 2x the batch size.");
   EXPECT_EQ(list[0].explained_by, (AdvisoryRef{"balance.straggler", 1}));
