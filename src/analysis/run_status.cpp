@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/run_verdict.h"
 #include "analysis/training.h"
 
 namespace gpuwatch {
@@ -79,12 +80,7 @@ RunStatusReport build_run_status(const RunStatusInput& in) {
     }
   }
   s.advisories = in.advisories;
-  s.verdict = "ok";
-  if (!s.advisories.empty()) {
-    const auto worst = std::max_element(s.advisories.begin(), s.advisories.end(),
-                                        [](const Advisory& a, const Advisory& b) { return a.severity < b.severity; });
-    s.verdict = std::string(to_string(worst->severity));
-  }
+  s.verdict = verdict_word(s.advisories);
   return s;
 }
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/advisor/advisor.h"
+#include "record/run_status_window.h"
 #include "render/report.h"
 
 namespace gpuwatch {
@@ -13,11 +13,10 @@ std::string end_summary(Store& store, const RunInfo& run, const RunReport& repor
   std::vector<Advisory> advisories;
   std::string note;
   try {
-    const auto run_ns = static_cast<std::int64_t>(report.wall_duration_s * 1e9);
-    LoadOptions window;
-    window.since_mono_ns = run.start_mono_ns + run_ns - static_cast<std::int64_t>(config.window_s * 1e9);
-    const RunData recent = store.load(run, window);
-    advisories = advise(AdvisorInput{build_report(recent), recent, report.wall_duration_s, {}}, config);
+    // The finished run's verdict, the one `status RUN` gives afterwards.
+    advisories = stored_run_verdict(run, [&](const LoadOptions& o) { return store.load(run, o); }, config,
+                                    stored_run_end_mono_ns(run))
+                     .advisories;
   } catch (const std::exception& e) {
     note = fmt::format("(no advisories: {})\n", e.what());
   }

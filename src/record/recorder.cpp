@@ -22,6 +22,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
+#include "analysis/run_verdict.h"
 #include "core/atomic_file.h"
 #include "core/device_event_kinds.h"
 #include "core/host_name.h"
@@ -334,6 +335,9 @@ int run_record(const RecordOptions& o) {
   try {
     store->begin_run(run, watcher.devices(gpus.recorded));
     sink.track_job_gpus(JobGpuTracker(gpus.job, gpus.recorded), start);
+    // The thresholds the end summary judges with, kept with the run so that
+    // `status`, `report`, `top`, `serve` and the exporter judge it alike.
+    sink.post_event(Event{start, std::nullopt, std::string(kAdvisorConfigEventKind), format_advisor_config(o.advisor)});
   } catch (...) {
     // Nothing could be recorded: do not leave the command running unwatched.
     if (child) {

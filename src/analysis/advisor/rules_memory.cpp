@@ -1,7 +1,9 @@
 // Memory rules: seed 002's batch-size matrix, leaks (per epoch, else the
-// window's trend) and sudden drops.
+// window's steady trend) and sudden drops.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -104,26 +106,55 @@ bool epoch_leak(const Context& ctx, const DeviceView& d, std::vector<Advisory>& 
   return true;
 }
 
-// Steady growth, not one step: each half of the window grows too. A phase
-// that allocates once (validation's first batch) is a step in one half.
-bool grows_in_both_halves(const DeviceView& d, double growth_bytes) {
+// Least squares slope of values over times, times the span: how much the
+// part grew, robust to the allocator's small ups and downs. Nullopt for
+// fewer than two samples.
+std::optional<double> fitted_growth(std::span<const std::int64_t> time_ns, std::span<const double> value) {
+  if (time_ns.size() < 2) return std::nullopt;
+  const double n = static_cast<double>(time_ns.size());
+  double mean_t = 0;
+  double mean_v = 0;
+  for (std::size_t i = 0; i < time_ns.size(); ++i) {
+    mean_t += static_cast<double>(time_ns[i] - time_ns.front()) / 1e9 / n;
+    mean_v += value[i] / n;
+  }
+  double sxy = 0;
+  double sxx = 0;
+  for (std::size_t i = 0; i < time_ns.size(); ++i) {
+    const double dt = static_cast<double>(time_ns[i] - time_ns.front()) / 1e9 - mean_t;
+    sxy += dt * (value[i] - mean_v);
+    sxx += dt * dt;
+  }
+  if (sxx <= 0) return std::nullopt;
+  return sxy / sxx * static_cast<double>(time_ns.back() - time_ns.front()) / 1e9;
+}
+
+// Steady growth: every quarter of the window grows by at least a tenth of
+// the window's growth (a linear climb gives each about a quarter). A phase
+// that allocates once (validation's first batch) is a step in one quarter;
+// a warm-up that rose for 30 s and then held leaves a quarter flat in any
+// window of 60 s or more (issue 23: it was called a possible leak while the
+// window still held its rise in both halves).
+bool grows_in_every_quarter(const DeviceView& d, double growth_bytes) {
   if (!d.series) return false;
   const auto memory = column(*d.series, DeviceMetric::MemUsedBytes);
   if (memory.empty()) return false;
   const PresentSamples p = present_samples(d.series->mono_ns, memory);
-  if (p.time_ns.empty()) return false;
-  const std::int64_t mid_ns = p.time_ns.front() + (p.time_ns.back() - p.time_ns.front()) / 2;
-  const auto mid = static_cast<std::size_t>(std::lower_bound(p.time_ns.begin(), p.time_ns.end(), mid_ns) -
-                                            p.time_ns.begin());
-  const auto half = [&](std::size_t begin, std::size_t end) {
-    return memory_trend(std::span(p.time_ns).subspan(begin, end - begin),
-                        std::span(p.value).subspan(begin, end - begin), d.total_bytes);
-  };
-  const auto early = half(0, mid);
-  const auto late = half(mid, p.time_ns.size());
-  constexpr double kShareOfGrowth = 0.2;  // a linear climb gives each half ~0.45
-  return early && late && early->growth_bytes >= kShareOfGrowth * growth_bytes &&
-         late->growth_bytes >= kShareOfGrowth * growth_bytes;
+  if (p.time_ns.size() < 8) return false;
+  constexpr int kParts = 4;
+  constexpr double kShareOfGrowth = 0.1;
+  const std::int64_t span_ns = p.time_ns.back() - p.time_ns.front();
+  std::size_t begin = 0;
+  for (int part = 1; part <= kParts; ++part) {
+    const std::int64_t until_ns = p.time_ns.front() + span_ns * part / kParts;
+    auto end = static_cast<std::size_t>(std::upper_bound(p.time_ns.begin(), p.time_ns.end(), until_ns) - p.time_ns.begin());
+    if (part == kParts) end = p.time_ns.size();
+    const auto grown = fitted_growth(std::span(p.time_ns).subspan(begin, end - begin),
+                                     std::span(p.value).subspan(begin, end - begin));
+    if (!grown || *grown < kShareOfGrowth * growth_bytes) return false;
+    begin = end;
+  }
+  return true;
 }
 
 void window_growth(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
@@ -133,7 +164,7 @@ void window_growth(const Context& ctx, const DeviceView& d, std::vector<Advisory
   const double growth_percent = trend->growth_bytes / *d.total_bytes * 100;
   const double mib_per_min = trend->slope_bytes_per_hour / 60 / kMiB;
   if (growth_percent < c.growing_min_percent || mib_per_min < c.growing_min_mib_per_min) return;
-  if (!grows_in_both_halves(d, trend->growth_bytes)) return;
+  if (!grows_in_every_quarter(d, trend->growth_bytes)) return;
   const Summary* used = d.report->find(DeviceMetric::MemUsedBytes);
   const double window = used ? used->span_s : 0;
   out.push_back({"memory.growing", Severity::Warning, d.report->info.index,
