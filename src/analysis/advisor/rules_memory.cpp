@@ -106,31 +106,25 @@ bool epoch_leak(const Context& ctx, const DeviceView& d, std::vector<Advisory>& 
   return true;
 }
 
-// Least squares slope of values over times, times the span: how much the
-// part grew, robust to the allocator's small ups and downs. Nullopt for
-// fewer than two samples.
-std::optional<double> fitted_growth(std::span<const std::int64_t> time_ns, std::span<const double> value) {
-  if (time_ns.size() < 2) return std::nullopt;
-  const double n = static_cast<double>(time_ns.size());
-  double mean_t = 0;
-  double mean_v = 0;
-  for (std::size_t i = 0; i < time_ns.size(); ++i) {
-    mean_t += static_cast<double>(time_ns[i] - time_ns.front()) / 1e9 / n;
-    mean_v += value[i] / n;
-  }
-  double sxy = 0;
-  double sxx = 0;
-  for (std::size_t i = 0; i < time_ns.size(); ++i) {
-    const double dt = static_cast<double>(time_ns[i] - time_ns.front()) / 1e9 - mean_t;
-    sxy += dt * (value[i] - mean_v);
-    sxx += dt * dt;
-  }
-  if (sxx <= 0) return std::nullopt;
-  return sxy / sxx * static_cast<double>(time_ns.back() - time_ns.front()) / 1e9;
+// How much a part of the window grew: the median of its last third less
+// the median of its first third. Medians, so that one odd reading (memory
+// freed as the process exits, the last sample of a run) does not undo a
+// climb. Nullopt for fewer than three samples.
+std::optional<double> part_growth(std::span<const double> value) {
+  if (value.size() < 3) return std::nullopt;
+  const std::size_t third = value.size() / 3;
+  const auto median = [](std::span<const double> v) {
+    std::vector<double> copy(v.begin(), v.end());
+    const auto mid = copy.begin() + static_cast<std::ptrdiff_t>(copy.size() / 2);
+    std::nth_element(copy.begin(), mid, copy.end());
+    return *mid;
+  };
+  return median(value.last(third)) - median(value.first(third));
 }
 
 // Steady growth: every quarter of the window grows by at least a tenth of
-// the window's growth (a linear climb gives each about a quarter). A phase
+// the window's growth (part_growth(); a linear climb gives each about a
+// fifth). A phase
 // that allocates once (validation's first batch) is a step in one quarter;
 // a warm-up that rose for 30 s and then held leaves a quarter flat in any
 // window of 60 s or more (issue 23: it was called a possible leak while the
@@ -140,7 +134,7 @@ bool grows_in_every_quarter(const DeviceView& d, double growth_bytes) {
   const auto memory = column(*d.series, DeviceMetric::MemUsedBytes);
   if (memory.empty()) return false;
   const PresentSamples p = present_samples(d.series->mono_ns, memory);
-  if (p.time_ns.size() < 8) return false;
+  if (p.time_ns.size() < 12) return false;
   constexpr int kParts = 4;
   constexpr double kShareOfGrowth = 0.1;
   const std::int64_t span_ns = p.time_ns.back() - p.time_ns.front();
@@ -149,8 +143,7 @@ bool grows_in_every_quarter(const DeviceView& d, double growth_bytes) {
     const std::int64_t until_ns = p.time_ns.front() + span_ns * part / kParts;
     auto end = static_cast<std::size_t>(std::upper_bound(p.time_ns.begin(), p.time_ns.end(), until_ns) - p.time_ns.begin());
     if (part == kParts) end = p.time_ns.size();
-    const auto grown = fitted_growth(std::span(p.time_ns).subspan(begin, end - begin),
-                                     std::span(p.value).subspan(begin, end - begin));
+    const auto grown = part_growth(std::span<const double>(p.value).subspan(begin, end - begin));
     if (!grown || *grown < kShareOfGrowth * growth_bytes) return false;
     begin = end;
   }

@@ -93,7 +93,7 @@ TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
   // A healthy whole run, but the live advisor saw an imbalance for 40 s and
   // a batch that could grow for 10 s (under half the 60 s window).
   Window w(120);
-  w.gpu(0, busy(), flat(75 * kGiB));
+  w.gpu(0, busy(), flat(60 * kGiB));
   w.data.events.push_back(at(50, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
   w.data.events.push_back(at(90, "advisory", "cleared balance.imbalance"));
   w.data.events.push_back(at(95, "advisory", "critical util.low GPU 0: short", 0));
@@ -101,13 +101,13 @@ TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
   const RunReport report = build_report(w.data);
   const RunVerdict v = finished_run_verdict(w.data, report, 120, {});
   EXPECT_EQ(v.word, "warning");
-  ASSERT_EQ(v.advisories.size(), 1u) << ::testing::PrintToString(ids(v.advisories));
+  ASSERT_EQ(v.advisories.size(), 1u) << ::testing::PrintToString(ids(v.advisories)) << v.advisories.back().summary;
   EXPECT_EQ(v.advisories[0].id, "balance.imbalance");
   EXPECT_EQ(v.advisories[0].summary, "GPU utilization is uneven");
   EXPECT_DOUBLE_EQ(evidence(v.advisories[0], "raised_during_recording_s")->value, 40);
   // Nothing recorded, nothing found: "ok", the one word for it.
   Window quiet(120);
-  quiet.gpu(0, busy(), flat(75 * kGiB));
+  quiet.gpu(0, busy(), flat(60 * kGiB));
   EXPECT_EQ(finished_run_verdict(quiet.data, build_report(quiet.data), 120, {}).word, "ok");
   EXPECT_EQ(verdict_word({}), "ok");
 }
