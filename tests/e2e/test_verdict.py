@@ -16,7 +16,7 @@ UNEVEN = QUICK + ";gpu_count=2;gpu0.util=95;gpu1.util=40;gpu0.mem_used_mib=65000
 
 
 def ids_of(advisories):
-    return [(a["id"], a["gpu"]) for a in advisories]
+    return [(a["id"], a["device"]) for a in advisories]
 
 
 class OneVerdict(GpuwatchTestCase):
@@ -67,6 +67,9 @@ class OneVerdict(GpuwatchTestCase):
         api = json.loads(self.get(f"{base}/api/runs/{s['run']['id']}/report"))
         out["serve report"] = (api["verdict"], ids_of(api["advisories"]))
         base = self.started("exporter", "--interval", "0.2", "--run", run, **env)
+        # The run's series come with the first sample the exporter publishes.
+        self.wait_for(lambda: "gpuwatch_run_advisories{" in self.get(base + "/metrics"), timeout=20,
+                      what="the run's series")
         text = self.get(base + "/metrics")
         found = []
         worst = "ok"
