@@ -9,18 +9,21 @@
 
 namespace gpuwatch {
 
-std::string end_summary(Store& store, const RunInfo& run, const RunReport& report, const AdvisorConfig& config) {
-  std::vector<Advisory> advisories;
-  std::string note;
+std::string judge_finished_run(Store& store, const RunInfo& run, RunReport& report, const AdvisorConfig& config) {
   try {
     // The finished run's verdict, the one `status RUN` gives afterwards.
-    advisories = stored_run_verdict(run, [&](const LoadOptions& o) { return store.load(run, o); }, config,
-                                    stored_run_end_mono_ns(run))
-                     .advisories;
+    const RunVerdict verdict = stored_run_verdict(run, [&](const LoadOptions& o) { return store.load(run, o); },
+                                                  config, stored_run_end_mono_ns(run));
+    report.verdict = verdict.word;
+    report.advisories = verdict.advisories;
+    return {};
   } catch (const std::exception& e) {
-    note = fmt::format("(no advisories: {})\n", e.what());
+    return fmt::format("(no advisories: {})\n", e.what());
   }
-  return render_report_summary(report, advisories) + note;
+}
+
+std::string end_summary(const RunReport& report, const std::string& note) {
+  return render_report_summary(report, report.advisories) + note;
 }
 
 }  // namespace gpuwatch

@@ -421,10 +421,11 @@ int run_record(const RecordOptions& o) {
       if (!end_stored) stored = with_outcome(std::move(stored), run);
       RunData base = load_run_base(*store, stored);
       base.run = stored;  // the load reads the run's row again, without the outcome it could not take
-      const RunReport report = build_report(base, StoredColumns(o.store_path, stored));
+      RunReport report = build_report(base, StoredColumns(o.store_path, stored));
+      const std::string note = judge_finished_run(*store, stored, report, o.advisor);
       const std::string text = render_report_text(report);
       if (o.summary) {
-        const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
+        const std::string shown = o.full_report ? text + note : end_summary(report, note);
         write_terminal_text(stderr, "\n" + shown);
       }
       if (o.output_dir || o.compare_with) {

@@ -241,8 +241,8 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
     }
   }
   while (host_i < run.host.mono_ns.size()) formatter->host(buf, host_sample_at(run.host, host_i++), start);
-  for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   for (const Event& e : run.events) formatter->event(buf, e, start);
+  for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   emit(buf);
 }
 
