@@ -124,5 +124,18 @@ TEST(RunVerdict, AnAdvisoryFoundBothWaysKeepsTheWholeRunsNumbersAtTheHigherSever
   EXPECT_EQ(v.word, "critical");
 }
 
+TEST(RunVerdict, ALeakAcrossEpochsIsALeakWhoeverAsks) {
+  // Issue 23: the end summary (the last window, without the epochs) said
+  // memory.growing where `status` (with them) said memory.leak. The finished
+  // run's verdict judges the whole run with every epoch: one answer.
+  Window w(300);
+  w.gpu(0, busy(), [](double t) { return (40 + t / 30) * kGiB; });
+  for (int epoch = 0; epoch < 15; ++epoch) w.event(epoch * 20.0, "epoch", std::to_string(epoch));
+  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 300, {});
+  EXPECT_TRUE(find(v.advisories, "memory.leak")) << ::testing::PrintToString(ids(v.advisories));
+  EXPECT_EQ(find(v.advisories, "memory.growing"), nullptr);
+  EXPECT_EQ(v.word, "warning");
+}
+
 }  // namespace
 }  // namespace gpuwatch
