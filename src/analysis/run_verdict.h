@@ -14,6 +14,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/advisory.h"
 #include "analysis/advisor/config.h"
+#include "analysis/advisor/recorded.h"
 #include "analysis/run_report.h"
 #include "core/run.h"
 
@@ -23,9 +24,6 @@ namespace gpuwatch {
 // the run with, as format_advisor_config() writes it. Events travel with the
 // run (store, jsonl export and import), so the config does too.
 inline constexpr std::string_view kAdvisorConfigEventKind = "advisor_config";
-// The events the live advisor stores as its advisories change
-// ("warning balance.imbalance GPU 1: ...", "cleared balance.imbalance GPU 1").
-inline constexpr std::string_view kAdvisoryEventKind = "advisory";
 
 // The config the run was recorded with (its last advisor_config event);
 // nullopt when it has none (recorded before, imported from a seed file) or
@@ -37,13 +35,6 @@ std::optional<AdvisorConfig> recorded_advisor_config(const std::vector<Event>& e
 // (the user's config file or the defaults).
 AdvisorConfig advisor_config_for_run(const std::vector<Event>& events, const AdvisorConfig& fallback, bool given);
 
-// One advisory the live advisor raised during recording, replayed from the
-// run's advisory events: how long it was raised in all, at its most severe.
-struct RecordedAdvisory {
-  Advisory advisory;      // id, device, the most severe severity, the last summary
-  double raised_s = 0;    // total time raised (to the run's end when never cleared)
-};
-std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& events, std::int64_t end_mono_ns);
 
 // A recorded advisory counts in a finished run's verdict when it was raised
 // at least this long: half the advisor's window (30 s by default). A shorter
