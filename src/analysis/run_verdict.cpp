@@ -53,12 +53,14 @@ RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_rep
       if (!same->explained_by && rank(r.advisory.severity) > rank(same->severity)) same->severity = r.advisory.severity;
       continue;
     }
-    r.advisory.action = std::string(next_action(r.advisory.id));
     r.advisory.evidence.push_back({"raised_during_recording_s", r.raised_s, "seconds"});
     r.advisory.suggestion = "Raised while the run was recorded (`gpuwatch record --advise`); see the advisory "
                             "events in `gpuwatch report`.";
     v.advisories.push_back(std::move(r.advisory));
   }
+  // Recorded ones join the causal model too: a cause explains them, or they
+  // explain the whole run's (relate_causes() leaves links already made).
+  relate_causes(v.advisories);
   order_advisories(v.advisories);
   v.word = verdict_word(v.advisories);
   return v;

@@ -35,7 +35,6 @@ std::optional<AdvisorConfig> recorded_advisor_config(const std::vector<Event>& e
 // (the user's config file or the defaults).
 AdvisorConfig advisor_config_for_run(const std::vector<Event>& events, const AdvisorConfig& fallback, bool given);
 
-
 // A recorded advisory counts in a finished run's verdict when it was raised
 // at least this long: half the advisor's window (30 s by default). A shorter
 // one was a passing moment the window itself had already dropped.
@@ -53,7 +52,8 @@ std::string verdict_word(const std::vector<Advisory>& advisories);
 // A finished run's verdict: advise() over the whole run (`whole`, its
 // report, every epoch), merged with the advisories recorded during the run
 // that were raised for at least recorded_advisory_min_s(); an advisory
-// found both ways keeps the whole run's numbers at the higher severity.
+// found both ways keeps the whole run's numbers at the higher severity;
+// then the causal model relates them all (analysis/advisor/causes.h).
 RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_report, double age_s,
                                 const AdvisorConfig& config);
 

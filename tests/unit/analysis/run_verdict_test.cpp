@@ -124,6 +124,25 @@ TEST(RunVerdict, AnAdvisoryFoundBothWaysKeepsTheWholeRunsNumbersAtTheHigherSever
   EXPECT_EQ(v.word, "critical");
 }
 
+TEST(RunVerdict, ARecordedCauseExplainsTheWholeRunsConsequence) {
+  // The whole run holds 30 % of memory (memory.batch_too_small); while it was
+  // recorded the GPU waited for its input: the cause heads the verdict and
+  // the batch size waits for it, as the live advisor said.
+  Window w(120);
+  w.gpu(0, busy(), flat(30 * kGiB), 100 * kGiB);
+  w.data.events.push_back(at(10, "advisory", "warning util.input_bound GPU 0: waits for its input", 0));
+  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 120, {});
+  ASSERT_GE(v.advisories.size(), 2u) << ::testing::PrintToString(ids(v.advisories));
+  EXPECT_EQ(v.advisories[0].id, "util.input_bound");
+  EXPECT_EQ(v.advisories[0].action, "feed_faster");
+  const Advisory* batch = find(v.advisories, "memory.batch_too_small");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->severity, Severity::Info);
+  ASSERT_TRUE(batch->explained_by);
+  EXPECT_EQ(batch->explained_by->id, "util.input_bound");
+  EXPECT_EQ(v.word, "warning");
+}
+
 TEST(RunVerdict, ALeakAcrossEpochsIsALeakWhoeverAsks) {
   // Issue 23: the end summary (the last window, without the epochs) said
   // memory.growing where `status` (with them) said memory.leak. The finished
