@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/rollup_stats.h"
+#include "analysis/run_verdict.h"
 
 namespace gpuwatch {
 
@@ -291,13 +292,16 @@ std::optional<BalanceReport> balance_of(const std::vector<const DeviceReport*>& 
 // The report's events: all but the dense annotations, and of a kind with
 // more than kEventsKeptPerKind its first and last halves of that.
 void keep_events(std::span<const Event> events, RunReport& report) {
+  // The advisor config the run was recorded with is a file's text, not a
+  // moment of the run: the verdict uses it, the event list does not show it.
+  const auto shown = [](const Event& e) { return !is_dense_annotation(e) && e.kind != kAdvisorConfigEventKind; };
   std::unordered_map<std::string_view, std::size_t> total;
   for (const Event& e : events) {
-    if (!is_dense_annotation(e)) ++total[e.kind];
+    if (shown(e)) ++total[e.kind];
   }
   std::unordered_map<std::string_view, std::size_t> seen;
   for (const Event& e : events) {
-    if (is_dense_annotation(e)) continue;
+    if (!shown(e)) continue;
     const std::size_t n = total[e.kind];
     const std::size_t i = seen[e.kind]++;
     if (n <= kEventsKeptPerKind || i < kEventsKeptPerKind / 2 || i >= n - kEventsKeptPerKind / 2) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/advisor/advisory.h"
 #include "analysis/energy.h"
 #include "analysis/idle_gaps.h"
 #include "analysis/job_gpus.h"
@@ -81,6 +82,11 @@ struct RunReport {
   // or epochs do not crowd out a lost GPU. What was left out, per kind:
   std::vector<Event> events;
   std::map<std::string, std::size_t> events_omitted;
+  // The run's verdict (analysis/run_verdict.h) when the caller judged it
+  // (`report`, serve's report): "ok" or the highest severity, and the
+  // advisories it rests on. build_report() leaves it unset.
+  std::optional<std::string> verdict;
+  std::vector<Advisory> advisories;
 
   [[nodiscard]] const Summary* find_host(HostMetric m) const;
 };

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "analysis/run_verdict.h"
 #include "analysis/training.h"
 
 namespace gpuwatch {
@@ -84,12 +85,7 @@ RunStatusReport build_run_status(const RunStatusInput& in) {
   s.step_timing_now = sum_step_timing(timing, in.now_end_mono_ns - window_ns, in.now_end_mono_ns + 1);
   s.step_timing_run = sum_step_timing(timing, std::numeric_limits<std::int64_t>::min(), in.now_end_mono_ns + 1);
   s.advisories = in.advisories;
-  s.verdict = "ok";
-  if (!s.advisories.empty()) {
-    const auto worst = std::max_element(s.advisories.begin(), s.advisories.end(),
-                                        [](const Advisory& a, const Advisory& b) { return a.severity < b.severity; });
-    s.verdict = std::string(to_string(worst->severity));
-  }
+  s.verdict = verdict_word(s.advisories);
   return s;
 }
 

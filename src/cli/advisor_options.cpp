@@ -57,4 +57,8 @@ AdvisorConfig advisor_config(const AdvisorFlags& flags) {
   return config;
 }
 
+AdvisorChoice advisor_choice(const AdvisorFlags& flags) {
+  return AdvisorChoice{advisor_config(flags), !flags.config_file.empty() || !flags.model_size.empty(), std::nullopt};
+}
+
 }  // namespace gpuwatch::cli

@@ -1,6 +1,7 @@
 // The advisor's flags, shared by `record --advise` and `status`.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,5 +21,16 @@ void add_advisor_options(CLI::App& cmd, AdvisorFlags& flags);
 // ~/.config/...) when it exists or the --advisor-config file, then
 // --model-size. Throws std::runtime_error naming the file and line.
 AdvisorConfig advisor_config(const AdvisorFlags& flags);
+
+// What a reader of a stored run judges it with: the config the run was
+// recorded with (analysis/run_verdict.h) unless the user named one here
+// (`given`: --advisor-config or --model-size); `config` (advisor_config())
+// for runs recorded without one. window_s: status --window, applied last.
+struct AdvisorChoice {
+  AdvisorConfig config;
+  bool given = false;
+  std::optional<double> window_s;
+};
+AdvisorChoice advisor_choice(const AdvisorFlags& flags);
 
 }  // namespace gpuwatch::cli

@@ -1,11 +1,13 @@
 #include <fmt/format.h>
 
 #include "analysis/run_report.h"
+#include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/run_selection.h"
 #include "cli/run_source.h"
+#include "cli/run_status_source.h"
 #include "render/job_report.h"
 #include "render/report.h"
 #include "render/run_group.h"
@@ -21,6 +23,7 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string format = "text";
     std::string group;
     std::string job;
+    AdvisorFlags advisor;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp);
@@ -32,6 +35,7 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--job", flags->job,
                   "Instead of one run: the job across nodes, every run of this job id (record --job, Slurm's or\n"
                   "torchelastic's) in the stores given, with the nodes' load balance and the straggler node");
+  add_advisor_options(*cmd, flags->advisor);
   add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
     if (!flags->job.empty()) {
@@ -49,7 +53,12 @@ void add_report(CLI::App& app, int& exit_code) {
       return;
     }
     if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB, or --job ID)");
-    const RunReport report = report_run(flags->run, flags->store);
+    RunReport report = report_run(flags->run, flags->store);
+    // The verdict `status` gives, from the same function: one per run.
+    const RunStatusReport status =
+        run_status(RunReader(flags->run, flags->store), advisor_choice(flags->advisor), std::nullopt, false);
+    report.verdict = status.verdict;
+    report.advisories = status.advisories;
     if (flags->format == "json") {
       print_output(render_report_json(report));
     } else if (flags->format == "markdown") {

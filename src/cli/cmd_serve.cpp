@@ -91,7 +91,9 @@ void add_serve(CLI::App& app, int& exit_code) {
       throw CLI::ValidationError("--listen", e.what());
     }
     options.stores = StoreList(flags->store).paths();
-    options.advisor = advisor_config(flags->advisor);
+    const AdvisorChoice advisor = advisor_choice(flags->advisor);
+    options.advisor = advisor.config;
+    options.advisor_given = advisor.given;
     options.max_connections = flags->max_connections;
     std::string token_source;
     options.token = given_token(flags->token, flags->token_file, token_source);

@@ -44,17 +44,17 @@ void add_status(CLI::App& app, int& exit_code) {
   add_advisor_options(*cmd, flags->advisor);
   add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
-    AdvisorConfig config = advisor_config(flags->advisor);
+    AdvisorChoice advisor = advisor_choice(flags->advisor);
     if (flags->print_config) {
-      print_output(format_advisor_config(config));
+      print_output(format_advisor_config(advisor.config));
       exit_code = 0;
       return;
     }
-    if (flags->window_s > 0) config.window_s = flags->window_s;
+    if (flags->window_s > 0) advisor.window_s = flags->window_s;
     const RunReader reader(flags->run, flags->store);
     const bool remember = reader.stored() && !flags->no_remember;
     const std::optional<double> since = flags->since_s > 0 ? std::optional(flags->since_s) : std::nullopt;
-    const RunStatusReport status = run_status(reader, config, since, remember);
+    const RunStatusReport status = run_status(reader, advisor, since, remember);
     print_output(flags->format == "json" ? render_run_status_json(status) : render_run_status_text(status));
     if (remember) remember_check(reader.run().id, reader.end_mono_ns());
     exit_code = 0;

@@ -36,17 +36,19 @@ Windows choose_windows(const RunReader& reader, std::int64_t window_ns, std::opt
 
 }  // namespace
 
-RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config, std::optional<double> since_s,
+RunStatusReport run_status(const RunReader& reader, const AdvisorChoice& advisor, std::optional<double> since_s,
                            bool remembered) {
+  const RunRead read = [&reader](const LoadOptions& o) { return reader.read(o); };
+  AdvisorConfig config = run_advisor_config(read, advisor.config, advisor.given);
+  if (advisor.window_s) config.window_s = *advisor.window_s;
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   const Windows w = choose_windows(reader, window_ns, since_s, remembered);
-  return status_over_windows(reader.run(), [&reader](const LoadOptions& o) { return reader.read(o); },
-                             StatusWindows{w.now_end, w.before_end}, config);
+  return status_over_windows(reader.run(), read, StatusWindows{w.now_end, w.before_end}, config);
 }
 
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
-                                                  const AdvisorConfig& config) {
-  if (!run_ref.empty()) return run_status(RunReader(run_ref, store_flag), config, std::nullopt, false);
+                                                  const AdvisorChoice& advisor) {
+  if (!run_ref.empty()) return run_status(RunReader(run_ref, store_flag), advisor, std::nullopt, false);
   const auto path = store_path(store_flag);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
@@ -57,7 +59,7 @@ std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, co
   const auto it = std::find_if(runs.rbegin(), runs.rend(),
                                [](const RunInfo& r) { return r.status == RunStatus::Recording; });
   if (it == runs.rend()) return std::nullopt;
-  return run_status(RunReader(std::move(store), *it), config, std::nullopt, false);
+  return run_status(RunReader(std::move(store), *it), advisor, std::nullopt, false);
 }
 
 void add_watched_run_options(CLI::App& cmd, WatchedRunFlags& flags, std::string_view shown_as) {
@@ -71,9 +73,9 @@ void add_watched_run_options(CLI::App& cmd, WatchedRunFlags& flags, std::string_
 std::function<std::optional<RunStatusReport>()> watched_run_reader(const WatchedRunFlags& flags) {
   if (flags.no_run && !flags.run.empty()) throw CLI::ValidationError("--no-run", "excludes --run");
   if (flags.no_run) return {};
-  const AdvisorConfig config = advisor_config(flags.advisor);
-  if (!flags.run.empty()) (void)watched_run_status(flags.run, flags.store, config);
-  return [run = flags.run, store = flags.store, config] { return watched_run_status(run, store, config); };
+  const AdvisorChoice advisor = advisor_choice(flags.advisor);
+  if (!flags.run.empty()) (void)watched_run_status(flags.run, flags.store, advisor);
+  return [run = flags.run, store = flags.store, advisor] { return watched_run_status(run, store, advisor); };
 }
 
 }  // namespace gpuwatch::cli

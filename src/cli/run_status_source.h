@@ -17,8 +17,9 @@ namespace gpuwatch::cli {
 
 // The status of the run `reader` reads. The reference ("before") window ends
 // `since_s` before the data's end, else at the caller's last check when
-// `remembered`, else one window before.
-RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config, std::optional<double> since_s,
+// `remembered`, else one window before. Judged with the run's own advisor
+// config unless the user gave one (AdvisorChoice).
+RunStatusReport run_status(const RunReader& reader, const AdvisorChoice& advisor, std::optional<double> since_s,
                            bool remembered);
 
 // For `top`: the status of RUN, or with run_ref empty of the store's latest
@@ -26,7 +27,7 @@ RunStatusReport run_status(const RunReader& reader, const AdvisorConfig& config,
 // the store on a read-only connection, which never blocks its writer.
 // Throws StoreError (or an import error) for a RUN that names nothing.
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,
-                                                  const AdvisorConfig& config);
+                                                  const AdvisorChoice& advisor);
 
 // --run, --no-run, --store and the advisor's options of a live view that
 // shows the recording run beside the GPUs (top, exporter).

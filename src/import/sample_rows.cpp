@@ -108,6 +108,21 @@ bool read_process_record(dom::object record, RunBuilder& builder, ImportNotes& n
   return true;
 }
 
+// An event line of a jsonl export (annotations, advisories, the advisor
+// config the run was recorded with); false (with the reason) without a kind.
+bool read_event_record(dom::object record, std::size_t time, RunBuilder& builder, ImportNotes& notes,
+                       std::string_view& why) {
+  const std::string_view kind = checked_name(string_field(record, "kind"), "kind", notes);
+  if (kind.empty()) {
+    why = "an event without its kind";
+    return false;
+  }
+  const auto index = field(record, "gpu_index");
+  const auto gpu = index ? gpu_index_of(*index, notes) : std::nullopt;
+  builder.add_event(time, gpu, kind, string_field(record, "message"));
+  return true;
+}
+
 // One JSON lines record; false (with the reason) when it is unusable.
 bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& notes, std::string_view& why) {
   if (string_field(record, "type") == "process") return read_process_record(record, builder, notes, why);
@@ -118,6 +133,7 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
   }
   const auto elapsed_s = number_field(record, "elapsed_s", notes);
   const std::string_view type = string_field(record, "type");
+  if (type == "event") return read_event_record(record, builder.add_time(*wall_ns, elapsed_s), builder, notes, why);
   if (type == "host") {
     HostValues values;
     read_metrics<HostMetric>(record, kHostMetrics, {"type", "timestamp", "wall_ns", "elapsed_s", "core_percent"},

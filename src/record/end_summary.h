@@ -1,6 +1,7 @@
 // What `record` prints at its end: the short summary (render/report.h) with
-// the advisor's verdict on the run's last window, the one `gpuwatch status
-// RUN` gives, so that the two never disagree.
+// the finished run's verdict (stored_run_verdict(): the whole run and the
+// advisories raised while recording), the one `gpuwatch status RUN` gives,
+// so that the two never disagree.
 #pragma once
 
 #include <string>
@@ -11,8 +12,12 @@
 
 namespace gpuwatch {
 
-// `report` is the whole run's, already built. Reads the last window from the
-// store; if that fails the summary goes without advisories, with a note.
-std::string end_summary(Store& store, const RunInfo& run, const RunReport& report, const AdvisorConfig& config);
+// Sets report.verdict and report.advisories (`report` is the whole run's,
+// already built), reading the run from the store. If that fails the report
+// goes without them; the returned note says why (empty when it worked).
+std::string judge_finished_run(Store& store, const RunInfo& run, RunReport& report, const AdvisorConfig& config);
+
+// The short summary of a report judge_finished_run() judged, with its note.
+std::string end_summary(const RunReport& report, const std::string& note);
 
 }  // namespace gpuwatch

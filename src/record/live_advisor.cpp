@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/advisor/recorded.h"
 #include "analysis/run_report.h"
 #include "analysis/training.h"
 #include "core/durations.h"
@@ -20,13 +21,6 @@ DeviceSeries* series_of(RunData& data, int device_index) {
     if (s.info.index == device_index) return &s;
   }
   return nullptr;
-}
-
-std::string advisory_event_message(const AdvisoryChange& c) {
-  const Advisory& a = c.advisory;
-  const std::string gpu = a.device_index ? fmt::format(" GPU {}", *a.device_index) : std::string();
-  if (c.kind == ChangeKind::Cleared) return fmt::format("cleared {}{}", a.id, gpu);
-  return fmt::format("{} {}{}: {}", to_string(a.severity), a.id, gpu, a.summary);
 }
 
 }  // namespace
@@ -131,7 +125,7 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
     std::fflush(options_.out);
   }
   for (const AdvisoryChange& c : changes) {
-    stored.push_back(Event{time, c.advisory.device_index, "advisory", advisory_event_message(c)});
+    stored.push_back(Event{time, c.advisory.device_index, std::string(kAdvisoryEventKind), advisory_event_message(c)});
   }
   act_on_underuse(time.mono_ns, report);
   act_on_hang(time.mono_ns);

@@ -22,6 +22,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
+#include "analysis/run_verdict.h"
 #include "core/atomic_file.h"
 #include "core/device_event_kinds.h"
 #include "core/host_name.h"
@@ -355,6 +356,9 @@ int run_record(const RecordOptions& o) {
   try {
     store->begin_run(run, watcher.devices(gpus.recorded));
     sink.track_job_gpus(JobGpuTracker(gpus.job, gpus.recorded), start);
+    // The thresholds the end summary judges with, kept with the run so that
+    // `status`, `report`, `top`, `serve` and the exporter judge it alike.
+    sink.post_event(Event{start, std::nullopt, std::string(kAdvisorConfigEventKind), format_advisor_config(o.advisor)});
   } catch (...) {
     // Nothing could be recorded: do not leave the command running unwatched.
     if (child) {
@@ -438,10 +442,11 @@ int run_record(const RecordOptions& o) {
       if (!end_stored) stored = with_outcome(std::move(stored), run);
       RunData base = load_run_base(*store, stored);
       base.run = stored;  // the load reads the run's row again, without the outcome it could not take
-      const RunReport report = build_report(base, StoredColumns(o.store_path, stored));
+      RunReport report = build_report(base, StoredColumns(o.store_path, stored));
+      const std::string note = judge_finished_run(*store, stored, report, o.advisor);
       const std::string text = render_report_text(report);
       if (o.summary) {
-        const std::string shown = o.full_report ? text : end_summary(*store, stored, report, o.advisor);
+        const std::string shown = o.full_report ? text + note : end_summary(report, note);
         write_terminal_text(stderr, "\n" + shown);
       }
       if (o.output_dir || o.compare_with) {

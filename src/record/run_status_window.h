@@ -10,6 +10,7 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/run_status.h"
+#include "analysis/run_verdict.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -23,8 +24,22 @@ struct StatusWindows {
   std::optional<std::int64_t> before_end_mono_ns;
 };
 
+// A live run's advisories are the advisor's over "now"; a finished one's
+// are stored_run_verdict()'s, so that every surface gives one verdict.
 RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, const StatusWindows& windows,
                                     const AdvisorConfig& config);
+
+// A finished run's verdict (analysis/run_verdict.h) over all of it, as
+// `record`'s end summary, `status`, `report`, `top`, `serve` and the
+// exporter give it. end_mono_ns: where its data ends (stored_run_end_mono_ns()
+// of a stored run, the last sample of a file).
+RunVerdict stored_run_verdict(const RunInfo& run, const RunRead& read, const AdvisorConfig& config,
+                              std::int64_t end_mono_ns);
+
+// The config to judge `run` with: `fallback` when the user gave it (`given`),
+// else the one the run was recorded with, else `fallback`. Reads the run's
+// events only.
+AdvisorConfig run_advisor_config(const RunRead& read, const AdvisorConfig& fallback, bool given);
 
 // Where a stored run's data ends on its own clock: its end, or the
 // recorder's last commit while it records.

@@ -20,7 +20,8 @@ std::string render_report_markdown(const RunReport& report);
 std::string render_report_json(const RunReport& report);
 
 // What `record` prints at its end unless --full: the outcome, a verdict
-// ("healthy", or the outcome and top problem), a row per GPU (utilization
+// ("ok", or the outcome and the verdict word with the advisory it names
+// first: the same verdict `status` gives), a row per GPU (utilization
 // mean, memory peak of total, power mean), energy, training progress, the
 // top kSummaryItems advisories (then whole-run findings no advisory names),
 // and the command for the full report. Bounded whatever the run: with more

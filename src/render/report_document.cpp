@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "render/advisories.h"
 #include "render/document.h"
 #include "render/job.h"
 #include "render/report.h"
@@ -302,6 +303,20 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
   add_events(doc, r);
 }
 
+// The verdict `status` and `record`'s summary give, when the caller judged
+// the run: the same advisories, rendered alike.
+void add_verdict(Document& doc, const RunReport& r) {
+  if (!r.verdict) return;
+  doc.heading("Verdict: " + *r.verdict);
+  if (r.advisories.empty()) doc.line("No advisory: nothing to act on.");
+  const std::string text = advisories_text(r.advisories);
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t end = std::min(text.find('\n', begin), text.size());
+    doc.line(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+}
+
 Document report_document(const RunReport& r) {
   Document doc;
   const RunInfo& run = r.run;
@@ -327,6 +342,7 @@ Document report_document(const RunReport& r) {
   if (const std::string job = describe_job_gpus(r.job_gpus, run, recorded); !job.empty()) {
     doc.line(fmt::format("Job GPUs  {}", job));
   }
+  add_verdict(doc, r);
   for (const DeviceReport& d : r.devices) add_device(doc, d, run.start_mono_ns);
   if (r.devices.empty()) {
     doc.heading("GPUs");

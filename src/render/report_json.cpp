@@ -1,3 +1,4 @@
+#include "render/advisories.h"
 #include "render/job.h"
 #include "render/json_writer.h"
 #include "render/report.h"
@@ -112,6 +113,15 @@ std::string render_report_json(const RunReport& r) {
   w.begin_object();
   w.field("schema_version", kReportSchemaVersion);
   write_run(w, r.run, r.wall_duration_s);
+  // The verdict every surface gives (analysis/run_verdict.h); null when the
+  // caller did not judge the run.
+  w.field("verdict", r.verdict);
+  w.key("advisories");
+  if (r.verdict) {
+    write_advisories_json(w, r.advisories);
+  } else {
+    w.null();
+  }
   write_job_gpus_json(w, r.job_gpus);
   w.key("devices").begin_array();
   for (const DeviceReport& d : r.devices) write_device(w, d, r.run);

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "analysis/run_verdict.h"
 #include "render/document.h"
 #include "render/report.h"
 #include "render/step_timing.h"
@@ -79,10 +80,12 @@ std::vector<Finding> findings(const RunReport& r) {
   return out;
 }
 
+std::string label_of(const Advisory& a) { return to_string(AdvisoryRef{a.id, a.device_index}); }
+
 std::vector<Item> items(const RunReport& r, std::span<const Advisory> advisories) {
   std::vector<Item> out;
   for (const Advisory& a : advisories) {
-    out.push_back({a.severity, a.id + (a.device_index ? fmt::format(" GPU {}", *a.device_index) : ""), a.summary});
+    out.push_back({a.severity, label_of(a), a.summary});
   }
   for (Finding& f : findings(r)) {
     if (!said_by_advisory(advisories, f)) out.push_back(std::move(f.item));
@@ -96,14 +99,17 @@ bool failed(const RunInfo& run) {
          run.end_reason == "underuse" || run.end_reason == "hung";
 }
 
-std::string verdict(const RunInfo& run, const std::vector<Item>& found) {
+// The run's verdict word (analysis/run_verdict.h: "ok" when nothing is to
+// act on, the same word `status` gives) with the advisory it names first,
+// after the outcome when the command failed.
+std::string verdict(const RunInfo& run, std::span<const Advisory> advisories, bool notes) {
   std::vector<std::string> problems;
   if (failed(run)) problems.push_back(describe_outcome(run));
-  if (!found.empty() && found.front().severity != Severity::Info) {
-    const Item& top = found.front();
-    problems.push_back(fmt::format("{}: {}", to_string(top.severity), top.label));
+  if (!advisories.empty()) {
+    const std::vector<Advisory> all(advisories.begin(), advisories.end());
+    problems.push_back(fmt::format("{}: {}", verdict_word(all), label_of(advisories.front())));
   }
-  if (problems.empty()) return found.empty() ? "healthy" : "healthy (notes below)";
+  if (problems.empty()) return notes ? "ok (notes below)" : "ok";
   std::string s;
   for (const std::string& p : problems) s += (s.empty() ? "" : "; ") + p;
   return s;
@@ -211,7 +217,7 @@ std::string render_report_summary(const RunReport& r, std::span<const Advisory> 
   Document doc;
   doc.title(fmt::format("Run {}  {}  {} after {}", run.id, run.name.empty() ? "-" : run.name, describe_outcome(run),
                         human_duration(r.wall_duration_s)));
-  doc.line("verdict: " + verdict(run, found));
+  doc.line("verdict: " + verdict(run, advisories, !found.empty()));
   add_gpus(doc, r);
   // Only when some recorded GPU was not the job's: then the reader must know.
   if (std::any_of(r.devices.begin(), r.devices.end(),

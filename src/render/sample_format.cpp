@@ -104,6 +104,19 @@ class JsonLinesFormatter final : public SampleFormatter {
     w.end_object();
     out.push_back('\n');
   }
+  void event(std::string& out, const Event& e, std::int64_t start) override {
+    JsonWriter w(out);
+    w.begin_object();
+    w.field("type", "event");
+    w.field("timestamp", iso_utc_ms(e.time.wall_ns));
+    w.field("wall_ns", e.time.wall_ns);
+    w.field("elapsed_s", elapsed_s(e.time, start));
+    w.field("gpu_index", e.device_index);
+    w.field("kind", e.kind);
+    w.field("message", e.message);
+    w.end_object();
+    out.push_back('\n');
+  }
 };
 
 std::string csv_field(std::string_view s) {

@@ -27,6 +27,11 @@ class SampleFormatter {
   // A process the drivers listed during the run, after every sample row:
   // only formats that can mix row kinds print them.
   virtual void process(std::string& /*out*/, const ProcessRecord& /*process*/) {}
+  // One of the run's events (annotations, advisories, the advisor config it
+  // was recorded with), among the rows at its time: only formats that can
+  // mix row kinds print them, so that an imported export is judged as the
+  // run was.
+  virtual void event(std::string& /*out*/, const Event& /*event*/, std::int64_t /*start_mono_ns*/) {}
   // For a stored run: the rows before this first slow read get it too (SlowCarry::carry_back).
   void carry_back(const DeviceSample& first_read) { carry_.carry_back(first_read); }
 

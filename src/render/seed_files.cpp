@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/utf8.h"
@@ -227,20 +228,34 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   carry_back_first_reads(run, std::nullopt, [&formatter](const DeviceSample& read) { formatter->carry_back(read); });
   formatter->begin(buf);
   const std::int64_t start = run.run.start_mono_ns;
+  // Events interleave by their wall time (only jsonl prints them): an event
+  // stamped as the run began can read a few ms later on the wall clock than
+  // the first sample, whose wall time the sampler derives from its tick.
+  std::vector<const Event*> events;
+  for (const Event& e : run.events) events.push_back(&e);
+  std::stable_sort(events.begin(), events.end(),
+                   [](const Event* a, const Event* b) { return a->time.wall_ns < b->time.wall_ns; });
   std::size_t host_i = 0;
-  for (const RowRef& r : rows_by_time(run, std::nullopt)) {
+  std::size_t event_i = 0;
+  const auto until = [&](std::int64_t mono_ns, std::int64_t wall_ns) {
     // Host rows interleave by time (only jsonl prints them).
-    while (host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= r.mono_ns) {
+    while (host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= mono_ns) {
       formatter->host(buf, host_sample_at(run.host, host_i++), start);
     }
+    while (event_i < events.size() && events[event_i]->time.wall_ns <= wall_ns) {
+      formatter->event(buf, *events[event_i++], start);
+    }
+  };
+  for (const RowRef& r : rows_by_time(run, std::nullopt)) {
     const DeviceSeries& s = run.devices[r.device];
+    until(r.mono_ns, r.row < s.wall_ns.size() ? s.wall_ns[r.row] : run.run.start_wall_ns + (r.mono_ns - start));
     formatter->device(buf, device_sample_at(s, r.row), s.info, start);
     if (buf.size() > (1 << 16)) {
       emit(buf);
       buf.clear();
     }
   }
-  while (host_i < run.host.mono_ns.size()) formatter->host(buf, host_sample_at(run.host, host_i++), start);
+  until(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
   for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   emit(buf);
 }

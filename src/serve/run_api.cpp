@@ -336,24 +336,36 @@ std::string host_series_json(StorePools& stores, std::string_view run_ref, const
   return out;
 }
 
-std::string report_json(StorePools& stores, std::string_view run_ref) {
-  const StorePools::Found found = stores.find(run_ref);
-  const RunInfo& run = found.run;
-  // Read-only: a run without rollups is reported from its chunks.
-  return render_report_json(
-      build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run)));
-}
+namespace {
 
-std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config) {
-  const StorePools::Found found = stores.find(run_ref);
+RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfig& fallback, bool config_given) {
   const RunInfo& run = found.run;
+  Store& s = *found.store;
+  const RunRead read = [&s, &run](const LoadOptions& o) { return s.load(run, o); };
+  const AdvisorConfig config = run_advisor_config(read, fallback, config_given);
   StatusWindows windows;
   windows.now_end_mono_ns = stored_run_end_mono_ns(run);
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   if (windows.now_end_mono_ns - window_ns > run.start_mono_ns) windows.before_end_mono_ns = windows.now_end_mono_ns - window_ns;
-  Store& s = *found.store;
-  return render_run_status_json(
-      status_over_windows(run, [&s, &run](const LoadOptions& o) { return s.load(run, o); }, windows, config));
+  return status_over_windows(run, read, windows, config);
+}
+
+}  // namespace
+
+std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given) {
+  const StorePools::Found found = stores.find(run_ref);
+  const RunInfo& run = found.run;
+  // Read-only: a run without rollups is reported from its chunks.
+  RunReport report =
+      build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run));
+  const RunStatusReport status = stored_status(found, config, config_given);
+  report.verdict = status.verdict;
+  report.advisories = status.advisories;
+  return render_report_json(report);
+}
+
+std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given) {
+  return render_run_status_json(stored_status(stores.find(run_ref), config, config_given));
 }
 
 std::string compare_json(StorePools& stores, const RequestTarget& query) {

@@ -39,11 +39,13 @@ std::string series_json(StorePools& stores, std::string_view run_ref, const Requ
 // GET /api/runs/ID/host?from=&to=&points=: the host's metrics over the span,
 // reduced as a series is; those with no value in it left out.
 std::string host_series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query);
-// GET /api/runs/ID/report
-std::string report_json(StorePools& stores, std::string_view run_ref);
+// GET /api/runs/ID/report: `gpuwatch report ID --format json`, with the
+// verdict `status` gives.
+std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given);
 // GET /api/runs/ID/status: `gpuwatch status ID --format json` over the run's
-// latest window, the window before it as the reference.
-std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config);
+// latest window, the window before it as the reference. Judged with the
+// run's own advisor config unless `config_given` (analysis/run_verdict.h).
+std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given);
 // GET /api/compare?runs=A,B
 std::string compare_json(StorePools& stores, const RequestTarget& query);
 

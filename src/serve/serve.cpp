@@ -152,8 +152,8 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "host") return json_reply(200, host_series_json(stores_, s[2], *target));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2]));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2], advisor_, advisor_given_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_, advisor_given_));
   if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(stores_, *target));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
@@ -198,6 +198,7 @@ int run_serve(const SystemPaths& paths, const ServeOptions& options) {
   StopSignals stop;
   Dashboard dashboard(options.stores, options.token, AllowedHosts(options.listen, host_name(), {}), options.advisor,
                       options.metrics.has_value(), options.links);
+  dashboard.set_advisor_given(options.advisor_given);
   HttpLimits limits = kDashboardLimits;
   if (options.max_connections > 0) limits.max_connections = options.max_connections;
   HttpServer server(options.listen, limits, [&](const HttpRequest& r) { return dashboard.answer(r); });

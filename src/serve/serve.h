@@ -39,6 +39,9 @@ struct ServeOptions {
   bool token_generated = false;  // made by the CLI: the printed URL carries it
   int max_connections = 0;  // 0: the server's default (1024)
   AdvisorConfig advisor;  // the thresholds of a run's status
+  // The user named them (--advisor-config, --model-size): they win over the
+  // config each run was recorded with (analysis/run_verdict.h).
+  bool advisor_given = false;
   // --metrics: the exporter's series at /metrics too (behind the token when
   // there is one), sampled by this process. None: /metrics is 404.
   std::optional<MetricsFeedOptions> metrics;
@@ -62,6 +65,8 @@ class Dashboard {
         metrics_(metrics),
         links_(std::move(links)) {}
   HttpReply answer(const HttpRequest& request);
+  // ServeOptions::advisor_given.
+  void set_advisor_given(bool given) { advisor_given_ = given; }
   // The body of the next GET /metrics (with metrics on). Thread-safe.
   void publish_metrics(std::string body) { metrics_body_.publish(std::move(body)); }
   // Ends the live streams (the server's stop waits for them).
@@ -74,6 +79,7 @@ class Dashboard {
   std::string token_;
   AllowedHosts hosts_;  // without a token
   AdvisorConfig advisor_;
+  bool advisor_given_ = false;
   LiveStreams streams_;
   bool metrics_;
   std::vector<ServeLink> links_;

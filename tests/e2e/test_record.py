@@ -268,7 +268,7 @@ class RecordSummary(GpuwatchTestCase):
         self.assertLessEqual(len(lines), 10, text)
         self.assertTrue(all(len(l) <= 100 for l in lines), text)
         self.assertRegex(lines[0], r"^Run [0-9a-f]{12}  short  exit 0 after \d")
-        self.assertEqual(lines[1], "verdict: healthy", text)
+        self.assertEqual(lines[1], "verdict: ok", text)
         self.assertRegex(text, r"\n  0 +\S.* +97 +63\.5 of 79\.6 GiB \(80 %\) +\d+\n")
         self.assertEqual(lines[-1], f"full report: gpuwatch report {run_id}")
         self.assertNotIn("Sampler", text)  # the full report's details stay out

@@ -165,14 +165,18 @@ std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config
   advisor_rules::kernel_rules(ctx, out);
   advisor_rules::distributed_rules(ctx, out);
   relate_causes(out);
+  order_advisories(out);
+  return out;
+}
+
+void order_advisories(std::vector<Advisory>& advisories) {
   // Causes before what they explain, whatever the severities.
-  std::stable_sort(out.begin(), out.end(), [](const Advisory& a, const Advisory& b) {
+  std::stable_sort(advisories.begin(), advisories.end(), [](const Advisory& a, const Advisory& b) {
     if (a.explained_by.has_value() != b.explained_by.has_value()) return !a.explained_by;
     if (a.severity != b.severity) return severity_rank(a.severity) > severity_rank(b.severity);
     if (a.id != b.id) return a.id < b.id;
     return a.device_index < b.device_index;
   });
-  return out;
 }
 
 }  // namespace gpuwatch

@@ -56,4 +56,8 @@ RunData advisor_window(const RunData& span, const AdvisorConfig& config, std::in
 // device: the order is stable from one evaluation to the next.
 std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config);
 
+// advise()'s order: causes before what they explain, then most severe
+// first, then by id and device.
+void order_advisories(std::vector<Advisory>& advisories);
+
 }  // namespace gpuwatch

@@ -1,7 +1,9 @@
 // Memory rules: seed 002's batch-size matrix, leaks (per epoch, else the
-// window's trend) and sudden drops.
+// window's steady trend) and sudden drops.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -104,26 +106,48 @@ bool epoch_leak(const Context& ctx, const DeviceView& d, std::vector<Advisory>& 
   return true;
 }
 
-// Steady growth, not one step: each half of the window grows too. A phase
-// that allocates once (validation's first batch) is a step in one half.
-bool grows_in_both_halves(const DeviceView& d, double growth_bytes) {
+// How much a part of the window grew: the median of its last third less
+// the median of its first third. Medians, so that one odd reading (memory
+// freed as the process exits, the last sample of a run) does not undo a
+// climb. Nullopt for fewer than three samples.
+std::optional<double> part_growth(std::span<const double> value) {
+  if (value.size() < 3) return std::nullopt;
+  const std::size_t third = value.size() / 3;
+  const auto median = [](std::span<const double> v) {
+    std::vector<double> copy(v.begin(), v.end());
+    const auto mid = copy.begin() + static_cast<std::ptrdiff_t>(copy.size() / 2);
+    std::nth_element(copy.begin(), mid, copy.end());
+    return *mid;
+  };
+  return median(value.last(third)) - median(value.first(third));
+}
+
+// Steady growth: every quarter of the window grows by at least a tenth of
+// the window's growth (part_growth(); a linear climb gives each about a
+// fifth). A phase
+// that allocates once (validation's first batch) is a step in one quarter;
+// a warm-up that rose for 30 s and then held leaves a quarter flat in any
+// window of 60 s or more (issue 23: it was called a possible leak while the
+// window still held its rise in both halves).
+bool grows_in_every_quarter(const DeviceView& d, double growth_bytes) {
   if (!d.series) return false;
   const auto memory = column(*d.series, DeviceMetric::MemUsedBytes);
   if (memory.empty()) return false;
   const PresentSamples p = present_samples(d.series->mono_ns, memory);
-  if (p.time_ns.empty()) return false;
-  const std::int64_t mid_ns = p.time_ns.front() + (p.time_ns.back() - p.time_ns.front()) / 2;
-  const auto mid = static_cast<std::size_t>(std::lower_bound(p.time_ns.begin(), p.time_ns.end(), mid_ns) -
-                                            p.time_ns.begin());
-  const auto half = [&](std::size_t begin, std::size_t end) {
-    return memory_trend(std::span(p.time_ns).subspan(begin, end - begin),
-                        std::span(p.value).subspan(begin, end - begin), d.total_bytes);
-  };
-  const auto early = half(0, mid);
-  const auto late = half(mid, p.time_ns.size());
-  constexpr double kShareOfGrowth = 0.2;  // a linear climb gives each half ~0.45
-  return early && late && early->growth_bytes >= kShareOfGrowth * growth_bytes &&
-         late->growth_bytes >= kShareOfGrowth * growth_bytes;
+  if (p.time_ns.size() < 12) return false;
+  constexpr int kParts = 4;
+  constexpr double kShareOfGrowth = 0.1;
+  const std::int64_t span_ns = p.time_ns.back() - p.time_ns.front();
+  std::size_t begin = 0;
+  for (int part = 1; part <= kParts; ++part) {
+    const std::int64_t until_ns = p.time_ns.front() + span_ns * part / kParts;
+    auto end = static_cast<std::size_t>(std::upper_bound(p.time_ns.begin(), p.time_ns.end(), until_ns) - p.time_ns.begin());
+    if (part == kParts) end = p.time_ns.size();
+    const auto grown = part_growth(std::span<const double>(p.value).subspan(begin, end - begin));
+    if (!grown || *grown < kShareOfGrowth * growth_bytes) return false;
+    begin = end;
+  }
+  return true;
 }
 
 void window_growth(const Context& ctx, const DeviceView& d, std::vector<Advisory>& out) {
@@ -133,7 +157,7 @@ void window_growth(const Context& ctx, const DeviceView& d, std::vector<Advisory
   const double growth_percent = trend->growth_bytes / *d.total_bytes * 100;
   const double mib_per_min = trend->slope_bytes_per_hour / 60 / kMiB;
   if (growth_percent < c.growing_min_percent || mib_per_min < c.growing_min_mib_per_min) return;
-  if (!grows_in_both_halves(d, trend->growth_bytes)) return;
+  if (!grows_in_every_quarter(d, trend->growth_bytes)) return;
   const Summary* used = d.report->find(DeviceMetric::MemUsedBytes);
   const double window = used ? used->span_s : 0;
   out.push_back({"memory.growing", Severity::Warning, d.report->info.index,

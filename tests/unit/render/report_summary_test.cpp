@@ -46,7 +46,7 @@ TEST(ReportSummary, AHealthyRunInAFewLines) {
   const std::string text = render_report_summary(r, {});
   EXPECT_EQ(text,
             "Run 0123456789ab  train  exit 0 after 12m34s\n"
-            "verdict: healthy\n"
+            "verdict: ok\n"
             "  GPU name                  util % mean             memory peak power W mean\n"
             "  0   NVIDIA H100 80GB HBM3          78 60.0 of 80.0 GiB (75 %)          412\n"
             "energy: 512.3 kJ (142.3 Wh)\n"
@@ -91,11 +91,21 @@ TEST(ReportSummary, WholeRunFindingsFillInWhatNoAdvisorySays) {
   EXPECT_EQ(text.find("memory growth GPU 0"), std::string::npos) << text;
 }
 
-TEST(ReportSummary, InfoOnlyIsStillHealthy) {
+TEST(ReportSummary, TheVerdictWordIsStatusesOkOrTheHighestSeverity) {
+  // Issue 23: "healthy" here was "ok" in `status`; info is the word `status` gives too.
   const std::string text =
       render_report_summary(report(60), std::vector{advisory("memory.batch_could_grow", Severity::Info, 0, "12 %")});
-  EXPECT_NE(text.find("verdict: healthy (notes below)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: info: memory.batch_could_grow GPU 0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("[info] memory.batch_could_grow GPU 0: 12 %"), std::string::npos) << text;
+  // What only the whole-run report found is a note under "ok", not a verdict.
+  RunReport r = report(3600);
+  ThrottleReport t;
+  t.throttled_percent = 40;
+  t.power_percent = 40;
+  r.devices[0].throttle = t;
+  const std::string noted = render_report_summary(r, {});
+  EXPECT_NE(noted.find("verdict: ok (notes below)\n"), std::string::npos) << noted;
+  EXPECT_NE(noted.find("[warning] throttling GPU 0"), std::string::npos) << noted;
 }
 
 TEST(ReportSummary, EightGpusOneRowEach) {
