@@ -91,20 +91,29 @@ TEST(RunVerdict, TheRecordedConfigIsUsedUnlessOneIsGiven) {
 
 TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
   // A healthy whole run, but the live advisor saw an imbalance for 40 s and
-  // a batch that could grow for 10 s (under half the 60 s window).
-  Window w(120);
+  // a batch that could grow for 10 s (under half the 60 s window); in its
+  // last minute, the job's teardown, an idle GPU (never cleared: 50 s).
+  Window w(200);
   w.gpu(0, busy(), flat(60 * kGiB));
   w.data.events.push_back(at(50, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
   w.data.events.push_back(at(90, "advisory", "cleared balance.imbalance"));
   w.data.events.push_back(at(95, "advisory", "critical util.low GPU 0: short", 0));
   w.data.events.push_back(at(105, "advisory", "cleared util.low GPU 0", 0));
+  w.data.events.push_back(at(150, "advisory", "warning util.input_bound GPU 0: the teardown", 0));
   const RunReport report = build_report(w.data);
-  const RunVerdict v = finished_run_verdict(w.data, report, 120, {});
+  const RunVerdict v = finished_run_verdict(w.data, report, 200, {});
   EXPECT_EQ(v.word, "warning");
   ASSERT_EQ(v.advisories.size(), 1u) << ::testing::PrintToString(ids(v.advisories)) << v.advisories.back().summary;
   EXPECT_EQ(v.advisories[0].id, "balance.imbalance");
   EXPECT_EQ(v.advisories[0].summary, "GPU utilization is uneven");
   EXPECT_DOUBLE_EQ(evidence(v.advisories[0], "raised_during_recording_s")->value, 40);
+  // Raised before the last window and still up at the end: counted up to it.
+  Window late(200);
+  late.gpu(0, busy(), flat(60 * kGiB));
+  late.data.events.push_back(at(110, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
+  const RunVerdict lv = finished_run_verdict(late.data, build_report(late.data), 200, {});
+  ASSERT_EQ(lv.advisories.size(), 1u);
+  EXPECT_DOUBLE_EQ(evidence(lv.advisories[0], "raised_during_recording_s")->value, 30);
   // Nothing recorded, nothing found: "ok", the one word for it.
   Window quiet(120);
   quiet.gpu(0, busy(), flat(60 * kGiB));
