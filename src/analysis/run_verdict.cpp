@@ -1,7 +1,6 @@
 #include "analysis/run_verdict.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "analysis/advisor/causes.h"
 
@@ -43,16 +42,16 @@ RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_rep
   const std::vector<EpochPeak> epochs = epoch_peaks(whole);
   RunVerdict v;
   v.advisories = advise(AdvisorInput{whole_report, whole, age_s, epochs}, config);
-  // What the live window said in the run's last window_s is the job's
-  // ending (its teardown reads as an idle GPU with a busy host: seen on
-  // 2 x H200), and the whole run judges that stretch itself: only what was
-  // raised before it counts, for its time before it.
-  const std::int64_t end_mono_ns = whole.run.start_mono_ns + static_cast<std::int64_t>(age_s * 1e9);
-  const std::int64_t cutoff_ns = end_mono_ns - static_cast<std::int64_t>(config.window_s * 1e9);
-  std::vector<Event> before_ending;
-  std::copy_if(whole.events.begin(), whole.events.end(), std::back_inserter(before_ending),
-               [&](const Event& e) { return e.time.mono_ns < cutoff_ns; });
-  for (RecordedAdvisory& r : recorded_advisories(before_ending, cutoff_ns)) {
+  // Only what the live advisor said in the run's steady part counts: while
+  // its window held the job's start (before warmup_s + window_s) or its end
+  // (the last window_s), a DDP job's start-up and teardown read as idle GPUs
+  // with a busy host (util.input_bound, seen on 2 x H200); the whole-run
+  // judgement covers those stretches itself.
+  const std::int64_t start_ns = whole.run.start_mono_ns;
+  const std::int64_t end_mono_ns = start_ns + static_cast<std::int64_t>(age_s * 1e9);
+  const std::int64_t steady_from_ns = start_ns + static_cast<std::int64_t>((config.warmup_s + config.window_s) * 1e9);
+  const std::int64_t steady_until_ns = end_mono_ns - static_cast<std::int64_t>(config.window_s * 1e9);
+  for (RecordedAdvisory& r : recorded_advisories(whole.events, steady_from_ns, steady_until_ns)) {
     if (r.raised_s < recorded_advisory_min_s(config)) continue;
     auto same = std::find_if(v.advisories.begin(), v.advisories.end(), [&](const Advisory& a) {
       return a.id == r.advisory.id && a.device_index == r.advisory.device_index;

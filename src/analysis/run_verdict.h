@@ -51,8 +51,8 @@ std::string verdict_word(const std::vector<Advisory>& advisories);
 
 // A finished run's verdict: advise() over the whole run (`whole`, its
 // report, every epoch), merged with the advisories recorded during the run
-// that were raised for at least recorded_advisory_min_s() before its last
-// window_s (what was raised in that last stretch is the job's ending); an advisory
+// that were raised for at least recorded_advisory_min_s() while the live
+// window held neither the job's start nor its end; an advisory
 // found both ways keeps the whole run's numbers at the higher severity;
 // then the causal model relates them all (analysis/advisor/causes.h).
 RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_report, double age_s,

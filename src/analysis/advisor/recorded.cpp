@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -64,6 +65,17 @@ std::string advisory_event_message(const AdvisoryChange& change) {
 }
 
 std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& events, std::int64_t end_mono_ns) {
+  return recorded_advisories(events, std::numeric_limits<std::int64_t>::min(), end_mono_ns);
+}
+
+std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& events, std::int64_t begin_mono_ns,
+                                                  std::int64_t end_mono_ns) {
+  // Time raised from `since` to `until`, within the range counted.
+  const auto counted_s = [&](std::int64_t since, std::int64_t until) {
+    const std::int64_t from = std::max(since, begin_mono_ns);
+    const std::int64_t to = std::min(until, end_mono_ns);
+    return to > from ? static_cast<double>(to - from) / 1e9 : 0.0;
+  };
   struct Open {
     RecordedAdvisory recorded;
     std::optional<std::int64_t> since_ns;  // raised now, since then
@@ -78,7 +90,7 @@ std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& even
     });
     if (!parsed->severity) {
       if (it != seen.end() && it->since_ns) {
-        it->recorded.raised_s += static_cast<double>(e.time.mono_ns - *it->since_ns) / 1e9;
+        it->recorded.raised_s += counted_s(*it->since_ns, e.time.mono_ns);
         it->since_ns.reset();
       }
       continue;
@@ -97,7 +109,7 @@ std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& even
   }
   std::vector<RecordedAdvisory> out;
   for (Open& o : seen) {
-    if (o.since_ns) o.recorded.raised_s += static_cast<double>(std::max(end_mono_ns, *o.since_ns) - *o.since_ns) / 1e9;
+    if (o.since_ns) o.recorded.raised_s += counted_s(*o.since_ns, end_mono_ns);
     out.push_back(std::move(o.recorded));
   }
   return out;

@@ -29,5 +29,9 @@ struct RecordedAdvisory {
   double raised_s = 0;    // total time raised (to the run's end when never cleared)
 };
 std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& events, std::int64_t end_mono_ns);
+// The same, counting raised time only within [begin_mono_ns, end_mono_ns):
+// events outside it still say what was raised when it begins and ends.
+std::vector<RecordedAdvisory> recorded_advisories(const std::vector<Event>& events, std::int64_t begin_mono_ns,
+                                                  std::int64_t end_mono_ns);
 
 }  // namespace gpuwatch

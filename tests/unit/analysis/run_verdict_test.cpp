@@ -90,28 +90,32 @@ TEST(RunVerdict, TheRecordedConfigIsUsedUnlessOneIsGiven) {
 }
 
 TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
-  // A healthy whole run, but the live advisor saw an imbalance for 40 s and
-  // a batch that could grow for 10 s (under half the 60 s window); in its
-  // last minute, the job's teardown, an idle GPU (never cleared: 50 s).
-  Window w(200);
+  // A healthy whole run of 400 s; the live window's steady part (the
+  // default config) is 120 s (warm-up and a window) to 340 s (a window
+  // before the end). The live advisor saw an imbalance for 40 s and a batch
+  // that could grow for 10 s (under half the 60 s window) in it; the job's
+  // start-up (70-110 s) and teardown (from 350 s) as idle GPUs.
+  Window w(400);
   w.gpu(0, busy(), flat(60 * kGiB));
-  w.data.events.push_back(at(50, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
-  w.data.events.push_back(at(90, "advisory", "cleared balance.imbalance"));
-  w.data.events.push_back(at(95, "advisory", "critical util.low GPU 0: short", 0));
-  w.data.events.push_back(at(105, "advisory", "cleared util.low GPU 0", 0));
-  w.data.events.push_back(at(150, "advisory", "warning util.input_bound GPU 0: the teardown", 0));
+  w.data.events.push_back(at(70, "advisory", "warning util.input_bound GPU 0: the start-up", 0));
+  w.data.events.push_back(at(110, "advisory", "cleared util.input_bound GPU 0", 0));
+  w.data.events.push_back(at(150, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
+  w.data.events.push_back(at(190, "advisory", "cleared balance.imbalance"));
+  w.data.events.push_back(at(195, "advisory", "critical util.low GPU 0: short", 0));
+  w.data.events.push_back(at(205, "advisory", "cleared util.low GPU 0", 0));
+  w.data.events.push_back(at(350, "advisory", "warning util.low GPU 0: the teardown", 0));
   const RunReport report = build_report(w.data);
-  const RunVerdict v = finished_run_verdict(w.data, report, 200, {});
+  const RunVerdict v = finished_run_verdict(w.data, report, 400, {});
   EXPECT_EQ(v.word, "warning");
   ASSERT_EQ(v.advisories.size(), 1u) << ::testing::PrintToString(ids(v.advisories)) << v.advisories.back().summary;
   EXPECT_EQ(v.advisories[0].id, "balance.imbalance");
   EXPECT_EQ(v.advisories[0].summary, "GPU utilization is uneven");
   EXPECT_DOUBLE_EQ(evidence(v.advisories[0], "raised_during_recording_s")->value, 40);
-  // Raised before the last window and still up at the end: counted up to it.
-  Window late(200);
+  // Raised in the steady part and still up at the end: counted up to its end.
+  Window late(400);
   late.gpu(0, busy(), flat(60 * kGiB));
-  late.data.events.push_back(at(110, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
-  const RunVerdict lv = finished_run_verdict(late.data, build_report(late.data), 200, {});
+  late.data.events.push_back(at(310, "advisory", "warning balance.imbalance: GPU utilization is uneven"));
+  const RunVerdict lv = finished_run_verdict(late.data, build_report(late.data), 400, {});
   ASSERT_EQ(lv.advisories.size(), 1u);
   EXPECT_DOUBLE_EQ(evidence(lv.advisories[0], "raised_during_recording_s")->value, 30);
   // Nothing recorded, nothing found: "ok", the one word for it.
@@ -122,10 +126,10 @@ TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
 }
 
 TEST(RunVerdict, AnAdvisoryFoundBothWaysKeepsTheWholeRunsNumbersAtTheHigherSeverity) {
-  Window w(120);
+  Window w(300);
   w.gpu(0, busy(), flat(30 * kGiB), 100 * kGiB);  // memory.batch_too_small (warning) over the whole run
-  w.data.events.push_back(at(20, "advisory", "critical memory.batch_too_small GPU 0: then", 0));
-  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 120, {});
+  w.data.events.push_back(at(130, "advisory", "critical memory.batch_too_small GPU 0: then", 0));
+  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 300, {});
   const Advisory* a = find(v.advisories, "memory.batch_too_small");
   ASSERT_TRUE(a) << ::testing::PrintToString(ids(v.advisories));
   EXPECT_EQ(a->severity, Severity::Critical);
@@ -137,10 +141,10 @@ TEST(RunVerdict, ARecordedCauseExplainsTheWholeRunsConsequence) {
   // The whole run holds 30 % of memory (memory.batch_too_small); while it was
   // recorded the GPU waited for its input: the cause heads the verdict and
   // the batch size waits for it, as the live advisor said.
-  Window w(120);
+  Window w(300);
   w.gpu(0, busy(), flat(30 * kGiB), 100 * kGiB);
-  w.data.events.push_back(at(10, "advisory", "warning util.input_bound GPU 0: waits for its input", 0));
-  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 120, {});
+  w.data.events.push_back(at(130, "advisory", "warning util.input_bound GPU 0: waits for its input", 0));
+  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 300, {});
   ASSERT_GE(v.advisories.size(), 2u) << ::testing::PrintToString(ids(v.advisories));
   EXPECT_EQ(v.advisories[0].id, "util.input_bound");
   EXPECT_EQ(v.advisories[0].action, "feed_faster");
