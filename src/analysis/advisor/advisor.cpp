@@ -114,10 +114,21 @@ std::optional<double> peak_within(const DeviceSeries& s, std::int64_t begin_ns, 
 
 int severity_rank(Severity s) { return static_cast<int>(s); }
 
-// The messages from the window's start on: those after the last sample are
-// recent too (a finished run's last message may follow its last sample).
+// The first sample of any series: where the samples the rules judge begin.
+std::int64_t first_sample_ns(const RunData& data) {
+  std::int64_t begin = std::numeric_limits<std::int64_t>::max();
+  for (const DeviceSeries& s : data.devices) {
+    if (!s.mono_ns.empty()) begin = std::min(begin, s.mono_ns.front());
+  }
+  if (!data.host.mono_ns.empty()) begin = std::min(begin, data.host.mono_ns.front());
+  return begin == std::numeric_limits<std::int64_t>::max() ? data.run.start_mono_ns : begin;
+}
+
+// The messages over the samples the rules judge (the window, or a finished
+// run's whole span), and those after the last sample: a finished run's last
+// message may follow it.
 std::optional<StepTiming> window_step_timing(const RunData& data, const AdvisorConfig& config) {
-  const std::int64_t begin = last_sample_ns(data) - static_cast<std::int64_t>(config.window_s * 1e9);
+  const std::int64_t begin = first_sample_ns(data);
   const std::vector<StepTimingMessage> messages = step_timing_messages(data.events);
   auto timing = sum_step_timing(messages, begin, std::numeric_limits<std::int64_t>::max());
   if (!timing || timing->steps < config.data_wait_min_steps) return std::nullopt;
