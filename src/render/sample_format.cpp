@@ -13,6 +13,15 @@ double elapsed_s(const Timestamp& t, std::int64_t start_mono_ns) {
   return static_cast<double>(t.mono_ns - start_mono_ns) / 1e9;
 }
 
+// What every timed jsonl line begins with: its type and its time, three ways.
+void timed_line_head(JsonWriter& w, std::string_view type, const Timestamp& t, std::int64_t start_mono_ns) {
+  w.begin_object();
+  w.field("type", type);
+  w.field("timestamp", iso_utc_ms(t.wall_ns));
+  w.field("wall_ns", t.wall_ns);
+  w.field("elapsed_s", elapsed_s(t, start_mono_ns));
+}
+
 // Like `nvidia-smi dmon`: one narrow row per device per tick. Headers are
 // short to keep rows narrow; values are in the catalogue's display unit, and
 // percentages and temperatures are whole numbers, as the driver reads them.
@@ -57,11 +66,7 @@ class JsonLinesFormatter final : public SampleFormatter {
   void write_device(std::string& out, const DeviceSample& s, bool carried, const DeviceInfo& info,
                     std::int64_t start) override {
     JsonWriter w(out);
-    w.begin_object();
-    w.field("type", "device");
-    w.field("timestamp", iso_utc_ms(s.time.wall_ns));
-    w.field("wall_ns", s.time.wall_ns);
-    w.field("elapsed_s", elapsed_s(s.time, start));
+    timed_line_head(w, "device", s.time, start);
     w.field("gpu_index", s.device_index);
     w.field("gpu_name", info.name);
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
@@ -73,11 +78,7 @@ class JsonLinesFormatter final : public SampleFormatter {
   }
   void host(std::string& out, const HostSample& s, std::int64_t start) override {
     JsonWriter w(out);
-    w.begin_object();
-    w.field("type", "host");
-    w.field("timestamp", iso_utc_ms(s.time.wall_ns));
-    w.field("wall_ns", s.time.wall_ns);
-    w.field("elapsed_s", elapsed_s(s.time, start));
+    timed_line_head(w, "host", s.time, start);
     for (std::size_t m = 0; m < kHostMetricCount; ++m) {
       if (auto x = s.values.get(static_cast<HostMetric>(m))) w.field(kHostMetrics[m].name, *x);
     }
@@ -106,11 +107,7 @@ class JsonLinesFormatter final : public SampleFormatter {
   }
   void event(std::string& out, const Event& e, std::int64_t start) override {
     JsonWriter w(out);
-    w.begin_object();
-    w.field("type", "event");
-    w.field("timestamp", iso_utc_ms(e.time.wall_ns));
-    w.field("wall_ns", e.time.wall_ns);
-    w.field("elapsed_s", elapsed_s(e.time, start));
+    timed_line_head(w, "event", e.time, start);
     w.field("gpu_index", e.device_index);
     w.field("kind", e.kind);
     w.field("message", e.message);
