@@ -205,6 +205,26 @@ TEST(AdvisorDistributed, ABalancedJobOnTwoH200sIsNoWait) {
   }
 }
 
+// On an H200, back-to-back 64x64 matmuls from Python: utilization 16.8 %,
+// SMs 0.3 %, the process at 100.7 % of a core launching them. Launch-bound,
+// not waiting for input: the core is busy launching.
+TEST(AdvisorDistributed, ACoreBusyLaunchingKernelsIsNoInputSign) {
+  Window w;
+  w.host(HostMetric::TreeCpuPercent, flat(100.7));
+  w.host(HostMetric::CpuPercent, flat(7));
+  gpu(w, 0, 16.8, 0.3);
+  const auto a = advise_on(w.data);
+  EXPECT_FALSE(find(a, "util.input_bound", 0)) << all_ids(a);
+  ASSERT_TRUE(find(a, "util.launch_bound", 0)) << all_ids(a);
+  EXPECT_EQ(a.front().id, "util.launch_bound");
+  // The same busy core with SMs as busy as the utilization: input-bound.
+  Window fed;
+  fed.host(HostMetric::TreeCpuPercent, flat(100.7));
+  fed.host(HostMetric::CpuPercent, flat(7));
+  gpu(fed, 0, 16.8, 14);
+  EXPECT_TRUE(find(advise_on(fed.data), "util.input_bound", 0)) << all_ids(advise_on(fed.data));
+}
+
 // --- job.hung ---
 
 // GPUs 0-2 wait in a collective, GPU 3 idle, for `seconds`, nothing moving.
