@@ -4,11 +4,12 @@ A value with .item() (a one-element tensor, a numpy scalar) is kept as it is
 and read only when its message goes out (a few a second). On a CUDA tensor
 even that .item() would wait for every kernel queued before it, so a CUDA
 tensor is copied instead: when its message is due, a non-blocking copy to
-pinned host memory is queued on the tensor's stream with a CUDA event after
-it, and the message goes out at the first later call that finds the event
+pinned host memory is queued on the stream that was current when log() was
+called (the one computing the value) with a CUDA event after it, and the message goes out at the first later call that finds the event
 done (event.query(): asks, never waits). Only close() and the exit wait for
 it, at most a second.
 """
+import contextlib
 import numbers
 
 
@@ -35,10 +36,14 @@ class GpuDeferred:
     """A one-element CUDA tensor: copied to the host without waiting, read
     once the copy is done."""
 
-    __slots__ = ("source", "host", "event")
+    __slots__ = ("source", "stream", "host", "event")
 
     def __init__(self, source):
         self.source = source
+        # The stream that computes the value, taken now: the copy is queued
+        # later, when the message is due, perhaps outside the caller's
+        # `with torch.cuda.stream(s):`, and must follow those kernels.
+        self.stream = _current_stream(source)
         self.host = None
         self.event = None
 
@@ -50,12 +55,19 @@ class GpuDeferred:
         try:
             import torch  # already imported: the tensor is torch's
 
+            cuda = torch.cuda
+            capturing = getattr(cuda, "is_current_stream_capturing", None)
+            if callable(capturing) and capturing():
+                return  # a copy queued into a CUDA graph being captured would break it: left out
+            stream = self.stream if self.stream is not None else cuda.current_stream(source.device)
+            on_stream = getattr(cuda, "stream", None)
             # To the CPU with non_blocking: PyTorch allocates the destination
             # in pinned memory (its caching host allocator), so the copy is a
-            # real asynchronous one on the tensor's current stream.
-            host = source.to("cpu", non_blocking=True)
-            event = torch.cuda.Event()
-            event.record(torch.cuda.current_stream(source.device))
+            # real asynchronous one, on the stream that made the value.
+            with on_stream(stream) if callable(on_stream) else contextlib.nullcontext():
+                host = source.to("cpu", non_blocking=True)
+            event = cuda.Event()
+            event.record(stream)
         except Exception:
             return  # read() gives None: the name is left out
         self.host, self.event = host, event
@@ -73,6 +85,15 @@ class GpuDeferred:
 
     def read(self):
         return None if self.host is None else _number(self.host)
+
+
+def _current_stream(source):
+    try:
+        import torch
+
+        return torch.cuda.current_stream(source.device)
+    except Exception:
+        return None
 
 
 def _number(source):

@@ -121,6 +121,9 @@ class FakeGpu:
         self.completed = 0
         self.synchronizations = 0
         self.idle = False  # when True, work completes as soon as it is asked about
+        self.current_stream = "default"  # torch.cuda.current_stream()
+        self.copy_streams = []  # the stream current at each copy to the host
+        self.capturing = False  # a CUDA graph is being captured
 
     def queue(self):
         self.queued += 1
@@ -162,6 +165,7 @@ class FakeCudaTensor:
     def to(self, device, non_blocking=False):
         if device != "cpu" or not non_blocking:
             raise AssertionError("a blocking copy to the host synchronizes the GPU")
+        self.gpu.copy_streams.append(self.gpu.current_stream)
         if self.fail_copy:
             raise RuntimeError("CUDA error: out of memory")
         return FakeHostTensor(self.gpu, self.value, self.gpu.queue())
@@ -190,8 +194,19 @@ def fake_torch(gpu):
         gpu.synchronizations += 1
         raise AssertionError("torch.cuda.synchronize() on the step path")
 
-    cuda = types.SimpleNamespace(Event=Event, current_stream=lambda device=None: "stream",
-                                 synchronize=synchronize)
+    import contextlib
+
+    @contextlib.contextmanager
+    def stream(s):
+        before, gpu.current_stream = gpu.current_stream, s
+        try:
+            yield
+        finally:
+            gpu.current_stream = before
+
+    cuda = types.SimpleNamespace(Event=Event, current_stream=lambda device=None: gpu.current_stream,
+                                 stream=stream, synchronize=synchronize,
+                                 is_current_stream_capturing=lambda: gpu.capturing)
     return types.SimpleNamespace(cuda=cuda)
 
 
@@ -312,3 +327,25 @@ class CudaTensorTest(SocketTestCase):
         client.log({"loss": CountingTensor(0.25)})
         self.assertEqual([m["value"] for m in self.receiver.messages()], [{"loss": 0.25}])
         self.assertEqual(self.gpu.queued, 0)
+
+    def test_the_copy_follows_the_stream_that_computed_the_value(self):
+        # log() inside `with torch.cuda.stream(s):`, the message due later, outside it.
+        import torch
+        client = self.client()
+        with torch.cuda.stream("side"):
+            client.log({"loss": FakeCudaTensor(self.gpu, 0.5)})
+        self.clock.at_ms(100)
+        client.step(1)
+        self.assertEqual(self.gpu.copy_streams, ["side"])
+
+    def test_no_copy_is_queued_into_a_graph_being_captured(self):
+        client = self.client()
+        self.gpu.capturing = True  # logged inside torch.cuda.graph(...)
+        client.log({"loss": FakeCudaTensor(self.gpu, 0.5), "lr": 0.1})
+        self.clock.at_ms(100)
+        client.step(1)
+        self.gpu.capturing = False
+        self.assertEqual(self.gpu.copy_streams, [])
+        self.clock.at_ms(1500)
+        client.step(2)
+        self.assertEqual(self.receiver.messages()[0]["value"], {"lr": 0.1})  # the loss left out

@@ -10,6 +10,30 @@ namespace {
 
 int rank(Severity s) { return static_cast<int>(s); }
 
+// A run the recorder stopped for the advisor's verdict (`--on-hang kill`,
+// `--on-underuse kill`): the advisories raised when it was stopped are why,
+// however short before the end they came (job.hung comes hang_after_s into
+// a hang, the kill --after S later: all of it in the run's last window; the
+// teardown may clear it before the run ends). Each with its whole time raised.
+std::vector<RecordedAdvisory> why_stopped(const RunData& whole, std::int64_t end_mono_ns) {
+  std::vector<RecordedAdvisory> out;
+  const std::string& reason = whole.run.end_reason;
+  if (reason != "hung" && reason != "underuse") return out;
+  // The recorder's own event, "stopped by --on-hang kill: ...", of kind "hung".
+  const auto stop = std::find_if(whole.events.rbegin(), whole.events.rend(), [&](const Event& e) {
+    return e.kind == reason && e.message.starts_with("stopped by");
+  });
+  const std::int64_t stopped_ns = stop == whole.events.rend() ? end_mono_ns : stop->time.mono_ns;
+  const std::vector<RecordedAdvisory> then = recorded_advisories(whole.events, stopped_ns - 1, stopped_ns);
+  for (RecordedAdvisory& r : recorded_advisories(whole.events, end_mono_ns)) {
+    const bool raised_then = std::any_of(then.begin(), then.end(), [&](const RecordedAdvisory& e) {
+      return e.raised_s > 0 && e.advisory.id == r.advisory.id && e.advisory.device_index == r.advisory.device_index;
+    });
+    if (raised_then) out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<AdvisorConfig> recorded_advisor_config(const std::vector<Event>& events) {
@@ -51,8 +75,16 @@ RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_rep
   const std::int64_t end_mono_ns = start_ns + static_cast<std::int64_t>(age_s * 1e9);
   const std::int64_t steady_from_ns = start_ns + static_cast<std::int64_t>((config.warmup_s + config.window_s) * 1e9);
   const std::int64_t steady_until_ns = end_mono_ns - static_cast<std::int64_t>(config.window_s * 1e9);
+  const std::vector<RecordedAdvisory> stopped_for = why_stopped(whole, end_mono_ns);
   for (RecordedAdvisory& r : recorded_advisories(whole.events, steady_from_ns, steady_until_ns)) {
-    if (r.raised_s < recorded_advisory_min_s(config)) continue;
+    const auto why = std::find_if(stopped_for.begin(), stopped_for.end(), [&](const RecordedAdvisory& w) {
+      return w.advisory.id == r.advisory.id && w.advisory.device_index == r.advisory.device_index;
+    });
+    if (why != stopped_for.end()) {
+      r.raised_s = why->raised_s;
+    } else if (r.raised_s < recorded_advisory_min_s(config)) {
+      continue;
+    }
     auto same = std::find_if(v.advisories.begin(), v.advisories.end(), [&](const Advisory& a) {
       return a.id == r.advisory.id && a.device_index == r.advisory.device_index;
     });

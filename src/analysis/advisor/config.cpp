@@ -23,7 +23,12 @@ std::string_view to_string(ModelSize size) {
 namespace {
 
 // What a key accepts. Percent: 0..100. Count: a whole number >= 1.
-enum class Range { Positive, NonNegative, Percent, Count, Word };
+// Seconds: above 0 and at most kMaxSeconds; SecondsOrZero: 0 too.
+enum class Range { Positive, NonNegative, Percent, Count, Seconds, SecondsOrZero, Word };
+
+// About 116 days: longer than any run, and far from where seconds as
+// nanoseconds leave an int64 (9.2e9 s), which the loaders' spans compute.
+constexpr double kMaxSeconds = 1e7;
 
 using Member = std::variant<double AdvisorConfig::*, int AdvisorConfig::*, ModelSize AdvisorConfig::*>;
 
@@ -37,8 +42,8 @@ struct Key {
 // One row per key, in the order the file is printed: the parser, the checks
 // and the printed file cannot disagree.
 const std::array kKeys{
-    Key{"window_s", &AdvisorConfig::window_s, Range::Positive, "Seconds of samples the rules look at."},
-    Key{"warmup_s", &AdvisorConfig::warmup_s, Range::NonNegative,
+    Key{"window_s", &AdvisorConfig::window_s, Range::Seconds, "Seconds of samples the rules look at."},
+    Key{"warmup_s", &AdvisorConfig::warmup_s, Range::SecondsOrZero,
         "No memory or utilization verdict before the run is this old (seconds)."},
     Key{"model_size", &AdvisorConfig::model_size, Range::Word,
         "auto | small | large. auto: from the model_params annotation, else unknown."},
@@ -90,7 +95,7 @@ const std::array kKeys{
         "One GPU's utilization this many points from the others' mean: a straggler."},
     Key{"pcie_degraded_percent", &AdvisorConfig::pcie_degraded_percent, Range::Percent,
         "PCIe link below its maximum for at least this % of the busy time."},
-    Key{"pcie_min_busy_s", &AdvisorConfig::pcie_min_busy_s, Range::NonNegative,
+    Key{"pcie_min_busy_s", &AdvisorConfig::pcie_min_busy_s, Range::SecondsOrZero,
         "... judged only after this many busy seconds in the window."},
     Key{"launch_bound_util_percent", &AdvisorConfig::launch_bound_util_percent, Range::Percent,
         "Launch-bound (needs SM activity, GPM): utilization at least this % (window mean)..."},
@@ -110,7 +115,7 @@ const std::array kKeys{
         Range::NonNegative, "... or a peer as busy whose SMs are active at least this % more."},
     Key{"link_silent_mib_per_s", &AdvisorConfig::link_silent_mib_per_s, Range::NonNegative,
         "NVLink and PCIe traffic (tx + rx) below this many MiB/s count as silent."},
-    Key{"hang_after_s", &AdvisorConfig::hang_after_s, Range::Positive,
+    Key{"hang_after_s", &AdvisorConfig::hang_after_s, Range::Seconds,
         "The job's GPUs in a collective with no progress for longer than this (seconds): job.hung."},
 };
 
@@ -155,6 +160,16 @@ void check_range(double v, const Key& key, std::size_t line) {
       break;
     case Range::Percent:
       if (v < 0 || v > 100) fail(line, fmt::format("{} must be between 0 and 100 (got {})", key.name, v));
+      break;
+    case Range::Seconds:
+      if (v <= 0 || v > kMaxSeconds) {
+        fail(line, fmt::format("{} must be above 0 and at most {:.0f} (got {})", key.name, kMaxSeconds, v));
+      }
+      break;
+    case Range::SecondsOrZero:
+      if (v < 0 || v > kMaxSeconds) {
+        fail(line, fmt::format("{} must be from 0 to {:.0f} (got {})", key.name, kMaxSeconds, v));
+      }
       break;
     case Range::Count:
       if (v < 1 || v > kMaxCount || v != std::floor(v)) {

@@ -55,8 +55,13 @@ TEST(AdvisorConfig, ErrorsNameTheLine) {
   EXPECT_EQ(error_of("window_s = nan"), "line 1: 'nan' is not a number (for window_s)");
   EXPECT_EQ(error_of("window_s = inf"), "line 1: 'inf' is not a number (for window_s)");
   EXPECT_EQ(error_of("window_s ="), "line 1: window_s has no value");
-  EXPECT_EQ(error_of("\nwindow_s = 0"), "line 2: window_s must be above 0 (got 0)");
-  EXPECT_EQ(error_of("warmup_s = -1"), "line 1: warmup_s must not be negative (got -1)");
+  EXPECT_EQ(error_of("\nwindow_s = 0"), "line 2: window_s must be above 0 and at most 10000000 (got 0)");
+  EXPECT_EQ(error_of("warmup_s = -1"), "line 1: warmup_s must be from 0 to 10000000 (got -1)");
+  // Seconds become nanoseconds in an int64 downstream: a "never" of 1e10 s
+  // would overflow it (and a stored run's config comes from outside).
+  EXPECT_EQ(error_of("hang_after_s = 1e10"),
+            "line 1: hang_after_s must be above 0 and at most 10000000 (got 10000000000)");
+  EXPECT_EQ(error_of("window_s = 1e300"), "line 1: window_s must be above 0 and at most 10000000 (got 1e+300)");
   EXPECT_EQ(error_of("util_low_percent = 101"), "line 1: util_low_percent must be between 0 and 100 (got 101)");
   EXPECT_EQ(error_of("leak_min_epochs = 2.5"),
             "line 1: leak_min_epochs must be a whole number from 1 to 1000000 (got 2.5)");

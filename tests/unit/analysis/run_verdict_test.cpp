@@ -125,6 +125,28 @@ TEST(RunVerdict, AFinishedRunKeepsWhatWasRaisedLongEnoughDuringRecording) {
   EXPECT_EQ(verdict_word({}), "ok");
 }
 
+// record --on-hang kill: job.hung came 60 s into the hang, the kill 10 s
+// later, and the teardown cleared it: all in the run's last window, yet the
+// reason the run was stopped heads its verdict.
+TEST(RunVerdict, WhatARunWasStoppedForHeadsItsVerdict) {
+  Window w(400);
+  w.gpu(0, busy(), flat(60 * kGiB));
+  w.data.events.push_back(at(340, "advisory", "critical job.hung: no progress for 61 s"));
+  w.data.events.push_back(at(350, "hung", "stopped by --on-hang kill: job.hung"));
+  w.data.events.push_back(at(355, "advisory", "cleared job.hung"));
+  w.data.run.end_reason = "hung";
+  const RunVerdict v = finished_run_verdict(w.data, build_report(w.data), 400, {});
+  ASSERT_FALSE(v.advisories.empty());
+  EXPECT_EQ(v.advisories[0].id, "job.hung");
+  EXPECT_EQ(v.advisories[0].action, "restart_hung_job");
+  EXPECT_DOUBLE_EQ(evidence(v.advisories[0], "raised_during_recording_s")->value, 15);
+  EXPECT_EQ(v.word, "critical");
+  // A run that ended on its own: the same last-window advisory is its ending.
+  w.data.run.end_reason = "exited";
+  EXPECT_EQ(find(finished_run_verdict(w.data, build_report(w.data), 400, {}).advisories, "job.hung", std::nullopt),
+            nullptr);
+}
+
 TEST(RunVerdict, AnAdvisoryFoundBothWaysKeepsTheWholeRunsNumbersAtTheHigherSeverity) {
   Window w(300);
   w.gpu(0, busy(), flat(30 * kGiB), 100 * kGiB);  // memory.batch_too_small (warning) over the whole run
