@@ -64,9 +64,14 @@ std::size_t TerminalStatusLine::width() const {
 // command's, only blank rows or the old status row wherever the resize put
 // it, which the command's next lines would otherwise be glued to. Setting
 // the region sends the cursor home, so it is saved and restored around it;
-// then it goes back up the row IND took.
+// then it goes back up the row IND took, and clears it: when the resize left
+// the cursor on the old status row (a terminal that keeps a non-empty bottom
+// row on a shrink, as tmux does, puts the command's next newline there), IND
+// scrolled that stale status text up into the cursor's row, and the
+// command's next line would be glued to it. The cursor's row holds no line
+// of the command's: it stands after the command's last newline.
 void TerminalStatusLine::reserve(int rows) {
-  write(fmt::format("\x1b" "D\x1b[2K\x1b[J{}\x1b[1;{}r{}\x1b[1A", kSaveCursor, rows - 1, kRestoreCursor));
+  write(fmt::format("\x1b" "D\x1b[2K\x1b[J{}\x1b[1;{}r{}\x1b[1A\x1b[2K", kSaveCursor, rows - 1, kRestoreCursor));
   reserved_rows_ = rows;
 }
 
