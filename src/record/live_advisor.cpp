@@ -106,15 +106,15 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   last_check_mono_ns_ = time.mono_ns;
   trim_window(time.mono_ns);
 
-  // The rules see window_s; the hang rule the longer span (advisor_span_s).
-  const RunData span = with_kept_events(window_);
+  // The rules see window_s; the hang rule the longer span (advisor_span_s),
+  // window_ itself: it reads samples and step annotations, in any order.
   RunData recent = advisor_window(window_, options_.config, time.mono_ns);
   const auto from = time.mono_ns - static_cast<std::int64_t>(options_.config.window_s * 1e9);
   std::erase_if(recent.events, [from](const Event& e) { return e.time.mono_ns < from; });
   const RunData data = with_kept_events(std::move(recent));
   const RunReport report = build_report(data);
   const std::vector<EpochPeak> epochs = epoch_peaks(history_);
-  const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs, &span};
+  const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs, &window_};
   std::vector<Advisory> advisories = advise(input, options_.config);
 
   const std::vector<AdvisoryChange> changes = diff_advisories(current_, advisories);
