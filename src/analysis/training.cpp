@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 
 #include "core/step_timing.h"
 
@@ -10,29 +9,9 @@ namespace gpuwatch {
 
 namespace {
 
-std::optional<double> parse_number(std::string_view s) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 void raise_peak(std::optional<double>& peak, double v) { peak = std::max(peak.value_or(v), v); }
 
 }  // namespace
-
-std::vector<std::pair<std::string_view, double>> parse_log_message(std::string_view message) {
-  std::vector<std::pair<std::string_view, double>> out;
-  while (!message.empty()) {
-    const std::size_t space = message.find(' ');
-    const std::string_view pair = message.substr(0, space);
-    message = space == std::string_view::npos ? std::string_view() : message.substr(space + 1);
-    const std::size_t eq = pair.find('=');
-    if (eq == 0 || eq == std::string_view::npos) continue;
-    if (const auto v = parse_number(pair.substr(eq + 1))) out.emplace_back(pair.substr(0, eq), *v);
-  }
-  return out;
-}
 
 std::optional<double> latest_logged(std::span<const Event> events, std::string_view name) {
   for (auto e = events.rbegin(); e != events.rend(); ++e) {
@@ -52,7 +31,7 @@ std::optional<TrainingSummary> summarize_training(std::span<const Event> events)
   std::optional<std::string_view> last_epoch;
   for (const Event& e : events) {
     if (e.kind == "step") {
-      if (const auto v = parse_number(e.message)) t.last_step = static_cast<std::int64_t>(*v);
+      if (const auto v = parse_finite_number(e.message)) t.last_step = static_cast<std::int64_t>(*v);
     } else if (e.kind == "epoch") {
       // Runs recorded before the recorder dropped repeats hold one event per
       // line that said "Epoch 3".

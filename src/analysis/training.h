@@ -12,12 +12,10 @@
 #include <vector>
 
 #include "analysis/step_timing.h"
+#include "core/log_message.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
-
-// "loss=0.53 lr=0.001" -> {("loss", 0.53), ("lr", 0.001)}; malformed pairs are skipped.
-std::vector<std::pair<std::string_view, double>> parse_log_message(std::string_view message);
 
 // The latest value of one logged name in `events`, if any.
 std::optional<double> latest_logged(std::span<const Event> events, std::string_view name);

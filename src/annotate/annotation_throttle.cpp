@@ -1,12 +1,12 @@
 #include "annotate/annotation_throttle.h"
 
 #include <algorithm>
-#include <charconv>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "annotate/annotation.h"
+#include "core/log_message.h"
 #include "core/step_timing.h"
 
 namespace gpuwatch {
@@ -31,32 +31,16 @@ std::optional<std::string> stream_of(const Event& e) {
   return key;
 }
 
-// "a=1 b=2" -> {("a", 1), ("b", 2)}: the stored form read back (the
-// recorder wrote it, so every pair is well formed).
-std::vector<std::pair<std::string, double>> stored_values(std::string_view message) {
-  std::vector<std::pair<std::string, double>> out;
-  for (std::size_t at = 0; at < message.size();) {
-    const std::size_t end = std::min(message.find(' ', at), message.size());
-    const std::string_view pair = message.substr(at, end - at);
-    at = end + 1;
-    const std::size_t eq = pair.find('=');
-    double v = 0;
-    if (eq == std::string_view::npos) continue;
-    std::from_chars(pair.data() + eq + 1, pair.data() + pair.size(), v);
-    out.emplace_back(std::string(pair.substr(0, eq)), v);
-  }
-  return out;
-}
-
 // Step timing (core/step_timing.h) is a sum over the steps a message covers,
 // not a latest value: a held-back message replaced by a newer one (several
 // ranks send under the same names, or two messages come within a second)
 // would take its steps with it. The newer one adds the older one's sums.
 void fold_step_timing(const Event& older, Event& newer) {
   if (newer.message.find(kTimedStepsLogName) == std::string::npos) return;
-  auto values = stored_values(newer.message);
+  std::vector<std::pair<std::string, double>> values;
+  for (const auto& [name, v] : parse_log_message(newer.message)) values.emplace_back(name, v);
   std::size_t folded = 0;
-  for (const auto& [name, v] : stored_values(older.message)) {
+  for (const auto& [name, v] : parse_log_message(older.message)) {
     if (!is_step_timing_name(name)) continue;
     const auto it = std::find_if(values.begin(), values.end(), [&](const auto& x) { return x.first == name; });
     if (it != values.end()) it->second += v;
