@@ -2,6 +2,7 @@
 // family appends its advisories; advise() orders them.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,18 @@ std::optional<LaunchBound> sm_light(const Context& ctx, const DeviceView& d, dou
 // a peer is clearly less busy (the rank it waits for), or while the links
 // are silent and every peer has the same shape. Null otherwise; then
 // util.launch_bound may hold.
+// A GPU's links, each as its transmit and receive counters: what "the
+// links are silent" reads (the larger of the two links' tx + rx), in
+// util.collective_wait over the window and in job.hung sample by sample.
+struct LinkCounters {
+  DeviceMetric tx;
+  DeviceMetric rx;
+};
+inline constexpr std::array<LinkCounters, 2> kLinkCounters{{
+    {DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec},
+    {DeviceMetric::PcieTxBytesPerSec, DeviceMetric::PcieRxBytesPerSec},
+}};
+
 // A GPU's typical utilization and SM activity over the window: medians, so
 // that a window holding the job's start or end (a finished run's) keeps the
 // shape of its steady part.

@@ -31,10 +31,9 @@ constexpr double kIdleUtilPercent = 5;
 // when the GPU reads neither.
 std::optional<double> window_link_traffic(const DeviceReport& r) {
   std::optional<double> out;
-  for (const auto& [tx, rx] : {std::pair{DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec},
-                               std::pair{DeviceMetric::PcieTxBytesPerSec, DeviceMetric::PcieRxBytesPerSec}}) {
-    const Summary* a = r.find(tx);
-    const Summary* b = r.find(rx);
+  for (const LinkCounters& link : kLinkCounters) {
+    const Summary* a = r.find(link.tx);
+    const Summary* b = r.find(link.rx);
     if (!a && !b) continue;
     out = std::max(out.value_or(0), (a ? a->mean : 0) + (b ? b->mean : 0));
   }

@@ -59,10 +59,9 @@ struct SampleReader {
   // NVLink's and PCIe's tx + rx; NaN where neither was read at this sample.
   [[nodiscard]] double link_traffic(std::size_t i) const {
     double most = kNaN;
-    for (const auto& [tx, rx] : {std::pair{DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec},
-                                 std::pair{DeviceMetric::PcieTxBytesPerSec, DeviceMetric::PcieRxBytesPerSec}}) {
-      const double a = at(tx, i);
-      const double b = at(rx, i);
+    for (const LinkCounters& link : kLinkCounters) {
+      const double a = at(link.tx, i);
+      const double b = at(link.rx, i);
       if (std::isnan(a) && std::isnan(b)) continue;
       const double sum = (std::isnan(a) ? 0 : a) + (std::isnan(b) ? 0 : b);
       most = std::isnan(most) ? sum : std::max(most, sum);
