@@ -2,6 +2,7 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -33,8 +34,13 @@ class GpuwatchTestCase(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="gpuwatch-e2e-")
         self.store = os.path.join(self.tmp, "runs.db")
+        self.procs = []  # started processes (start_gw) a test keeps: killed with their group at its end
 
     def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+            p.communicate(timeout=30)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def env(self, scenario=QUICK, library=None, **extra):

@@ -45,17 +45,6 @@ def canvases(dom):
 class ServeCase(GpuwatchTestCase):
     """Records runs into the test's store and starts `gpuwatch serve` over it."""
 
-    def setUp(self):
-        super().setUp()
-        self.procs = []
-
-    def tearDown(self):
-        for p in self.procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-            p.communicate(timeout=30)
-        super().tearDown()
-
     def record(self, name, seconds=1.0):
         r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--annotate-regex",
                         EPOCH_REGEX, "--", "python3", "-c", training(seconds), scenario=SCENARIO)

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import select
-import signal
 import urllib.request
 
 from harness import QUICK, GpuwatchTestCase
@@ -20,17 +19,6 @@ def ids_of(advisories):
 
 
 class OneVerdict(GpuwatchTestCase):
-    def setUp(self):
-        super().setUp()
-        self.procs = []
-
-    def tearDown(self):
-        for p in self.procs:
-            if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
-            p.communicate(timeout=30)
-        super().tearDown()
-
     def started(self, *args, **env):
         """A server started with `args`, and its base URL once it prints it."""
         p = self.start_gw(*args, "--listen", "127.0.0.1:0", scenario=UNEVEN, **env)
