@@ -5,6 +5,7 @@ Prometheus server (Debian's `prometheus`, when installed) scrapes it and returns
 And what no client may do (issue 22): a Host header that names another site is refused (DNS
 rebinding), headers past 8 KiB are 431 and a flood of them costs nothing, slow and silent clients
 leave scrapes answered at once."""
+import datetime
 import http.client
 import json
 import os
@@ -409,9 +410,27 @@ class ExporterTest(GpuwatchTestCase):
             time.sleep(0.2)
         self.assertEqual([float(c["value"][1]) for c in count], [2])
         self.assertEqual(sorted(c["metric"]["gpu"] for c in query("gpuwatch:gpu_thermal_throttled:bool")), ["0", "1"])
-        with urllib.request.urlopen(f"http://{prom_addr}/api/v1/rules?type=alert", timeout=2) as r:
-            groups = json.load(r)["data"]["groups"]
-        firing = [a["name"] for g in groups for a in g["rules"] if a["state"] != "inactive"]
+        # An alert group evaluated before the first scrape saw no `up` at all, so
+        # GpuwatchExporterAbsent is pending until the group's next evaluation: judge the
+        # alerts only once every one of them was evaluated after the scraped data was there.
+        scraped = time.time()
+
+        def alert_rules():
+            with urllib.request.urlopen(f"http://{prom_addr}/api/v1/rules?type=alert", timeout=2) as r:
+                return [a for g in json.load(r)["data"]["groups"] for a in g["rules"]]
+
+        def evaluated_at(rule):
+            # RFC 3339 with nanoseconds; Python reads at most microseconds.
+            stamp = re.sub(r"(\.\d{6})\d*", r"\1", rule["lastEvaluation"]).replace("Z", "+00:00")
+            return datetime.datetime.fromisoformat(stamp).timestamp()
+        deadline = time.monotonic() + 10
+        rules = alert_rules()
+        while any(evaluated_at(a) <= scraped for a in rules):
+            self.assertLess(time.monotonic(), deadline, "the alert rules were not evaluated within 10 s")
+            time.sleep(0.2)
+            rules = alert_rules()
+        self.assertGreater(len(rules), 0)
+        firing = [a["name"] for a in rules if a["state"] != "inactive"]
         self.assertEqual(firing, [], "an alert is pending or firing on a healthy fake GPU")
 
 
