@@ -2,7 +2,8 @@
 # Builds every libFuzzer target (fuzz/*_fuzz.cpp) with clang and runs each for
 # FUZZ_SECONDS (default 20) on a scratch copy of its seed corpus
 # fuzz/corpus/<name>/ (<name> = the file name without _fuzz), so that inputs
-# the fuzzer finds never land in the repository. Fails on any crash, leak,
+# the fuzzer finds never land in the repository; as many targets run at once as
+# there are cores. Fails on any crash, leak,
 # sanitizer report or timeout; the crashing input is kept in build-fuzz/crashes/.
 #   scripts/fuzz-smoke.sh                      all targets, 20 s each
 #   FUZZ_SECONDS=300 scripts/fuzz-smoke.sh     longer
@@ -46,29 +47,42 @@ cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gpuwatch-fuzz-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$build/crashes"
-failed=()
-for t in "${targets[@]}"; do
-  name=${t%_fuzz}
-  corpus=$work/$name
+
+# One target on a scratch copy of its corpus; its summary goes to $work/<target>.summary,
+# which the loop below prints in order once all have run.
+fuzz_one() {
+  local t=$1 name=${1%_fuzz}
+  local corpus=$work/$name summary=$work/$1.summary log=$build/crashes/$1.log
   mkdir -p "$corpus"
   if [ -d "fuzz/corpus/$name" ]; then
     cp -R "fuzz/corpus/$name/." "$corpus/"
   else
     echo "fuzz-smoke: warning: no seed corpus fuzz/corpus/$name" >&2
   fi
-  echo "== $t: ${seconds}s on $(find "$corpus" -type f | wc -l) seed(s) =="
-  log=$build/crashes/$t.log
+  echo "== $t: ${seconds}s on $(find "$corpus" -type f | wc -l) seed(s) ==" >"$summary"
   # -artifact_prefix keeps crash-* files out of the source tree.
   if (cd "$work" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
         "$build/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$build/crashes/$t-" "$corpus") >"$log" 2>&1; then
-    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' "$log" | sed 's/^/  /' || true
-    echo "  ok ($(find "$corpus" -type f | wc -l) corpus entries at the end)"
+    grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)' "$log" | sed 's/^/  /' >>"$summary" || true
+    echo "  ok ($(find "$corpus" -type f | wc -l) corpus entries at the end)" >>"$summary"
   else
-    tail -n 40 "$log" >&2
-    echo "  FAILED: $t (full log $log; input under $build/crashes/)" >&2
-    failed+=("$t")
+    { tail -n 40 "$log"; echo "  FAILED: $t (full log $log; input under $build/crashes/)"; } >>"$summary"
+    touch "$work/$t.failed"
   fi
+}
+
+# Each fuzzer is one process on one core: run as many at once as there are cores,
+# so the whole smoke takes FUZZ_SECONDS x targets / cores instead of x targets.
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in "${targets[@]}"; do
+  cat "$work/$t.summary"
+  if [ -e "$work/$t.failed" ]; then failed+=("$t"); fi
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
