@@ -290,6 +290,78 @@ BenchSystemInfo system_info(const BackendSet& backends, const std::vector<Worker
   return s;
 }
 
+// The GPUs to load: --gpus, else every one found.
+std::vector<int> bench_gpus(const BenchOptions& o, const BackendSet& backends) {
+  check_gpu_indices(o.gpus, backends);
+  std::vector<int> gpus = o.gpus;
+  if (gpus.empty()) {
+    for (const DeviceInfo& d : backends.devices) gpus.push_back(d.index);
+  }
+  if (o.device == "cuda" && gpus.empty()) {
+    throw BenchError("no GPU found; --device cpu runs the model suite on the CPU");
+  }
+  return gpus;
+}
+
+// --log-file, opened before any worker starts; null without one.
+std::FILE* open_bench_log(const BenchOptions& o) {
+  if (!o.log_file) return nullptr;
+  std::FILE* log = std::fopen(o.log_file->c_str(), "w");
+  if (!log) throw BenchError(fmt::format("cannot write the log file {}", o.log_file->string()));
+  return log;
+}
+
+// An empty series per loaded GPU, for the sampler's samples.
+RunData empty_series(const BackendSet& backends, const std::vector<int>& gpus) {
+  RunData samples;
+  for (const DeviceInfo& d : backends.devices) {
+    if (std::find(gpus.begin(), gpus.end(), d.index) == gpus.end()) continue;
+    DeviceSeries s;
+    s.info = d;
+    samples.devices.push_back(std::move(s));
+  }
+  return samples;
+}
+
+WatchOptions bench_watch_options(const BenchOptions& o, const std::vector<int>& gpus) {
+  WatchOptions watch;
+  watch.interval_s = o.sample_interval_s;
+  // Throttle reasons and temperatures every 0.2 s at most: tests last seconds.
+  watch.slow_interval_s = std::max(o.sample_interval_s, 0.2);
+  watch.gpus = gpus;
+  watch.processes = false;
+  return watch;
+}
+
+// Runs the workers while the watcher samples, until the last one ends.
+void run_workers(const std::vector<WorkerLaunch>& launches, Collector& collector, std::FILE* log, Watcher& watcher) {
+  std::thread sampling([&] { watcher.run(); });
+  // CUDA micro-benchmarks first, alone: they must have the GPUs to themselves.
+  std::vector<std::thread> torch_workers;
+  for (const WorkerLaunch& w : launches) {
+    if (w.worker == "cuda") run_worker(w, collector, log ? fileno(log) : STDERR_FILENO);
+  }
+  for (const WorkerLaunch& w : launches) {
+    if (w.worker == "torch") {
+      torch_workers.emplace_back([&, w] { run_worker(w, collector, log ? fileno(log) : STDERR_FILENO); });
+    }
+  }
+  for (std::thread& t : torch_workers) t.join();
+  watcher.stop();
+  sampling.join();
+}
+
+// What the workers reported, each test joined to what the sampler saw
+// during it.
+void add_results(BenchRun& run, Collector& collector, const RunData& samples) {
+  run.tests = std::move(collector.tests_);
+  for (std::size_t i = 0; i < run.tests.size(); ++i) {
+    run.tests[i].resources = test_resources(samples, collector.windows_[i]);
+  }
+  run.errors = std::move(collector.errors_);
+  run.warnings = std::move(collector.warnings_);
+}
+
 }  // namespace
 
 std::filesystem::path default_worker_dir() {
@@ -304,43 +376,20 @@ BenchRun run_bench(const BenchOptions& o) {
   if (o.device == "cpu" && o.suite == "micro") {
     throw BenchError("the micro suite measures GPUs (CUDA); with --device cpu run --suite models");
   }
-  Watcher watcher(SystemPaths::from_environment());
+  Watcher watcher(o.paths);
   const BackendSet& backends = watcher.backends();
-  check_gpu_indices(o.gpus, backends);
-  std::vector<int> gpus = o.gpus;
-  if (gpus.empty()) {
-    for (const DeviceInfo& d : backends.devices) gpus.push_back(d.index);
-  }
-  if (o.device == "cuda" && gpus.empty()) {
-    throw BenchError("no GPU found; --device cpu runs the model suite on the CPU");
-  }
+  const std::vector<int> gpus = bench_gpus(o, backends);
   std::vector<std::string> skipped;
   const std::vector<WorkerLaunch> launches = plan(o, gpus, skipped);
 
-  std::FILE* log = nullptr;
-  if (o.log_file) {
-    log = std::fopen(o.log_file->c_str(), "w");
-    if (!log) throw BenchError(fmt::format("cannot write the log file {}", o.log_file->string()));
-  }
+  std::FILE* log = open_bench_log(o);
   std::size_t total = 0;
   if (o.progress) {
     for (const WorkerLaunch& w : launches) total += count_tests(w);
   }
 
-  RunData samples;
-  for (const DeviceInfo& d : backends.devices) {
-    if (std::find(gpus.begin(), gpus.end(), d.index) == gpus.end()) continue;
-    DeviceSeries s;
-    s.info = d;
-    samples.devices.push_back(std::move(s));
-  }
-  WatchOptions watch;
-  watch.interval_s = o.sample_interval_s;
-  // Throttle reasons and temperatures every 0.2 s at most: tests last seconds.
-  watch.slow_interval_s = std::max(o.sample_interval_s, 0.2);
-  watch.gpus = gpus;
-  watch.processes = false;
-  watcher.prepare(watch);
+  RunData samples = empty_series(backends, gpus);
+  watcher.prepare(bench_watch_options(o, gpus));
   CollectingSink sink(samples);
   watcher.bus().subscribe(sink);
 
@@ -351,31 +400,11 @@ BenchRun run_bench(const BenchOptions& o) {
   const Timestamp start = now();
   run.start_wall_ns = start.wall_ns;
   Collector collector(total, o.progress, log);
-  {
-    std::thread sampling([&] { watcher.run(); });
-    // CUDA micro-benchmarks first, alone: they must have the GPUs to themselves.
-    std::vector<std::thread> torch_workers;
-    for (const WorkerLaunch& w : launches) {
-      if (w.worker == "cuda") run_worker(w, collector, log ? fileno(log) : STDERR_FILENO);
-    }
-    for (const WorkerLaunch& w : launches) {
-      if (w.worker == "torch") {
-        torch_workers.emplace_back([&, w] { run_worker(w, collector, log ? fileno(log) : STDERR_FILENO); });
-      }
-    }
-    for (std::thread& t : torch_workers) t.join();
-    watcher.stop();
-    sampling.join();
-  }
+  run_workers(launches, collector, log, watcher);
   collector.finish_progress();
   if (log) std::fclose(log);
   run.duration_s = static_cast<double>(now().mono_ns - start.mono_ns) / 1e9;
-  run.tests = std::move(collector.tests_);
-  for (std::size_t i = 0; i < run.tests.size(); ++i) {
-    run.tests[i].resources = test_resources(samples, collector.windows_[i]);
-  }
-  run.errors = std::move(collector.errors_);
-  run.warnings = std::move(collector.warnings_);
+  add_results(run, collector, samples);
   run.skipped = std::move(skipped);
   run.system = system_info(backends, collector.infos_, o.device);
   add_peaks_and_spreads(run, samples);

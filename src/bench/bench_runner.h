@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/bench_run.h"
+#include "live/watcher.h"  // SystemPaths, which the Watcher opens backends from
 
 namespace gpuwatch {
 
@@ -27,6 +28,9 @@ struct BenchOptions {
   std::optional<std::filesystem::path> log_file;  // the workers' stderr, and one line per test
   bool progress = false;         // a progress bar on stderr (a terminal)
   std::filesystem::path worker_dir;  // where gpuwatch-bench-cuda and -torch are
+  // Where /sys and /proc are read from (GPUWATCH_SYSFS_ROOT and the other
+  // variables): the command line reads the environment, not the library.
+  SystemPaths paths;
 };
 
 class BenchError : public std::runtime_error {

@@ -86,6 +86,7 @@ void add_bench(CLI::App& app, int& exit_code) {
     if (!flags->log_file.empty()) options.log_file = flags->log_file;
     options.progress = isatty(STDERR_FILENO) != 0;
     options.worker_dir = default_worker_dir();
+    options.paths = SystemPaths::from_environment();
     const std::string output = flags->output.empty() ? default_output() : flags->output;
     const BenchRun run = run_bench(options);
     const std::string json = render_bench_json(run);

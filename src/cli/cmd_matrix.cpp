@@ -30,18 +30,6 @@ std::string default_dir() {
                      tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-// --cell-timeout and --stop-grace (validated as durations by CLI11) into the
-// definition, which matrix.json keeps for --resume and run-cell.
-template <typename Flags>
-void apply_stop_flags(const Flags& f, const CLI::Option* cell_timeout, const CLI::Option* stop_grace,
-                      matrix::MatrixDef& def) {
-  const auto seconds = [](const std::string& text) {
-    return static_cast<double>(*parse_duration_ns(text)) / static_cast<double>(kSecondNs);
-  };
-  if (cell_timeout->count() > 0) def.cell_timeout_s = seconds(f.cell_timeout);
-  if (stop_grace->count() > 0) def.stop_grace_s = seconds(f.stop_grace);
-}
-
 void add_matrix_status(CLI::App& matrix, int& exit_code) {
   auto* cmd = matrix.add_subcommand("status", "Where a matrix stands, from its folder: cells done, running, left, failed");
   struct Flags {
@@ -113,6 +101,142 @@ std::string slurm_message(const matrix::SlurmScripts& written, const matrix::Run
   return out + collect;
 }
 
+// The flags of `matrix` itself, and the options whose presence counts.
+struct MatrixFlags {
+  std::vector<std::string> params;
+  std::string grid;
+  bool slurm = false;
+  int repeat = 1;
+  int parallel = 1;
+  int gpus_per_cell = 0;
+  std::string output_dir;
+  std::string resume;
+  double interval_s = 0.5;
+  std::string store;
+  std::string cell_timeout;
+  std::string stop_grace;
+  std::size_t slurm_max_array_size = matrix::kSlurmDefaultMaxArraySize;
+  std::vector<std::string> command;
+  struct Given {
+    CLI::Option* param = nullptr;
+    CLI::Option* grid = nullptr;
+    CLI::Option* slurm = nullptr;
+    CLI::Option* repeat = nullptr;
+    CLI::Option* parallel = nullptr;
+    CLI::Option* per_cell = nullptr;
+    CLI::Option* interval = nullptr;
+    CLI::Option* cell_timeout = nullptr;
+    CLI::Option* stop_grace = nullptr;
+  } given;
+};
+
+// --cell-timeout and --stop-grace (validated as durations by CLI11) into the
+// definition, which matrix.json keeps for --resume and run-cell.
+void apply_stop_flags(const MatrixFlags& f, matrix::MatrixDef& def) {
+  const auto seconds = [](const std::string& text) {
+    return static_cast<double>(*parse_duration_ns(text)) / static_cast<double>(kSecondNs);
+  };
+  if (f.given.cell_timeout->count() > 0) def.cell_timeout_s = seconds(f.cell_timeout);
+  if (f.given.stop_grace->count() > 0) def.stop_grace_s = seconds(f.stop_grace);
+}
+
+// The flags in the order --help lists them: the grid and how it is shared out.
+void add_matrix_grid_flags(CLI::App& cmd, MatrixFlags& f) {
+  f.given.param = cmd.add_option("--param", f.params, "NAME=V1,V2,...: {NAME} in the command takes each value. Repeatable")
+                      ->allow_extra_args(false);
+  f.given.grid = cmd.add_option("--grid", f.grid,
+                                "FILE.toml: the grid's params ([params] NAME = [V1, V2]) and [[exclude]] combinations;\n"
+                                "with --param, the params of both");
+  f.given.slurm = cmd.add_flag("--slurm", f.slurm,
+                               "Run nothing: write DIR/matrix.json and DIR/slurm.sbatch, a Slurm job array with a task per cell\n"
+                               "(sbatch DIR/slurm.sbatch; then matrix collect DIR)");
+  f.given.repeat = cmd.add_option("--repeat", f.repeat, "Run each combination N times")
+                       ->check(whole_check("repeats", 1, 100000, "3"));
+  f.given.parallel = cmd.add_option("--parallel", f.parallel, "Cells at once")->check(whole_check("cells", 1, 4096, "2"));
+  f.given.per_cell = cmd.add_option("--gpus-per-cell", f.gpus_per_cell,
+                                    "GPUs each cell gets, held by it alone (default: all GPUs with --parallel 1, else\n"
+                                    "an equal share)")
+                         ->check(whole_check("GPUs", 1, 4096, "1"));
+}
+
+// Then where the results go, how each cell is recorded and stopped.
+void add_matrix_run_flags(CLI::App& cmd, MatrixFlags& f) {
+  cmd.add_option("--output-dir", f.output_dir, "The results folder (default: matrix_results_<UTC time>)");
+  cmd.add_option("--resume", f.resume, "Go on with the matrix in DIR: run the cells missing, failed or interrupted");
+  f.given.interval = cmd.add_option("--interval", f.interval_s, "Seconds between samples in each cell's recording")
+                         ->check(seconds_check(0.01, 86400, "0.5"));
+  f.given.cell_timeout =
+      cmd.add_option("--cell-timeout", f.cell_timeout,
+                     "Stop a cell that runs longer (90s, 15m, 2h): SIGTERM, SIGKILL after --stop-grace; the cell\n"
+                     "is timed_out and the matrix goes on (and exits 1)")
+          ->check(duration_validator());
+  f.given.stop_grace = cmd.add_option("--stop-grace", f.stop_grace,
+                                      "How long a stopped cell, and what a cell leaves running when it ends, has\n"
+                                      "after SIGTERM before SIGKILL (default 10s)")
+                           ->check(duration_validator());
+  cmd.add_option("--slurm-max-array-size", f.slurm_max_array_size,
+                 "With --slurm: the most tasks one job array may have, Slurm's MaxArraySize (scontrol show\n"
+                 "config); more cells are split into several arrays")
+      ->check(whole_check("tasks", 1, 4'000'000, "1001"))
+      ->capture_default_str();
+}
+
+// --resume DIR: the grid is the folder's; a few flags may change how it runs.
+matrix::RunnerOptions resumed_matrix(const MatrixFlags& f) {
+  // The grid is the folder's: a new one here would be a second matrix.
+  for (const CLI::Option* opt : {f.given.param, f.given.grid, f.given.repeat, f.given.per_cell, f.given.slurm}) {
+    if (opt->count() > 0) throw CLI::ValidationError(opt->get_name(), "goes with a new matrix, not --resume");
+  }
+  if (!f.command.empty()) throw CLI::ValidationError("--resume", "takes the command from DIR/matrix.json");
+  if (!f.output_dir.empty()) throw CLI::ValidationError("--output-dir", "give either --output-dir or --resume");
+  matrix::RunnerOptions o;
+  o.dir = f.resume;
+  o.def = matrix::read_matrix_def(o.dir);
+  o.resume = true;
+  if (f.given.parallel->count() > 0) o.def.parallel = f.parallel;
+  if (f.given.interval->count() > 0) o.def.interval_s = f.interval_s;
+  if (!f.store.empty()) o.def.store = f.store;
+  apply_stop_flags(f, o.def);
+  return o;
+}
+
+matrix::RunnerOptions new_matrix(const MatrixFlags& f) {
+  matrix::RunnerOptions o;
+  if (!f.grid.empty()) {
+    matrix::GridFile file = matrix::read_grid_file(f.grid);
+    o.def.grid.params = std::move(file.params);
+    o.def.grid.excludes = std::move(file.excludes);
+  }
+  for (const std::string& p : f.params) o.def.grid.params.push_back(matrix::parse_param(p));
+  o.def.grid.repeat = f.repeat;
+  o.def.grid.command = f.command;
+  o.def.parallel = f.parallel;
+  if (f.given.per_cell->count() > 0) o.def.gpus_per_cell = f.gpus_per_cell;
+  o.def.interval_s = f.interval_s;
+  o.def.store = f.store;
+  o.def.created = matrix::utc_iso8601(static_cast<double>(std::time(nullptr)));
+  apply_stop_flags(f, o.def);
+  o.dir = f.output_dir.empty() ? default_dir() : f.output_dir;
+  matrix::validate(o.def.grid);  // before anything is written
+  return o;
+}
+
+// Runs the matrix, or with --slurm writes its job arrays; returns the exit status.
+int run_or_write_matrix(const MatrixFlags& f) {
+  try {
+    matrix::RunnerOptions o = f.resume.empty() ? new_matrix(f) : resumed_matrix(f);
+    o.store_path = std::filesystem::absolute(store_path(o.def.store));
+    if (f.slurm) {
+      o.slurm_max_array_size = f.slurm_max_array_size;
+      fmt::print("{}", slurm_message(matrix::write_slurm_matrix(o), o));
+      return 0;
+    }
+    return matrix::run_matrix(o);
+  } catch (const matrix::GridError& e) {
+    throw CLI::ValidationError("matrix", e.what());
+  }
+}
+
 }  // namespace
 
 void add_matrix(CLI::App& app, int& exit_code) {
@@ -122,111 +246,19 @@ void add_matrix(CLI::App& app, int& exit_code) {
       "matrix --param NAME=V1,V2 [--param ...] [--parallel N --gpus-per-cell K] -- CMD {NAME}...\n"
       "A grid has at most 100,000 cells. Exits 0 when every cell succeeded, 1 when one did not (failed,\n"
       "interrupted, timed out), 128+N when signal N stopped it.");
-  struct Flags {
-    std::vector<std::string> params;
-    std::string grid;
-    bool slurm = false;
-    int repeat = 1;
-    int parallel = 1;
-    int gpus_per_cell = 0;
-    std::string output_dir;
-    std::string resume;
-    double interval_s = 0.5;
-    std::string store;
-    std::string cell_timeout;
-    std::string stop_grace;
-    std::size_t slurm_max_array_size = matrix::kSlurmDefaultMaxArraySize;
-    std::vector<std::string> command;
-  };
-  auto f = std::make_shared<Flags>();
-  auto* param = cmd->add_option("--param", f->params, "NAME=V1,V2,...: {NAME} in the command takes each value. Repeatable")
-                    ->allow_extra_args(false);
-  auto* grid = cmd->add_option("--grid", f->grid,
-                               "FILE.toml: the grid's params ([params] NAME = [V1, V2]) and [[exclude]] combinations;\n"
-                               "with --param, the params of both");
-  auto* slurm = cmd->add_flag("--slurm", f->slurm,
-                              "Run nothing: write DIR/matrix.json and DIR/slurm.sbatch, a Slurm job array with a task per cell\n"
-                              "(sbatch DIR/slurm.sbatch; then matrix collect DIR)");
-  auto* repeat = cmd->add_option("--repeat", f->repeat, "Run each combination N times")
-                     ->check(whole_check("repeats", 1, 100000, "3"));
-  auto* parallel = cmd->add_option("--parallel", f->parallel, "Cells at once")->check(whole_check("cells", 1, 4096, "2"));
-  auto* per_cell = cmd->add_option("--gpus-per-cell", f->gpus_per_cell,
-                                   "GPUs each cell gets, held by it alone (default: all GPUs with --parallel 1, else\n"
-                                   "an equal share)")
-                       ->check(whole_check("GPUs", 1, 4096, "1"));
-  cmd->add_option("--output-dir", f->output_dir, "The results folder (default: matrix_results_<UTC time>)");
-  cmd->add_option("--resume", f->resume, "Go on with the matrix in DIR: run the cells missing, failed or interrupted");
-  auto* interval = cmd->add_option("--interval", f->interval_s, "Seconds between samples in each cell's recording")
-                       ->check(seconds_check(0.01, 86400, "0.5"));
-  auto* cell_timeout =
-      cmd->add_option("--cell-timeout", f->cell_timeout,
-                      "Stop a cell that runs longer (90s, 15m, 2h): SIGTERM, SIGKILL after --stop-grace; the cell\n"
-                      "is timed_out and the matrix goes on (and exits 1)")
-          ->check(duration_validator());
-  auto* stop_grace = cmd->add_option("--stop-grace", f->stop_grace,
-                                     "How long a stopped cell, and what a cell leaves running when it ends, has\n"
-                                     "after SIGTERM before SIGKILL (default 10s)")
-                         ->check(duration_validator());
-  cmd->add_option("--slurm-max-array-size", f->slurm_max_array_size,
-                  "With --slurm: the most tasks one job array may have, Slurm's MaxArraySize (scontrol show\n"
-                  "config); more cells are split into several arrays")
-      ->check(whole_check("tasks", 1, 4'000'000, "1001"))
-      ->capture_default_str();
+  auto f = std::make_shared<MatrixFlags>();
+  add_matrix_grid_flags(*cmd, *f);
+  add_matrix_run_flags(*cmd, *f);
   add_store_option(*cmd, f->store);
   cmd->add_option("command", f->command, "The command, after --, with {NAME} placeholders");
   add_matrix_status(*cmd, exit_code);
   add_matrix_collect(*cmd, exit_code);
   add_matrix_run_cell(*cmd, exit_code);
-  cmd->callback([cmd, f, param, grid, slurm, repeat, parallel, per_cell, interval, cell_timeout, stop_grace,
-                 &exit_code] {
+  cmd->callback([cmd, f, &exit_code] {
     for (const char* sub : {"status", "collect", "run-cell"}) {
       if (cmd->get_subcommand(sub)->parsed()) return;
     }
-    matrix::RunnerOptions o;
-    try {
-      if (!f->resume.empty()) {
-        // The grid is the folder's: a new one here would be a second matrix.
-        for (const CLI::Option* opt : {param, grid, repeat, per_cell, slurm}) {
-          if (opt->count() > 0) throw CLI::ValidationError(opt->get_name(), "goes with a new matrix, not --resume");
-        }
-        if (!f->command.empty()) throw CLI::ValidationError("--resume", "takes the command from DIR/matrix.json");
-        if (!f->output_dir.empty()) throw CLI::ValidationError("--output-dir", "give either --output-dir or --resume");
-        o.dir = f->resume;
-        o.def = matrix::read_matrix_def(o.dir);
-        o.resume = true;
-        if (parallel->count() > 0) o.def.parallel = f->parallel;
-        if (interval->count() > 0) o.def.interval_s = f->interval_s;
-        if (!f->store.empty()) o.def.store = f->store;
-        apply_stop_flags(*f, cell_timeout, stop_grace, o.def);
-      } else {
-        if (!f->grid.empty()) {
-          matrix::GridFile file = matrix::read_grid_file(f->grid);
-          o.def.grid.params = std::move(file.params);
-          o.def.grid.excludes = std::move(file.excludes);
-        }
-        for (const std::string& p : f->params) o.def.grid.params.push_back(matrix::parse_param(p));
-        o.def.grid.repeat = f->repeat;
-        o.def.grid.command = f->command;
-        o.def.parallel = f->parallel;
-        if (per_cell->count() > 0) o.def.gpus_per_cell = f->gpus_per_cell;
-        o.def.interval_s = f->interval_s;
-        o.def.store = f->store;
-        o.def.created = matrix::utc_iso8601(static_cast<double>(std::time(nullptr)));
-        apply_stop_flags(*f, cell_timeout, stop_grace, o.def);
-        o.dir = f->output_dir.empty() ? default_dir() : f->output_dir;
-        matrix::validate(o.def.grid);  // before anything is written
-      }
-      o.store_path = std::filesystem::absolute(store_path(o.def.store));
-      if (f->slurm) {
-        o.slurm_max_array_size = f->slurm_max_array_size;
-        fmt::print("{}", slurm_message(matrix::write_slurm_matrix(o), o));
-        exit_code = 0;
-        return;
-      }
-      exit_code = matrix::run_matrix(o);
-    } catch (const matrix::GridError& e) {
-      throw CLI::ValidationError("matrix", e.what());
-    }
+    exit_code = run_or_write_matrix(*f);
   });
 }
 

@@ -134,11 +134,11 @@ ChildOutcome ChildProcess::wait(const std::function<void()>& before_reap) const 
   return outcome;
 }
 
-ForeignWait wait_for_foreign_exit(pid_t pid, const bool& stop_flag) {
+ForeignWait wait_for_foreign_exit(pid_t pid, const std::atomic<bool>& stop_flag) {
   if (kill(pid, 0) != 0 && errno == ESRCH) return ForeignWait::NoSuchProcess;
   const auto pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   ForeignWait result = ForeignWait::Stopped;
-  while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
+  while (!stop_flag.load(std::memory_order_acquire)) {
     if (pidfd >= 0) {
       pollfd p{pidfd, POLLIN, 0};
       if (poll(&p, 1, 200) > 0) {

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -74,6 +75,6 @@ enum class ForeignWait {
 };
 // Blocks until the process `pid` (not our child) exits or stop_flag is set
 // (checked at least every 200 ms).
-ForeignWait wait_for_foreign_exit(pid_t pid, const bool& stop_flag);
+ForeignWait wait_for_foreign_exit(pid_t pid, const std::atomic<bool>& stop_flag);
 
 }  // namespace gpuwatch

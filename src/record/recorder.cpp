@@ -190,37 +190,24 @@ RunInfo with_outcome(RunInfo stored, const RunInfo& ended) {
   return stored;
 }
 
-}  // namespace
-
-std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
-  const std::string safe = file_name_part(run_name);
-  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
-int run_record(const RecordOptions& o) {
-  const SystemPaths paths = SystemPaths::from_environment();
-  Watcher watcher(paths);
-  const BackendSet& backends = watcher.backends();
-  check_gpu_indices(o.gpus, backends);
-  const GpuChoice gpus = choose_gpus(o, backends, paths);
+WatchOptions watch_options(const RecordOptions& o, const GpuChoice& gpus) {
   WatchOptions watch;
   watch.interval_s = o.interval_s;
   watch.gpus = gpus.recorded;
   watch.no_gpus = gpus.recorded.empty();
   watch.closing_sample = true;
   watch.prime_slow_metrics = false;  // sample the command's start at once
-  watcher.prepare(watch);
-  if (backends.devices.empty()) {
-    std::string why;
-    for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;
-    fmt::print(stderr, "gpuwatch: no GPU found ({}); recording host metrics only\n", why.empty() ? "no backend" : why);
-  }
-  auto store = Store::open(o.store_path, false);
+  return watch;
+}
 
+void warn_no_gpu(const BackendSet& backends) {
+  std::string why;
+  for (const auto& n : backends.notes) why += (why.empty() ? "" : "; ") + n;
+  fmt::print(stderr, "gpuwatch: no GPU found ({}); recording host metrics only\n", why.empty() ? "no backend" : why);
+}
+
+// The run's row as far as it is known before the command starts.
+RunInfo new_run(const RecordOptions& o, const Watcher& watcher) {
   RunInfo run;
   run.name = default_name(o);
   run.command = o.command;
@@ -234,102 +221,121 @@ int run_record(const RecordOptions& o) {
   // read under GPUWATCH_PROCFS_ROOT like every other procfs read.
   run.attached_pid = o.attach_pid ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*o.attach_pid))
                                   : std::nullopt;
+  return run;
+}
 
+StatusLineOptions status_line_options(const RecordOptions& o) {
   StatusLineOptions status;
   status.enabled = o.status_line;
   status.tty = isatty(STDERR_FILENO) != 0;
   status.period = std::chrono::nanoseconds(static_cast<std::int64_t>(o.status_every_s * 1e9));
-  RecordingSink sink(*store, status);
+  return status;
+}
 
-  // Fail on an unusable --output-dir before the command starts, not after it ran.
-  if (o.output_dir) std::filesystem::create_directories(*o.output_dir);
+// The command's group, shared by the signal thread, the waiter (the thread
+// that waits for the command) and the advisor. It is cleared before the
+// command is reaped, so a signal never reaches a pid the system may have
+// reused; a signal that comes before the command started waits for it.
+class CommandControl {
+ public:
+  CommandControl(RecordingSink& sink, bool has_command) : sink_(sink), forwards_signals_(has_command) {}
+  CommandControl(const CommandControl&) = delete;
+  CommandControl& operator=(const CommandControl&) = delete;
 
-  // The command's group, shared by the signal thread and the waiter (the
-  // thread that waits for the command). It is cleared before the command is
-  // reaped, so a signal never reaches a pid the system may have reused; a
-  // signal that comes before the command started waits for it.
-  std::mutex child_mutex;
-  pid_t child_group = 0;
-  int pending_signal = 0;
-  int stop_requests = 0;
-  SignalThread signals([&](int sig) {  // blocks the signals before any thread starts
-    std::unique_lock lock(child_mutex);
-    const bool forward = !o.command.empty();
-    sink.post_event({now(), std::nullopt, "signal",
-                     fmt::format("received SIG{}; {}", sigabbrev_np(sig), forward ? "forwarded to the command" : "stopping")});
-    if (forward) {
-      if (child_group > 0) {
-        signal_process_group(child_group, sig);
-      } else {
-        pending_signal = sig;
-      }
-      return;
+  // Forwards `sig` to the command, or keeps it until the command starts.
+  // Without a command, returns true: the recording is to stop.
+  bool on_signal(int sig) {
+    std::lock_guard lock(mutex_);
+    sink_.post_event({now(), std::nullopt, "signal",
+                      fmt::format("received SIG{}; {}", sigabbrev_np(sig),
+                                  forwards_signals_ ? "forwarded to the command" : "stopping")});
+    if (!forwards_signals_) {
+      if (++stop_requests_ > 1) die_of_signal(sig);  // a second Ctrl-C while stopping: at once
+      return true;
     }
-    if (++stop_requests > 1) die_of_signal(sig);  // a second Ctrl-C while stopping: at once
-    lock.unlock();
-    watcher.stop();
-  });
+    if (group_ > 0) {
+      signal_process_group(group_, sig);
+    } else {
+      pending_signal_ = sig;
+    }
+    return false;
+  }
 
-  // After the signal thread, which blocks the signals before any thread
-  // starts; after the sink, which its threads deliver into until they stop.
-  // gpuwatch.metrics() is answered from the latest values on the bus, on
-  // the socket's thread: never from the sampling thread, never waiting.
-  LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
-  AnnotationSources annotations(sink, o.annotate_regex,
-                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
+  void started(pid_t group) {
+    std::lock_guard lock(mutex_);
+    group_ = group;
+    if (pending_signal_ != 0) signal_process_group(group_, pending_signal_);
+  }
+
+  // Called while the exited command is still a zombie.
+  void reaping() {
+    std::lock_guard lock(mutex_);
+    group_ = 0;
+  }
 
   // --on-underuse kill and --on-hang kill: SIGTERM to the command's group,
   // SIGKILL if it is still there after a grace period (a DataLoader stuck in
   // a worker; a rank stuck in NCCL). `end` is the run's end reason.
-  std::string stopped_for;  // "underuse", "hung", or empty
-  std::jthread stop_killer;
-  auto stop_command = [&](std::string_view end, const std::string& what, const std::string& reason) {
-    std::lock_guard lock(child_mutex);
-    if (child_group <= 0 || !stopped_for.empty()) return;
-    stopped_for = end;
+  void stop(std::string_view end, const std::string& what, const std::string& reason) {
+    std::lock_guard lock(mutex_);
+    if (group_ <= 0 || !stopped_for_.empty()) return;
+    stopped_for_ = end;
     std::fprintf(stderr, "gpuwatch: stopping the command: %s (%s)\n", what.c_str(), reason.c_str());
-    sink.post_event({now(), std::nullopt, std::string(end), fmt::format("stopped by --on-{} kill: {}",
-                                                                        end == "hung" ? "hang" : end, reason)});
-    signal_process_group(child_group, SIGTERM);
-    stop_killer = std::jthread([&](std::stop_token stop) {
+    sink_.post_event({now(), std::nullopt, std::string(end),
+                      fmt::format("stopped by --on-{} kill: {}", end == "hung" ? "hang" : end, reason)});
+    signal_process_group(group_, SIGTERM);
+    killer_ = std::jthread([this](std::stop_token stop) {
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock wait_lock(m);
       cv.wait_for(wait_lock, stop, std::chrono::seconds(15), [] { return false; });
       if (stop.stop_requested()) return;
-      std::lock_guard child_lock(child_mutex);
-      if (child_group > 0) signal_process_group(child_group, SIGKILL);
+      std::lock_guard group_lock(mutex_);
+      if (group_ > 0) signal_process_group(group_, SIGKILL);
     });
-  };
-  auto stop_for_underuse = [&](const std::string& reason) {
-    stop_command("underuse", "it underuses its GPUs", reason);
-  };
+  }
+
   // --on-hang signal=NAME: the signal once per hang, for a job that dumps
   // its stacks on it; kill: as for underuse.
-  auto on_hang = [&](const std::string& reason) {
-    if (!o.on_hang || o.on_hang->kind == HangAction::Kind::Kill) {
-      stop_command("hung", "the job is hung", reason);
+  void on_hang(const std::optional<HangAction>& action, const std::string& reason) {
+    if (!action || action->kind == HangAction::Kind::Kill) {
+      stop("hung", "the job is hung", reason);
       return;
     }
-    std::lock_guard lock(child_mutex);
-    if (child_group <= 0) return;
-    const std::string sig = signal_name(o.on_hang->signal);
+    std::lock_guard lock(mutex_);
+    if (group_ <= 0) return;
+    const std::string sig = signal_name(action->signal);
     std::fprintf(stderr, "gpuwatch: the job is hung: sending %s to the command (%s)\n", sig.c_str(), reason.c_str());
-    sink.post_event({now(), std::nullopt, "hung", fmt::format("{} sent by --on-hang: {}", sig, reason)});
-    signal_process_group(child_group, o.on_hang->signal);
-  };
-  std::optional<LiveAdvisor> advisor;
+    sink_.post_event({now(), std::nullopt, "hung", fmt::format("{} sent by --on-hang: {}", sig, reason)});
+    signal_process_group(group_, action->signal);
+  }
 
-  const Timestamp start = now();
-  run.start_wall_ns = start.wall_ns;
-  run.start_mono_ns = start.mono_ns;
+  // "underuse", "hung", or empty: why gpuwatch stopped the command.
+  std::string stopped_for() const {
+    std::lock_guard lock(mutex_);
+    return stopped_for_;
+  }
+
+ private:
+  RecordingSink& sink_;
+  const bool forwards_signals_;
+  mutable std::mutex mutex_;
+  pid_t group_ = 0;
+  int pending_signal_ = 0;
+  int stop_requests_ = 0;
+  std::string stopped_for_;
+  std::jthread killer_;  // last: joined before the members it reads go
+};
+
+// Starts the command, or checks the process to attach to, and makes it the
+// root of the process tree the host reader follows.
+std::optional<ChildProcess> start_command(const RecordOptions& o, AnnotationSources& annotations,
+                                          CommandControl& command, Watcher& watcher) {
   std::optional<ChildProcess> child;
   if (!o.command.empty()) {
     child = ChildProcess::spawn(o.command, annotations.child_environment(), annotations.child_output());
     annotations.command_started();
-    std::lock_guard lock(child_mutex);
-    child_group = child->pid();
-    if (pending_signal != 0) signal_process_group(child_group, pending_signal);
+    command.started(child->pid());
     watcher.host().set_tree_root(static_cast<std::uint32_t>(child->pid()));
   } else if (o.attach_pid) {
     if (kill(*o.attach_pid, 0) != 0 && errno == ESRCH) {
@@ -341,24 +347,39 @@ int run_record(const RecordOptions& o) {
     std::fprintf(stderr, "gpuwatch: a process can send annotations with GPUWATCH_SOCKET=%s\n",
                  annotations.socket_path().c_str());
   }
-  if (o.advise || o.kill_on_underuse_after_s || o.on_hang) {
-    LiveAdvisorOptions a;
-    a.config = o.advisor;
-    a.check_every_s = o.check_every_s;
-    a.print = o.advise;
-    a.kill_after_s = o.kill_on_underuse_after_s;
-    a.kill_rules = o.underuse_rules;
-    a.on_hang = o.on_hang;
-    a.hang_kill_after_s = o.hang_kill_after_s;
-    advisor.emplace(a, run, watcher.devices(gpus.recorded), stop_for_underuse, on_hang);
-    sink.set_advisor(&*advisor);
-  }
+  return child;
+}
+
+// --advise, --on-underuse kill and --on-hang: the advisor judges the live
+// window and acts on the command through `command`.
+void start_advisor(std::optional<LiveAdvisor>& advisor, const RecordOptions& o, const RunInfo& run,
+                   const std::vector<DeviceInfo>& devices, CommandControl& command, RecordingSink& sink) {
+  if (!o.advise && !o.kill_on_underuse_after_s && !o.on_hang) return;
+  LiveAdvisorOptions a;
+  a.config = o.advisor;
+  a.check_every_s = o.check_every_s;
+  a.print = o.advise;
+  a.kill_after_s = o.kill_on_underuse_after_s;
+  a.kill_rules = o.underuse_rules;
+  a.on_hang = o.on_hang;
+  a.hang_kill_after_s = o.hang_kill_after_s;
+  advisor.emplace(
+      a, run, devices,
+      [&command](const std::string& reason) { command.stop("underuse", "it underuses its GPUs", reason); },
+      [&command, &o](const std::string& reason) { command.on_hang(o.on_hang, reason); });
+  sink.set_advisor(&*advisor);
+}
+
+// Stores the run's row (which gives `run` its id) and its first events.
+void begin_stored_run(Store& store, RunInfo& run, const std::vector<DeviceInfo>& devices, RecordingSink& sink,
+                      const GpuChoice& gpus, const AdvisorConfig& advisor, const std::optional<ChildProcess>& child) {
+  const Timestamp start{run.start_mono_ns, run.start_wall_ns};
   try {
-    store->begin_run(run, watcher.devices(gpus.recorded));
+    store.begin_run(run, devices);
     sink.track_job_gpus(JobGpuTracker(gpus.job, gpus.recorded), start);
     // The thresholds the end summary judges with, kept with the run so that
     // `status`, `report`, `top`, `serve` and the exporter judge it alike.
-    sink.post_event(Event{start, std::nullopt, std::string(kAdvisorConfigEventKind), format_advisor_config(o.advisor)});
+    sink.post_event(Event{start, std::nullopt, std::string(kAdvisorConfigEventKind), format_advisor_config(advisor)});
   } catch (...) {
     // Nothing could be recorded: do not leave the command running unwatched.
     if (child) {
@@ -367,28 +388,36 @@ int run_record(const RecordOptions& o) {
     }
     throw;
   }
+}
 
+// How the command, or the process attached to, ended.
+struct CommandEnd {
   ChildOutcome outcome;
   ForeignWait target = ForeignWait::Stopped;
-  bool stop_watching = false;
-  std::thread waiter([&] {
+};
+
+// The waiter: waits for the command or the attached process to end, then
+// stops the sampler. With neither, a signal stops the sampler.
+std::thread start_waiter(const std::optional<ChildProcess>& child, std::optional<pid_t> attach_pid,
+                         CommandControl& command, Watcher& watcher, const std::atomic<bool>& stop_watching,
+                         CommandEnd& end) {
+  return std::thread([&child, attach_pid, &command, &watcher, &stop_watching, &end] {
     pthread_setname_np(pthread_self(), "gw-wait");
     if (child) {
-      outcome = child->wait([&] {
-        std::lock_guard lock(child_mutex);
-        child_group = 0;
-      });
-    } else if (o.attach_pid) {
-      target = wait_for_foreign_exit(*o.attach_pid, stop_watching);
+      end.outcome = child->wait([&command] { command.reaping(); });
+    } else if (attach_pid) {
+      end.target = wait_for_foreign_exit(*attach_pid, stop_watching);
     } else {
       return;  // until a signal stops the sampler
     }
     watcher.stop();
   });
+}
 
-  // The store's commits, the status line and the advisor run on a thread of
-  // their own: a slow disk never delays a tick.
-  QueuedSink store_writer(sink);
+// Samples until the watcher is stopped. The store's commits, the status line
+// and the advisor run on a thread of their own (`store_writer`): a slow disk
+// never delays a tick.
+void sample_until_stopped(Watcher& watcher, LiveMetrics& live_metrics, QueuedSink& store_writer) {
   try {
     watcher.bus().subscribe(live_metrics);
     watcher.bus().subscribe(store_writer);
@@ -397,73 +426,156 @@ int run_record(const RecordOptions& o) {
     // The command keeps running: wait for it, save what was recorded.
     std::fprintf(stderr, "gpuwatch: sampling stopped: %s\n", e.what());
   }
-  __atomic_store_n(&stop_watching, true, __ATOMIC_RELEASE);
-  waiter.join();
-  if (const std::size_t hidden = hidden_processes(backends); hidden > 0) {
-    sink.post_event({now(), std::nullopt, std::string(kProcessesHiddenEventKind),
-                     fmt::format("{} {} of other users could not be looked into for GPU use (run as root to see "
-                                 "them)",
-                                 hidden, hidden == 1 ? "process" : "processes")});
-  }
+}
 
-  // From here on the command has finished: whatever fails is reported, and
-  // gpuwatch still exits with the command's status.
-  annotations.command_finished();
+void note_hidden_processes(const BackendSet& backends, RecordingSink& sink) {
+  const std::size_t hidden = hidden_processes(backends);
+  if (hidden == 0) return;
+  sink.post_event({now(), std::nullopt, std::string(kProcessesHiddenEventKind),
+                   fmt::format("{} {} of other users could not be looked into for GPU use (run as root to see "
+                               "them)",
+                               hidden, hidden == 1 ? "process" : "processes")});
+}
+
+void set_run_end(RunInfo& run, const RecordOptions& o, bool wrapped_command, const CommandEnd& end,
+                 const std::string& stopped_for, const Watcher& watcher) {
   run.end_wall_ns = now().wall_ns;
-  run.exit_code = outcome.exit_code;
-  run.exit_signal = outcome.signal;
-  run.end_reason = end_reason(child.has_value(), outcome, o.attach_pid.has_value(), target);
+  run.exit_code = end.outcome.exit_code;
+  run.exit_signal = end.outcome.signal;
+  run.end_reason = end_reason(wrapped_command, end.outcome, o.attach_pid.has_value(), end.target);
   if (!stopped_for.empty()) run.end_reason = stopped_for;
   run.jitter = watcher.jitter();
   run.status = RunStatus::Finished;
-  bool end_stored = false;
+}
+
+// Stores the last samples and the run's end; returns whether the end was stored.
+bool store_run_end(QueuedSink& store_writer, RecordingSink& sink, Store& store, const RunInfo& run) {
   try {
     store_writer.drain();
     sink.finish();
-    store->finish_run(run);
-    end_stored = true;
+    store.finish_run(run);
+    return true;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: the end of the run could not be stored: %s\n", e.what());
+    return false;
   }
+}
+
+// What the sampler recorded but the store did not keep.
+void warn_about_losses(const QueuedSink& store_writer, const Store& store) {
   if (const std::uint64_t late = store_writer.dropped_ticks(); late > 0) {
     std::fprintf(stderr, "gpuwatch: %llu ticks were dropped: the run store fell too far behind the sampler\n",
                  static_cast<unsigned long long>(late));
   }
-  if (const StoreBacklog b = store->backlog(); b.dropped_samples + b.dropped_events > 0) {
+  if (const StoreBacklog b = store.backlog(); b.dropped_samples + b.dropped_events > 0) {
     std::fprintf(stderr,
                  "gpuwatch: %llu samples and %llu events could not be saved (the run store could not be "
                  "written); the report covers what was\n",
                  static_cast<unsigned long long>(b.dropped_samples), static_cast<unsigned long long>(b.dropped_events));
   }
+}
+
+// The end summary, --output-dir's files and --compare-with's comparison,
+// from what the store kept. The command has finished: a failure here is
+// reported, and gpuwatch still exits with the command's status.
+void report_finished_run(const RecordOptions& o, Store& store, const RunInfo& run, bool end_stored) {
+  if (!o.summary && !o.output_dir && !o.compare_with) return;
   try {
-    if (o.summary || o.output_dir || o.compare_with) {
-      RunInfo stored = store->resolve(run.id);
-      // What the store could not take, this process still knows.
-      if (!end_stored) stored = with_outcome(std::move(stored), run);
-      RunData base = load_run_base(*store, stored);
-      base.run = stored;  // the load reads the run's row again, without the outcome it could not take
-      RunReport report = build_report(base, StoredColumns(o.store_path, stored));
-      const std::string note = judge_finished_run(*store, stored, report, o.advisor);
-      const std::string text = render_report_text(report);
-      if (o.summary) {
-        const std::string shown = o.full_report ? text + note : end_summary(report, note);
-        write_terminal_text(stderr, "\n" + shown);
-      }
-      if (o.output_dir || o.compare_with) {
-        const RunData data = store->load(stored);
-        if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
-        if (o.compare_with) {
-          const std::array<RunData, 2> pair{*o.compare_with, data};
-          write_terminal_text(stderr, "\n" + render_compare_text(compare_runs(pair, CompareOptions{})));
-        }
+    RunInfo stored = store.resolve(run.id);
+    // What the store could not take, this process still knows.
+    if (!end_stored) stored = with_outcome(std::move(stored), run);
+    RunData base = load_run_base(store, stored);
+    base.run = stored;  // the load reads the run's row again, without the outcome it could not take
+    RunReport report = build_report(base, StoredColumns(o.store_path, stored));
+    const std::string note = judge_finished_run(store, stored, report, o.advisor);
+    const std::string text = render_report_text(report);
+    if (o.summary) {
+      const std::string shown = o.full_report ? text + note : end_summary(report, note);
+      write_terminal_text(stderr, "\n" + shown);
+    }
+    if (o.output_dir || o.compare_with) {
+      const RunData data = store.load(stored);
+      if (o.output_dir) write_output_dir(*o.output_dir, data, text, o.generate_graphs);
+      if (o.compare_with) {
+        const std::array<RunData, 2> pair{*o.compare_with, data};
+        write_terminal_text(stderr, "\n" + render_compare_text(compare_runs(pair, CompareOptions{})));
       }
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: error after the command finished: %s\n", e.what());
   }
+}
+
+int exit_status(const std::string& stopped_for, bool wrapped_command, const ChildOutcome& outcome) {
   if (stopped_for == "underuse") return kUnderuseExitCode;
   if (stopped_for == "hung") return kHangExitCode;
-  return child ? outcome.status_code() : 0;
+  return wrapped_command ? outcome.status_code() : 0;
+}
+
+}  // namespace
+
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
+  const std::string safe = file_name_part(run_name);
+  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+int run_record(const RecordOptions& o) {
+  Watcher watcher(o.paths);
+  const BackendSet& backends = watcher.backends();
+  check_gpu_indices(o.gpus, backends);
+  const GpuChoice gpus = choose_gpus(o, backends, o.paths);
+  watcher.prepare(watch_options(o, gpus));
+  if (backends.devices.empty()) warn_no_gpu(backends);
+  auto store = Store::open(o.store_path, false);
+  RunInfo run = new_run(o, watcher);
+  RecordingSink sink(*store, status_line_options(o));
+
+  // Fail on an unusable --output-dir before the command starts, not after it ran.
+  if (o.output_dir) std::filesystem::create_directories(*o.output_dir);
+
+  CommandControl command(sink, !o.command.empty());
+  SignalThread signals([&](int sig) {  // blocks the signals before any thread starts
+    if (command.on_signal(sig)) watcher.stop();
+  });
+
+  // After the signal thread, which blocks the signals before any thread
+  // starts; after the sink, which its threads deliver into until they stop.
+  // gpuwatch.metrics() is answered from the latest values on the bus, on
+  // the socket's thread: never from the sampling thread, never waiting.
+  LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
+  AnnotationSources annotations(sink, o.annotate_regex,
+                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
+  std::optional<LiveAdvisor> advisor;
+
+  const Timestamp start = now();
+  run.start_wall_ns = start.wall_ns;
+  run.start_mono_ns = start.mono_ns;
+  const std::optional<ChildProcess> child = start_command(o, annotations, command, watcher);
+  start_advisor(advisor, o, run, watcher.devices(gpus.recorded), command, sink);
+  begin_stored_run(*store, run, watcher.devices(gpus.recorded), sink, gpus, o.advisor, child);
+
+  CommandEnd ended;
+  std::atomic<bool> stop_watching{false};  // the waiter polls it for an attached process
+  std::thread waiter = start_waiter(child, o.attach_pid, command, watcher, stop_watching, ended);
+  QueuedSink store_writer(sink);
+  sample_until_stopped(watcher, live_metrics, store_writer);
+  stop_watching.store(true, std::memory_order_release);
+  waiter.join();
+  note_hidden_processes(backends, sink);
+
+  // From here on the command has finished: whatever fails is reported, and
+  // gpuwatch still exits with the command's status.
+  annotations.command_finished();
+  const std::string stopped_for = command.stopped_for();
+  set_run_end(run, o, child.has_value(), ended, stopped_for, watcher);
+  const bool end_stored = store_run_end(store_writer, sink, *store, run);
+  warn_about_losses(store_writer, *store);
+  report_finished_run(o, *store, run, end_stored);
+  return exit_status(stopped_for, child.has_value(), ended.outcome);
 }
 
 }  // namespace gpuwatch

@@ -11,6 +11,7 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
+#include "live/watcher.h"  // SystemPaths, which the Watcher opens backends from
 #include "record/hang_action.h"
 #include "record/visible_devices.h"
 #include "store/store.h"
@@ -49,6 +50,9 @@ struct RecordOptions {
   // A run to compare with at the end (it is the baseline, A; this run is B),
   // loaded before the command starts so that a bad reference fails early.
   std::optional<RunData> compare_with;
+  // Where /sys and /proc are read from (GPUWATCH_SYSFS_ROOT and the other
+  // variables): the command line reads the environment, not the library.
+  SystemPaths paths;
 };
 
 // gpuwatch's exit status when --on-underuse kill stopped the command: sysexits'

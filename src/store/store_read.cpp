@@ -319,40 +319,46 @@ void trim_to_span(RunData& data, const LoadOptions& options) {
   if (options.until_mono_ns) drop_samples_after(data, *options.until_mono_ns);
 }
 
-}  // namespace
+// The asked span as bounds for the chunk queries.
+std::int64_t span_since(const LoadOptions& options) {
+  return options.since_mono_ns.value_or(std::numeric_limits<std::int64_t>::min());
+}
+std::int64_t span_until(const LoadOptions& options) {
+  return options.until_mono_ns.value_or(std::numeric_limits<std::int64_t>::max());
+}
 
-RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options) {
-  sqlite3* raw = db.get();
-  // One read transaction: a consistent snapshot, while the writer goes on
-  // appending to the WAL.
-  sql::Transaction txn(raw, sql::Transaction::Kind::Read);
-  RunData data;
-  data.run = run;
+// The devices loaded so far: where each is in RunData::devices (before they
+// are sorted), and for each, the chunk column each metric comes from.
+struct LoadedDevices {
+  std::map<int, std::size_t> position;
+  std::vector<std::vector<int>> sources;
+};
 
-  std::map<int, std::size_t> device_pos;
-  std::vector<std::vector<int>> device_sources;
-  auto add_device = [&](DeviceInfo info, std::string_view columns, std::optional<std::int64_t> lost) {
-    if (options.device && info.index != *options.device) return;
-    device_pos[info.index] = data.devices.size();
-    DeviceSeries s;
-    s.info = std::move(info);
-    s.values.resize(kDeviceMetricCount);
-    s.lost_at_wall_ns = lost;
-    data.devices.push_back(std::move(s));
-    std::vector<int> sources = column_sources(kDeviceMetrics, columns);
-    for (std::size_t m = 0; m < sources.size(); ++m) {
-      const bool asked = !options.metrics || std::find(options.metrics->begin(), options.metrics->end(),
-                                                       static_cast<DeviceMetric>(m)) != options.metrics->end();
-      if (!asked) sources[m] = kNotAsked;
-    }
-    device_sources.push_back(std::move(sources));
-  };
+void add_loaded_device(RunData& data, LoadedDevices& loaded, const LoadOptions& options, DeviceInfo info,
+                       std::string_view columns, std::optional<std::int64_t> lost) {
+  if (options.device && info.index != *options.device) return;
+  loaded.position[info.index] = data.devices.size();
+  DeviceSeries s;
+  s.info = std::move(info);
+  s.values.resize(kDeviceMetricCount);
+  s.lost_at_wall_ns = lost;
+  data.devices.push_back(std::move(s));
+  std::vector<int> sources = column_sources(kDeviceMetrics, columns);
+  for (std::size_t m = 0; m < sources.size(); ++m) {
+    const bool asked = !options.metrics || std::find(options.metrics->begin(), options.metrics->end(),
+                                                     static_cast<DeviceMetric>(m)) != options.metrics->end();
+    if (!asked) sources[m] = kNotAsked;
+  }
+  loaded.sources.push_back(std::move(sources));
+}
 
-  sql::Stmt dev(raw, R"sql(
+void read_devices(sqlite3* db, std::int64_t row_id, const LoadOptions& options, RunData& data,
+                  LoadedDevices& loaded) {
+  sql::Stmt dev(db, R"sql(
     SELECT idx, backend, vendor, name, uuid, pci_bus_id, driver_version, supported_metrics, static_values,
            chunk_columns, lost_at_wall_ns
     FROM devices WHERE run_id = ? ORDER BY idx)sql");
-  dev.bind(1, run.row_id);
+  dev.bind(1, row_id);
   while (dev.step()) {
     DeviceInfo d;
     d.index = static_cast<int>(dev.int64(0));
@@ -363,122 +369,139 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     d.pci_bus_id = dev.text(5);
     d.driver_version = dev.text(6);
     parse_device_lists(d, dev.text(7), dev.text(8));
-    add_device(std::move(d), dev.text(9), dev.opt_int64(10));
+    add_loaded_device(data, loaded, options, std::move(d), dev.text(9), dev.opt_int64(10));
   }
+}
 
-  auto corrupt = [&](std::int64_t first_mono, std::optional<int> device, std::string_view why) {
-    const std::int64_t wall = run.start_wall_ns + (first_mono - run.start_mono_ns);
-    data.events.push_back(Event{{first_mono, wall}, device, "store_corrupt_chunk",
-                                fmt::format("samples from this point were unreadable and skipped: {}", why)});
-  };
-  // Returns the chunk when the blob decodes and agrees with its row.
-  auto decode = [&](const sql::Stmt& q, int col, std::optional<int> device) -> std::optional<Chunk> {
-    const std::int64_t first = q.int64(col);
-    std::string why;
-    auto c = decode_chunk(q.blob(col + 3), &why);
-    if (c && (static_cast<std::int64_t>(c->rows()) != q.int64(col + 2) || c->rows() == 0 ||
-              c->mono_ns.front() != first || c->mono_ns.back() != q.int64(col + 1))) {
-      c.reset();
-      why = "chunk disagrees with its row's count or time range";
+// An event in place of samples that could not be read.
+void note_corrupt_chunk(RunData& data, std::int64_t first_mono, std::optional<int> device, std::string_view why) {
+  const std::int64_t wall = data.run.start_wall_ns + (first_mono - data.run.start_mono_ns);
+  data.events.push_back(Event{{first_mono, wall}, device, "store_corrupt_chunk",
+                              fmt::format("samples from this point were unreadable and skipped: {}", why)});
+}
+
+// Decodes the chunk in columns col..col+3 of `q` (as append_device_chunk
+// does); returns it when the blob decodes and agrees with its row.
+std::optional<Chunk> decode_checked_chunk(const sql::Stmt& q, int col, RunData& data) {
+  const std::int64_t first = q.int64(col);
+  std::string why;
+  auto c = decode_chunk(q.blob(col + 3), &why);
+  if (c && (static_cast<std::int64_t>(c->rows()) != q.int64(col + 2) || c->rows() == 0 ||
+            c->mono_ns.front() != first || c->mono_ns.back() != q.int64(col + 1))) {
+    c.reset();
+    why = "chunk disagrees with its row's count or time range";
+  }
+  if (!c) note_corrupt_chunk(data, first, std::nullopt, why);
+  return c;
+}
+
+// Sizes every whole-run column once: growing ten-million-row columns by
+// doubling costs more than decoding them.
+void reserve_device_rows(sqlite3* db, std::int64_t row_id, const LoadOptions& options, RunData& data,
+                         const LoadedDevices& loaded) {
+  if (!options.device_samples || options.since_mono_ns || options.until_mono_ns) return;
+  sql::Stmt counts(db, "SELECT device_idx, SUM(count) FROM sample_chunks WHERE run_id = ?1 GROUP BY device_idx");
+  counts.bind(1, row_id);
+  while (counts.step()) {
+    const auto it = loaded.position.find(static_cast<int>(counts.int64(0)));
+    if (it == loaded.position.end()) continue;
+    const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(0, counts.int64(1)));
+    DeviceSeries& s = data.devices[it->second];
+    s.mono_ns.reserve(rows);
+    if (options.device_wall_clock) s.wall_ns.reserve(rows);
+    for (std::size_t m = 0; m < s.values.size(); ++m) {
+      if (loaded.sources[it->second][m] != kNotAsked) s.values[m].reserve(rows);
     }
-    if (!c) corrupt(first, device, why);
-    return c;
-  };
+  }
+}
 
-  const std::int64_t since = options.since_mono_ns.value_or(std::numeric_limits<std::int64_t>::min());
-  sql::Stmt chunks(raw, options.device ? R"sql(
+// The device chunks that meet the asked span; a device that only its chunks
+// name is added without facts.
+void read_device_chunks(sqlite3* db, std::int64_t row_id, const LoadOptions& options, RunData& data,
+                        LoadedDevices& loaded) {
+  sql::Stmt chunks(db, options.device ? R"sql(
     SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
     WHERE run_id = ?1 AND device_idx = ?2 AND last_mono_ns >= ?3 AND first_mono_ns <= ?4 ORDER BY device_idx, first_mono_ns, id)sql"
-                                       : R"sql(
+                                      : R"sql(
     SELECT device_idx, first_mono_ns, last_mono_ns, count, data FROM sample_chunks
     WHERE run_id = ?1 AND last_mono_ns >= ?3 AND first_mono_ns <= ?4 ORDER BY device_idx, first_mono_ns, id)sql");
-  chunks.bind(1, run.row_id);
+  chunks.bind(1, row_id);
   if (options.device) chunks.bind(2, std::int64_t{*options.device});
-  const std::int64_t until = options.until_mono_ns.value_or(std::numeric_limits<std::int64_t>::max());
-  chunks.bind(3, since);
-  chunks.bind(4, until);
-  if (options.device_samples && !options.since_mono_ns && !options.until_mono_ns) {
-    // Sized once: growing ten-million-row columns by doubling costs more
-    // than decoding them.
-    sql::Stmt counts(raw, "SELECT device_idx, SUM(count) FROM sample_chunks WHERE run_id = ?1 GROUP BY device_idx");
-    counts.bind(1, run.row_id);
-    while (counts.step()) {
-      const auto it = device_pos.find(static_cast<int>(counts.int64(0)));
-      if (it == device_pos.end()) continue;
-      const auto rows = static_cast<std::size_t>(std::max<std::int64_t>(0, counts.int64(1)));
-      DeviceSeries& s = data.devices[it->second];
-      s.mono_ns.reserve(rows);
-      if (options.device_wall_clock) s.wall_ns.reserve(rows);
-      for (std::size_t m = 0; m < s.values.size(); ++m) {
-        if (device_sources[it->second][m] != kNotAsked) s.values[m].reserve(rows);
-      }
-    }
-  }
+  chunks.bind(3, span_since(options));
+  chunks.bind(4, span_until(options));
+  const auto corrupt = [&data](std::int64_t first_mono, std::optional<int> device, std::string_view why) {
+    note_corrupt_chunk(data, first_mono, device, why);
+  };
   while (options.device_samples && chunks.step()) {
     const int idx = static_cast<int>(chunks.int64(0));
-    if (!device_pos.count(idx)) {
+    if (!loaded.position.count(idx)) {
       DeviceInfo d;
       d.index = idx;
-      add_device(std::move(d), "", std::nullopt);
+      add_loaded_device(data, loaded, options, std::move(d), "", std::nullopt);
     }
-    const std::size_t pos = device_pos[idx];
+    const std::size_t pos = loaded.position[idx];
     DeviceSeries& s = data.devices[pos];
-    append_device_chunk(chunks, 1, s, device_sources[pos], options.device_wall_clock, corrupt);
+    append_device_chunk(chunks, 1, s, loaded.sources[pos], options.device_wall_clock, corrupt);
   }
+}
+
+// A metric asked for but never recorded is NaN at every sample.
+void pad_unrecorded_metrics(RunData& data, const LoadedDevices& loaded) {
   for (std::size_t pos = 0; pos < data.devices.size(); ++pos) {
     DeviceSeries& s = data.devices[pos];
     for (std::size_t m = 0; m < s.values.size(); ++m) {
-      if (device_sources[pos][m] == -1) s.values[m].resize(s.mono_ns.size(), std::nan(""));  // asked, never recorded
+      if (loaded.sources[pos][m] == -1) s.values[m].resize(s.mono_ns.size(), std::nan(""));
     }
   }
-  std::sort(data.devices.begin(), data.devices.end(),
-            [](const DeviceSeries& a, const DeviceSeries& b) { return a.info.index < b.info.index; });
+}
 
-  if (!options.host) {
-    txn.commit();
-    trim_to_span(data, options);
-    return data;
+// The host metrics' column names recorded with the run (empty: this build's order).
+std::string host_column_names(sqlite3* db, std::int64_t row_id) {
+  sql::Stmt host_cols(db, "SELECT host_columns FROM runs WHERE id = ?");
+  host_cols.bind(1, row_id);
+  return host_cols.step() ? host_cols.text(0) : std::string();
+}
+
+// Appends a host chunk: the named metrics, then one column per core.
+void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std::size_t named, HostSeries& h) {
+  const std::size_t before = h.mono_ns.size();
+  append_columns(c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);
+  // Cores may come and go (hotplug): pad to a rectangle with NaN.
+  const std::size_t cores = c.columns.size() > named ? c.columns.size() - named : 0;
+  if (cores > h.core_percent.size()) h.core_percent.resize(cores, std::vector<double>(before, std::nan("")));
+  for (std::size_t k = 0; k < h.core_percent.size(); ++k) {
+    auto& dst = h.core_percent[k];
+    if (k >= cores) {
+      dst.insert(dst.end(), c.rows(), std::nan(""));
+      continue;
+    }
+    for (const auto& v : c.columns[named + k]) dst.push_back(from_fixed(v, 100));
   }
-  std::string host_names;
-  {
-    sql::Stmt host_cols(raw, "SELECT host_columns FROM runs WHERE id = ?");
-    host_cols.bind(1, run.row_id);
-    if (host_cols.step()) host_names = host_cols.text(0);
-  }
+}
+
+void read_host(sqlite3* db, std::int64_t row_id, const LoadOptions& options, RunData& data) {
+  const std::string host_names = host_column_names(db, row_id);
   const std::vector<int> host_sources = column_sources(kHostMetrics, host_names);
   const std::size_t named = host_names.empty() ? kHostMetricCount : split_commas(host_names).size();
-  HostSeries& h = data.host;
-  h.values.resize(kHostMetricCount);
-  sql::Stmt hchunks(raw, R"sql(
+  data.host.values.resize(kHostMetricCount);
+  sql::Stmt hchunks(db, R"sql(
     SELECT first_mono_ns, last_mono_ns, count, data FROM host_chunks
     WHERE run_id = ?1 AND last_mono_ns >= ?2 AND first_mono_ns <= ?3 ORDER BY first_mono_ns, id)sql");
-  hchunks.bind(1, run.row_id);
+  hchunks.bind(1, row_id);
   // Without host samples, a span no chunk meets (every time is positive).
-  hchunks.bind(2, options.host_samples ? since : std::int64_t{1});
-  hchunks.bind(3, options.host_samples ? until : std::int64_t{0});
+  hchunks.bind(2, options.host_samples ? span_since(options) : std::int64_t{1});
+  hchunks.bind(3, options.host_samples ? span_until(options) : std::int64_t{0});
   while (hchunks.step()) {
-    auto c = decode(hchunks, 0, std::nullopt);
-    if (!c) continue;
-    const std::size_t before = h.mono_ns.size();
-    append_columns(*c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);
-    // Cores may come and go (hotplug): pad to a rectangle with NaN.
-    const std::size_t cores = c->columns.size() > named ? c->columns.size() - named : 0;
-    if (cores > h.core_percent.size()) h.core_percent.resize(cores, std::vector<double>(before, std::nan("")));
-    for (std::size_t k = 0; k < h.core_percent.size(); ++k) {
-      auto& dst = h.core_percent[k];
-      if (k >= cores) {
-        dst.insert(dst.end(), c->rows(), std::nan(""));
-        continue;
-      }
-      for (const auto& v : c->columns[named + k]) dst.push_back(from_fixed(v, 100));
-    }
+    if (auto c = decode_checked_chunk(hchunks, 0, data)) append_host_chunk(*c, host_sources, named, data.host);
   }
+}
 
-  const std::string gpu_use = processes_have_gpu_use ? "max_gpu_percent, gpu_percent_sum, gpu_percent_reads"
-                                                             : "NULL, NULL, NULL";
-  sql::Stmt procs(raw, "SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes, " +
-                           gpu_use + " FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid");
-  procs.bind(1, run.row_id);
+void read_processes(sqlite3* db, std::int64_t row_id, bool have_gpu_use, std::vector<ProcessRecord>& out) {
+  const std::string gpu_use = have_gpu_use ? "max_gpu_percent, gpu_percent_sum, gpu_percent_reads"
+                                           : "NULL, NULL, NULL";
+  sql::Stmt procs(db, "SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes, " +
+                          gpu_use + " FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid");
+  procs.bind(1, row_id);
   while (procs.step()) {
     ProcessRecord p;
     p.device_index = static_cast<int>(procs.int64(0));
@@ -492,18 +515,45 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
       p.gpu_percent_sum = procs.real(7);
       p.gpu_percent_reads = procs.int64(8);
     }
-    data.processes.push_back(std::move(p));
+    out.push_back(std::move(p));
   }
+}
 
-  sql::Stmt events(raw, R"sql(
+// The stored events after those the load itself noted, then all in time order.
+void read_events(sqlite3* db, std::int64_t row_id, std::vector<Event>& out) {
+  sql::Stmt events(db, R"sql(
     SELECT wall_ns, mono_ns, device_idx, kind, message FROM events WHERE run_id = ? ORDER BY mono_ns, id)sql");
-  events.bind(1, run.row_id);
+  events.bind(1, row_id);
   while (events.step()) {
-    data.events.push_back(
-        Event{{events.int64(1), events.int64(0)}, opt_int(events, 2), events.text(3), events.text(4)});
+    out.push_back(Event{{events.int64(1), events.int64(0)}, opt_int(events, 2), events.text(3), events.text(4)});
   }
-  std::stable_sort(data.events.begin(), data.events.end(),
+  std::stable_sort(out.begin(), out.end(),
                    [](const Event& a, const Event& b) { return a.time.mono_ns < b.time.mono_ns; });
+}
+
+}  // namespace
+
+RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options) {
+  sqlite3* raw = db.get();
+  // One read transaction: a consistent snapshot, while the writer goes on
+  // appending to the WAL.
+  sql::Transaction txn(raw, sql::Transaction::Kind::Read);
+  RunData data;
+  data.run = run;
+
+  LoadedDevices loaded;
+  read_devices(raw, run.row_id, options, data, loaded);
+  reserve_device_rows(raw, run.row_id, options, data, loaded);
+  read_device_chunks(raw, run.row_id, options, data, loaded);
+  pad_unrecorded_metrics(data, loaded);
+  std::sort(data.devices.begin(), data.devices.end(),
+            [](const DeviceSeries& a, const DeviceSeries& b) { return a.info.index < b.info.index; });
+
+  if (options.host) {
+    read_host(raw, run.row_id, options, data);
+    read_processes(raw, run.row_id, processes_have_gpu_use, data.processes);
+    read_events(raw, run.row_id, data.events);
+  }
   txn.commit();
   trim_to_span(data, options);
   return data;

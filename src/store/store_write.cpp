@@ -285,61 +285,17 @@ void Store::Impl::flush_locked() {
   }
 }
 
-void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
-  auto insert_chunk = [&](sql::Stmt& st, std::optional<int> device, const Chunk& c) {
-    const std::vector<std::uint8_t> blob = encode_chunk(c);
-    // Host chunks have no device column: their parameters start one earlier.
-    const int at = device ? 3 : 2;
-    st.reset();
-    st.bind(1, run_row);
-    if (device) st.bind(2, *device);
-    st.bind(at, c.mono_ns.front()).bind(at + 1, c.mono_ns.back());
-    st.bind(at + 2, static_cast<std::int64_t>(c.rows())).bind_blob(at + 3, blob).run();
-  };
+namespace {
 
-  cached(insert_sample_chunk, R"sql(
+constexpr std::string_view kInsertSampleChunkSql = R"sql(
     INSERT INTO sample_chunks (run_id, device_idx, first_mono_ns, last_mono_ns, count, data)
-    VALUES (?, ?, ?, ?, ?, ?))sql");
-  const std::size_t dev_rows = max_chunk_rows(kDeviceMetricCount);
-  for (const auto& [device, samples] : p.devices) {
-    for (std::size_t b = 0; b < samples.size(); b += dev_rows) {
-      const Chunk c = make_chunk(samples, b, std::min(samples.size(), b + dev_rows), kDeviceMetricCount,
-                                 [](const DeviceSample& s, std::size_t k) {
-                                   const auto m = static_cast<DeviceMetric>(k);
-                                   const auto v = s.values.get(m);
-                                   return v ? to_fixed(*v, info(m).scale) : std::nullopt;
-                                 });
-      insert_chunk(*insert_sample_chunk, device, c);
-    }
-  }
-
-  if (!p.host.empty()) {
-    cached(insert_host_chunk, R"sql(
+    VALUES (?, ?, ?, ?, ?, ?))sql";
+constexpr std::string_view kInsertHostChunkSql = R"sql(
       INSERT INTO host_chunks (run_id, first_mono_ns, last_mono_ns, count, data)
-      VALUES (?, ?, ?, ?, ?))sql");
-    std::size_t cores = 0;
-    for (const HostSample& s : p.host) cores = std::max(cores, s.core_percent.size());
-    cores = std::min(cores, kChunkMaxColumns - kHostMetricCount);
-    const std::size_t columns = kHostMetricCount + cores;
-    const std::size_t rows = max_chunk_rows(columns);
-    for (std::size_t b = 0; b < p.host.size(); b += rows) {
-      const Chunk c = make_chunk(p.host, b, std::min(p.host.size(), b + rows), columns,
-                                 [](const HostSample& s, std::size_t k) -> std::optional<std::int64_t> {
-                                   if (k < kHostMetricCount) {
-                                     const auto m = static_cast<HostMetric>(k);
-                                     const auto v = s.values.get(m);
-                                     return v ? to_fixed(*v, info(m).scale) : std::nullopt;
-                                   }
-                                   const std::size_t core = k - kHostMetricCount;
-                                   if (core >= s.core_percent.size()) return std::nullopt;
-                                   return to_fixed(s.core_percent[core], 100);
-                                 });
-      insert_chunk(*insert_host_chunk, std::nullopt, c);
-    }
-  }
-
-  if (!p.processes.empty()) {
-    cached(upsert_process, R"sql(
+      VALUES (?, ?, ?, ?, ?))sql";
+// A process seen again keeps its widest span, its peaks, and the sums of
+// its GPU use across commits.
+constexpr std::string_view kUpsertProcessSql = R"sql(
       INSERT INTO processes (run_id, device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns,
                              max_used_memory_bytes, max_gpu_percent, gpu_percent_sum, gpu_percent_reads)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -353,39 +309,102 @@ void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
         max_gpu_percent = max(coalesce(processes.max_gpu_percent, excluded.max_gpu_percent),
                               coalesce(excluded.max_gpu_percent, processes.max_gpu_percent)),
         gpu_percent_sum = coalesce(processes.gpu_percent_sum, 0) + coalesce(excluded.gpu_percent_sum, 0),
-        gpu_percent_reads = coalesce(processes.gpu_percent_reads, 0) + coalesce(excluded.gpu_percent_reads, 0))sql");
-    for (const auto& [key, rec] : p.processes) {
-      std::optional<std::int64_t> mem;
-      if (rec.max_used_memory_bytes) mem = clamp_to_int64(*rec.max_used_memory_bytes);
-      auto& st = *upsert_process;
-      st.reset();
-      st.bind(1, run_row).bind(2, rec.device_index).bind(3, static_cast<std::int64_t>(rec.pid));
-      st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem);
-      st.bind(8, rec.max_gpu_percent).bind(9, rec.gpu_percent_sum).bind(10, rec.gpu_percent_reads).run();
-    }
-  }
-
-  if (!p.events.empty()) {
-    cached(insert_event, R"sql(
+        gpu_percent_reads = coalesce(processes.gpu_percent_reads, 0) + coalesce(excluded.gpu_percent_reads, 0))sql";
+constexpr std::string_view kInsertEventSql = R"sql(
       INSERT INTO events (run_id, wall_ns, mono_ns, device_idx, kind, message)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql");
-    for (const Event& e : p.events) {
-      auto& st = *insert_event;
-      st.reset();
-      st.bind(1, run_row).bind(2, e.time.wall_ns).bind(3, e.time.mono_ns).bind(4, e.device_index);
-      st.bind(5, e.kind).bind(6, e.message).run();
-    }
-  }
-
-  if (!p.lost.empty()) {
-    cached(update_lost, R"sql(
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql";
+constexpr std::string_view kMarkDeviceLostSql = R"sql(
       UPDATE devices SET lost_at_wall_ns = ?3
-      WHERE run_id = ?1 AND idx = ?2 AND lost_at_wall_ns IS NULL)sql");
-    for (const auto& [device, wall] : p.lost) {
-      update_lost->reset();
-      update_lost->bind(1, run_row).bind(2, device).bind(3, wall).run();
+      WHERE run_id = ?1 AND idx = ?2 AND lost_at_wall_ns IS NULL)sql";
+
+void insert_chunk(sql::Stmt& st, std::int64_t run_row, std::optional<int> device, const Chunk& c) {
+  const std::vector<std::uint8_t> blob = encode_chunk(c);
+  // Host chunks have no device column: their parameters start one earlier.
+  const int at = device ? 3 : 2;
+  st.reset();
+  st.bind(1, run_row);
+  if (device) st.bind(2, *device);
+  st.bind(at, c.mono_ns.front()).bind(at + 1, c.mono_ns.back());
+  st.bind(at + 2, static_cast<std::int64_t>(c.rows())).bind_blob(at + 3, blob).run();
+}
+
+void insert_device_chunks(sql::Stmt& st, std::int64_t run_row,
+                          const std::map<int, std::vector<DeviceSample>>& devices) {
+  const std::size_t dev_rows = max_chunk_rows(kDeviceMetricCount);
+  for (const auto& [device, samples] : devices) {
+    for (std::size_t b = 0; b < samples.size(); b += dev_rows) {
+      const Chunk c = make_chunk(samples, b, std::min(samples.size(), b + dev_rows), kDeviceMetricCount,
+                                 [](const DeviceSample& s, std::size_t k) {
+                                   const auto m = static_cast<DeviceMetric>(k);
+                                   const auto v = s.values.get(m);
+                                   return v ? to_fixed(*v, info(m).scale) : std::nullopt;
+                                 });
+      insert_chunk(st, run_row, device, c);
     }
   }
+}
+
+// Host chunks: the host metrics, then one column per core (as many as the
+// widest sample has, within the chunk's column limit).
+void insert_host_chunks(sql::Stmt& st, std::int64_t run_row, const std::vector<HostSample>& host) {
+  std::size_t cores = 0;
+  for (const HostSample& s : host) cores = std::max(cores, s.core_percent.size());
+  cores = std::min(cores, kChunkMaxColumns - kHostMetricCount);
+  const std::size_t columns = kHostMetricCount + cores;
+  const std::size_t rows = max_chunk_rows(columns);
+  for (std::size_t b = 0; b < host.size(); b += rows) {
+    const Chunk c = make_chunk(host, b, std::min(host.size(), b + rows), columns,
+                               [](const HostSample& s, std::size_t k) -> std::optional<std::int64_t> {
+                                 if (k < kHostMetricCount) {
+                                   const auto m = static_cast<HostMetric>(k);
+                                   const auto v = s.values.get(m);
+                                   return v ? to_fixed(*v, info(m).scale) : std::nullopt;
+                                 }
+                                 const std::size_t core = k - kHostMetricCount;
+                                 if (core >= s.core_percent.size()) return std::nullopt;
+                                 return to_fixed(s.core_percent[core], 100);
+                               });
+    insert_chunk(st, run_row, std::nullopt, c);
+  }
+}
+
+void upsert_processes(sql::Stmt& st, std::int64_t run_row,
+                      const std::map<std::pair<int, std::uint32_t>, ProcessRecord>& processes) {
+  for (const auto& [key, rec] : processes) {
+    std::optional<std::int64_t> mem;
+    if (rec.max_used_memory_bytes) mem = clamp_to_int64(*rec.max_used_memory_bytes);
+    st.reset();
+    st.bind(1, run_row).bind(2, rec.device_index).bind(3, static_cast<std::int64_t>(rec.pid));
+    st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem);
+    st.bind(8, rec.max_gpu_percent).bind(9, rec.gpu_percent_sum).bind(10, rec.gpu_percent_reads).run();
+  }
+}
+
+void insert_events(sql::Stmt& st, std::int64_t run_row, const std::vector<Event>& events) {
+  for (const Event& e : events) {
+    st.reset();
+    st.bind(1, run_row).bind(2, e.time.wall_ns).bind(3, e.time.mono_ns).bind(4, e.device_index);
+    st.bind(5, e.kind).bind(6, e.message).run();
+  }
+}
+
+void mark_devices_lost(sql::Stmt& st, std::int64_t run_row, const std::vector<std::pair<int, std::int64_t>>& lost) {
+  for (const auto& [device, wall] : lost) {
+    st.reset();
+    st.bind(1, run_row).bind(2, device).bind(3, wall).run();
+  }
+}
+
+}  // namespace
+
+// Each kind of row has its own statement, prepared on first use: those of
+// host chunks, processes, events and lost devices only once there is one.
+void Store::Impl::write_pending(const Pending& p, std::int64_t run_row) {
+  insert_device_chunks(cached(insert_sample_chunk, kInsertSampleChunkSql), run_row, p.devices);
+  if (!p.host.empty()) insert_host_chunks(cached(insert_host_chunk, kInsertHostChunkSql), run_row, p.host);
+  if (!p.processes.empty()) upsert_processes(cached(upsert_process, kUpsertProcessSql), run_row, p.processes);
+  if (!p.events.empty()) insert_events(cached(insert_event, kInsertEventSql), run_row, p.events);
+  if (!p.lost.empty()) mark_devices_lost(cached(update_lost, kMarkDeviceLostSql), run_row, p.lost);
 }
 
 void Store::Impl::requeue(Pending&& failed, std::string_view why) {

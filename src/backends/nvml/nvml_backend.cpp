@@ -312,6 +312,74 @@ void read_static_facts(const NvmlLibrary& lib, nvml::Device h, Pass& pass, Devic
   read_static(f.pcie_link_width_max, DM::PcieLinkWidthMax);
 }
 
+// The driver's version, or empty when it does not say.
+std::string nvml_driver_version(const NvmlLibrary::Functions& f) {
+  char text[nvml::kStringBufferSize] = {};
+  if (f.system_driver_version != nullptr && f.system_driver_version(text, sizeof text) == nvml::kSuccess) {
+    return nvml_c_string(text, sizeof text);
+  }
+  return {};
+}
+
+// Reads every metric once through `pass`, which turns off what the driver
+// refuses, and returns what was read, the static facts merged in.
+DeviceValues probe_values(const NvmlLibrary& lib, nvml::Device h, Pass& pass, DeviceInfo& info) {
+  read_static_facts(lib, h, pass, info);
+  DeviceValues probe;
+  std::vector<GpuProcess> ignored;
+  read_fast_values(lib.fn(), h, pass, probe);
+  read_slow_values(lib, h, SlowReadPlan{}, pass, probe, ignored);
+  // Probed even without processes, so that a driver without it is not asked at every read.
+  std::vector<NvmlLibrary::ProcessUse> uses;
+  pass.run(Feature::ProcessUse, [&] { return process_uses(lib, h, uses); });
+  if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
+    info.static_values.set(DM::MemTotalBytes, *total);
+  }
+  probe.merge_from(info.static_values);
+  return probe;
+}
+
+// A metric is supported when the probe read it. GPM's metrics need a
+// window, so none was read yet: a GPM device is taken to give them all (one
+// the driver refuses stays absent).
+std::vector<DM> supported_metrics(const DeviceValues& probe, bool has_gpm) {
+  const std::vector<DM> gpm_metrics = has_gpm ? NvmlGpm::metrics() : std::vector<DM>{};
+  std::vector<DM> supported;
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    const auto metric = static_cast<DM>(m);
+    if (probe.has(metric) || std::find(gpm_metrics.begin(), gpm_metrics.end(), metric) != gpm_metrics.end()) {
+      supported.push_back(metric);
+    }
+  }
+  return supported;
+}
+
+// What probing a device with a handle found besides its DeviceInfo.
+struct ProbedDevice {
+  std::unique_ptr<NvmlGpm> gpm;
+  bool lost = false;
+};
+
+// Probes the features `enabled` (turning off those the driver refuses) and
+// fills in `info`: static facts, supported metrics, MIG.
+ProbedDevice probe_device(const NvmlLibrary& lib, nvml::Device h, Features& enabled, GpmClock gpm_clock,
+                          DeviceInfo& info) {
+  Pass pass(enabled, /*probing=*/true);
+  const DeviceValues probe = probe_values(lib, h, pass, info);
+  ProbedDevice probed;
+  bool gpm_lost = false;
+  if (!pass.lost()) probed.gpm = NvmlGpm::open(lib.fn(), h, gpm_clock, gpm_lost);
+  info.supported = supported_metrics(probe, probed.gpm != nullptr);
+  bool mig_lost = false;
+  if (!pass.lost()) {
+    NvmlMigFacts mig = read_mig_facts(lib, h, mig_lost);
+    info.mig_enabled = mig.enabled;
+    info.mig_instances = std::move(mig.instances);
+  }
+  probed.lost = pass.lost() || gpm_lost || mig_lost;
+  return probed;
+}
+
 }  // namespace
 
 NvmlBackend::NvmlBackend(std::unique_ptr<NvmlLibrary> library) : lib_(std::move(library)) {}
@@ -336,13 +404,7 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
     return nullptr;
   }
 
-  std::string driver_version;
-  char text[nvml::kStringBufferSize] = {};
-  if (f.system_driver_version != nullptr &&
-      f.system_driver_version(text, sizeof text) == nvml::kSuccess) {
-    driver_version = nvml_c_string(text, sizeof text);
-  }
-
+  const std::string driver_version = nvml_driver_version(f);
   std::string last_error;
   for (unsigned i = 0; i < count; ++i) {
     auto dev = std::make_unique<Device>();
@@ -365,39 +427,10 @@ std::unique_ptr<NvmlBackend> NvmlBackend::open(std::unique_ptr<NvmlLibrary> libr
       backend->devices_.push_back(std::move(dev));
       continue;
     }
-
     dev->enabled = available_features(f);
-    Pass pass(dev->enabled, /*probing=*/true);
-    read_static_facts(lib, dev->handle, pass, info);
-    DeviceValues probe;
-    std::vector<GpuProcess> ignored;
-    read_fast_values(f, dev->handle, pass, probe);
-    read_slow_values(lib, dev->handle, SlowReadPlan{}, pass, probe, ignored);
-    // Probed even without processes, so that a driver without it is not asked at every read.
-    std::vector<NvmlLibrary::ProcessUse> uses;
-    pass.run(Feature::ProcessUse, [&] { return process_uses(lib, dev->handle, uses); });
-    if (const std::optional<double> total = probe.get(DM::MemTotalBytes)) {
-      info.static_values.set(DM::MemTotalBytes, *total);
-    }
-    probe.merge_from(info.static_values);
-    bool gpm_lost = false;
-    if (!pass.lost()) dev->gpm = NvmlGpm::open(f, dev->handle, gpm_clock, gpm_lost);
-    // GPM's metrics need a window, so none was read yet: a GPM device is
-    // taken to give them all (one the driver refuses stays absent).
-    const std::vector<DM> gpm_metrics = dev->gpm ? NvmlGpm::metrics() : std::vector<DM>{};
-    for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
-      const auto metric = static_cast<DM>(m);
-      if (probe.has(metric) || std::find(gpm_metrics.begin(), gpm_metrics.end(), metric) != gpm_metrics.end()) {
-        info.supported.push_back(metric);
-      }
-    }
-    bool mig_lost = false;
-    if (!pass.lost()) {
-      NvmlMigFacts mig = read_mig_facts(lib, dev->handle, mig_lost);
-      info.mig_enabled = mig.enabled;
-      info.mig_instances = std::move(mig.instances);
-    }
-    dev->lost = pass.lost() || gpm_lost || mig_lost;
+    ProbedDevice probed = probe_device(lib, dev->handle, dev->enabled, gpm_clock, info);
+    dev->gpm = std::move(probed.gpm);
+    dev->lost = probed.lost;
     backend->devices_.push_back(std::move(dev));
   }
 

@@ -190,6 +190,19 @@ void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
   }
   tree_root_start_ = root->start_ticks;
 
+  const std::uint64_t rss_pages = gather_tree(*root);
+  read_tree_io(dir_fd);
+  set_tree_rates(out, time);
+  out.values.set(HostMetric::TreeProcessCount, static_cast<double>(tree_now_.size()));
+  out.values.set(HostMetric::TreeRssBytes,
+                 static_cast<double>(rss_pages) * static_cast<double>(page_size_));
+  std::swap(tree_before_, tree_now_);
+  last_tree_time_ = time;
+}
+
+// The root and its descendants into tree_pids_ and tree_now_ (procs_ sorted
+// by parent).
+std::uint64_t HostReader::gather_tree(Proc& root) {
   std::uint64_t rss_pages = 0;
   auto add_to_tree = [&](Proc& p) {
     p.in_tree = true;
@@ -197,7 +210,7 @@ void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
     tree_now_.push_back(PidCounters{p.pid, p.start_ticks, p.cpu_ticks, std::nullopt});
     rss_pages = saturating_add(rss_pages, p.rss_pages);
   };
-  add_to_tree(*root);
+  add_to_tree(root);
   // Breadth first; the in_tree mark ends cycles that a corrupt tree could hold.
   for (std::size_t i = 0; i < tree_now_.size(); ++i) {
     const auto parent = tree_now_[i].pid;
@@ -208,14 +221,22 @@ void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
       if (!it->in_tree) add_to_tree(*it);
     }
   }
+  return rss_pages;
+}
 
+// Each process's bytes read so far; then tree_now_ sorted by pid.
+void HostReader::read_tree_io(int dir_fd) {
   for (auto& c : tree_now_) {
     const auto text = read_at(dir_fd, PidPath(c.pid, "io").c_str(), buf_);
     if (text) c.read_bytes = parse_io_read_bytes(*text);
   }
   std::sort(tree_now_.begin(), tree_now_.end(),
             [](const PidCounters& a, const PidCounters& b) { return a.pid < b.pid; });
+}
 
+// The tree's CPU and read rates since the last read, from tree_before_ to
+// tree_now_.
+void HostReader::set_tree_rates(HostSample& out, Timestamp time) const {
   // A pid not seen before, or seen with another start time (the pid was
   // reused), is a process that started since the last read: all of its
   // counters accrued in this interval, so its baseline is zero.
@@ -239,21 +260,14 @@ void HostReader::read_tree(int dir_fd, HostSample& out, Timestamp time) {
     const std::uint64_t read_base = before ? *before->read_bytes : 0;
     read_bytes = saturating_add(read_bytes, *c.read_bytes > read_base ? *c.read_bytes - read_base : 0);
   }
-
-  out.values.set(HostMetric::TreeProcessCount, static_cast<double>(tree_now_.size()));
-  out.values.set(HostMetric::TreeRssBytes,
-                 static_cast<double>(rss_pages) * static_cast<double>(page_size_));
-  if (last_tree_time_ && time.mono_ns > last_tree_time_->mono_ns) {
-    const double seconds = static_cast<double>(time.mono_ns - last_tree_time_->mono_ns) / 1e9;
-    const double cpu_seconds =
-        static_cast<double>(cpu_ticks) / static_cast<double>(ticks_per_second_);
-    out.values.set(HostMetric::TreeCpuPercent, 100.0 * cpu_seconds / seconds);
-    if (reads_known) {
-      out.values.set(HostMetric::TreeReadBytesPerSec, static_cast<double>(read_bytes) / seconds);
-    }
+  if (!last_tree_time_ || time.mono_ns <= last_tree_time_->mono_ns) return;
+  const double seconds = static_cast<double>(time.mono_ns - last_tree_time_->mono_ns) / 1e9;
+  const double cpu_seconds =
+      static_cast<double>(cpu_ticks) / static_cast<double>(ticks_per_second_);
+  out.values.set(HostMetric::TreeCpuPercent, 100.0 * cpu_seconds / seconds);
+  if (reads_known) {
+    out.values.set(HostMetric::TreeReadBytesPerSec, static_cast<double>(read_bytes) / seconds);
   }
-  std::swap(tree_before_, tree_now_);
-  last_tree_time_ = time;
 }
 
 std::string HostReader::process_name(std::uint32_t pid) const { return read_process_name(root_, pid); }

@@ -103,6 +103,9 @@ class HostReader {
   void read_cpu(int dir_fd, HostSample& out);
   void read_memory(int dir_fd, HostSample& out);
   void read_tree(int dir_fd, HostSample& out, Timestamp time);
+  std::uint64_t gather_tree(Proc& root);  // returns the tree's resident pages
+  void read_tree_io(int dir_fd);
+  void set_tree_rates(HostSample& out, Timestamp time) const;
   void scan_processes(int dir_fd);
   bool walk_children(int dir_fd);
   void forget_tree();
