@@ -215,7 +215,7 @@ async function showRuns(main) {
       el('td', {}, box), el('td', {}, r.name || el('span', {class: 'muted'}, '(none)')),
       el('td', {class: 'mono'}, r.id), el('td', {}, statusBadge(r.status)),
       el('td', {}, fmtStart(r.start)), el('td', {class: 'num'}, fmtDuration(r.duration_s)),
-      el('td', {class: 'num', title: (r.gpus || []).map((g) => `${g.index}: ${g.name}`).join('\n')}, (r.gpus || []).length),
+      el('td', {class: 'num', title: (r.gpus || []).map((g) => `${g.gpu}: ${g.name}`).join('\n')}, (r.gpus || []).length),
       el('td', {class: 'cmd', title: fmtCommand(r.command)}, fmtCommand(r.command)));
     }));
     if (!shown.length) tbody.append(el('tr', {}, el('td', {colspan: 8, class: 'muted'}, 'No runs match.')));
@@ -262,7 +262,7 @@ async function showRun(main, id) {
     fact('start', fmtStart(run.start)), fact('duration', durationCell), fact('status', statusCell),
     fact('exit code', run.exit_code === null || run.exit_code === undefined ? '—' : run.exit_code),
     fact('interval', run.interval_s ? `${run.interval_s} s` : '—'),
-    fact('GPUs', (detail.devices || []).map((d) => `${d.index}: ${d.name}`).join(', ') || '—'),
+    fact('GPUs', (detail.devices || []).map((d) => `${d.gpu}: ${d.name}`).join(', ') || '—'),
     fact('cwd', run.cwd || '—', 'mono'), fact('command', fmtCommand(run.command), 'cmd mono'));
   const progress = el('div', {class: 'progress', hidden: true});
   const charts = el('div', {class: 'charts'});
@@ -270,7 +270,7 @@ async function showRun(main, id) {
   const group = new ChartGroup();
   const markers = eventMarkers(detail.events);
   const devices = detail.devices || [];
-  const legend = devices.map((d) => [gpuColor(d.index), `GPU ${d.index}`]);
+  const legend = devices.map((d) => [gpuColor(d.gpu), `GPU ${d.gpu}`]);
 
   const addChart = (container, m) => group.add(container, {
     metric: m.name, display: m.display, markers,
@@ -278,7 +278,7 @@ async function showRun(main, id) {
     load: async (from, to, points) => {
       const s = await api(`/api/runs/${encodeURIComponent(id)}/series`, seriesParams(m.name, from, to, points));
       const div = (s.display && s.display.divisor) || 1;
-      return s.devices.map((d) => ({name: `GPU ${d.index}`, color: gpuColor(d.index), t: d.t,
+      return s.devices.map((d) => ({name: `GPU ${d.gpu}`, color: gpuColor(d.gpu), t: d.t,
         v: d.v.map((x) => x === null ? null : x / div)}));
     },
   });
@@ -357,12 +357,12 @@ function followLive(id, group, metrics, ui) {
       for (const [key, values] of Object.entries(dev.values || {})) {
         const item = group.find(key);
         if (!item) continue;
-        const name = `GPU ${dev.index}`;
+        const name = `GPU ${dev.gpu}`;
         const existing = item.chart.series.find((s) => s.name === name);
         const after = existing && existing.t.length ? existing.t[existing.t.length - 1] : -Infinity;
         const div = (item.display && item.display.divisor) || 1;
         const keep = dev.t.map((t, i) => i).filter((i) => dev.t[i] > after); // skip what /series gave
-        item.chart.append(name, gpuColor(dev.index), keep.map((i) => dev.t[i]),
+        item.chart.append(name, gpuColor(dev.gpu), keep.map((i) => dev.t[i]),
           keep.map((i) => values[i] === null ? null : values[i] / div));
       }
       if (dev.t.length) last = Math.max(last, dev.t[dev.t.length - 1]);
@@ -432,10 +432,10 @@ function memoryGrid(id, report) {
   const stat = (d, k) => ((d.metrics || {}).mem_used_bytes || {})[k];
   const top = Math.max(...devices.map((d) => stat(d, 'max') || 0)) / gib;
   const boxes = devices.map((d) => {
-    const canvas = el('canvas', {class: 'chart small', dataset: {metric: 'mem_used_bytes', gpu: String(d.index), points: '0'}});
+    const canvas = el('canvas', {class: 'chart small', dataset: {metric: 'mem_used_bytes', gpu: String(d.gpu), points: '0'}});
     const mean = stat(d, 'mean');
     const box = el('div', {class: 'chart-box'}, el('div', {class: 'chart-head'},
-      el('h3', {}, `GPU ${d.index}`),
+      el('h3', {}, `GPU ${d.gpu}`),
       el('span', {class: 'hint'}, mean === undefined || mean === null ? 'no memory samples'
         : `mean ${fmtNumber(mean / gib, 2)} GiB · max ${fmtNumber(stat(d, 'max') / gib, 2)} GiB`)), canvas);
     grid.append(box);
@@ -450,8 +450,8 @@ function memoryGrid(id, report) {
       const s = await api(`/api/runs/${encodeURIComponent(id)}/series`,
         seriesParams('mem_used_bytes', undefined, undefined, charts[0].chart.plotWidth()));
       for (const c of charts) {
-        const line = s.devices.find((x) => x.index === c.d.index) || {t: [], v: []};
-        const series = [{name: `GPU ${c.d.index}`, color: gpuColor(c.d.index), t: line.t,
+        const line = s.devices.find((x) => x.gpu === c.d.gpu) || {t: [], v: []};
+        const series = [{name: `GPU ${c.d.gpu}`, color: gpuColor(c.d.gpu), t: line.t,
           v: line.v.map((x) => x === null ? null : x / gib)}];
         if (c.mean !== undefined && c.mean !== null && line.t.length) {
           series.push({name: 'mean', color: '#888', dash: true, t: [line.t[0], line.t[line.t.length - 1]],
@@ -473,13 +473,13 @@ function advisories(report, status) {
   if (!Array.isArray(list)) {
     list = (report.events || []).filter((e) => e.kind === 'advisory').map((e) => {
       const m = /^\[(\w+)\]\s*(.*)$/.exec(e.message || '');
-      return {severity: m ? m[1] : '', device: e.gpu_index, summary: m ? m[2] : e.message, suggestion: ''};
+      return {severity: m ? m[1] : '', gpu: e.gpu, summary: m ? m[2] : e.message, suggestion: ''};
     });
   }
   if (!list.length) return el('p', {class: 'muted'}, 'No advisories.');
   return table(['severity', 'GPU', 'summary', 'suggestion'], list.map((a) => [
     {text: a.severity || '—', class: `sev-${a.severity}`},
-    a.device === null || a.device === undefined ? 'run' : a.device,
+    a.gpu === null || a.gpu === undefined ? 'run' : a.gpu,
     (a.id ? a.id + ': ' : '') + (a.summary || ''), a.suggestion || '']));
 }
 
@@ -489,7 +489,7 @@ function segmentTable(list, what) {
   const mean = (d, k) => (d[k] && d[k].mean !== undefined ? d[k].mean : null);
   const perGpu = (seg, k, f) => (seg.devices || []).map((d) => f(mean(d, k))).join(' / ');
   const gib = {unit: 'GiB', divisor: 1073741824, decimals: 1};
-  const gpus = `GPU ${(list[0].devices || []).map((d) => d.gpu_index).join(' / ')}`;
+  const gpus = `GPU ${(list[0].devices || []).map((d) => d.gpu).join(' / ')}`;
   return table([what, {text: 'occurrences', num: true}, {text: 'duration', num: true},
     `mean util % (${gpus})`, `mean memory GiB (${gpus})`, `mean power W (${gpus})`],
   list.map((s) => [s.label + (s.merged_labels ? ` (${s.merged_labels} labels)` : ''), num(s.occurrences),
@@ -517,11 +517,11 @@ function foldDevices(devices, from, to, points, fold) {
     for (let i = 0; i < d.t.length; i++) {
       const c = Math.min(points - 1, Math.floor((d.t[i] - from) / ((to - from) || 1) * points));
       if (!cols.has(c)) cols.set(c, {t: d.t[i], sums: new Map()});
-      lastCol.set(d.index, c);
+      lastCol.set(d.gpu, c);
       const col = cols.get(c);
-      const acc = col.sums.get(d.index) || [0, 0];
-      if (d.v[i] !== null) col.sums.set(d.index, [acc[0] + d.v[i], acc[1] + 1]);
-      else if (!acc[1]) col.sums.set(d.index, [0, 0]);
+      const acc = col.sums.get(d.gpu) || [0, 0];
+      if (d.v[i] !== null) col.sums.set(d.gpu, [acc[0] + d.v[i], acc[1] + 1]);
+      else if (!acc[1]) col.sums.set(d.gpu, [0, 0]);
     }
   }
   const latest = new Map();

@@ -17,19 +17,19 @@ def load(out, scenario, what):
 
 
 def line(a):
-    text = f"{a['severity']} {a['id']}" + (f" GPU {a['device']}" if a.get("device") is not None else "")
+    text = f"{a['severity']} {a['id']}" + (f" GPU {a['gpu']}" if a.get("gpu") is not None else "")
     if a.get("explained_by"):
         by = a["explained_by"]
-        text += f" (explained by {by['id']}" + (f" GPU {by['device']})" if by.get("device") is not None else ")")
+        text += f" (explained by {by['id']}" + (f" GPU {by['gpu']})" if by.get("gpu") is not None else ")")
     return text
 
 
 def ids(advisories, device=None):
-    return {a["id"] for a in advisories if device is None or a.get("device") == device}
+    return {a["id"] for a in advisories if device is None or a.get("gpu") == device}
 
 
 def on(advisories, ident, device):
-    return [a for a in advisories if a["id"] == ident and a.get("device") == device]
+    return [a for a in advisories if a["id"] == ident and a.get("gpu") == device]
 
 
 def check_balanced(advisories, gpus, _):

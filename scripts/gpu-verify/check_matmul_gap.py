@@ -22,7 +22,7 @@ def load_lines(path):
 
 def main():
     phases = {p["phase"]: p for p in load_lines(sys.argv[1])}
-    samples = [s for s in load_lines(sys.argv[2]) if s["type"] == "device" and s["gpu_index"] == 0]
+    samples = [s for s in load_lines(sys.argv[2]) if s["type"] == "device" and s["gpu"] == 0]
     with open(sys.argv[3]) as f:
         report = json.load(f)
     failures = []
@@ -55,11 +55,11 @@ def main():
     for d in report["devices"]:
         e = d["energy"]
         if e["counter_joules"] is None or e["integrated_counter_span_joules"] is None:
-            print(f"GPU {d['index']}: no energy counter")
+            print(f"GPU {d['gpu']}: no energy counter")
             failures.append("energy counter")
             continue
         diff = (e["integrated_counter_span_joules"] - e["counter_joules"]) / e["counter_joules"] * 100
-        print(f"GPU {d['index']}: energy counter {e['counter_joules']:.1f} J, integrated power over the same "
+        print(f"GPU {d['gpu']}: energy counter {e['counter_joules']:.1f} J, integrated power over the same "
               f"span {e['integrated_counter_span_joules']:.1f} J ({diff:+.2f} %), whole run {e['integrated_joules']:.1f} J")
         if abs(diff) > 5:
             failures.append("energy agreement")

@@ -21,7 +21,7 @@ ORDER = ["ok", "info", "warning", "critical"]
 
 
 def ids_of(advisories):
-    return [(a["id"], a.get("device")) for a in advisories]
+    return [(a["id"], a.get("gpu")) for a in advisories]
 
 
 def gw_json(gw, store, *args):

@@ -11,7 +11,7 @@ import sys
 
 
 def keyed(advisories):
-    return [(a["id"], a.get("device"), a["severity"]) for a in advisories]
+    return [(a["id"], a.get("gpu"), a["severity"]) for a in advisories]
 
 
 def main():

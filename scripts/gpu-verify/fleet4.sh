@@ -94,7 +94,7 @@ w = sys.argv[1]
 for name in ("run_a", "run_b"):
     r = json.load(open(f"{w}/{name}.json"))
     epochs = [e for e in r["events"] if e["kind"] == "epoch"]
-    print(name, r["run"]["name"], "GPUs", [d["index"] for d in r["devices"]], "epoch marks", len(epochs),
+    print(name, r["run"]["name"], "GPUs", [d["gpu"] for d in r["devices"]], "epoch marks", len(epochs),
           "first at", epochs[0]["t"] if epochs else None, "duration", r["run"]["duration_s"])
 h = json.load(open(f"{w}/../api_host.json"))
 for m in h["metrics"]:
@@ -103,7 +103,7 @@ for m in h["metrics"]:
 s = json.load(open(f"{w}/series_mem.json"))
 for d in s["devices"]:
     vals = [v for v in d["v"] if v is not None]
-    print("mem series GPU", d["index"], "max GiB", round(max(vals) / 2**30, 2) if vals else None)
+    print("mem series GPU", d["gpu"], "max GiB", round(max(vals) / 2**30, 2) if vals else None)
 PY
 kill -TERM "$srv"; wait "$srv"; echo "serve exit $?"
 echo "-- /metrics (serve) beside nvidia-smi:"

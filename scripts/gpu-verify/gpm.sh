@@ -37,7 +37,7 @@ path, keys = sys.argv[1], sys.argv[2:]
 print("elapsed_s gpu_util", " ".join(keys))
 for line in open(path):
     s = json.loads(line)
-    if s.get("type") != "device" or s.get("gpu_index") != 0 or s.get("slow_values_carried"):
+    if s.get("type") != "device" or s.get("gpu") != 0 or s.get("slow_values_carried"):
         continue
     vals = [s.get(k) for k in keys]
     if all(v is None for v in vals):

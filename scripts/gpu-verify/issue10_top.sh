@@ -48,7 +48,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 for g in d["gpus"]:
     m = g["metrics"]
-    print(g["index"], g["name"], g["uuid"], g["pci_bus_id"], "util", m.get("gpu_util_percent"),
+    print(g["gpu"], g["name"], g["uuid"], g["pci_bus_id"], "util", m.get("gpu_util_percent"),
           "mem MiB", round(m.get("mem_used_bytes", 0) / 2**20), "/", round(m.get("mem_total_bytes", 0) / 2**20),
           "power", m.get("power_watts"), "/", m.get("power_limit_watts"), "temp", m.get("temp_gpu_celsius"),
           "sm", m.get("sm_clock_mhz"), "/", m.get("sm_clock_max_mhz"), "mem clock", m.get("mem_clock_mhz"),

@@ -26,7 +26,7 @@ sleep 8
   --on-underuse kill --after 15 --no-summary -- sleep 55
 echo "exit status: $? (expected 0)"
 wait $job $neighbour
-"$GW" report unseen --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "util", [(d["index"], round(d["metrics"]["gpu_util_percent"]["mean"])) for d in r["devices"]])'
+"$GW" report unseen --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "util", [(d["gpu"], round(d["metrics"]["gpu_util_percent"]["mean"])) for d in r["devices"]])'
 
 echo "== 1b: both GPUs low, job unseen"
 python3 $duty --device 0 --duty 0.05 --gib 4 --seconds 75 & a=$!

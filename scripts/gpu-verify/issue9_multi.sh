@@ -22,7 +22,7 @@ CUDA_VISIBLE_DEVICES=1 "$GW" record --name cvd1 --interval 0.2 -- \
 echo "exit status: $?"
 "$GW" report cvd1 | grep -iE "job gpu|^GPU [0-9]" | head
 "$GW" report cvd1 --format json > "$WORK/cvd1.json"
-python3 -c "import json; r=json.load(open('$WORK/cvd1.json')); print('recorded:', [d['index'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"
+python3 -c "import json; r=json.load(open('$WORK/cvd1.json')); print('recorded:', [d['gpu'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"
 
 step "b. no CUDA_VISIBLE_DEVICES; another job holds GPU 0 idle; ours is busy on GPU 1; --on-underuse kill --after 10"
 python3 -c "
@@ -37,7 +37,7 @@ echo "exit status: $? (want 0: the idle GPU 0 is another job's)"
 kill $other 2>/dev/null; wait $other 2>/dev/null
 "$GW" report neighbour | grep -iE "job gpu|balance|^GPU [0-9]" | head
 "$GW" report neighbour --format json > "$WORK/neighbour.json"
-python3 -c "import json; r=json.load(open('$WORK/neighbour.json')); print('recorded:', [d['index'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"
+python3 -c "import json; r=json.load(open('$WORK/neighbour.json')); print('recorded:', [d['gpu'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"
 "$GW" status neighbour | head -20
 
 step "c. CUDA_VISIBLE_DEVICES=<uuid of GPU 1>"
@@ -45,4 +45,4 @@ CUDA_VISIBLE_DEVICES="$UUID1" "$GW" record --name cvd-uuid --interval 0.2 --no-s
   python3 scripts/gpu-verify/duty_cycle.py --device 0 --duty 0.5 --seconds 8 --gib 1
 echo "exit status: $?"
 "$GW" report cvd-uuid --format json > "$WORK/uuid.json"
-python3 -c "import json; r=json.load(open('$WORK/uuid.json')); print('recorded:', [d['index'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"
+python3 -c "import json; r=json.load(open('$WORK/uuid.json')); print('recorded:', [d['gpu'] for d in r['devices']], 'job_gpus:', r.get('job_gpus'))"

@@ -24,13 +24,13 @@ sleep 5
 echo "exit status: $? (expected 0)"
 wait $other
 "$GW" report shared | grep -E "^Job GPUs"
-"$GW" report shared --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "recorded", [d["index"] for d in r["devices"]], "processes", [(p["gpu_index"], p["pid"], p["name"]) for p in r["processes"]])'
+"$GW" report shared --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "recorded", [d["gpu"] for d in r["devices"]], "processes", [(p["gpu"], p["pid"], p["name"]) for p in r["processes"]])'
 
 echo "== 2: CUDA_VISIBLE_DEVICES=1"
 CUDA_VISIBLE_DEVICES=1 "$GW" record --name visible --interval 0.2 --no-summary -- \
   python3 $duty --device 0 --duty 1.0 --gib 6 --seconds 10
 echo "exit status: $?"
-"$GW" report visible --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "recorded", [(d["index"], round(d["metrics"]["mem_used_bytes"]["max"]/2**30,1)) for d in r["devices"]])'
+"$GW" report visible --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "recorded", [(d["gpu"], round(d["metrics"]["mem_used_bytes"]["max"]/2**30,1)) for d in r["devices"]])'
 
 echo "== 3: busy with little memory"
 "$GW" record --name busy-small --interval 0.2 --check-every 2 --advise --advisor-config "$conf" \

@@ -37,7 +37,7 @@ print('gpu_total_energy over the answers:', [round(r.get('gpu_total_energy', -1)
 
 step "3. each process's GPU use (node-a's report)"
 "$GW" report train --store "$W/stores/node-a.db" | sed -n '/Processes on GPUs/,/^$/p'
-"$GW" report train --store "$W/stores/node-a.db" --format json | python3 -c "import json,sys; print([(p['gpu_index'], p['pid'], p['name'], p['mean_gpu_percent'], p['max_gpu_percent']) for p in json.load(sys.stdin)['processes']])"
+"$GW" report train --store "$W/stores/node-a.db" --format json | python3 -c "import json,sys; print([(p['gpu'], p['pid'], p['name'], p['mean_gpu_percent'], p['max_gpu_percent']) for p in json.load(sys.stdin)['processes']])"
 
 step "4. serve over the folder of stores"
 "$GW" serve --listen 127.0.0.1:9441 --store "$W/stores" --link Grafana=http://grafana.example:3000/d/gpuwatch > "$W/serve.log" 2>&1 &

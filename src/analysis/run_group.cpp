@@ -11,13 +11,15 @@ namespace gpuwatch {
 
 namespace {
 
+constexpr GroupColumnInfo column(DerivedMetric m, Better better) { return {m, info(m).name, info(m).unit, better}; }
+
 constexpr GroupColumnInfo kColumns[kGroupColumnCount] = {
-    {"duration_s", "s", Better::Lower},
-    {"gpu_util_percent_mean", "%", Better::Higher},
-    {"mem_used_bytes_mean", "B", Better::Lower},
-    {"mem_used_bytes_peak", "B", Better::Lower},
-    {"power_watts_mean", "W", Better::Neither},
-    {"energy_joules", "J", Better::Lower},
+    column(DerivedMetric::DurationSeconds, Better::Lower),
+    column(DerivedMetric::GpuUtilMeanPercent, Better::Higher),
+    column(DerivedMetric::MemUsedMeanBytes, Better::Lower),
+    column(DerivedMetric::MemUsedPeakBytes, Better::Lower),
+    column(DerivedMetric::PowerMeanWatts, Better::Neither),
+    column(DerivedMetric::EnergyJoules, Better::Lower),
 };
 
 std::size_t index(GroupColumn c) { return static_cast<std::size_t>(c); }

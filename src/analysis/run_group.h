@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/run_series.h"
+#include "core/derived_metrics.h"
 #include "core/run.h"
 
 namespace gpuwatch {
@@ -29,7 +30,10 @@ enum class GroupColumn : std::uint8_t {
 };
 inline constexpr std::size_t kGroupColumnCount = static_cast<std::size_t>(GroupColumn::kCount);
 
+// A column is a derived metric of the catalogue (core/derived_metrics.h):
+// its name (the JSON key), unit, label and display come from there.
 struct GroupColumnInfo {
+  DerivedMetric metric;
   std::string_view name;  // JSON key
   std::string_view unit;
   Better better;

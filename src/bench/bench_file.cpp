@@ -30,7 +30,10 @@ BenchFileTest test_of(dom::object o) {
   BenchFileTest t;
   t.test_name = text(o, "test_name");
   t.test_type = text(o, "test_type");
-  if (auto g = number(o, "gpu_index"); g && *g >= 0 && *g < 1e6 && std::floor(*g) == *g) t.gpu = static_cast<int>(*g);
+  // "gpu" since schema_version 2, "gpu_index" in older files.
+  auto g = number(o, "gpu");
+  if (!g) g = number(o, "gpu_index");
+  if (g && *g >= 0 && *g < 1e6 && std::floor(*g) == *g) t.gpu = static_cast<int>(*g);
   bool ok = false;
   t.success = o["success"].get_bool().get(ok) == simdjson::SUCCESS && ok;
   if (auto v = number(o, "achieved_tflops")) {

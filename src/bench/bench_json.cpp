@@ -57,7 +57,7 @@ void write_test(JsonWriter& w, const BenchTest& t) {
   write_block(w, "system_memory_stats", res.system_memory_mb);
   // ours
   w.field("worker", t.worker);
-  w.field("gpu_index", r.gpu);
+  w.field("gpu", r.gpu);
   w.field("precision", optional_text(r.precision));
   w.field("amp", r.amp);
   w.field("channels_last", r.channels_last);
@@ -82,6 +82,7 @@ std::string render_bench_json(const BenchRun& run) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
+  w.field("schema_version", kBenchSchemaVersion);
   const BenchSystemInfo& s = run.system;
   w.key("system_info").begin_object();
   w.field("hostname", s.hostname);

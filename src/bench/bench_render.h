@@ -9,6 +9,10 @@
 
 namespace gpuwatch {
 
+// The results file carries it (seed 003's files had none). 2: a test's GPU
+// is "gpu" (docs/report-json.md, "Changed in schema_version 2").
+inline constexpr int kBenchSchemaVersion = 2;
+
 std::string render_bench_json(const BenchRun& run);
 std::string render_bench_table(const BenchRun& run);
 std::string render_bench_comparison(const BenchFile& a, const BenchFile& b);

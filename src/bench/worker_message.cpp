@@ -58,7 +58,9 @@ WorkerInfo info_of(dom::object o) {
     for (dom::element d : devices) {
       dom::object device;
       if (d.get_object().get(device) != simdjson::SUCCESS) continue;
-      const auto index = small_int(device, "index");
+      // "gpu", as in every other line; "index" from workers built before.
+      auto index = small_int(device, "gpu");
+      if (!index) index = small_int(device, "index");
       if (!index) continue;
       info.devices.push_back({*index, text_of(device, "name"), number_of(device, "memory_bytes")});
     }

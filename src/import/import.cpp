@@ -17,7 +17,9 @@ namespace {
 enum class Kind { JsonArray, JsonLines, Csv, Unknown };
 
 // gpuwatch's CSV header starts with these columns.
-constexpr std::string_view kCsvHeader = "timestamp,elapsed_s,gpu_index";
+// The start of `export --format csv`'s header: its GPU column is "gpu", or
+// "gpu_index" before schema_version 2; both start so.
+constexpr std::string_view kCsvHeader = "timestamp,elapsed_s,gpu";
 
 // Looks at the first bytes after a BOM and whitespace (which it consumes).
 Kind detect(TextSource& in) {

@@ -26,7 +26,7 @@ namespace dom = simdjson::dom;
 
 constexpr std::string_view kCutOff = "cut off by the end of the file";
 constexpr std::string_view kNoTimestamp = "without a readable timestamp";
-constexpr std::string_view kBadIndex = "with a gpu_index that is not an index from 0 to 1023";
+constexpr std::string_view kBadIndex = "with a gpu that is not an index from 0 to 1023";
 
 // Calls on_line(line, terminated) for each line of `in` (without its
 // newline and a '\r' before it), as it is read, with notes.where() naming it.
@@ -48,6 +48,13 @@ void for_each_line(TextSource& in, ImportNotes& notes, OnLine on_line) {
     on_line(line, terminated);
     in.consume(terminated ? nl + 1 : w.size());
   }
+}
+
+// The GPU index of a record: "gpu" since schema_version 2, "gpu_index" in
+// older exports (docs/report-json.md, "Changed in schema_version 2").
+std::optional<dom::element> gpu_field(dom::object record) {
+  if (auto gpu = field(record, "gpu")) return gpu;
+  return field(record, "gpu_index");
 }
 
 bool blank(std::string_view s) { return s.find_first_not_of(" \t\r") == std::string_view::npos; }
@@ -77,7 +84,7 @@ void read_metrics(dom::object record, const Table& table, std::initializer_list<
 // A process line of a jsonl export (no time point of its own); false (with
 // the reason) when it is unusable.
 bool read_process_record(dom::object record, RunBuilder& builder, ImportNotes& notes, std::string_view& why) {
-  const auto index = field(record, "gpu_index");
+  const auto index = gpu_field(record);
   const auto gpu = index ? gpu_index_of(*index, notes) : std::nullopt;
   const auto pid = number_field(record, "pid", notes);
   const auto first = number_field(record, "first_seen_wall_ns", notes);
@@ -117,7 +124,7 @@ bool read_event_record(dom::object record, std::size_t time, RunBuilder& builder
     why = "an event without its kind";
     return false;
   }
-  const auto index = field(record, "gpu_index");
+  const auto index = gpu_field(record);
   const auto gpu = index ? gpu_index_of(*index, notes) : std::nullopt;
   builder.add_event(time, gpu, kind, string_field(record, "message"));
   return true;
@@ -136,8 +143,9 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
   if (type == "event") return read_event_record(record, builder.add_time(*wall_ns, elapsed_s), builder, notes, why);
   if (type == "host") {
     HostValues values;
-    read_metrics<HostMetric>(record, kHostMetrics, {"type", "timestamp", "wall_ns", "elapsed_s", "core_percent"},
-                             values, notes);
+    read_metrics<HostMetric>(record, kHostMetrics,
+                             {"schema_version", "type", "timestamp", "wall_ns", "elapsed_s", "core_percent"}, values,
+                             notes);
     std::vector<double> cores;
     dom::array list;
     if (record.at_key("core_percent").get(list) == simdjson::SUCCESS) {
@@ -146,7 +154,7 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
     builder.add_host_sample(builder.add_time(*wall_ns, elapsed_s), values, cores);
     return true;
   }
-  const auto index_field = field(record, "gpu_index");
+  const auto index_field = gpu_field(record);
   if (type != "device" && !(type.empty() && index_field)) {
     why = "of neither type device nor host";
     return false;
@@ -159,7 +167,8 @@ bool read_json_record(dom::object record, RunBuilder& builder, ImportNotes& note
   DeviceValues values;
   read_metrics<DeviceMetric>(
       record, kDeviceMetrics,
-      {"type", "timestamp", "wall_ns", "elapsed_s", "gpu_index", "gpu_name", "gpu_type", kSlowValuesCarriedField},
+      {"schema_version", "type", "timestamp", "wall_ns", "elapsed_s", "gpu", "gpu_index", "gpu_name", "gpu_type",
+       kSlowValuesCarriedField},
       values, notes);
   if (true_field(record, kSlowValuesCarriedField)) drop_carried_slow_values(values);
   builder.add_device_sample(builder.add_time(*wall_ns, elapsed_s), *index, values);
@@ -310,7 +319,7 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
       timestamp = c;
     } else if (h == "elapsed_s") {
       elapsed = c;
-    } else if (h == "gpu_index") {
+    } else if (h == "gpu" || h == "gpu_index") {  // gpu_index before schema_version 2
       index = c;
     } else if (h == "gpu_name") {
       name = c;
@@ -324,7 +333,7 @@ void import_csv(TextSource& in, RunBuilder& builder, ImportNotes& notes) {
   }
 
   if (!timestamp || !index) {
-    notes.warn("the CSV header names no timestamp or no gpu_index column");
+    notes.warn("the CSV header names no timestamp or no gpu column");
     return;
   }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "render/json_writer.h"
+#include "render/run_group_tables.h"
+#include "render/units.h"
 
 namespace gpuwatch::matrix {
 
@@ -41,30 +43,14 @@ std::string describe(const CellResult& c) {
   return std::string(to_string(c.state));
 }
 
-// The text summary's words for a column, with the unit its numbers are in.
-std::string_view text_label(GroupColumn column) {
-  switch (column) {
-    case GroupColumn::GpuUtilPercent: return "GPU utilization (%)";
-    case GroupColumn::MemUsedMean: return "memory used (GiB)";
-    case GroupColumn::PowerWatts: return "power (W)";
-    case GroupColumn::EnergyJoules: return "energy (kJ)";
-    case GroupColumn::DurationS: return "duration (s)";
-    default: return info(column).name;
-  }
-}
-
+// A column's spread over the repeats in the catalogue's display unit and
+// format (core/derived_metrics.h), as `report --group` shows it.
 std::string text_value(GroupColumn column, const std::optional<Spread>& s) {
   if (!s) return "-";
-  const auto scaled = [&](double v) {
-    switch (column) {
-      case GroupColumn::MemUsedMean:
-      case GroupColumn::MemUsedPeak: return v / (1024.0 * 1024 * 1024);  // GiB
-      case GroupColumn::EnergyJoules: return v / 1000.0;                  // kJ
-      default: return v;
-    }
-  };
-  if (s->n == 1) return fmt::format("{:.2f}", scaled(s->mean));
-  return fmt::format("{:.2f} ±{:.2f} ({:.2f}-{:.2f})", scaled(s->mean), scaled(s->std), scaled(s->min), scaled(s->max));
+  const DisplayFormat& format = info(info(column).metric).display;
+  const auto shown = [&format](double v) { return display_value(format, v); };
+  if (s->n == 1) return shown(s->mean);
+  return fmt::format("{} ±{} ({}-{})", shown(s->mean), shown(s->std), shown(s->min), shown(s->max));
 }
 
 // What the cells left behind: the processes the matrix ended, and those
@@ -135,7 +121,8 @@ std::string render_summary_text(const MatrixSummary& s) {
     out += fmt::format("{}  ({} of {} succeeded)\n", k.config, k.succeeded, k.cells.size());
     for (const GroupColumn c : {GroupColumn::GpuUtilPercent, GroupColumn::MemUsedMean, GroupColumn::PowerWatts,
                                 GroupColumn::EnergyJoules, GroupColumn::DurationS}) {
-      out += fmt::format("  {:<22} {}\n", text_label(c), text_value(c, k.columns[static_cast<std::size_t>(c)]));
+      out += fmt::format("  {:<22} {}\n", run_group_tables::column_label(c),
+                         text_value(c, k.columns[static_cast<std::size_t>(c)]));
     }
   }
   if (s.unsuccessful.empty()) {

@@ -4,15 +4,15 @@
 #include <cmath>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "analysis/stats.h"
+#include "core/bytes.h"
+#include "render/json_writer.h"
 
 namespace gpuwatch {
 
 namespace {
 
-constexpr double kMetricsBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 // Power is integrated only across gaps shorter than this: a longer one (a
 // stalled sampler, a GPU that answered nothing) is not guessed over.
 constexpr std::int64_t kMaxPowerGapNs = 10'000'000'000;
@@ -70,8 +70,8 @@ NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus
     if (d == nullptr || d->lost) continue;
     const auto& v = d->latest.values;
     if (const auto used = v.get(DeviceMetric::MemUsedBytes)) {
-      out.emplace_back(fmt::format("gpu_{}_memory", i), *used / kMetricsBytesPerGiB);
-      memory.add(*used / kMetricsBytesPerGiB);
+      out.emplace_back(fmt::format("gpu_{}_memory", i), *used / kGiB);
+      memory.add(*used / kGiB);
     }
     if (const auto util = v.get(DeviceMetric::GpuUtilPercent)) {
       out.emplace_back(fmt::format("gpu_{}_utilization", i), *util);
@@ -100,15 +100,14 @@ NamedValues live_metrics(const LiveSnapshot& snapshot, std::span<const int> gpus
 }
 
 std::string metrics_answer(std::int64_t id, std::span<const int> gpus, const NamedValues& values) {
-  std::string out = fmt::format(R"({{"schema_version":{},"id":{},"gpus":[{}],"metrics":{{)", kMetricsSchemaVersion,
-                                id, fmt::join(gpus, ","));
-  bool first = true;
-  for (const auto& [name, value] : values) {
-    // Names are gpuwatch's own (gpu_<index>_...): nothing to escape.
-    fmt::format_to(std::back_inserter(out), R"({}"{}":{})", first ? "" : ",", name, value);
-    first = false;
-  }
-  out += "}}";
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().field("schema_version", kMetricsSchemaVersion).field("id", id);
+  w.key("gpus").begin_array();
+  for (const int gpu : gpus) w.value(gpu);
+  w.end_array().key("metrics").begin_object();
+  for (const auto& [name, value] : values) w.field(name, value);
+  w.end_object().end_object();
   return out;
 }
 

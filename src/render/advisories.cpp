@@ -44,7 +44,7 @@ std::string block(const Advisory& a, std::string_view tag, std::string_view note
 void write_fields(JsonWriter& w, const Advisory& a) {
   w.field("id", a.id);
   w.field("severity", to_string(a.severity));
-  w.field("device", a.device_index);
+  w.field("gpu", a.device_index);
   w.field("summary", a.summary);
   w.key("evidence").begin_array();
   for (const Evidence& e : a.evidence) {
@@ -61,7 +61,7 @@ void write_fields(JsonWriter& w, const Advisory& a) {
   auto write_ref = [&w](const AdvisoryRef& r) {
     w.begin_object();
     w.field("id", r.id);
-    w.field("device", r.device_index);
+    w.field("gpu", r.device_index);
     w.end_object();
   };
   w.key("explains").begin_array();

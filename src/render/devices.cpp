@@ -89,7 +89,7 @@ std::string render_devices_json(const BackendSet& set) {
   w.key("devices").begin_array();
   for (const DeviceInfo& d : set.devices) {
     w.begin_object();
-    w.field("index", d.index);
+    w.field("gpu", d.index);
     w.field("name", d.name);
     w.field("vendor", d.vendor);
     w.field("backend", d.backend);

@@ -8,7 +8,7 @@
 namespace gpuwatch {
 
 // Changes only on an incompatible change; fields may be added without one.
-inline constexpr int kDevicesJsonSchemaVersion = 1;
+inline constexpr int kDevicesJsonSchemaVersion = 2;
 
 std::string render_devices_text(const BackendSet& set);
 std::string render_devices_json(const BackendSet& set);

@@ -11,7 +11,7 @@
 
 namespace gpuwatch {
 
-inline constexpr int kJobReportSchemaVersion = 1;
+inline constexpr int kJobReportSchemaVersion = 2;
 
 std::string render_job_report_text(const JobReport& job);
 std::string render_job_report_markdown(const JobReport& job);

@@ -21,7 +21,7 @@ void write_run(JsonWriter& w, const JobRun& r) {
   w.key("gpus").begin_array();
   for (const JobGpu& g : r.gpus) {
     w.begin_object();
-    w.field("index", g.index).field("name", g.name);
+    w.field("gpu", g.index).field("name", g.name);
     w.field("gpu_util_percent_mean", g.util_mean).field("mem_used_bytes_peak", g.mem_used_peak);
     w.end_object();
   }

@@ -13,7 +13,7 @@
 
 namespace gpuwatch {
 
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
 std::string render_report_text(const RunReport& report);
 std::string render_report_markdown(const RunReport& report);

@@ -48,7 +48,7 @@ void write_run(JsonWriter& w, const RunInfo& run, double wall_duration_s) {
 
 void write_device(JsonWriter& w, const DeviceReport& d, const RunInfo& run) {
   w.begin_object();
-  w.field("index", d.info.index);
+  w.field("gpu", d.info.index);
   w.field("name", d.info.name);
   w.field("vendor", d.info.vendor);
   w.field("uuid", d.info.uuid);
@@ -167,7 +167,7 @@ std::string render_report_json(const RunReport& r) {
   w.key("processes").begin_array();
   for (const ProcessRecord& p : r.processes) {
     w.begin_object();
-    w.field("gpu_index", p.device_index);
+    w.field("gpu", p.device_index);
     w.field("pid", static_cast<std::uint64_t>(p.pid));
     w.field("name", p.name);
     w.field("max_used_memory_bytes", p.max_used_memory_bytes);
@@ -182,7 +182,7 @@ std::string render_report_json(const RunReport& r) {
   for (const Event& e : r.events) {
     w.begin_object();
     w.field("time", iso_utc_ms(e.time.wall_ns));
-    w.field("gpu_index", e.device_index);
+    w.field("gpu", e.device_index);
     w.field("kind", e.kind);
     w.field("message", e.message);
     w.end_object();

@@ -140,7 +140,7 @@ void write_segments(JsonWriter& w, std::string_view name, const std::vector<Segm
     w.key("devices").begin_array();
     for (const SegmentDeviceStats& d : seg.devices) {
       w.begin_object();
-      w.field("gpu_index", d.device_index);
+      w.field("gpu", d.device_index);
       write_optional_summary(w, "gpu_util_percent", d.util_percent);
       write_optional_summary(w, "mem_used_bytes", d.mem_used_bytes);
       write_optional_summary(w, "power_watts", d.power_watts);

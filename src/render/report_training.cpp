@@ -151,7 +151,7 @@ void write_training(JsonWriter& w, const RunReport& r) {
   w.field("reserved_peak_bytes", t.torch_reserved_peak_bytes);
   w.field("max_allocated_bytes", t.torch_max_allocated_bytes);
   const DeviceReport* d = fullest_gpu(r);
-  w.field("driver_gpu_index", d ? std::optional<int>(d->info.index) : std::nullopt);
+  w.field("driver_gpu", d ? std::optional<int>(d->info.index) : std::nullopt);
   w.field("driver_used_peak_bytes",
           d ? std::optional<double>(d->find(DeviceMetric::MemUsedBytes)->max) : std::nullopt);
   w.end_object();

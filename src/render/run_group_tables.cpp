@@ -9,35 +9,20 @@ namespace gpuwatch::run_group_tables {
 
 namespace {
 
-struct ColumnWords {
-  std::string_view header;  // a short word, before the display unit
-  std::string_view label;   // in prose and the extremes table, before the unit
-  DisplayFormat format;     // the catalogue's, of the metric summarized
-};
-
-// Durations are shown as 1h02m03s in the runs table, in seconds elsewhere.
-constexpr DisplayFormat kDurationSeconds{"s", 1, 1};
-
-constexpr ColumnWords kColumns[kGroupColumnCount] = {
-    {"duration", "duration", kDurationSeconds},
-    {"util", "GPU utilization", info(DeviceMetric::GpuUtilPercent).display},
-    {"mem", "GPU memory mean", info(DeviceMetric::MemUsedBytes).display},
-    {"peak", "GPU memory peak", info(DeviceMetric::MemUsedBytes).display},
-    {"power", "GPU power", info(DeviceMetric::PowerWatts).display},
-    {"energy", "GPU energy", info(DeviceMetric::EnergyJoules).display},
-};
-
-const ColumnWords& words(std::size_t c) { return kColumns[c]; }
+// The catalogue's words for a column (core/derived_metrics.h): short_label
+// heads a table's column, label names it in prose and the extremes table.
+const MetricInfo& words(std::size_t c) { return info(info(static_cast<GroupColumn>(c)).metric); }
 
 bool is_duration(std::size_t c) { return static_cast<GroupColumn>(c) == GroupColumn::DurationS; }
 
+// Durations are shown as 1h02m03s in the runs table, in seconds elsewhere.
 std::string header(std::size_t c) {
-  return is_duration(c) ? std::string(words(c).header) : column_title(words(c).header, words(c).format);
+  return is_duration(c) ? std::string(words(c).short_label) : column_title(words(c));
 }
 
-std::string label(std::size_t c) { return column_title(words(c).label, words(c).format); }
+std::string label(std::size_t c) { return column_title(words(c).label, words(c).display); }
 
-std::string number(std::size_t c, double v) { return display_value(words(c).format, v); }
+std::string number(std::size_t c, double v) { return display_value(words(c).display, v); }
 
 // Duration reads better as 1h02m03s in the per-run table.
 std::string cell(std::size_t c, const std::optional<double>& v) {
@@ -53,6 +38,8 @@ std::string run_cell(const GroupRow& row, std::size_t c) {
 }  // namespace
 
 std::string column_header(GroupColumn c) { return header(static_cast<std::size_t>(c)); }
+
+std::string column_label(GroupColumn c) { return label(static_cast<std::size_t>(c)); }
 
 std::string column_cell(GroupColumn c, const std::optional<double>& v) { return cell(static_cast<std::size_t>(c), v); }
 

@@ -24,6 +24,8 @@ std::string legend(const RunGroup& g);
 // A column's header (short word and display unit) and a value in it as the
 // runs table shows it: for other tables of group values (report --job).
 std::string column_header(GroupColumn c);
+// A column's label and display unit, for prose and lists: "GPU energy kJ".
+std::string column_label(GroupColumn c);
 std::string column_cell(GroupColumn c, const std::optional<double>& v);
 
 }  // namespace gpuwatch::run_group_tables

@@ -160,7 +160,7 @@ std::string render_run_status_json(const RunStatusReport& s) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
-  w.field("schema_version", 1);
+  w.field("schema_version", kStatusSchemaVersion);
   w.key("run").begin_object();
   w.field("id", s.run.id);
   w.field("name", s.run.name);
@@ -176,7 +176,7 @@ std::string render_run_status_json(const RunStatusReport& s) {
   w.key("gpus").begin_array();
   for (const GpuStatus& g : s.gpus) {
     w.begin_object();
-    w.field("index", g.index);
+    w.field("gpu", g.index);
     w.field("name", g.name);
     w.field("job", g.job);
     write_now_and_before(w, g.now, g.before, write_window);

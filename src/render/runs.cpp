@@ -51,7 +51,9 @@ std::string render_runs_text(const std::vector<RunInfo>& runs) {
 std::string render_runs_json(const std::vector<RunInfo>& runs) {
   std::string out;
   JsonWriter w(out, true);
-  w.begin_array();
+  w.begin_object();
+  w.field("schema_version", kRunsJsonSchemaVersion);
+  w.key("runs").begin_array();
   for (const RunInfo& r : runs) {
     w.begin_object();
     w.field("id", r.id);
@@ -66,6 +68,7 @@ std::string render_runs_json(const std::vector<RunInfo>& runs) {
     w.end_object();
   }
   w.end_array();
+  w.end_object();
   out.push_back('\n');
   return out;
 }

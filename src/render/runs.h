@@ -8,6 +8,10 @@
 
 namespace gpuwatch {
 
+// 2: an object {"schema_version", "runs": [...]}; 1 was the bare array
+// (docs/report-json.md, "Changed in schema_version 2").
+inline constexpr int kRunsJsonSchemaVersion = 2;
+
 std::string render_runs_text(const std::vector<RunInfo>& runs);
 std::string render_runs_json(const std::vector<RunInfo>& runs);
 

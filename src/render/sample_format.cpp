@@ -13,10 +13,16 @@ double elapsed_s(const Timestamp& t, std::int64_t start_mono_ns) {
   return static_cast<double>(t.mono_ns - start_mono_ns) / 1e9;
 }
 
-// What every timed jsonl line begins with: its type and its time, three ways.
-void timed_line_head(JsonWriter& w, std::string_view type, const Timestamp& t, std::int64_t start_mono_ns) {
+// What every jsonl line begins with: the schema it follows and its type.
+void line_head(JsonWriter& w, std::string_view type) {
   w.begin_object();
+  w.field("schema_version", kSampleLinesSchemaVersion);
   w.field("type", type);
+}
+
+// What every timed jsonl line begins with: line_head() and its time, three ways.
+void timed_line_head(JsonWriter& w, std::string_view type, const Timestamp& t, std::int64_t start_mono_ns) {
+  line_head(w, type);
   w.field("timestamp", iso_utc_ms(t.wall_ns));
   w.field("wall_ns", t.wall_ns);
   w.field("elapsed_s", elapsed_s(t, start_mono_ns));
@@ -67,7 +73,7 @@ class JsonLinesFormatter final : public SampleFormatter {
                     std::int64_t start) override {
     JsonWriter w(out);
     timed_line_head(w, "device", s.time, start);
-    w.field("gpu_index", s.device_index);
+    w.field("gpu", s.device_index);
     w.field("gpu_name", info.name);
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       if (auto x = s.values.get(static_cast<DeviceMetric>(m))) w.field(kDeviceMetrics[m].name, *x);
@@ -92,9 +98,8 @@ class JsonLinesFormatter final : public SampleFormatter {
   }
   void process(std::string& out, const ProcessRecord& p) override {
     JsonWriter w(out);
-    w.begin_object();
-    w.field("type", "process");
-    w.field("gpu_index", p.device_index);
+    line_head(w, "process");
+    w.field("gpu", p.device_index);
     w.field("pid", static_cast<std::uint64_t>(p.pid));
     w.field("name", p.name);
     w.field("first_seen_wall_ns", p.first_seen_wall_ns);
@@ -108,7 +113,7 @@ class JsonLinesFormatter final : public SampleFormatter {
   void event(std::string& out, const Event& e, std::int64_t start) override {
     JsonWriter w(out);
     timed_line_head(w, "event", e.time, start);
-    w.field("gpu_index", e.device_index);
+    w.field("gpu", e.device_index);
     w.field("kind", e.kind);
     w.field("message", e.message);
     w.end_object();
@@ -130,7 +135,7 @@ std::string csv_field(std::string_view s) {
 class CsvFormatter final : public SampleFormatter {
  public:
   void begin(std::string& out) override {
-    out += "timestamp,elapsed_s,gpu_index,gpu_name";
+    out += "timestamp,elapsed_s,gpu,gpu_name";
     for (const MetricInfo& m : kDeviceMetrics) fmt::format_to(std::back_inserter(out), ",{}", m.name);
     fmt::format_to(std::back_inserter(out), ",{}\n", kSlowValuesCarriedField);
   }

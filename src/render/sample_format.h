@@ -12,6 +12,11 @@
 
 namespace gpuwatch {
 
+// Every jsonl line carries it. 2: the GPU index is "gpu", and the line says
+// its schema_version (docs/report-json.md, "Changed in schema_version 2");
+// csv's column is "gpu" too.
+inline constexpr int kSampleLinesSchemaVersion = 2;
+
 class SampleFormatter {
  public:
   virtual ~SampleFormatter() = default;

@@ -28,10 +28,11 @@ constexpr std::array<DeviceMetric, 4> kLiveMetrics{DeviceMetric::GpuUtilPercent,
 std::string samples_event(const RunData& data, const Progress& progress) {
   std::string out = "event: samples\ndata: ";
   JsonWriter w(out);
-  w.begin_object().field("schema_version", 1).field("run", data.run.id).key("devices").begin_array();
+  w.begin_object().field("schema_version", kServeGpusSchemaVersion).field("run", data.run.id);
+  w.key("devices").begin_array();
   for (const DeviceSeries& d : data.devices) {
     if (d.mono_ns.empty()) continue;
-    w.begin_object().field("index", d.info.index).key("t").begin_array();
+    w.begin_object().field("gpu", d.info.index).key("t").begin_array();
     for (const std::int64_t t : d.mono_ns) w.value(seconds_since_start(data.run, t));
     w.end_array().key("values").begin_object();
     for (const DeviceMetric m : kLiveMetrics) {
@@ -53,7 +54,7 @@ std::string samples_event(const RunData& data, const Progress& progress) {
 std::string end_event(RunStatus status) {
   std::string out = "event: end\ndata: ";
   JsonWriter w(out);
-  w.begin_object().field("schema_version", 1).field("status", to_string(status)).end_object();
+  w.begin_object().field("schema_version", kServeSchemaVersion).field("status", to_string(status)).end_object();
   out += "\n\n";
   return out;
 }

@@ -28,8 +28,6 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr int kSchemaVersion = 1;
-
 // The run's facts, its devices' facts and its events: no samples at all.
 RunData load_run_facts(Store& store, const RunInfo& run) {
   LoadOptions options;
@@ -65,7 +63,7 @@ void write_run_fields(JsonWriter& w, const RunInfo& run, const std::vector<Devic
   write_job_field(w, run.job);
   w.key("gpus").begin_array();
   for (const DeviceSeries& d : devices) {
-    w.begin_object().field("index", d.info.index).field("name", d.info.name).end_object();
+    w.begin_object().field("gpu", d.info.index).field("name", d.info.name).end_object();
   }
   w.end_array();
 }
@@ -99,7 +97,7 @@ bool has_values(const DeviceSeries& d, DeviceMetric m) {
 }
 
 void write_line(JsonWriter& w, int device_index, const plot::Line& line) {
-  w.begin_object().field("index", device_index).key("t").begin_array();
+  w.begin_object().field("gpu", device_index).key("t").begin_array();
   for (const double x : line.t_s) w.value(x);
   w.end_array().key("v").begin_array();
   for (const double v : line.v) w.value(v);  // NaN, a gap, is written as null
@@ -154,7 +152,7 @@ double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
 std::string error_json(std::string_view message) {
   std::string out;
   JsonWriter w(out);
-  w.begin_object().field("schema_version", kSchemaVersion).field("error", message).end_object();
+  w.begin_object().field("schema_version", kServeSchemaVersion).field("error", message).end_object();
   return out;
 }
 
@@ -169,7 +167,7 @@ RunInfo find_run(Store& store, std::string_view run_ref) {
 std::string runs_json(StorePools& stores) {
   std::string out;
   JsonWriter w(out);
-  w.begin_object().field("schema_version", kSchemaVersion).key("runs").begin_array();
+  w.begin_object().field("schema_version", kServeGpusSchemaVersion).key("runs").begin_array();
   std::vector<RunData> runs;  // facts only: no samples
   stores.for_each_store([&runs](Store& store, const std::vector<RunInfo>& listed) {
     for (const RunInfo& run : listed) runs.push_back(load_run_facts(store, run));
@@ -192,14 +190,14 @@ std::string run_json(StorePools& stores, std::string_view run_ref) {
   const RunData base = load_run_facts(*found.store, run);
   std::string out;
   JsonWriter w(out);
-  w.begin_object().field("schema_version", kSchemaVersion);
+  w.begin_object().field("schema_version", kServeGpusSchemaVersion);
   w.key("run").begin_object();
   write_run_fields(w, run, base.devices);
   w.field("interval_s", run.interval_s).field("cwd", run.cwd);
   w.end_object();
   w.key("devices").begin_array();
   for (const DeviceSeries& d : base.devices) {
-    w.begin_object().field("index", d.info.index).field("name", d.info.name).field("vendor", d.info.vendor);
+    w.begin_object().field("gpu", d.info.index).field("name", d.info.name).field("vendor", d.info.vendor);
     w.field("uuid", d.info.uuid).field("mem_total_bytes", d.info.static_values.get(DeviceMetric::MemTotalBytes));
     w.end_object();
   }
@@ -265,7 +263,7 @@ std::string series_json(StorePools& stores, std::string_view run_ref, const Requ
   std::string out;
   JsonWriter w(out);
   const MetricInfo& mi = info(*metric);
-  w.begin_object().field("schema_version", kSchemaVersion).field("metric", mi.name).field("label", mi.label);
+  w.begin_object().field("schema_version", kServeGpusSchemaVersion).field("metric", mi.name).field("label", mi.label);
   w.field("unit", mi.unit);
   write_display(w, mi);
   w.field("from", from).field("to", to).key("devices").begin_array();
@@ -316,7 +314,7 @@ std::string host_series_json(StorePools& stores, std::string_view run_ref, const
   std::vector<double> t;
   std::string out;
   JsonWriter w(out);
-  w.begin_object().field("schema_version", kSchemaVersion).field("from", grid.t_begin).field("to", grid.t_end);
+  w.begin_object().field("schema_version", kServeSchemaVersion).field("from", grid.t_begin).field("to", grid.t_end);
   w.key("metrics").begin_array();
   for (std::size_t i = 0; i < kHostMetricCount; ++i) {
     const auto m = static_cast<HostMetric>(i);

@@ -23,6 +23,14 @@ class ApiError : public std::runtime_error {
   int status_;
 };
 
+// The schema_version of the dashboard's answers (docs/serve.md). Those that
+// list GPUs (/api/runs, /api/runs/ID, its series, the live samples) are at 2
+// since the GPU index is "gpu" (docs/report-json.md, "Changed in
+// schema_version 2"); the others (errors, /api/info, host series, the live
+// stream's end) did not change.
+inline constexpr int kServeSchemaVersion = 1;
+inline constexpr int kServeGpusSchemaVersion = 2;
+
 inline constexpr std::size_t kDefaultSeriesPoints = 1000;
 inline constexpr std::size_t kMaxSeriesPoints = 10000;
 inline constexpr std::size_t kMaxComparedRuns = 8;

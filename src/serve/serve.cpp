@@ -70,7 +70,8 @@ HttpReply asset_reply(const WebAsset& asset) {
 std::string info_json(const std::vector<ServeLink>& links, bool metrics) {
   std::string out;
   JsonWriter w(out);
-  w.begin_object().field("schema_version", 1).field("version", GPUWATCH_VERSION).field("metrics", metrics);
+  w.begin_object().field("schema_version", kServeSchemaVersion);
+  w.field("version", GPUWATCH_VERSION).field("metrics", metrics);
   w.key("links").begin_array();
   for (const ServeLink& link : links) w.begin_object().field("name", link.name).field("url", link.url).end_object();
   w.end_array().end_object();

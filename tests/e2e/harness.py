@@ -84,7 +84,9 @@ class GpuwatchTestCase(unittest.TestCase):
     def runs(self):
         r = self.run_gw("runs", "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        return json.loads(r.stdout)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["schema_version"], 2)
+        return doc["runs"]
 
     def wait_for(self, predicate, timeout=10.0, what="condition"):
         deadline = time.monotonic() + timeout

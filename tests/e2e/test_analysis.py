@@ -60,7 +60,7 @@ class Report(GpuwatchTestCase):
         self.assertIsNone(g0["lost_at"])
         self.assertIsNotNone(g1["lost_at"])
         self.assertGreater(g0["samples"], g1["samples"] + 15)
-        self.assertTrue(any(e["kind"] == "gpu_lost" and e["gpu_index"] == 1 for e in rep["events"]))
+        self.assertTrue(any(e["kind"] == "gpu_lost" and e["gpu"] == 1 for e in rep["events"]))
         return rep
 
     def test_amd_gpu_removed_from_sysfs_is_lost_and_the_other_keeps_going(self):

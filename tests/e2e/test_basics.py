@@ -39,7 +39,7 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(r.stdout.count("NVIDIA H100 80GB HBM3"), 3)
         self.assertIn("0000:20:00.0", r.stdout)
         data = json.loads(self.run_gw("devices", "--json", scenario="gpu_count=3;gpu*.unsupported=fan").stdout)
-        self.assertEqual([d["index"] for d in data["devices"]], [0, 1, 2])
+        self.assertEqual([d["gpu"] for d in data["devices"]], [0, 1, 2])
         gpu = data["devices"][0]
         self.assertEqual(gpu["vendor"], "NVIDIA")
         self.assertEqual(gpu["static"]["sm_clock_max_mhz"], 1980)
@@ -63,7 +63,7 @@ class Basics(GpuwatchTestCase):
         r = self.run_gw("devices", "--json", library="/nonexistent/libnvidia-ml.so.1", GPUWATCH_SYSFS_ROOT=root)
         self.assertEqual(r.returncode, 0, r.stderr)
         data = json.loads(r.stdout)
-        self.assertEqual([d["index"] for d in data["devices"]], [0, 1])
+        self.assertEqual([d["gpu"] for d in data["devices"]], [0, 1])
         gpu = data["devices"][0]
         self.assertEqual((gpu["vendor"], gpu["backend"], gpu["name"]), ("AMD", "amdgpu", "AMD Instinct MI300X OAM"))
         self.assertEqual(gpu["pci_bus_id"], "0000:05:00.0")
@@ -77,7 +77,7 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = list(csv.DictReader(io.StringIO(r.stdout)))
         self.assertEqual(len(rows), 4)  # 2 ticks x 2 GPUs
-        first = [row for row in rows if row["gpu_index"] == "0"][0]
+        first = [row for row in rows if row["gpu"] == "0"][0]
         self.assertEqual(float(first["gpu_util_percent"]), 97)
         self.assertEqual(float(first["power_watts"]), 305)
         self.assertEqual(float(first["temp_gpu_celsius"]), 49)
@@ -121,7 +121,7 @@ class Basics(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         rows = list(csv.DictReader(io.StringIO(r.stdout)))
         self.assertEqual(len(rows), 6)  # 3 ticks x 2 GPUs
-        self.assertEqual(sorted({row["gpu_index"] for row in rows}), ["0", "1"])
+        self.assertEqual(sorted({row["gpu"] for row in rows}), ["0", "1"])
         self.assertEqual(float(rows[0]["gpu_util_percent"]), 37)
         self.assertEqual(float(rows[0]["power_watts"]), 120 + 5.8 * 37)
 
@@ -131,7 +131,7 @@ class Basics(GpuwatchTestCase):
         lines = [json.loads(line) for line in r.stdout.splitlines()]
         devices = [x for x in lines if x["type"] == "device"]
         self.assertEqual(len(devices), 3)
-        self.assertTrue(all(x["gpu_index"] == 1 for x in devices))
+        self.assertTrue(all(x["gpu"] == 1 for x in devices))
         self.assertTrue(any(x["type"] == "host" and "mem_total_bytes" in x for x in lines))
         # Slow values (read once a second) are on every row: the read's own, or
         # repeated with their age and marked (issue 10: 8 of 12 rows had none).

@@ -27,7 +27,7 @@ class Bench(GpuwatchTestCase):
         self.assertEqual(data["system_info"]["gpu_names"], ["NVIDIA H100 80GB HBM3"] * 2)
         self.assertEqual(data["system_info"]["cuda_version"], "13.0")
         self.assertEqual(data["system_info"]["pytorch_version"], "9.9")
-        by_name = {(t["test_name"], t["gpu_index"]): t for t in data["results"]}
+        by_name = {(t["test_name"], t["gpu"]): t for t in data["results"]}
         mm = by_name[("matmul_bf16_4096_gpu1", 1)]
         self.assertEqual(mm["achieved_tflops"], 710.0)
         self.assertAlmostEqual(mm["percent_of_peak"], 100 * 710 / 989.4, places=6)
@@ -67,7 +67,7 @@ class Bench(GpuwatchTestCase):
     def test_cpu_models_without_a_gpu(self):
         r, data = self.bench("--device", "cpu", "--suite", "models", library="/nonexistent/libnvidia-ml.so")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([t["gpu_index"] for t in data["results"]], [None, None])
+        self.assertEqual([t["gpu"] for t in data["results"]], [None, None])
         self.assertIsNone(data["results"][0]["gpu_utilization_stats"])
         self.assertIsNotNone(data["results"][0]["cpu_utilization_stats"])
 

@@ -135,7 +135,7 @@ class RunsRmPrune(GpuwatchTestCase):
     def names(self, *args):
         r = self.run_gw("runs", "--format", "json", *args)
         self.assertEqual(r.returncode, 0, r.stderr)
-        return [x["name"] for x in json.loads(r.stdout)]
+        return [x["name"] for x in json.loads(r.stdout)["runs"]]
 
     def test_runs_filters(self):
         for n in ("bert-a", "gpt", "bert-b"):
@@ -268,7 +268,7 @@ class StorePaths(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         r = self.run_gw("runs", "--format", "json", GPUWATCH_STORE=folder)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([x["name"] for x in json.loads(r.stdout)], ["in-folder"])
+        self.assertEqual([x["name"] for x in json.loads(r.stdout)["runs"]], ["in-folder"])
 
     def test_a_store_named_that_does_not_exist_is_an_error_naming_it(self):
         missing = os.path.join(self.tmp, "typo.db")

@@ -16,7 +16,7 @@ class DeviceEvents(GpuwatchTestCase):
         self.assertIn("gpuwatch: GPU 1: XID 79: GPU has fallen off the bus", r.stderr)
         events = [e for e in self.report("xid")["events"] if e["kind"] == "xid"]
         self.assertEqual(len(events), 1, events)
-        self.assertEqual(events[0]["gpu_index"], 1)
+        self.assertEqual(events[0]["gpu"], 1)
         self.assertEqual(events[0]["message"], "XID 79: GPU has fallen off the bus")
         text = self.run_gw("report", "xid", scenario=XID)
         self.assertEqual(text.returncode, 0, text.stderr)
@@ -33,7 +33,7 @@ class DeviceEvents(GpuwatchTestCase):
         r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "0.3", scenario=scenario)
         self.assertEqual(r.returncode, 0, r.stderr)
         events = [e for e in self.report()["events"] if e["kind"].startswith("ecc_")]
-        self.assertEqual([(e["kind"], e["gpu_index"]) for e in events], [("ecc_double_bit", 0)], events)
+        self.assertEqual([(e["kind"], e["gpu"]) for e in events], [("ecc_double_bit", 0)], events)
 
     def test_old_driver_without_event_functions_records_without_events(self):
         r = self.run_gw("record", "--interval", "0.05", "--", "sleep", "0.3", scenario=XID, library=FAKE_NVML_OLD)
@@ -69,7 +69,7 @@ class MigInstances(GpuwatchTestCase):
         self.assertIn("NVIDIA H100 80GB HBM3 MIG 1g.10gb  9.6 GiB  GPU instance 7  compute instance 0", r.stdout)
         self.assertIn("MIG         disabled", r.stdout)  # GPU 1
         data = json.loads(self.run_gw("devices", "--json", scenario=MIG).stdout)
-        self.assertEqual(data["schema_version"], 1)
+        self.assertEqual(data["schema_version"], 2)
         mig = data["devices"][0]["mig"]
         self.assertTrue(mig["enabled"])
         self.assertEqual([m["memory_total_bytes"] for m in mig["instances"]], [9856 << 20, 40192 << 20])

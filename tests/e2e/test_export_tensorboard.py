@@ -115,7 +115,7 @@ class ExportTensorboard(GpuwatchTestCase):
         for step, v in losses:  # the loss printed at step s is 1/s (rounded to 4 places)
             self.assertAlmostEqual(v, 1 / step, places=3)
         # Wall times are the samples' own: in order, and within the run.
-        run = json.loads(self.run_gw("runs", "--format", "json").stdout)[0]
+        run = json.loads(self.run_gw("runs", "--format", "json").stdout)["runs"][0]
         walls = [w for tag, _, w, _ in points if tag == "gpu0/gpu_util_percent"]
         self.assertEqual(walls, sorted(walls))
         self.assertLessEqual(walls[-1] - walls[0], run["duration_s"] + 1)

@@ -368,7 +368,7 @@ class TerminalEscapes(GpuwatchTestCase):
 
     def test_json_escapes_them_and_reads_back_the_same(self):
         run_id = self.import_hostile_run()
-        for args, name in ((["runs", "--format", "json"], lambda doc: doc[0]["name"]),
+        for args, name in ((["runs", "--format", "json"], lambda doc: doc["runs"][0]["name"]),
                            (["report", run_id, "--format", "json"], lambda doc: doc["run"]["name"]),
                            (["status", run_id, "--format", "json"], lambda doc: doc["run"]["name"])):
             with self.subTest(args[0]):

@@ -14,7 +14,7 @@ THREE = QUICK + ";gpu_count=3"
 
 class JobGpus(GpuwatchTestCase):
     def recorded(self, report):
-        return [d["index"] for d in report["devices"]]
+        return [d["gpu"] for d in report["devices"]]
 
     def test_another_jobs_idle_gpu_does_not_stop_the_command(self):
         r = self.run_gw("record", "--interval", "0.05", "--check-every", "0.5", "--advise",
@@ -33,7 +33,7 @@ class JobGpus(GpuwatchTestCase):
         status = json.loads(self.run_gw("status", "--format", "json", "--no-remember").stdout)
         self.assertEqual(status["job_gpus"], {"source": "process_tree", "gpus": [1]})
         self.assertEqual([g["job"] for g in status["gpus"]], [False, True])
-        self.assertEqual([a for a in status["advisories"] if a["device"] == 0], [])
+        self.assertEqual([a for a in status["advisories"] if a["gpu"] == 0], [])
 
     def test_a_neighbours_light_load_does_not_stop_an_unseen_command(self):
         # Issue 22: the command's processes are invisible to the driver (a container); GPU 0 is

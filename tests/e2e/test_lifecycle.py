@@ -116,7 +116,7 @@ class InvisibleRecorder(Case):
     def statuses(self, **env):
         r = self.run_gw("runs", "--format", "json", **env)
         self.assertEqual(r.returncode, 0, r.stderr)
-        return {x["name"]: x["status"] for x in json.loads(r.stdout)}
+        return {x["name"]: x["status"] for x in json.loads(r.stdout)["runs"]}
 
     def stored(self, sql, *args):
         with sqlite3.connect(self.store) as db:

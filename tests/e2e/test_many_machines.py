@@ -45,7 +45,7 @@ class ManyMachines(GpuwatchTestCase):
         self.assertEqual(runs[0]["job"]["source"], "flag")
         self.assertEqual(runs[0]["job"]["rank"], 0)  # ranks still from the environment
         r = self.run_gw("runs", "--job", "bert-42", "--format", "json")
-        self.assertEqual([x["job"]["id"] for x in json.loads(r.stdout)], ["bert-42"])
+        self.assertEqual([x["job"]["id"] for x in json.loads(r.stdout)["runs"]], ["bert-42"])
         text = self.run_gw("runs").stdout
         self.assertIn("job", text.splitlines()[0])
         self.assertIn("bert-42", text)
@@ -101,7 +101,7 @@ class SeveralStores(GpuwatchTestCase):
     def test_runs_lists_every_store_oldest_first(self):
         r = self.run_gw("runs", "--store", self.nodes, "--job", "77", "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([(x["id"], x["host"]) for x in json.loads(r.stdout)],
+        self.assertEqual([(x["id"], x["host"]) for x in json.loads(r.stdout)["runs"]],
                          [(self.id_a, "node-a"), (self.id_b, "node-b")])
         text = self.run_gw("runs", "--store", self.b, "--store", self.a).stdout.splitlines()
         self.assertEqual(text[0].split()[:8], ["id", "started", "duration", "status", "outcome", "host", "job", "rank"])
@@ -146,7 +146,7 @@ class JobReport(GpuwatchTestCase):
         r = self.run_gw("report", "--job", "77", "--store", self.a, "--store", self.b, "--format", "json")
         self.assertEqual(r.returncode, 0, r.stderr)
         job = json.loads(r.stdout)
-        self.assertEqual(job["schema_version"], 1)
+        self.assertEqual(job["schema_version"], 2)
         self.assertEqual(job["kind"], "job")
         self.assertEqual(job["job_id"], "77")
         self.assertEqual([(x["host"], x["job"]["rank"]) for x in job["runs"]], [("node-a", 0), ("node-b", 1)])

@@ -133,7 +133,7 @@ class MatrixRuns(MatrixTestCase):
                 if p["start"] < q["end"] and q["start"] < p["end"]:
                     self.assertNotEqual(p["cvd"], q["cvd"], (p, q))
         # Each cell's run recorded its own GPU only.
-        self.assertEqual([d["index"] for d in self.report("a=1,b=z")["devices"]], cells["a=1,b=z"]["gpus"])
+        self.assertEqual([d["gpu"] for d in self.report("a=1,b=z")["devices"]], cells["a=1,b=z"]["gpus"])
 
     def test_a_failing_cell_is_reported_and_exits_1(self):
         out = os.path.join(self.tmp, "fail")

@@ -47,7 +47,7 @@ class RecordExit(GpuwatchTestCase):
         r = self.run_gw("record", "--interval", "0.05", "--gpus", "1", "--no-summary", "--", "sleep", "0.3",
                         scenario=QUICK + ";gpu_count=3")
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([d["index"] for d in self.report()["devices"]], [1])
+        self.assertEqual([d["gpu"] for d in self.report()["devices"]], [1])
         r = self.run_gw("record", "--gpus", "5", "--", "true")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("no GPU 5", r.stderr)
@@ -246,9 +246,9 @@ class RecordProcessGpuUse(GpuwatchTestCase):
         r = self.run_gw("import", exported, "--name", "back")
         self.assertEqual(r.returncode, 0, r.stderr)
         back = json.loads(self.run_gw("report", "back", "--format", "json").stdout)
-        self.assertEqual({p["pid"]: (p["gpu_index"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
+        self.assertEqual({p["pid"]: (p["gpu"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
                                      p["max_gpu_percent"], p["first_seen"]) for p in back["processes"]},
-                         {p["pid"]: (p["gpu_index"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
+                         {p["pid"]: (p["gpu"], p["max_used_memory_bytes"], p["mean_gpu_percent"],
                                      p["max_gpu_percent"], p["first_seen"]) for p in report["processes"]})
 
 

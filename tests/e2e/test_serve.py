@@ -49,7 +49,7 @@ class ServeCase(GpuwatchTestCase):
         r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--annotate-regex",
                         EPOCH_REGEX, "--", "python3", "-c", training(seconds), scenario=SCENARIO)
         self.assertEqual(r.returncode, 0, r.stderr)
-        return json.loads(self.run_gw("runs", "--format", "json").stdout)[-1]["id"]
+        return json.loads(self.run_gw("runs", "--format", "json").stdout)["runs"][-1]["id"]
 
     def start_live_run(self, seconds):
         """A run named "live" recording a training of `seconds`, once the store lists it."""
@@ -88,10 +88,10 @@ class ServeTest(ServeCase):
         base = self.serve()
         status, runs = self.get(base + "/api/runs")
         self.assertEqual(status, 200)
-        self.assertEqual(runs["schema_version"], 1)
+        self.assertEqual(runs["schema_version"], 2)
         self.assertEqual([r["name"] for r in runs["runs"]], ["second", "first"])  # newest first
         self.assertEqual(runs["runs"][0]["status"], "finished")
-        self.assertEqual([g["index"] for g in runs["runs"][0]["gpus"]], [0, 1])
+        self.assertEqual([g["gpu"] for g in runs["runs"][0]["gpus"]], [0, 1])
 
         status, run = self.get(f"{base}/api/runs/{first}")
         self.assertEqual(status, 200)
@@ -107,7 +107,7 @@ class ServeTest(ServeCase):
         for d in series["devices"]:
             self.assertLessEqual(len(d["t"]), 2 * 4 + 2)
             self.assertEqual(len(d["t"]), len(d["v"]))
-        gpu1 = next(d for d in series["devices"] if d["index"] == 1)
+        gpu1 = next(d for d in series["devices"] if d["gpu"] == 1)
         self.assertIn(77, gpu1["v"])
         status, part = self.get(f"{base}/api/runs/{first}/series?metric=power_watts&from=0.5&to=0.8&points=100")
         self.assertEqual(status, 200)
@@ -157,9 +157,9 @@ class ServeTest(ServeCase):
         base = self.serve("--advisor-config", self.short_advisor_config())
         status, doc = self.get(base + "/api/runs/small/status")
         self.assertEqual(status, 200, doc)
-        self.assertEqual(doc["schema_version"], 1)
+        self.assertEqual(doc["schema_version"], 2)
         self.assertEqual(doc["window_s"], 2)
-        ids = {(a["id"], a["device"]) for a in doc["advisories"]}
+        ids = {(a["id"], a["gpu"]) for a in doc["advisories"]}
         self.assertIn(("memory.batch_too_small", 0), ids)
         self.assertEqual(self.get(base + "/api/runs/nothing/status")[0], 404)
 
@@ -286,10 +286,10 @@ class ServeTest(ServeCase):
         self.assertEqual(kinds[-1], "end", kinds)
         self.assertEqual(events[-1][1]["status"], "finished")
         samples = [d for k, d in events if k == "samples"]
-        times = [t for s in samples for d in s["devices"] if d["index"] == 0 for t in d["t"]]
+        times = [t for s in samples for d in s["devices"] if d["gpu"] == 0 for t in d["t"]]
         self.assertEqual(times, sorted(times))
         self.assertEqual(len(times), len(set(times)))  # nothing sent twice
-        self.assertIn(77, [v for s in samples for d in s["devices"] if d["index"] == 1
+        self.assertIn(77, [v for s in samples for d in s["devices"] if d["gpu"] == 1
                            for v in d["values"]["gpu_util_percent"]])
         self.assertTrue(any(s["progress"]["epoch"] for s in samples))
 
@@ -401,7 +401,7 @@ class ServeLimitsTest(ServeCase):
             if line.startswith("event: "):
                 kinds.append(line[7:].strip())
             elif line.startswith("data: ") and kinds[-1] == "samples":
-                gpu0 = next(d for d in json.loads(line[6:])["devices"] if d["index"] == 0)
+                gpu0 = next(d for d in json.loads(line[6:])["devices"] if d["gpu"] == 0)
                 self.assertLessEqual(len(gpu0["t"]), 2000)  # a page at most per event
                 ticks += gpu0["t"]
             if kinds and kinds[-1] == "end":

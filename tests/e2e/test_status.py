@@ -83,7 +83,7 @@ class Status(GpuwatchTestCase):
         export = os.path.join(self.tmp, "run.json")
         self.assertEqual(self.run_gw("export", "last", "--format", "jsonl", "-o", export).returncode, 0)
         s = json.loads(self.status(export, "--format", "json").stdout)
-        self.assertEqual(s["gpus"][0]["index"], 0)
+        self.assertEqual(s["gpus"][0]["gpu"], 0)
         # Only the stored run is remembered; a file has no identity to remember it by.
         self.assertEqual(len(os.listdir(os.path.join(self.state, "gpuwatch", "status"))), 1)
         r = self.run_gw("status", "no-such-run")

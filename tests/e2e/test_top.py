@@ -59,8 +59,8 @@ class TopOnce(GpuwatchTestCase):
         r = self.run_gw("top", "--once", "--format", "json", scenario=self.scenario())
         self.assertEqual(r.returncode, 0, r.stderr)
         doc = json.loads(r.stdout)
-        self.assertEqual(doc["schema_version"], 1)
-        self.assertEqual([g["index"] for g in doc["gpus"]], [0, 1])
+        self.assertEqual(doc["schema_version"], 2)
+        self.assertEqual([g["gpu"] for g in doc["gpus"]], [0, 1])
         gpu1 = doc["gpus"][1]
         self.assertEqual(gpu1["metrics"]["gpu_util_percent"], 77)
         self.assertEqual(gpu1["metrics"]["temp_gpu_celsius"], 48)
@@ -107,7 +107,7 @@ class TopOnce(GpuwatchTestCase):
     def test_gpus_limits_what_is_shown(self):
         r = self.run_gw("top", "--once", "--format", "json", "--gpus", "1", scenario=self.scenario(4))
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([g["index"] for g in json.loads(r.stdout)["gpus"]], [1])
+        self.assertEqual([g["gpu"] for g in json.loads(r.stdout)["gpus"]], [1])
 
     def test_without_a_driver_it_shows_the_host_and_says_why(self):
         r = self.run_gw("top", "--once", "--format", "json", library="/nonexistent/libnvidia-ml.so.1")

@@ -15,7 +15,7 @@ UNEVEN = QUICK + ";gpu_count=2;gpu0.util=95;gpu1.util=40;gpu0.mem_used_mib=65000
 
 
 def ids_of(advisories):
-    return [(a["id"], a["device"]) for a in advisories]
+    return [(a["id"], a["gpu"]) for a in advisories]
 
 
 class OneVerdict(GpuwatchTestCase):

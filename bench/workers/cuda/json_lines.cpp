@@ -22,7 +22,7 @@ std::string info_line(const WorkerFacts& facts) {
   w.key("devices").begin_array();
   for (const DeviceFacts& device : facts.devices) {
     w.begin_object();
-    w.field("index", device.index);
+    w.field("gpu", device.index);
     w.field("name", device.name);
     w.field("memory_bytes", device.memory_bytes);
     w.field("compute_capability", std::to_string(device.compute_capability_major) + "." +

@@ -26,7 +26,7 @@ std::string devices_json(const RunConfig& config) {
     for (const GpuFacts& gpu : gpu_facts()) {
       if (json.size() > 1) json.push_back(',');
       json += JsonLine()
-                  .field("index", gpu.index)
+                  .field("gpu", gpu.index)
                   .field("name", gpu.name)
                   .field("memory_bytes", gpu.memory_bytes)
                   .field("multiprocessors", gpu.multiprocessors)

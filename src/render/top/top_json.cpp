@@ -11,7 +11,7 @@ namespace {
 
 void write_device(JsonWriter& w, const DeviceInfo& info, const LiveDevice* device, std::int64_t now) {
   w.begin_object();
-  w.field("index", info.index).field("name", info.name).field("vendor", info.vendor).field("backend", info.backend);
+  w.field("gpu", info.index).field("name", info.name).field("vendor", info.vendor).field("backend", info.backend);
   w.field("uuid", info.uuid).field("pci_bus_id", info.pci_bus_id);
   w.field("lost", device != nullptr && device->lost.has_value());
   w.field("mig_instances", info.mig_enabled.value_or(false)

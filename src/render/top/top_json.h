@@ -9,7 +9,7 @@
 
 namespace gpuwatch {
 
-inline constexpr int kTopJsonSchemaVersion = 1;
+inline constexpr int kTopJsonSchemaVersion = 2;
 
 std::string render_top_json(const TopView& view);
 

@@ -117,7 +117,7 @@ TEST(JobReport, JobRunFromSamplesAndStepRate) {
 TEST(JobReport, JsonCarriesTheRuleAndTheBand) {
   const std::string json = render_job_report_json(
       build_job_report("77", {node_run("node-a", 0, 90), node_run("node-b", 1, 30)}));
-  EXPECT_NE(json.find(R"("schema_version": 1)"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("schema_version": 2)"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("kind": "job")"), std::string::npos);
   EXPECT_NE(json.find(R"("band": "poor")"), std::string::npos);
   EXPECT_NE(json.find(R"("host": "node-b",

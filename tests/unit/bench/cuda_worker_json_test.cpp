@@ -111,7 +111,7 @@ TEST(CudaWorkerJson, StartInfoAndErrorLines) {
   EXPECT_EQ(info_line(facts),
             R"({"type":"info","worker":"cuda","version":"0.1.0","cuda_version":"13.0",)"
             R"("cuda_driver_version":null,"cublaslt_version":130001,"torch_version":null,"device":"cuda",)"
-            R"("devices":[{"index":1,"name":"NVIDIA H200","memory_bytes":150754820096,)"
+            R"("devices":[{"gpu":1,"name":"NVIDIA H200","memory_bytes":150754820096,)"
             R"("compute_capability":"9.0","multiprocessor_count":132,"pci_bus_id":"0000:19:00.0"}]})");
 }
 

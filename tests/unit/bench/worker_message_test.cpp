@@ -17,12 +17,14 @@ WorkerMessage parsed(std::string_view line) {
 TEST(WorkerMessage, EveryKind) {
   const WorkerMessage info = parsed(
       R"({"type":"info","worker":"cuda","version":"1","device":"cuda","cuda_version":"13.0","torch_version":null,)"
-      R"("devices":[{"index":0,"name":"NVIDIA H200","memory_bytes":1.5e11},{"name":"no index"}]})");
+      R"("devices":[{"gpu":0,"name":"NVIDIA H200","memory_bytes":1.5e11},{"name":"no index"},)"
+      R"({"index":1,"name":"an older worker's"}]})");
   EXPECT_EQ(info.kind, WorkerMessage::Kind::Info);
   EXPECT_EQ(info.info.cuda_version, "13.0");
   EXPECT_FALSE(info.info.torch_version.has_value());
-  ASSERT_EQ(info.info.devices.size(), 1u);
+  ASSERT_EQ(info.info.devices.size(), 2u);
   EXPECT_EQ(info.info.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(info.info.devices[1].index, 1);
   const WorkerMessage start = parsed(R"({"type":"start","test_name":"p2p_0_1","gpu":null})");
   EXPECT_EQ(start.test_name, "p2p_0_1");
   EXPECT_FALSE(start.gpu.has_value());
@@ -55,7 +57,7 @@ TEST(WorkerMessage, JunkIsRefusedWithAReason) {
 TEST(BenchFile, ReadsOursAndSeed003s) {
   const BenchFile ours = parse_bench_file(
       R"({"system_info":{"hostname":"a","gpu_names":["NVIDIA H200"]},"results":[)"
-      R"({"test_name":"matmul","gpu_index":0,"success":true,"achieved_tflops":700,"percent_of_peak":70.7,)"
+      R"({"test_name":"matmul","gpu":1,"success":true,"achieved_tflops":700,"percent_of_peak":70.7,)"
       R"("gpu_power_stats":{"min":1,"max":2,"avg":650}},)"
       R"({"test_name":"launch","gpu_index":0,"success":true,"latency_us":2.5},7]})",
       "a.json");
@@ -65,6 +67,8 @@ TEST(BenchFile, ReadsOursAndSeed003s) {
   EXPECT_EQ(ours.tests[0].unit, "TFLOP/s");
   EXPECT_EQ(ours.tests[0].avg_power_watts, 650);
   EXPECT_EQ(ours.tests[1].latency_us, 2.5);
+  EXPECT_EQ(ours.tests[0].gpu, 1);  // "gpu" since schema_version 2
+  EXPECT_EQ(ours.tests[1].gpu, 0);  // "gpu_index" before
   const BenchFile seed = parse_bench_file(
       R"({"system_info":{"gpu_names":["NVIDIA A100-SXM4-40GB"]},"results":[{"test_name":"train_simple_cnn_bs32",)"
       R"("throughput_samples_per_second":1248.3,"success":true}]})",

@@ -120,6 +120,30 @@ TEST_F(ImportText, CsvQuotedNamesAndDamagedRows) {
   EXPECT_TRUE(has_warning(r, "1 value was not a number"));
 }
 
+// Exports since schema_version 2 name the GPU "gpu" and carry the version on
+// every line; older ones say "gpu_index". Both come back, nothing warned.
+TEST_F(ImportText, JsonLinesAndCsvReadTheGpuUnderEitherName) {
+  const ImportResult lines = import_text(
+      "{\"schema_version\":2,\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu\":1,\"power_watts\":1}\n"
+      "{\"type\":\"device\",\"wall_ns\":1736937001000000000,\"gpu_index\":0,\"power_watts\":2}\n"
+      "{\"schema_version\":2,\"type\":\"process\",\"gpu\":1,\"pid\":42,\"name\":\"python\","
+      "\"first_seen_wall_ns\":1736937000000000000,\"last_seen_wall_ns\":1736937001000000000}\n",
+      "lines");
+  EXPECT_EQ(lines.samples_read, 3u);  // two samples and a process
+  ASSERT_EQ(lines.data.devices.size(), 2u);
+  EXPECT_EQ(lines.data.devices[0].info.index, 0);
+  EXPECT_EQ(lines.data.devices[1].info.index, 1);
+  ASSERT_EQ(lines.data.processes.size(), 1u);
+  EXPECT_EQ(lines.data.processes[0].device_index, 1);
+  EXPECT_TRUE(lines.warnings.empty()) << lines.warnings.at(0);
+  const ImportResult csv = import_text("timestamp,elapsed_s,gpu,gpu_name,power_watts\n"
+                                       "2025-01-15T10:30:00.000Z,0.5,2,GPU,300\n",
+                                       "csv");
+  EXPECT_EQ(csv.samples_read, 1u);
+  EXPECT_EQ(csv.data.devices.at(0).info.index, 2);
+  EXPECT_TRUE(csv.warnings.empty()) << csv.warnings.at(0);
+}
+
 TEST_F(ImportText, JsonLinesSkipBadLinesAndKeepTheRest) {
   const ImportResult r = import_text(
       "{\"type\":\"device\",\"wall_ns\":1736937000000000000,\"gpu_index\":0,\"gpu_util_percent\":40}\n"

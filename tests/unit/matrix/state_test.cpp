@@ -95,6 +95,9 @@ TEST(MatrixSummary, AveragesRepeatsWithTheirSpreadAndListsFailures) {
   ASSERT_EQ(s.unsuccessful.size(), 3u);
   const std::string text = render_summary_text(s);
   EXPECT_NE(text.find("3 cells did not succeed"), std::string::npos) << text;
+  // Labels, units and decimals are the catalogue's (core/derived_metrics.h), as report --group shows them.
+  EXPECT_NE(text.find("  GPU utilization %      50.0 ±14.1 (40.0-60.0)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  GPU utilization %      70.0\n"), std::string::npos) << text;
   const std::string json = render_summary_json(s);
   EXPECT_NE(json.find("\"schema_version\": 1"), std::string::npos);
   EXPECT_NE(json.find("\"unsuccessful\""), std::string::npos);

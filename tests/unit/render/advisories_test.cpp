@@ -57,12 +57,12 @@ TEST(Advisories, Json) {
   const std::vector<Advisory> list{input_bound(), imbalance()};
   write_advisories_json(w, list);
   EXPECT_EQ(out.substr(0, out.find(",\"evidence\"")),
-            "[{\"id\":\"util.input_bound\",\"severity\":\"warning\",\"device\":0,\"summary\":\"utilization 3 % "
+            "[{\"id\":\"util.input_bound\",\"severity\":\"warning\",\"gpu\":0,\"summary\":\"utilization 3 % "
             "over 60 s with 21 idle gaps, one every 1.0 s: the GPU waits for its input\"");
   EXPECT_NE(out.find("\"evidence\":[{\"name\":\"util_mean_percent\",\"value\":3.2,\"unit\":\"percent\"},"),
             std::string::npos);
   EXPECT_NE(out.find("\"underuse\":true,\"action\":\"\",\"explains\":[],\"explained_by\":null}"), std::string::npos);
-  EXPECT_NE(out.find("{\"id\":\"balance.imbalance\",\"severity\":\"info\",\"device\":null,\"summary\":\"the load "
+  EXPECT_NE(out.find("{\"id\":\"balance.imbalance\",\"severity\":\"info\",\"gpu\":null,\"summary\":\"the load "
                      "\\\"is\\\" imbalanced\",\"evidence\":[],\"suggestion\":\"\",\"underuse\":false,"
                      "\"action\":\"\",\"explains\":[],\"explained_by\":null}]"),
             std::string::npos)
@@ -118,11 +118,11 @@ TEST(Advisories, CausesInTextAndJson) {
   std::string out;
   JsonWriter w(out);
   write_advisories_json(w, list);
-  EXPECT_NE(out.find("\"action\":\"feed_faster\",\"explains\":[{\"id\":\"memory.batch_too_small\",\"device\":0}],"
+  EXPECT_NE(out.find("\"action\":\"feed_faster\",\"explains\":[{\"id\":\"memory.batch_too_small\",\"gpu\":0}],"
                      "\"explained_by\":null"),
             std::string::npos)
       << out;
-  EXPECT_NE(out.find("\"explained_by\":{\"id\":\"util.input_bound\",\"device\":0}}]"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"explained_by\":{\"id\":\"util.input_bound\",\"gpu\":0}}]"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -348,7 +348,7 @@ TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {
   EXPECT_EQ(int64_t(doc["schema_version"]), kTopJsonSchemaVersion);
   EXPECT_EQ(doc["gpus"].get_array().size(), 2u);
   const auto gpu1 = doc["gpus"].at(1);
-  EXPECT_EQ(int64_t(gpu1["index"]), 1);
+  EXPECT_EQ(int64_t(gpu1["gpu"]), 1);
   EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["mem_total_bytes"]), 80.0 * 1024 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["temp_gpu_celsius"]), 51);
   EXPECT_DOUBLE_EQ(double(gpu1["metrics"]["sm_clock_max_mhz"]), 1980);  // static, from discovery
