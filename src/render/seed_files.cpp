@@ -238,12 +238,17 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   std::size_t host_i = 0;
   std::size_t event_i = 0;
   const auto until = [&](std::int64_t mono_ns, std::int64_t wall_ns) {
-    // Host rows interleave by time (only jsonl prints them).
-    while (host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= mono_ns) {
-      formatter->host(buf, host_sample_at(run.host, host_i++), start);
-    }
-    while (event_i < events.size() && events[event_i]->time.wall_ns <= wall_ns) {
-      formatter->event(buf, *events[event_i++], start);
+    // Host rows (by their monotonic time, as device rows) and events (by wall
+    // time) due before the next device row, merged so that the lines stay in
+    // wall-time order among themselves too (only jsonl prints them).
+    const auto host_due = [&] { return host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= mono_ns; };
+    const auto event_due = [&] { return event_i < events.size() && events[event_i]->time.wall_ns <= wall_ns; };
+    while (host_due() || event_due()) {
+      if (host_due() && (!event_due() || run.host.wall_ns[host_i] <= events[event_i]->time.wall_ns)) {
+        formatter->host(buf, host_sample_at(run.host, host_i++), start);
+      } else {
+        formatter->event(buf, *events[event_i++], start);
+      }
     }
   };
   for (const RowRef& r : rows_by_time(run, std::nullopt)) {

@@ -28,7 +28,7 @@ def main(gpuwatch, worker_dir):
     assert data["system_info"]["device"] == "cpu" and data["system_info"]["pytorch_version"], data["system_info"]
     for t in data["results"]:
         assert t["success"] and t["throughput_samples_per_second"] > 0, t
-        assert t["gpu_index"] is None and t["gpu_utilization_stats"] is None, t
+        assert t["gpu"] is None and t["gpu_utilization_stats"] is None, t
     # The sampler watched the host: the longest tests have CPU samples.
     assert any(t["cpu_utilization_stats"] for t in data["results"]), "no CPU samples in any test"
     print("ok: 12 tests on the CPU through gpuwatch bench")

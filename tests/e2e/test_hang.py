@@ -74,7 +74,7 @@ class OnHang(GpuwatchTestCase):
         first = status["advisories"][0]
         self.assertEqual((first["id"], first["severity"], first["action"]), ("job.hung", "critical", "restart_hung_job"),
                          r.stdout)
-        self.assertIn({"id": "util.collective_wait", "device": 0}, first["explains"])
+        self.assertIn({"id": "util.collective_wait", "gpu": 0}, first["explains"])
 
     def test_the_exporter_publishes_a_series_an_alert_can_key_on(self):
         rec = self.start_gw("record", "--interval", "0.1", "--no-summary", "--", "sleep", "60", scenario=HUNG)
