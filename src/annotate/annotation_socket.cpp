@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 
 #include "annotate/socket_dir.h"
-#include "backends/backend.h"
+#include "base/system_paths.h"
 
 namespace gpuwatch {
 

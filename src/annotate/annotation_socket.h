@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "annotate/annotation.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 

@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "live/watcher.h"
 #include "record/child_process.h"
 

@@ -11,7 +11,7 @@
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace gpuwatch::cli {
 

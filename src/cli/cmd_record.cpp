@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "annotate/output_pattern.h"
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/number_flags.h"

@@ -10,8 +10,11 @@
 #include "cli/cmd_rm.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "base/environment.h"
+#include "base/system_paths.h"
 #include "render/error_json.h"
 #include "render/terminal_text.h"
+#include "store/store.h"
 
 namespace {
 
@@ -42,6 +45,9 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 error, 2 usage error, 9 no GPU found (devices, sample; as nvidia-smi);\n"
       "record exits with its command's status; matrix 1 when a cell failed, 128+N when signal N stopped it.");
+  // Stores judge their recorders' liveness under the procfs root the
+  // environment names (tests fake process tables there).
+  gpuwatch::set_store_procfs_root(gpuwatch::SystemPaths::from_environment().procfs_root);
   int exit_code = 0;
   add_devices(app, exit_code);
   add_sample(app, exit_code);

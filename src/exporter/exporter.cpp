@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "exporter/metrics_feed.h"
-#include "exporter/stop_signals.h"
+#include "base/stop_signals.h"
 #include "http/metrics_server.h"
 
 namespace gpuwatch {

@@ -17,7 +17,7 @@
 #include <thread>
 #include <utility>
 
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "live/live_window.h"
 #include "live/periodic_read.h"
 #include "live/watcher.h"

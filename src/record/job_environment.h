@@ -16,12 +16,10 @@
 #include <string>
 #include <string_view>
 
+#include "base/environment_lookup.h"
 #include "core/run.h"
 
 namespace gpuwatch {
-
-// A value of the environment by name; nullopt where unset.
-using EnvironmentLookup = std::function<std::optional<std::string>(const char* name)>;
 
 // The id, in this order: TORCHELASTIC_RUN_ID (the most specific: one
 // torchrun job of possibly several in an allocation), then SLURM_JOB_ID, or

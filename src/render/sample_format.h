@@ -8,7 +8,7 @@
 
 #include "core/run.h"
 #include "core/sample.h"
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 
 namespace gpuwatch {
 

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "core/utf8.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/sample_format.h"
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 #include "render/units.h"
 
 namespace gpuwatch {

@@ -12,7 +12,7 @@
 #include "core/metrics.h"
 #include "render/compare.h"
 #include "render/job.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/plot/plot.h"
 #include "render/plot/series.h"
 #include "render/report.h"

@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 
 #include "backends/procfs/process_details.h"
-#include "backends/procfs/process_identity.h"
-#include "core/host_name.h"
+#include "base/process_identity.h"
+#include "base/host_name.h"
 #include "live/live_window.h"
 #include "live/periodic_read.h"
 #include "live/watcher.h"

@@ -1,4 +1,4 @@
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -7,9 +7,11 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <limits>
 
-#include "backends/procfs/host.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
+#include "core/lines.h"
+#include "core/whole_number.h"
 
 namespace gpuwatch {
 namespace {
@@ -94,6 +96,49 @@ std::optional<std::uint32_t> parse_pid(std::string_view text) {
   constexpr std::uint32_t kMaxPidT = 0x7fff'ffff;
   if (ec != std::errc{} || ptr != text.data() + text.size() || v == 0 || v > kMaxPidT) return std::nullopt;
   return v;
+}
+
+std::optional<PidStat> parse_pid_stat(std::string_view text) {
+  const auto open = text.find('(');
+  const auto close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
+    return std::nullopt;
+  }
+  auto head = text.substr(0, open);
+  const auto pid_token = take_token(head);
+  const auto pid = parse_whole_number<std::uint32_t>(pid_token);
+  if (!pid || !take_token(head).empty()) return std::nullopt;
+
+  // Fields after the comm, numbered as proc(5) numbers the whole line.
+  constexpr int kLastField = 24;  // rss
+  std::uint64_t field_value[kLastField + 1] = {};
+  auto rest = text.substr(close + 1);
+  for (int field = 3; field <= kLastField; ++field) {
+    auto token = take_token(rest);
+    if (token.empty()) return std::nullopt;
+    if (field != 4 && field != 5 && field != 6 && field != 14 && field != 15 && field != 22 && field != 24) continue;
+    // rss is a signed long in the kernel's format: never negative in
+    // practice, but a negative count must read as 0 rather than wrap.
+    const bool negative = field == 24 && token.starts_with('-');
+    if (negative) token.remove_prefix(1);
+    const auto v = parse_whole_number<std::uint64_t>(token);
+    if (!v) return std::nullopt;
+    field_value[field] = negative ? 0 : *v;
+  }
+  for (const int pid_field : {4, 5, 6}) {  // ppid, pgrp, session: pid_t
+    if (field_value[pid_field] > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  }
+  PidStat st;
+  st.pid = *pid;
+  st.comm.assign(text.substr(open + 1, close - open - 1));
+  st.ppid = static_cast<std::uint32_t>(field_value[4]);
+  st.pgrp = static_cast<std::uint32_t>(field_value[5]);
+  st.session = static_cast<std::uint32_t>(field_value[6]);
+  st.utime_ticks = field_value[14];
+  st.stime_ticks = field_value[15];
+  st.start_ticks = field_value[22];
+  st.rss_pages = field_value[24];
+  return st;
 }
 
 std::optional<char> parse_pid_state(std::string_view stat_text) {

@@ -1,11 +1,10 @@
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/utf8.h"
-#include "render/terminal_text.h"
 
 namespace gpuwatch {
 
@@ -13,7 +12,8 @@ namespace gpuwatch {
 // inside a character): invalid UTF-8 becomes U+FFFD so the JSON stays valid.
 // What a terminal would act on (controls, DEL, C1, bidi overrides) is
 // written as \u escapes, so that JSON printed to a terminal is as safe as
-// text (render/terminal_text.h); a JSON reader gets the same string back.
+// text (render/terminal_text.h; is_unsafe_on_terminal in core/utf8.h); a
+// JSON reader gets the same string back.
 std::string json_quote(std::string_view s) {
   std::string out;
   out.reserve(s.size() + 2);

@@ -1,4 +1,4 @@
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 #include "core/metrics.h"
 

@@ -1,6 +1,6 @@
 // Telling a live process from a dead one whose pid was reused, over a fake
 // procfs tree and over the real /proc.
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

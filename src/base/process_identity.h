@@ -45,6 +45,22 @@ std::string read_boot_id(const std::filesystem::path& procfs_root);
 // Fuzzed; never throws.
 std::optional<std::uint32_t> parse_pid(std::string_view text);
 
+// The fields of /proc/PID/stat that gpuwatch reads.
+struct PidStat {
+  std::uint32_t pid = 0;
+  std::uint32_t ppid = 0;
+  std::uint32_t pgrp = 0;      // process group
+  std::uint32_t session = 0;   // session id: its leader's pid (0: a kernel thread)
+  std::uint64_t utime_ticks = 0;
+  std::uint64_t stime_ticks = 0;
+  std::uint64_t start_ticks = 0;   // since boot: tells a reused pid apart
+  std::uint64_t rss_pages = 0;
+  std::string comm;
+};
+// /proc/PID/stat; comm may contain spaces and ')' so parse from the last ')'.
+// Fuzzed.
+std::optional<PidStat> parse_pid_stat(std::string_view text);
+
 // The state letter of a /proc/PID/stat line (R, S, D, Z, X, ...): the first
 // field after the comm, which may itself hold spaces and ')'. Fuzzed.
 std::optional<char> parse_pid_state(std::string_view stat_text);

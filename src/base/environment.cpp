@@ -1,6 +1,10 @@
+#include "base/environment.h"
+
+#include <unistd.h>
+
 #include <cstdlib>
 
-#include "backends/backend.h"
+#include "base/system_paths.h"
 
 namespace gpuwatch {
 
@@ -11,6 +15,18 @@ SystemPaths SystemPaths::from_environment() {
   if (const char* v = std::getenv("GPUWATCH_NVML_LIBRARY"); v && *v) paths.nvml_library = v;
   if (const char* v = std::getenv("GPUWATCH_SHARE_ROOT"); v && *v) paths.share_root = v;
   return paths;
+}
+
+std::optional<std::string> environment_value(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+std::vector<std::string> environment_entries() {
+  std::vector<std::string> entries;
+  for (char** e = environ; *e != nullptr; ++e) entries.emplace_back(*e);
+  return entries;
 }
 
 }  // namespace gpuwatch

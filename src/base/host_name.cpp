@@ -1,4 +1,4 @@
-#include "core/host_name.h"
+#include "base/host_name.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "exporter/stop_signals.h"
+#include "base/stop_signals.h"
 
 #include <pthread.h>
 #include <sys/signalfd.h>
