@@ -15,7 +15,7 @@
 
 #include "base/host_name.h"
 #include "live/watcher.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 
 namespace gpuwatch {
 

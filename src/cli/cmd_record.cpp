@@ -10,9 +10,9 @@
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/hang_action.h"
-#include "record/job_environment.h"
+#include "process/job_environment.h"
 #include "record/recorder.h"
 
 namespace gpuwatch::cli {

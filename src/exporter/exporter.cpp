@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "exporter/metrics_feed.h"
+#include "live/metrics_feed.h"
 #include "base/stop_signals.h"
 #include "http/metrics_server.h"
 

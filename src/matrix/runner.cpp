@@ -27,8 +27,8 @@
 #include "matrix/progress.h"
 #include "matrix/schedule.h"
 #include "matrix/summary.h"
-#include "record/child_process.h"
-#include "record/visible_devices.h"
+#include "process/child_process.h"
+#include "process/visible_devices.h"
 #include "store/store.h"
 
 namespace gpuwatch::matrix {

@@ -9,7 +9,7 @@
 
 #include "annotate/annotation_socket.h"
 #include "annotate/output_tee.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/recording_sink.h"
 
 namespace gpuwatch {

@@ -29,12 +29,12 @@
 #include "live/queued_sink.h"
 #include "live/watcher.h"
 #include "record/annotation_sources.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/end_summary.h"
 #include "record/live_advisor.h"
-#include "record/live_metrics.h"
+#include "live/live_metrics.h"
 #include "record/recording_sink.h"
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 #include "render/compare.h"
 #include "render/plot/plot.h"
 #include "render/report.h"
@@ -192,15 +192,6 @@ RunInfo with_outcome(RunInfo stored, const RunInfo& ended) {
 
 }  // namespace
 
-std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
-  const std::string safe = file_name_part(run_name);
-  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
 int run_record(const RecordOptions& o) {
   const SystemPaths paths = SystemPaths::from_environment();
   Watcher watcher(paths);
@@ -276,7 +267,7 @@ int run_record(const RecordOptions& o) {
   // the socket's thread: never from the sampling thread, never waiting.
   LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
   AnnotationSources annotations(sink, o.annotate_regex,
-                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
+                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r.id); });
 
   // --on-underuse kill and --on-hang kill: SIGTERM to the command's group,
   // SIGKILL if it is still there after a grace period (a DataLoader stuck in

@@ -12,7 +12,7 @@
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
 #include "record/hang_action.h"
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -64,8 +64,5 @@ inline constexpr int kHangExitCode = 76;
 // --on-hang kill did.
 // Problems before the command starts throw std::runtime_error.
 int run_record(const RecordOptions& options);
-
-// "gpu_stats_<name>_<YYYYmmdd_HHMMSS>": the seed tools' file stem.
-std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns);
 
 }  // namespace gpuwatch

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "core/utf8.h"
 #include "base/json_writer.h"
@@ -258,6 +261,15 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   until(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
   for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   emit(buf);
+}
+
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
+  const std::string safe = file_name_part(run_name);
+  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 }  // namespace gpuwatch

@@ -5,7 +5,7 @@
 
 #include "analysis/run_status.h"
 #include "core/metrics.h"
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 #include "base/json_writer.h"
 #include "serve/run_api.h"
 

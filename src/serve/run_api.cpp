@@ -20,7 +20,7 @@
 #include "render/step_timing.h"
 #include "render/units.h"
 #include "serve/compare_source.h"
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
 

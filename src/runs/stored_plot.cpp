@@ -1,4 +1,4 @@
-#include "record/stored_plot.h"
+#include "runs/stored_plot.h"
 
 #include <utility>
 

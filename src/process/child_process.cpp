@@ -1,4 +1,4 @@
-#include "record/child_process.h"
+#include "process/child_process.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "record/live_metrics.h"
+#include "live/live_metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -127,7 +127,7 @@ void LiveMetrics::on_processes(const std::vector<GpuProcess>& processes, Timesta
   job_.observe(processes);
 }
 
-std::string LiveMetrics::answer(const MetricsRequest& request) const {
+std::string LiveMetrics::answer(std::int64_t request_id) const {
   const LiveSnapshot snapshot = window_.snapshot(0);
   std::vector<int> gpus;
   std::map<int, double> energy_j;
@@ -138,7 +138,7 @@ std::string LiveMetrics::answer(const MetricsRequest& request) const {
       if (const auto joules = energy.joules()) energy_j.emplace(index, *joules);
     }
   }
-  return metrics_answer(request.id, gpus, live_metrics(snapshot, gpus, energy_j));
+  return metrics_answer(request_id, gpus, live_metrics(snapshot, gpus, energy_j));
 }
 
 }  // namespace gpuwatch

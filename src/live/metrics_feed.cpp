@@ -1,4 +1,4 @@
-#include "exporter/metrics_feed.h"
+#include "live/metrics_feed.h"
 
 #include <poll.h>
 #include <sys/eventfd.h>

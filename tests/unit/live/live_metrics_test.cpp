@@ -1,4 +1,4 @@
-#include "record/live_metrics.h"
+#include "live/live_metrics.h"
 
 #include <cmath>
 #include <map>
@@ -120,14 +120,14 @@ TEST(LiveMetrics, FollowsTheJobsProcessesAndCountsEnergyFromTheFirstReading) {
   live.on_device_sample(sample(0, 90, 4, 200.0, 100.0));
   live.on_device_sample(sample(1, 10, 1, 60.0, 50.0));
   live.on_tick(Timestamp{});
-  EXPECT_EQ(live.answer(MetricsRequest{1}).find(R"("gpus":[0,1])") != std::string::npos, true);
+  EXPECT_EQ(live.answer(1).find(R"("gpus":[0,1])") != std::string::npos, true);
   GpuProcess p;
   p.device_index = 1;
   p.in_tree = true;
   live.on_processes({p}, Timestamp{});
   live.on_device_sample(sample(1, 20, 1, 60.0, 80.0));
   live.on_tick(Timestamp{});
-  EXPECT_EQ(live.answer(MetricsRequest{2}),
+  EXPECT_EQ(live.answer(2),
             R"({"schema_version":1,"id":2,"gpus":[1],"metrics":{"gpu_1_memory":1,"gpu_1_utilization":20,)"
             R"("gpu_1_power":60,"gpu_1_energy":30,"gpu_total_memory":1,"gpu_avg_utilization":20,)"
             R"("gpu_total_power":60,"gpu_total_energy":30}})");

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "analysis/job_gpus.h"
-#include "annotate/annotation.h"
 #include "live/live_window.h"
 #include "sampler/sampler.h"
 
@@ -72,7 +71,7 @@ class LiveMetrics final : public SampleSink {
   void on_tick(Timestamp tick_time) override { window_.on_tick(tick_time); }
 
   // Thread-safe; never waits for more than a copy of the latest values.
-  [[nodiscard]] std::string answer(const MetricsRequest& request) const;
+  [[nodiscard]] std::string answer(std::int64_t request_id) const;
 
  private:
   LiveWindow window_{1};

@@ -1,4 +1,4 @@
-#include "record/job_environment.h"
+#include "process/job_environment.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 
 #include <algorithm>
 #include <vector>

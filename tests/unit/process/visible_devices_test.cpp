@@ -1,4 +1,4 @@
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
