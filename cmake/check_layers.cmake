@@ -1,5 +1,6 @@
-# Fails when a folder of src/ includes a folder it may not use, or when a
-# command folder includes another command's. Run by the target gpuwatch_check_layers
+# Fails when a folder of src/ includes a folder it may not use, when a
+# command folder includes another command's, or when code below cli/ reads
+# the environment. Run by the target gpuwatch_check_layers
 # (src/CMakeLists.txt), which passes
 #   SOURCE_DIR  the src/ folder
 #   LAYERS      "core: base:core backends:core,base ...": each layer and the
@@ -41,6 +42,26 @@ foreach(layer IN LISTS layers)
         string(APPEND violations "  src/${source} includes ${header}: ${rule}\n")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+
+# Only cli/ reads the environment (through base/environment.cpp, the one
+# reader, whose header only cli/ includes) and passes the values down: a
+# library that read a variable itself would hide what it depends on from its
+# callers and its tests.
+file(GLOB_RECURSE all_sources RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/*.h" "${SOURCE_DIR}/*.cpp")
+foreach(source IN LISTS all_sources)
+  if(source MATCHES "^cli/" OR source STREQUAL "base/environment.cpp")
+    continue()
+  endif()
+  file(STRINGS "${SOURCE_DIR}/${source}" reads
+       REGEX "(^|[^A-Za-z0-9_])(getenv|secure_getenv|environ)[ \t]*[(;]|#[ \t]*include[ \t]*\"base/environment\\.h\"")
+  foreach(line IN LISTS reads)
+    string(STRIP "${line}" line)
+    if(line MATCHES "^//")  # a comment that names one
+      continue()
+    endif()
+    string(APPEND violations "  src/${source} reads the environment (${line}): only cli/ may; pass the value down\n")
   endforeach()
 endforeach()
 

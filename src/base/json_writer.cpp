@@ -14,7 +14,7 @@ namespace gpuwatch {
 // written as \u escapes, so that JSON printed to a terminal is as safe as
 // text (render/terminal_text.h; is_unsafe_on_terminal in core/utf8.h); a
 // JSON reader gets the same string back.
-std::string json_quote(std::string_view s) {
+std::string json_quote(std::string_view s, InvalidUtf8 invalid) {
   std::string out;
   out.reserve(s.size() + 2);
   out.push_back('"');
@@ -28,6 +28,8 @@ std::string json_quote(std::string_view s) {
           out.append(s.substr(i, n));
         }
         i += n - 1;
+      } else if (invalid == InvalidUtf8::Keep) {
+        out.push_back(c);
       } else {
         out += kReplacementCharacter;
       }

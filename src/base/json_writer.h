@@ -48,7 +48,12 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// What json_quote does with bytes that are not UTF-8: replaced by U+FFFD
+// (every document), or kept as they are, for a reader that wants the exact
+// bytes back (the store's argv column, store/command_json.h).
+enum class InvalidUtf8 { Replace, Keep };
+
 // JSON string literal with quotes, escaped.
-std::string json_quote(std::string_view s);
+std::string json_quote(std::string_view s, InvalidUtf8 invalid = InvalidUtf8::Replace);
 
 }  // namespace gpuwatch

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "annotate/output_pattern.h"
+#include "base/environment.h"
+#include "base/system_paths.h"
 #include "base/process_identity.h"
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
@@ -121,8 +123,12 @@ void add_record(CLI::App& app, int& exit_code) {
   cmd->callback([flags, rules, &exit_code] {
     RecordOptions options = flags->options;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
-    options.visibility = GpuVisibilityVariables::from_environment();
-    options.job = job_from_environment();
+    options.visibility = GpuVisibilityVariables::from_lookup(environment_value);
+    options.job = job_from_environment(environment_value);
+    options.environment = environment_entries();
+    options.socket_place.runtime_dir = environment_value("XDG_RUNTIME_DIR").value_or("");
+    options.socket_place.temp_dir = environment_value("TMPDIR").value_or("");
+    options.socket_place.procfs_root = SystemPaths::from_environment().procfs_root;
     if (!flags->job.empty()) {
       options.job.id = flags->job;
       options.job.source = "flag";

@@ -33,7 +33,7 @@ void give_terminal_to(pid_t group) {
 
 }  // namespace
 
-ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
+ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv, const std::vector<std::string>& inherited,
                                  const std::vector<std::pair<std::string, std::string>>& extra_env,
                                  ChildOutput output) {
   if (argv.empty()) throw std::runtime_error("no command given");
@@ -47,8 +47,8 @@ ChildProcess ChildProcess::spawn(const std::vector<std::string>& argv,
   // The environment is built before fork: setenv in the child of a
   // threaded process could wait forever for a lock another thread held.
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry(*e);
+  for (const std::string& e : inherited) {
+    const std::string_view entry(e);
     const std::string_view key = entry.substr(0, entry.find('='));
     bool replaced = false;
     for (const auto& [k, v] : extra_env) replaced = replaced || k == key;

@@ -47,7 +47,9 @@ class ChildProcess {
   // When gpuwatch runs in the terminal's foreground, the command's group
   // becomes the foreground group, so that it can read the terminal (a login
   // prompt, breakpoint()) and Ctrl-C, Ctrl-\ and Ctrl-Z reach it directly.
-  static ChildProcess spawn(const std::vector<std::string>& argv,
+  // The child's environment is `inherited` (NAME=VALUE entries: gpuwatch's
+  // own, as cli/ read it) with `extra_env` set over it.
+  static ChildProcess spawn(const std::vector<std::string>& argv, const std::vector<std::string>& inherited,
                             const std::vector<std::pair<std::string, std::string>>& extra_env,
                             ChildOutput output = {});
 

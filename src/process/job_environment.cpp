@@ -60,11 +60,4 @@ JobInfo job_from_environment(const EnvironmentLookup& env) {
   return job;
 }
 
-JobInfo job_from_environment() {
-  return job_from_environment([](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-  });
-}
-
 }  // namespace gpuwatch

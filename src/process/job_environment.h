@@ -28,8 +28,6 @@ namespace gpuwatch {
 // (run.h lists them). Values that are not what they should be (a rank that
 // is no whole number, an id with control characters) are left out.
 JobInfo job_from_environment(const EnvironmentLookup& env);
-// The same over this process's environment.
-JobInfo job_from_environment();
 
 // Why `id` cannot be a job id (empty, over 128 bytes, control characters),
 // or nullopt when it can.

@@ -261,11 +261,8 @@ GpuVisibilityVariables GpuVisibilityVariables::from_environ(std::string_view env
   return read_visibility_variables([&](const char* name) { return environ_value(environ, name); });
 }
 
-GpuVisibilityVariables GpuVisibilityVariables::from_environment() {
-  return read_visibility_variables([](const char* name) -> std::optional<std::string> {
-    const char* value = std::getenv(name);
-    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-  });
+GpuVisibilityVariables GpuVisibilityVariables::from_lookup(const EnvironmentLookup& env) {
+  return read_visibility_variables(env);
 }
 
 bool GpuVisibility::constrains(std::string_view backend) const {

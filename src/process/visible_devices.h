@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/environment_lookup.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
@@ -84,8 +85,9 @@ struct GpuVisibilityVariables {
 
   // From a /proc/PID/environ text (NUL-separated NAME=VALUE entries).
   static GpuVisibilityVariables from_environ(std::string_view environ);
-  // From gpuwatch's own environment, which the recorded command inherits.
-  static GpuVisibilityVariables from_environment();
+  // From gpuwatch's own environment, which the recorded command inherits
+  // (cli/ passes base/environment.h's environment_value).
+  static GpuVisibilityVariables from_lookup(const EnvironmentLookup& env);
 };
 
 struct GpuVisibility {

@@ -266,7 +266,7 @@ int run_record(const RecordOptions& o) {
   // gpuwatch.metrics() is answered from the latest values on the bus, on
   // the socket's thread: never from the sampling thread, never waiting.
   LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
-  AnnotationSources annotations(sink, o.annotate_regex,
+  AnnotationSources annotations(sink, o.annotate_regex, o.socket_place,
                                 [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r.id); });
 
   // --on-underuse kill and --on-hang kill: SIGTERM to the command's group,
@@ -316,7 +316,8 @@ int run_record(const RecordOptions& o) {
   run.start_mono_ns = start.mono_ns;
   std::optional<ChildProcess> child;
   if (!o.command.empty()) {
-    child = ChildProcess::spawn(o.command, annotations.child_environment(), annotations.child_output());
+    child = ChildProcess::spawn(o.command, o.environment, annotations.child_environment(o.environment),
+                                annotations.child_output());
     annotations.command_started();
     std::lock_guard lock(child_mutex);
     child_group = child->pid();

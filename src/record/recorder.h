@@ -11,6 +11,7 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
+#include "annotate/annotation_socket.h"
 #include "record/hang_action.h"
 #include "process/visible_devices.h"
 #include "store/store.h"
@@ -21,7 +22,7 @@ struct RecordOptions {
   std::vector<std::string> command;   // empty with attach_pid or "until Ctrl-C"
   std::optional<pid_t> attach_pid;
   std::string name;
-  // The job the run belongs to (record/job_environment.h): the environment's,
+  // The job the run belongs to (process/job_environment.h): the environment's,
   // with --job's id over it.
   JobInfo job;
   std::string host;                   // --host; empty: this machine's name
@@ -29,8 +30,12 @@ struct RecordOptions {
   std::vector<int> gpus;              // --gpus; empty: all, or those the visible-devices variables show
   // The environment's visible-devices variables (CUDA_VISIBLE_DEVICES and
   // the AMD and Intel ones): without --gpus, record watches the GPUs the
-  // command can see (record/visible_devices.h).
+  // command can see (process/visible_devices.h).
   GpuVisibilityVariables visibility;
+  // gpuwatch's environment (NAME=VALUE), which the command inherits, and
+  // where the annotation socket goes: cli/ reads both.
+  std::vector<std::string> environment;
+  SocketPlace socket_place;
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change

@@ -53,7 +53,7 @@ void write_temperatures(JsonWriter& w, const DeviceInfo& info, const DeviceValue
 }
 
 // The per-GPU fields both seed formats share. Absent values are null, never
-// 0. A temperature repeated from an earlier read (render/slow_carry.h) comes
+// 0. A temperature repeated from an earlier read (core/slow_carry.h) comes
 // with its age and the mark, as in jsonl.
 void write_gpu_fields(JsonWriter& w, const DeviceInfo& info, const DeviceValues& v, bool carried) {
   const double used = v.value_or_nan(DeviceMetric::MemUsedBytes);

@@ -45,6 +45,13 @@ TEST(JsonWriter, KeepsValidUtf8AndReplacesInvalidBytes) {
   EXPECT_EQ(json_quote("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");
 }
 
+TEST(JsonWriter, KeepsInvalidBytesWhenAskedSoTheStoresArgvComesBackExactly) {
+  EXPECT_EQ(json_quote("a\xff\xfe", InvalidUtf8::Keep), "\"a\xff\xfe\"");
+  EXPECT_EQ(json_quote("a\xff", InvalidUtf8::Replace), "\"a\xEF\xBF\xBD\"");
+  // Controls and bidi overrides are escaped either way.
+  EXPECT_EQ(json_quote("\x1b\u202e", InvalidUtf8::Keep), "\"\\u001b\\u202e\"");
+}
+
 TEST(JsonWriter, PrettyOutputIndents) {
   std::string out;
   JsonWriter w(out, true);

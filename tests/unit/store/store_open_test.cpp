@@ -250,7 +250,8 @@ TEST_F(StoreOpenTest, OldSchemaIsMigratedInOneTransactionOnWriteOpen) {
 }
 
 TEST(CommandJson, RoundTripsAndRejectsMalformed) {
-  const std::vector<std::string> argv{"a b", "\"q\"", "back\\slash", "nl\n", "\x7f\x1f", "", "ünï€😀", "\xff\xfe"};
+  const std::vector<std::string> argv{"a b", "\"q\"", "back\\slash", "nl\n", "\x7f\x1f", "", "ünï€😀", "\xff\xfe",
+                                      "\u202e\xc2\x9b"};
   EXPECT_EQ(decode_argv_json(encode_argv_json(argv)), argv);
   EXPECT_EQ(encode_argv_json({}), "[]");
   EXPECT_EQ(decode_argv_json(" [ ] "), std::vector<std::string>{});
