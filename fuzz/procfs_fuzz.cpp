@@ -6,7 +6,7 @@
 
 #include "backends/procfs/host.h"
 #include "backends/procfs/process_details.h"
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "core/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

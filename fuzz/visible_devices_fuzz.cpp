@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "analysis/job_gpus.h"
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);

@@ -27,7 +27,7 @@ if ldd .device/gpuwatch-bench-cuda | grep -q "not found"; then
   ldd .device/gpuwatch-bench-cuda | grep "not found"
   mkdir -p "$WORK/cuda-build"
   nvcc -O3 -std=c++20 -arch=native -DFMT_HEADER_ONLY -I.device/include -Isrc -Ibench/workers/cuda \
-    bench/workers/cuda/*.cu bench/workers/cuda/*.cpp src/render/json_writer.cpp -lcublasLt \
+    bench/workers/cuda/*.cu bench/workers/cuda/*.cpp src/base/json_writer.cpp -lcublasLt \
     -o .device/gpuwatch-bench-cuda > "$WORK/cuda-build.log" 2>&1; echo "nvcc rc=$?"; tail -5 "$WORK/cuda-build.log"
 fi
 ln -sf "$PWD/.device/gpuwatch-bench-cuda" "$WORKERS/gpuwatch-bench-cuda"

@@ -9,7 +9,6 @@
 
 #include <array>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <variant>
@@ -17,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "annotate/socket_dir.h"
-#include "backends/backend.h"
 
 namespace gpuwatch {
 
@@ -27,14 +25,14 @@ std::runtime_error system_error(std::string_view what) {
   return std::runtime_error(fmt::format("annotation socket: {}: {}", what, std::strerror(errno)));
 }
 
-OwnedSocketDir make_private_dir() {
+OwnedSocketDir make_private_dir(const SocketPlace& place) {
   std::string base = "/tmp";
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && *runtime && access(runtime, W_OK) == 0) {
-    base = runtime;
-  } else if (const char* tmp = std::getenv("TMPDIR"); tmp && *tmp && access(tmp, W_OK) == 0) {
-    base = tmp;
+  if (!place.runtime_dir.empty() && access(place.runtime_dir.c_str(), W_OK) == 0) {
+    base = place.runtime_dir;
+  } else if (!place.temp_dir.empty() && access(place.temp_dir.c_str(), W_OK) == 0) {
+    base = place.temp_dir;
   }
-  const std::filesystem::path procfs_root = SystemPaths::from_environment().procfs_root;
+  const std::filesystem::path& procfs_root = place.procfs_root;
   const SocketDirOwner me = SocketDirOwner::current(procfs_root);
   // What SIGKILLed recorders left behind, provably dead ones only.
   remove_stale_socket_dirs(base, me, procfs_root);
@@ -47,9 +45,9 @@ OwnedSocketDir make_private_dir() {
 
 }  // namespace
 
-AnnotationSocket::AnnotationSocket(Handler on_annotation, Answerer answer_request)
+AnnotationSocket::AnnotationSocket(Handler on_annotation, Answerer answer_request, const SocketPlace& place)
     : on_annotation_(std::move(on_annotation)), answer_request_(std::move(answer_request)) {
-  OwnedSocketDir made = make_private_dir();
+  OwnedSocketDir made = make_private_dir(place);
   dir_ = std::move(made.path);
   dir_lock_ = std::move(made.owner_lock);
   path_ = dir_ / kSocketFileName;

@@ -18,9 +18,19 @@
 #include <thread>
 
 #include "annotate/annotation.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
+
+// Where the socket's private directory may go (the values of
+// XDG_RUNTIME_DIR and TMPDIR as cli/ read them; the first writable one is
+// taken, else /tmp), and the procfs root under which directories left by
+// dead recorders are told apart.
+struct SocketPlace {
+  std::string runtime_dir;
+  std::string temp_dir;
+  std::filesystem::path procfs_root = "/proc";
+};
 
 class AnnotationSocket {
  public:
@@ -33,7 +43,7 @@ class AnnotationSocket {
   // temporary directory; see socket_dir.h), after removing the directories
   // that dead recorders left there, and starts reading. Throws
   // std::runtime_error when it cannot.
-  explicit AnnotationSocket(Handler on_annotation, Answerer answer_request = {});
+  explicit AnnotationSocket(Handler on_annotation, Answerer answer_request = {}, const SocketPlace& place = {});
   // Reads what is queued, then stops reading. Idempotent.
   void stop();
   // Stops; removes the socket and its directory.

@@ -15,9 +15,9 @@
 #include <fmt/format.h>
 
 #include "core/byte_lock.h"
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "core/lines.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "backends/procfs/process_identity.h"
-#include "core/unique_fd.h"
+#include "base/process_identity.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 

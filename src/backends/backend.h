@@ -9,24 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "base/system_paths.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
-
-// Where to read the system from. Passed in, never global, so tests can point
-// several backends at several fixture trees at once.
-struct SystemPaths {
-  std::filesystem::path sysfs_root = "/sys";
-  std::filesystem::path procfs_root = "/proc";
-  std::string nvml_library;  // empty: the system's libnvidia-ml.so.1
-  // Where the PCI id lists that name AMD and Intel GPUs are
-  // (libdrm/amdgpu.ids, misc/pci.ids, hwdata/pci.ids: backends/pci_names.h).
-  std::filesystem::path share_root = "/usr/share";
-
-  // Reads GPUWATCH_SYSFS_ROOT, GPUWATCH_PROCFS_ROOT, GPUWATCH_NVML_LIBRARY,
-  // GPUWATCH_SHARE_ROOT.
-  static SystemPaths from_environment();
-};
 
 enum class ReadStatus {
   Ok,    // values filled (some may be absent: unsupported)

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "live/watcher.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 
 namespace gpuwatch {
 
@@ -38,6 +38,7 @@ class CollectingSink final : public SampleSink {
 struct WorkerLaunch {
   std::string worker;  // "cuda", "torch"
   std::vector<std::string> argv;
+  std::vector<std::string> environment;  // inherited (BenchOptions::environment)
 };
 
 // Test windows and results as the workers report them, from several reader
@@ -188,7 +189,7 @@ std::vector<WorkerLaunch> plan(const BenchOptions& o, const std::vector<int>& gp
     for (int g : gpus) list += (list.empty() ? "" : ",") + std::to_string(g);
     std::vector<std::string> argv{worker_file(o, "cuda").string(), "--gpus", list};
     for (auto& f : common_flags(o, "cuda")) argv.push_back(f);
-    out.push_back({"cuda", argv});
+    out.push_back({"cuda", argv, o.environment});
   }
   if (models && worker_wanted(o, "torch", skipped)) {
     const std::string torch = worker_file(o, "torch").string();
@@ -198,7 +199,7 @@ std::vector<WorkerLaunch> plan(const BenchOptions& o, const std::vector<int>& gp
       std::vector<std::string> argv{torch, "--device", o.device};
       if (g >= 0) argv.insert(argv.end(), {"--gpu", std::to_string(g)});
       for (auto& f : common_flags(o, "torch")) argv.push_back(f);
-      out.push_back({"torch", argv});
+      out.push_back({"torch", argv, o.environment});
     }
   }
   if (out.empty()) {
@@ -229,7 +230,7 @@ void run_worker(const WorkerLaunch& w, Collector& collector, int stderr_fd) {
   }
   std::optional<ChildProcess> child;
   try {
-    child = ChildProcess::spawn(w.argv, {}, ChildOutput{out[1], stderr_fd, false});
+    child = ChildProcess::spawn(w.argv, w.environment, {}, ChildOutput{out[1], stderr_fd, false});
   } catch (const std::exception& e) {
     close(out[0]);
     close(out[1]);
@@ -364,8 +365,8 @@ void add_results(BenchRun& run, Collector& collector, const RunData& samples) {
 
 }  // namespace
 
-std::filesystem::path default_worker_dir() {
-  if (const char* dir = std::getenv("GPUWATCH_BENCH_WORKER_DIR"); dir && *dir) return dir;
+std::filesystem::path default_worker_dir(const std::optional<std::string>& variable) {
+  if (variable && !variable->empty()) return *variable;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return ec ? std::filesystem::path(".") : self.parent_path();

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/system_paths.h"
 #include "bench/bench_run.h"
-#include "live/watcher.h"  // SystemPaths, which the Watcher opens backends from
 
 namespace gpuwatch {
 
@@ -28,9 +28,10 @@ struct BenchOptions {
   std::optional<std::filesystem::path> log_file;  // the workers' stderr, and one line per test
   bool progress = false;         // a progress bar on stderr (a terminal)
   std::filesystem::path worker_dir;  // where gpuwatch-bench-cuda and -torch are
-  // Where /sys and /proc are read from (GPUWATCH_SYSFS_ROOT and the other
-  // variables): the command line reads the environment, not the library.
+  // From gpuwatch's environment (cli/ reads it): where to read the system,
+  // and what the workers inherit.
   SystemPaths paths;
+  std::vector<std::string> environment;
 };
 
 class BenchError : public std::runtime_error {
@@ -43,7 +44,8 @@ class BenchError : public std::runtime_error {
 // the result, not thrown.
 BenchRun run_bench(const BenchOptions& options);
 
-// $GPUWATCH_BENCH_WORKER_DIR, else the folder of the running gpuwatch.
-std::filesystem::path default_worker_dir();
+// `variable` ($GPUWATCH_BENCH_WORKER_DIR) when set and not empty, else the
+// folder of the running gpuwatch.
+std::filesystem::path default_worker_dir(const std::optional<std::string>& variable);
 
 }  // namespace gpuwatch

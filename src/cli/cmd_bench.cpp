@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "base/environment.h"
+#include "base/system_paths.h"
 #include "bench/bench_file.h"
 #include "bench/bench_render.h"
 #include "bench/bench_runner.h"
@@ -11,7 +13,7 @@
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace gpuwatch::cli {
 
@@ -85,8 +87,9 @@ void add_bench(CLI::App& app, int& exit_code) {
     if (flags->num_workers >= 0) options.num_workers = flags->num_workers;
     if (!flags->log_file.empty()) options.log_file = flags->log_file;
     options.progress = isatty(STDERR_FILENO) != 0;
-    options.worker_dir = default_worker_dir();
+    options.worker_dir = default_worker_dir(environment_value("GPUWATCH_BENCH_WORKER_DIR"));
     options.paths = SystemPaths::from_environment();
+    options.environment = environment_entries();
     const std::string output = flags->output.empty() ? default_output() : flags->output;
     const BenchRun run = run_bench(options);
     const std::string json = render_bench_json(run);

@@ -18,7 +18,7 @@ void add_devices(CLI::App& app, int& exit_code) {
   cmd->callback([format, &exit_code] {
     const BackendSet set = open_backends(SystemPaths::from_environment());
     require_gpus(set);
-    print_output(*format == "json" ? render_devices_json(set) : render_devices_text(set));
+    print_output(*format == "json" ? render_devices_json(set.devices, set.notes) : render_devices_text(set.devices, set.notes));
     exit_code = 0;
   });
 }

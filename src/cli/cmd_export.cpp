@@ -7,7 +7,7 @@
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 #include "render/seed_files.h"
 #include "render/tensorboard/tensorboard.h"
 #include "store/store.h"

@@ -10,6 +10,8 @@
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/time_flag.h"
+#include "base/environment.h"
+#include "base/system_paths.h"
 #include "core/durations.h"
 #include "matrix/files.h"
 #include "matrix/grid.h"
@@ -45,6 +47,17 @@ void add_matrix_status(CLI::App& matrix, int& exit_code) {
   });
 }
 
+// What the runner takes from gpuwatch's environment: where to read the
+// system, the matrix's own visible-devices variables, and what the cells'
+// recorders inherit.
+matrix::RunnerOptions options_from_environment() {
+  matrix::RunnerOptions o;
+  o.paths = SystemPaths::from_environment();
+  o.visibility = GpuVisibilityVariables::from_lookup(environment_value);
+  o.environment = environment_entries();
+  return o;
+}
+
 // `matrix run-cell DIR INDEX`, hidden: what each task of --slurm's job array runs.
 void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
   auto* cmd = matrix.add_subcommand("run-cell", "Run one cell of the matrix in DIR (a task of --slurm's job array)");
@@ -60,7 +73,7 @@ void add_matrix_run_cell(CLI::App& matrix, int& exit_code) {
       ->check(whole_check("a cell index", 0, std::nullopt, "0"));
   cmd->callback([flags, &exit_code] {
     try {
-      exit_code = matrix::run_cell(flags->dir, flags->index);
+      exit_code = matrix::run_cell(options_from_environment(), flags->dir, flags->index);
     } catch (const matrix::GridError& e) {
       throw CLI::ValidationError("matrix run-cell", e.what());
     }
@@ -189,7 +202,7 @@ matrix::RunnerOptions resumed_matrix(const MatrixFlags& f) {
   }
   if (!f.command.empty()) throw CLI::ValidationError("--resume", "takes the command from DIR/matrix.json");
   if (!f.output_dir.empty()) throw CLI::ValidationError("--output-dir", "give either --output-dir or --resume");
-  matrix::RunnerOptions o;
+  matrix::RunnerOptions o = options_from_environment();
   o.dir = f.resume;
   o.def = matrix::read_matrix_def(o.dir);
   o.resume = true;
@@ -201,7 +214,7 @@ matrix::RunnerOptions resumed_matrix(const MatrixFlags& f) {
 }
 
 matrix::RunnerOptions new_matrix(const MatrixFlags& f) {
-  matrix::RunnerOptions o;
+  matrix::RunnerOptions o = options_from_environment();
   if (!f.grid.empty()) {
     matrix::GridFile file = matrix::read_grid_file(f.grid);
     o.def.grid.params = std::move(file.params);

@@ -4,15 +4,17 @@
 #include <fmt/format.h>
 
 #include "annotate/output_pattern.h"
-#include "backends/procfs/process_identity.h"
+#include "base/environment.h"
+#include "base/process_identity.h"
+#include "base/system_paths.h"
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/hang_action.h"
-#include "record/job_environment.h"
+#include "process/job_environment.h"
 #include "record/recorder.h"
 
 namespace gpuwatch::cli {
@@ -208,8 +210,12 @@ RecordOptions record_options(const RecordFlags& flags) {
   RecordOptions options = flags.options;
   if (!flags.gpus.empty()) options.gpus = parse_gpu_list(flags.gpus);
   options.paths = SystemPaths::from_environment();
-  options.visibility = GpuVisibilityVariables::from_environment();
-  options.job = job_from_environment();
+  options.visibility = GpuVisibilityVariables::from_lookup(environment_value);
+  options.job = job_from_environment(environment_value);
+  options.environment = environment_entries();
+  options.socket_place.runtime_dir = environment_value("XDG_RUNTIME_DIR").value_or("");
+  options.socket_place.temp_dir = environment_value("TMPDIR").value_or("");
+  options.socket_place.procfs_root = options.paths.procfs_root;
   if (!flags.job.empty()) {
     options.job.id = flags.job;
     options.job.source = "flag";

@@ -4,6 +4,7 @@
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_status_source.h"
+#include "base/environment.h"
 #include "top/top_app.h"
 #include "top/top_keys.h"
 
@@ -41,6 +42,9 @@ void add_top(CLI::App& app, int& exit_code) {
     }
     if (!flags->gpus.empty()) flags->options.gpus = parse_gpu_list(flags->gpus);
     flags->options.watched_run = watched_run_reader(flags->run);
+    flags->options.columns_variable = environment_value("COLUMNS");
+    flags->options.term = environment_value("TERM").value_or("");
+    flags->options.no_colour = !environment_value("NO_COLOR").value_or("").empty();
     exit_code = run_top(SystemPaths::from_environment(), flags->options);
   });
 }

@@ -10,8 +10,13 @@
 #include "cli/cmd_rm.h"
 #include "cli/commands.h"
 #include "cli/errors.h"
+#include "base/environment.h"
+#include "base/system_paths.h"
+#include "http/http_server.h"
 #include "render/error_json.h"
+#include "render/plot/cairo_library.h"
 #include "render/terminal_text.h"
+#include "store/store.h"
 
 namespace {
 
@@ -42,6 +47,11 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 success, 1 error, 2 usage error, 9 no GPU found (devices, sample; as nvidia-smi);\n"
       "record exits with its command's status; matrix 1 when a cell failed, 128+N when signal N stopped it.");
+  // Stores judge their recorders' liveness under the procfs root the
+  // environment names (tests fake process tables there).
+  gpuwatch::set_store_procfs_root(gpuwatch::SystemPaths::from_environment().procfs_root);
+  gpuwatch::set_http_module_path(gpuwatch::environment_value("GPUWATCH_HTTP_MODULE").value_or(""));
+  gpuwatch::plot::set_cairo_library(gpuwatch::environment_value("GPUWATCH_CAIRO_LIBRARY").value_or(""));
   int exit_code = 0;
   add_devices(app, exit_code);
   add_sample(app, exit_code);

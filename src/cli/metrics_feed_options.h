@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "exporter/metrics_feed.h"
+#include "live/metrics_feed.h"
 
 namespace gpuwatch::cli {
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "base/environment.h"
 #include "store/run_lookup.h"
 #include "store/store.h"
 
@@ -82,7 +83,7 @@ CLI::Option* add_store_option(CLI::App& cmd, std::string& store) {
 }
 
 std::filesystem::path store_path(const std::string& flag_value) {
-  return flag_value.empty() ? default_store_path() : std::filesystem::path(flag_value);
+  return flag_value.empty() ? default_store_path(environment_value) : std::filesystem::path(flag_value);
 }
 
 StoreList::StoreList(const std::string& flag) {
@@ -94,7 +95,7 @@ StoreList::StoreList(std::vector<std::string> flags) : given(std::move(flags)) {
 std::vector<std::filesystem::path> StoreList::paths() const {
   std::error_code ec;
   if (given.empty()) {
-    const std::filesystem::path fallback = default_store_path();
+    const std::filesystem::path fallback = default_store_path(environment_value);
     if (!std::filesystem::is_directory(fallback, ec)) return {fallback};
     return expand_store_paths(std::vector<std::string>{fallback.string()}, {});
   }

@@ -11,7 +11,7 @@
 #include "cli/options.h"
 #include "analysis/rollup_stats.h"
 #include "store/stored_columns.h"
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 #include "render/terminal_text.h"
 #include "store/rollups.h"
 #include "store/run_lookup.h"

@@ -7,7 +7,7 @@
 
 #include "cli/options.h"
 #include "cli/status_checks.h"
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 
 namespace gpuwatch::cli {
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 
 namespace gpuwatch::cli {
 

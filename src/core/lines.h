@@ -1,4 +1,4 @@
-// Reading text a line at a time without copying it.
+// Reading text a line (or a token) at a time without copying it.
 #pragma once
 
 #include <string_view>
@@ -12,6 +12,21 @@ inline std::string_view take_line(std::string_view& text) {
   const auto line = text.substr(0, end);
   text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
   return line;
+}
+
+// A space or a tab.
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// The next run of characters that are not blanks or newlines, removed from
+// `rest` with what precedes it; empty when none is left.
+inline std::string_view take_token(std::string_view& rest) {
+  std::size_t i = 0;
+  while (i < rest.size() && (is_blank(rest[i]) || rest[i] == '\n')) ++i;
+  std::size_t j = i;
+  while (j < rest.size() && !is_blank(rest[j]) && rest[j] != '\n') ++j;
+  const auto token = rest.substr(i, j - i);
+  rest.remove_prefix(j);
+  return token;
 }
 
 }  // namespace gpuwatch

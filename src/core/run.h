@@ -19,7 +19,7 @@ enum class RunStatus { Recording, Finished, Interrupted };
 std::string_view to_string(RunStatus s);
 
 // The distributed job a run belongs to and the recorder's place in it
-// (record/job_environment.h): from `record --job`, torchelastic's or
+// (process/job_environment.h): from `record --job`, torchelastic's or
 // Slurm's environment. Every field is absent for a run on its own.
 struct JobInfo {
   std::string id;                  // Slurm's "77" or "77_3" (array task), a torchelastic run id, --job

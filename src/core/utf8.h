@@ -49,4 +49,11 @@ constexpr char32_t utf8_decode(std::string_view s, std::size_t i, std::size_t n)
 // U+FFFD, what an invalid byte becomes.
 inline constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD";
 
+// Whether a code point is shown escaped: C0 controls (U+0000-U+001F), DEL,
+// C1 controls (U+0080-U+009F) and the bidirectional embeddings, overrides
+// and isolates (U+202A-U+202E, U+2066-U+2069).
+constexpr bool is_unsafe_on_terminal(char32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace gpuwatch

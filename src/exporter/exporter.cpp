@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "exporter/metrics_feed.h"
-#include "exporter/stop_signals.h"
+#include "live/metrics_feed.h"
+#include "base/stop_signals.h"
 #include "http/metrics_server.h"
 
 namespace gpuwatch {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "exporter/metrics_feed.h"
+#include "live/metrics_feed.h"
 #include "http/listen_address.h"
 
 namespace gpuwatch {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace gpuwatch {
@@ -17,11 +18,20 @@ namespace {
 
 // GPUWATCH_HTTP_MODULE, else beside the executable (the build tree), else
 // where the install puts it relative to the binary.
+std::mutex module_path_mutex;
+std::filesystem::path& chosen_module_path() {
+  static std::filesystem::path path;
+  return path;
+}
+
 std::vector<std::filesystem::path> module_candidates() {
   std::vector<std::filesystem::path> out;
-  if (const char* env = std::getenv("GPUWATCH_HTTP_MODULE"); env != nullptr && *env != '\0') {
-    out.emplace_back(env);
-    return out;
+  {
+    const std::lock_guard lock(module_path_mutex);
+    if (!chosen_module_path().empty()) {
+      out.push_back(chosen_module_path());
+      return out;
+    }
   }
   std::error_code error;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
@@ -62,6 +72,11 @@ const GpuwatchHttpApi* load_module() {
 }
 
 }  // namespace
+
+void set_http_module_path(std::filesystem::path path) {
+  const std::lock_guard lock(module_path_mutex);
+  chosen_module_path() = std::move(path);
+}
 
 namespace {
 

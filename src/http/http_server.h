@@ -7,6 +7,7 @@
 // (http/http_module_api.h says why).
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -89,5 +90,10 @@ class HttpServer {
   const GpuwatchHttpApi* api_ = nullptr;
   GpuwatchHttpServer* server_ = nullptr;
 };
+
+// The HTTP module to load (GPUWATCH_HTTP_MODULE, as cli/ read it); empty:
+// beside the executable, else where the install puts it. cli/ sets it once
+// at start.
+void set_http_module_path(std::filesystem::path path);
 
 }  // namespace gpuwatch

@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "core/host_name.h"
+#include "base/host_name.h"
 
 namespace gpuwatch {
 

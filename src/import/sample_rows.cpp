@@ -16,7 +16,7 @@
 #include "import/limits.h"
 #include "import/names.h"
 #include "import/plausible.h"
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 
 namespace gpuwatch {
 

@@ -11,8 +11,8 @@
 #include "import/json_values.h"
 #include "import/limits.h"
 #include "import/names.h"
-#include "render/slow_carry.h"
-#include "render/units.h"
+#include "core/slow_carry.h"
+#include "core/bytes.h"
 
 namespace gpuwatch {
 

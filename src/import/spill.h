@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 

@@ -24,13 +24,6 @@ void take_latest(LatestValues<Metric, N>& latest, const MetricValues<Metric, N>&
 
 }  // namespace
 
-const LiveDevice* LiveSnapshot::device(int index) const {
-  for (const LiveDevice& d : devices) {
-    if (d.index == index) return &d;
-  }
-  return nullptr;
-}
-
 template <typename Values>
 void LiveWindow::Ring<Values>::push(std::size_t capacity, std::int64_t t, const Values& v) {
   if (mono_ns.size() < capacity) {

@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 
 #include "backends/procfs/host.h"
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "backends/procfs/read_at.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch::matrix {

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "analysis/run_group.h"
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 #include "matrix/graphs.h"
 #include "matrix/progress.h"
 #include "matrix/summary.h"

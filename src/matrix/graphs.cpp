@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/device_columns.h"
-#include "record/recorder.h"
-#include "record/stored_plot.h"
+#include "render/seed_files.h"
+#include "runs/stored_plot.h"
 #include "render/plot/cairo_library.h"
 #include "render/plot/matrix_figures.h"
 #include "store/store.h"

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "matrix/schedule.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch::matrix {
 

@@ -27,8 +27,8 @@
 #include "matrix/progress.h"
 #include "matrix/schedule.h"
 #include "matrix/summary.h"
-#include "record/child_process.h"
-#include "record/visible_devices.h"
+#include "process/child_process.h"
+#include "process/visible_devices.h"
 #include "store/store.h"
 
 namespace gpuwatch::matrix {
@@ -54,8 +54,8 @@ extern "C" void on_stop_signal(int sig) {
 // The GPUs cells may get: every GPU, less those the matrix's own
 // CUDA_VISIBLE_DEVICES (HIP_, ROCR_, ZE_AFFINITY_MASK) hide, so that a
 // matrix inside a Slurm allocation stays on its GPUs.
-std::vector<int> gpu_pool(const std::vector<DeviceInfo>& devices) {
-  const GpuVisibility vis = resolve_gpu_visibility(GpuVisibilityVariables::from_environment(), devices);
+std::vector<int> gpu_pool(const std::vector<DeviceInfo>& devices, const GpuVisibilityVariables& variables) {
+  const GpuVisibility vis = resolve_gpu_visibility(variables, devices);
   std::vector<int> pool;
   for (const DeviceInfo& d : devices) {
     const bool hidden = vis.constrains_any() && vis.resolved && vis.constrains(d.backend) &&
@@ -129,7 +129,7 @@ class Runner {
   Runner(const RunnerOptions& o, const GridPlan& plan, std::vector<CellResult> results, BackendSet backends,
          std::size_t per_cell)
       : o_(o), plan_(plan), results_(std::move(results)), view_(std::move(backends)),
-        pool_(gpu_pool(view_.devices())), per_cell_(per_cell), tty_(isatty(STDERR_FILENO) != 0), exe_(self_exe()),
+        pool_(gpu_pool(view_.devices(), o.visibility)), per_cell_(per_cell), tty_(isatty(STDERR_FILENO) != 0), exe_(self_exe()),
         grace_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.def.stop_grace_s))) {}
 
   // Only on an error that ends the matrix early: the cells are stopped
@@ -277,7 +277,7 @@ class Runner {
     env.emplace_back("GPUWATCH_MATRIX_CELL", cell.name);
     env.emplace_back(kCellIdVariable, run.tag.marker);
     try {
-      const ChildProcess child = ChildProcess::spawn(argv, env, {fd, fd, false, /*new_session=*/true});
+      const ChildProcess child = ChildProcess::spawn(argv, o_.environment, env, {fd, fd, false, /*new_session=*/true});
       ::close(fd);
       write_cell(o_.dir, cell, r);
       run.pid = child.pid();
@@ -426,8 +426,9 @@ int run_matrix(const RunnerOptions& o) {
   if (o.only_cell && *o.only_cell >= plan.size()) {
     throw GridError(fmt::format("the matrix has cells 0 to {}, not {}", plan.size() - 1, *o.only_cell));
   }
-  BackendSet backends = open_backends(SystemPaths::from_environment());
-  const std::size_t per_cell = gpus_per_cell(o.def.parallel, o.def.gpus_per_cell, gpu_pool(backends.devices).size());
+  BackendSet backends = open_backends(o.paths);
+  const std::size_t per_cell =
+      gpus_per_cell(o.def.parallel, o.def.gpus_per_cell, gpu_pool(backends.devices, o.visibility).size());
   prepare_matrix_dir(o.dir, o.def, o.resume);
   std::vector<CellResult> results = read_cells(o.dir, plan);
   // Resumed: done cells stay; the others (missing, failed, interrupted,
@@ -454,8 +455,7 @@ int run_matrix(const RunnerOptions& o) {
   return code;
 }
 
-int run_cell(const fs::path& dir, std::size_t index) {
-  RunnerOptions o;
+int run_cell(RunnerOptions o, const fs::path& dir, std::size_t index) {
   o.dir = dir;
   o.def = read_matrix_def(dir);
   o.def.parallel = 1;  // one cell: it gets --gpus-per-cell GPUs, or every GPU the task has

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "base/system_paths.h"
 #include "matrix/state.h"
+#include "process/visible_devices.h"
 
 namespace gpuwatch::matrix {
 
@@ -24,6 +26,12 @@ struct RunnerOptions {
   std::optional<std::size_t> only_cell;
   // --slurm: the most tasks one job array may have (Slurm's MaxArraySize).
   std::size_t slurm_max_array_size = 1001;
+  // From gpuwatch's environment (cli/ reads it): where to read the system,
+  // the matrix's own visible-devices variables (cells stay on its GPUs),
+  // and what the cells' recorders inherit.
+  SystemPaths paths;
+  GpuVisibilityVariables visibility;
+  std::vector<std::string> environment;
 };
 
 // Exit status: 0 when every cell succeeded, 1 when one did not (failed,
@@ -46,8 +54,9 @@ SlurmScripts write_slurm_matrix(const RunnerOptions& options);
 
 // `matrix run-cell DIR INDEX`: the cell as the local runner runs it, its
 // run stored in DIR/stores/<hostname>.db. Exit status as run_matrix's for
-// that one cell.
-int run_cell(const std::filesystem::path& dir, std::size_t index);
+// that one cell. `o` carries what cli/ read from the environment (paths,
+// visibility, environment); the rest comes from DIR.
+int run_cell(RunnerOptions o, const std::filesystem::path& dir, std::size_t index);
 
 // The stores `matrix collect` reads: DIR/stores/*.db, then `store` (the
 // matrix's own --store, resolved) when it exists.

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch::matrix {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/run_group_tables.h"
 #include "render/units.h"
 

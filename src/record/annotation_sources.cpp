@@ -1,14 +1,14 @@
 #include "record/annotation_sources.h"
 
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 
 #include <fmt/format.h>
 
 namespace gpuwatch {
 
 AnnotationSources::AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns,
-                                     AnnotationSocket::Answerer answer_metrics)
+                                     const SocketPlace& place, AnnotationSocket::Answerer answer_metrics)
     : sink_(sink) {
   auto deliver = [this](const Annotation& a, Timestamp when) { sink_.post_annotation(a, when); };
   if (!output_patterns.empty()) {
@@ -23,16 +23,19 @@ AnnotationSources::AnnotationSources(RecordingSink& sink, const std::vector<std:
     tee_ = std::make_unique<OutputTee>(std::move(patterns), deliver);
   }
   try {
-    socket_ = std::make_unique<AnnotationSocket>(deliver, std::move(answer_metrics));
+    socket_ = std::make_unique<AnnotationSocket>(deliver, std::move(answer_metrics), place);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: %s; recording without annotations from GPUWATCH_SOCKET\n", e.what());
   }
 }
 
-std::vector<std::pair<std::string, std::string>> AnnotationSources::child_environment() const {
+std::vector<std::pair<std::string, std::string>> AnnotationSources::child_environment(
+    const std::vector<std::string>& inherited) const {
   std::vector<std::pair<std::string, std::string>> env;
   if (socket_) env.emplace_back("GPUWATCH_SOCKET", socket_->path().string());
-  if (tee_ && std::getenv("PYTHONUNBUFFERED") == nullptr) env.emplace_back("PYTHONUNBUFFERED", "1");
+  const bool unbuffered = std::any_of(inherited.begin(), inherited.end(),
+                                      [](const std::string& e) { return e.starts_with("PYTHONUNBUFFERED="); });
+  if (tee_ && !unbuffered) env.emplace_back("PYTHONUNBUFFERED", "1");
   return env;
 }
 

@@ -9,7 +9,7 @@
 
 #include "annotate/annotation_socket.h"
 #include "annotate/output_tee.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/recording_sink.h"
 
 namespace gpuwatch {
@@ -20,11 +20,13 @@ class AnnotationSources {
   // made costs the annotations, not the recording: it is reported and skipped.
   // answer_metrics answers gpuwatch.metrics() requests (none: not answered).
   AnnotationSources(RecordingSink& sink, const std::vector<std::string>& output_patterns,
-                    AnnotationSocket::Answerer answer_metrics = {});
+                    const SocketPlace& place, AnnotationSocket::Answerer answer_metrics = {});
 
-  // GPUWATCH_SOCKET (and PYTHONUNBUFFERED when the output is scanned: a
-  // Python command writing to a pipe would otherwise hold its lines back).
-  [[nodiscard]] std::vector<std::pair<std::string, std::string>> child_environment() const;
+  // GPUWATCH_SOCKET (and PYTHONUNBUFFERED when the output is scanned and
+  // `inherited` has none: a Python command writing to a pipe would
+  // otherwise hold its lines back).
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> child_environment(
+      const std::vector<std::string>& inherited) const;
   [[nodiscard]] ChildOutput child_output() const;
   [[nodiscard]] std::string socket_path() const;
   void command_started();

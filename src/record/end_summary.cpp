@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 #include "render/report.h"
 
 namespace gpuwatch {

@@ -23,18 +23,18 @@
 #include "analysis/compare.h"
 #include "analysis/run_report.h"
 #include "analysis/run_verdict.h"
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 #include "core/device_event_kinds.h"
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "live/queued_sink.h"
 #include "live/watcher.h"
 #include "record/annotation_sources.h"
-#include "record/child_process.h"
+#include "process/child_process.h"
 #include "record/end_summary.h"
 #include "record/live_advisor.h"
-#include "record/live_metrics.h"
+#include "live/live_metrics.h"
 #include "record/recording_sink.h"
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 #include "render/compare.h"
 #include "render/plot/plot.h"
 #include "render/report.h"
@@ -333,7 +333,8 @@ std::optional<ChildProcess> start_command(const RecordOptions& o, AnnotationSour
                                           CommandControl& command, Watcher& watcher) {
   std::optional<ChildProcess> child;
   if (!o.command.empty()) {
-    child = ChildProcess::spawn(o.command, annotations.child_environment(), annotations.child_output());
+    child = ChildProcess::spawn(o.command, o.environment, annotations.child_environment(o.environment),
+                                annotations.child_output());
     annotations.command_started();
     command.started(child->pid());
     watcher.host().set_tree_root(static_cast<std::uint32_t>(child->pid()));
@@ -514,15 +515,6 @@ int exit_status(const std::string& stopped_for, bool wrapped_command, const Chil
 
 }  // namespace
 
-std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
-  const std::string safe = file_name_part(run_name);
-  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
-  std::tm tm{};
-  localtime_r(&t, &tm);
-  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-}
-
 int run_record(const RecordOptions& o) {
   Watcher watcher(o.paths);
   const BackendSet& backends = watcher.backends();
@@ -547,8 +539,8 @@ int run_record(const RecordOptions& o) {
   // gpuwatch.metrics() is answered from the latest values on the bus, on
   // the socket's thread: never from the sampling thread, never waiting.
   LiveMetrics live_metrics(JobGpuTracker(gpus.job, gpus.recorded), gpus.recorded);
-  AnnotationSources annotations(sink, o.annotate_regex,
-                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r); });
+  AnnotationSources annotations(sink, o.annotate_regex, o.socket_place,
+                                [&live_metrics](const MetricsRequest& r) { return live_metrics.answer(r.id); });
   std::optional<LiveAdvisor> advisor;
 
   const Timestamp start = now();

@@ -11,9 +11,10 @@
 
 #include "analysis/advisor/config.h"
 #include "analysis/advisor/underuse_rules.h"
-#include "live/watcher.h"  // SystemPaths, which the Watcher opens backends from
+#include "annotate/annotation_socket.h"
+#include "base/system_paths.h"
 #include "record/hang_action.h"
-#include "record/visible_devices.h"
+#include "process/visible_devices.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -22,7 +23,7 @@ struct RecordOptions {
   std::vector<std::string> command;   // empty with attach_pid or "until Ctrl-C"
   std::optional<pid_t> attach_pid;
   std::string name;
-  // The job the run belongs to (record/job_environment.h): the environment's,
+  // The job the run belongs to (process/job_environment.h): the environment's,
   // with --job's id over it.
   JobInfo job;
   std::string host;                   // --host; empty: this machine's name
@@ -30,8 +31,12 @@ struct RecordOptions {
   std::vector<int> gpus;              // --gpus; empty: all, or those the visible-devices variables show
   // The environment's visible-devices variables (CUDA_VISIBLE_DEVICES and
   // the AMD and Intel ones): without --gpus, record watches the GPUs the
-  // command can see (record/visible_devices.h).
+  // command can see (process/visible_devices.h).
   GpuVisibilityVariables visibility;
+  // gpuwatch's environment (NAME=VALUE), which the command inherits, and
+  // where the annotation socket goes: cli/ reads both.
+  std::vector<std::string> environment;
+  SocketPlace socket_place;
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change
@@ -68,8 +73,5 @@ inline constexpr int kHangExitCode = 76;
 // --on-hang kill did.
 // Problems before the command starts throw std::runtime_error.
 int run_record(const RecordOptions& options);
-
-// "gpu_stats_<name>_<YYYYmmdd_HHMMSS>": the seed tools' file stem.
-std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns);
 
 }  // namespace gpuwatch

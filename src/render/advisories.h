@@ -12,7 +12,7 @@
 #include <string>
 
 #include "analysis/advisor/advisory.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "core/step_timing.h"
 #include "render/report.h"
 #include "render/step_timing.h"

@@ -2,7 +2,7 @@
 
 #include "render/compare.h"
 #include "render/compare_format.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/step_timing.h"
 
 namespace gpuwatch {

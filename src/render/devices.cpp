@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -52,9 +52,9 @@ void write_mig_json(JsonWriter& w, const DeviceInfo& d) {
 
 }  // namespace
 
-std::string render_devices_text(const BackendSet& set) {
+std::string render_devices_text(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes) {
   std::string out;
-  for (const DeviceInfo& d : set.devices) {
+  for (const DeviceInfo& d : devices) {
     out += fmt::format("GPU {}  {}  ({} via {})\n", d.index, d.name, d.vendor, d.backend);
     if (!d.uuid.empty()) out += fmt::format("  uuid        {}\n", d.uuid);
     if (!d.pci_bus_id.empty()) out += fmt::format("  pci         {}\n", d.pci_bus_id);
@@ -76,18 +76,18 @@ std::string render_devices_text(const BackendSet& set) {
     for (DeviceMetric m : d.supported) metrics += fmt::format("{}{}", metrics.empty() ? "" : " ", info(m).name);
     out += fmt::format("  metrics     {}\n", metrics.empty() ? "none" : metrics);
   }
-  if (set.devices.empty()) out += "No GPU found.\n";
-  for (const std::string& note : set.notes) out += fmt::format("note: {}\n", note);
+  if (devices.empty()) out += "No GPU found.\n";
+  for (const std::string& note : notes) out += fmt::format("note: {}\n", note);
   return out;
 }
 
-std::string render_devices_json(const BackendSet& set) {
+std::string render_devices_json(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes) {
   std::string out;
   JsonWriter w(out, true);
   w.begin_object();
   w.field("schema_version", kDevicesJsonSchemaVersion);
   w.key("devices").begin_array();
-  for (const DeviceInfo& d : set.devices) {
+  for (const DeviceInfo& d : devices) {
     w.begin_object();
     w.field("gpu", d.index);
     w.field("name", d.name);
@@ -109,7 +109,7 @@ std::string render_devices_json(const BackendSet& set) {
   }
   w.end_array();
   w.key("notes").begin_array();
-  for (const std::string& note : set.notes) w.value(note);
+  for (const std::string& note : notes) w.value(note);
   w.end_array();
   w.end_object();
   out.push_back('\n');

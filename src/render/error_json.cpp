@@ -1,6 +1,6 @@
 #include "render/error_json.h"
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/run.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -1,7 +1,7 @@
 #include "render/compare_format.h"
 #include "render/job.h"
 #include "render/job_report.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

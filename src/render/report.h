@@ -9,7 +9,7 @@
 
 #include "analysis/advisor/advisory.h"
 #include "analysis/run_report.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -1,6 +1,6 @@
 #include "render/advisories.h"
 #include "render/job.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/report.h"
 #include "render/report_json_parts.h"
 #include "render/report_training.h"

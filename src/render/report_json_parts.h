@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "analysis/run_report.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -5,7 +5,7 @@
 
 #include "analysis/run_report.h"
 #include "render/document.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

@@ -1,5 +1,5 @@
 #include "render/compare_format.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/run_group.h"
 
 namespace gpuwatch {

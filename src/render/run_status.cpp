@@ -4,7 +4,7 @@
 
 #include "core/step_timing.h"
 #include "render/advisories.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/report.h"
 #include "render/step_timing.h"
 #include "render/units.h"

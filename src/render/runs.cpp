@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "render/job.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/report.h"
 #include "render/table.h"
 #include "render/units.h"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/units.h"
 
 namespace gpuwatch {

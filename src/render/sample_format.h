@@ -8,7 +8,7 @@
 
 #include "core/run.h"
 #include "core/sample.h"
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 
 namespace gpuwatch {
 
@@ -24,7 +24,7 @@ class SampleFormatter {
   virtual void begin(std::string& out) = 0;
   // elapsed_s is by the monotonic clock from start_mono_ns: a clock step
   // of the wall times does not move it. A row between two slow reads gets
-  // the last one's values (render/slow_carry.h): rows of each device must
+  // the last one's values (core/slow_carry.h): rows of each device must
   // come in time order.
   void device(std::string& out, const DeviceSample& sample, const DeviceInfo& info, std::int64_t start_mono_ns);
   // Host rows: only formats that can mix row kinds print them.

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <limits>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "core/utf8.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/sample_format.h"
-#include "render/slow_carry.h"
+#include "core/slow_carry.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -50,7 +53,7 @@ void write_temperatures(JsonWriter& w, const DeviceInfo& info, const DeviceValue
 }
 
 // The per-GPU fields both seed formats share. Absent values are null, never
-// 0. A temperature repeated from an earlier read (render/slow_carry.h) comes
+// 0. A temperature repeated from an earlier read (core/slow_carry.h) comes
 // with its age and the mark, as in jsonl.
 void write_gpu_fields(JsonWriter& w, const DeviceInfo& info, const DeviceValues& v, bool carried) {
   const double used = v.value_or_nan(DeviceMetric::MemUsedBytes);
@@ -263,6 +266,15 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   until(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
   for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   emit(buf);
+}
+
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
+  const std::string safe = file_name_part(run_name);
+  const auto t = static_cast<std::time_t>(start_wall_ns / 1'000'000'000);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 }  // namespace gpuwatch

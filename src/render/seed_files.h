@@ -33,4 +33,8 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
 // boundary; "run" when nothing is left.
 std::string file_name_part(std::string_view name);
 
+// "gpu_stats_<name>_<YYYYmmdd_HHMMSS>": the seed tools' file stem, for the
+// files record --output-dir writes and the plots beside them.
+std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns);
+
 }  // namespace gpuwatch

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "analysis/step_timing.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

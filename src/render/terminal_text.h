@@ -13,14 +13,9 @@
 #include <string>
 #include <string_view>
 
-namespace gpuwatch {
+#include "core/utf8.h"
 
-// Whether a code point is shown escaped: C0 controls (U+0000-U+001F), DEL,
-// C1 controls (U+0080-U+009F) and the bidirectional embeddings, overrides
-// and isolates (U+202A-U+202E, U+2066-U+2069).
-constexpr bool is_unsafe_on_terminal(char32_t cp) {
-  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
-}
+namespace gpuwatch {
 
 // One field (a name, a cell): every unsafe code point escaped, newlines and
 // tabs too (\n, \t, \r; other C0 and DEL as \x1b; C1 and bidi as \u202e),

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 
 namespace gpuwatch {
 

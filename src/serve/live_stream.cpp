@@ -5,8 +5,8 @@
 
 #include "analysis/run_status.h"
 #include "core/metrics.h"
-#include "record/run_status_window.h"
-#include "render/json_writer.h"
+#include "runs/run_status_window.h"
+#include "base/json_writer.h"
 #include "serve/run_api.h"
 
 namespace gpuwatch {

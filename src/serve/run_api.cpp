@@ -12,7 +12,7 @@
 #include "core/metrics.h"
 #include "render/compare.h"
 #include "render/job.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/plot/plot.h"
 #include "render/plot/series.h"
 #include "render/report.h"
@@ -20,7 +20,7 @@
 #include "render/step_timing.h"
 #include "render/units.h"
 #include "serve/compare_source.h"
-#include "record/run_status_window.h"
+#include "runs/run_status_window.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
 

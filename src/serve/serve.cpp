@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
-#include "core/host_name.h"
-#include "exporter/stop_signals.h"
-#include "render/json_writer.h"
+#include "base/host_name.h"
+#include "base/stop_signals.h"
+#include "base/json_writer.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
 #include "serve/run_api.h"

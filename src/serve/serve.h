@@ -10,7 +10,7 @@
 
 #include "analysis/advisor/config.h"
 #include "backends/backend.h"
-#include "exporter/metrics_feed.h"
+#include "live/metrics_feed.h"
 #include "http/host_check.h"
 #include "http/http_server.h"
 #include "http/listen_address.h"

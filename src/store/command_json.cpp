@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include <fmt/format.h>
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 namespace {
@@ -125,23 +125,7 @@ std::string encode_argv_json(const std::vector<std::string>& argv) {
   std::string out = "[";
   for (std::size_t i = 0; i < argv.size(); ++i) {
     if (i) out += ',';
-    out += '"';
-    for (const char c : argv[i]) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          } else {
-            out += c;
-          }
-      }
-    }
-    out += '"';
+    out += json_quote(argv[i], InvalidUtf8::Keep);
   }
   out += ']';
   return out;

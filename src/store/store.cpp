@@ -7,15 +7,15 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <cstdlib>
+#include <mutex>
 #include <random>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
-#include "backends/backend.h"
-#include "core/host_name.h"
+#include "base/host_name.h"
 #include "store/recorder_lock.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
@@ -31,11 +31,8 @@ RunStatus run_status_from_db(std::string_view s) {
   return RunStatus::Interrupted;
 }
 
-std::filesystem::path default_store_path() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? v : "";
-  };
+std::filesystem::path default_store_path(const EnvironmentLookup& lookup) {
+  auto env = [&lookup](const char* name) -> std::string { return lookup(name).value_or(""); };
   if (auto store = env("GPUWATCH_STORE"); !store.empty()) return store;
   // The XDG spec says to ignore a relative XDG_DATA_HOME.
   if (auto xdg = env("XDG_DATA_HOME"); !xdg.empty() && xdg.front() == '/') {
@@ -47,10 +44,28 @@ std::filesystem::path default_store_path() {
   throw StoreError("cannot find the run store: set GPUWATCH_STORE, XDG_DATA_HOME or HOME, or pass --store");
 }
 
+namespace {
+
+std::mutex procfs_root_mutex;
+std::filesystem::path& store_procfs_root() {
+  static std::filesystem::path root = "/proc";
+  return root;
+}
+
+}  // namespace
+
+void set_store_procfs_root(std::filesystem::path root) {
+  const std::lock_guard lock(procfs_root_mutex);
+  store_procfs_root() = std::move(root);
+}
+
 HostIdentity HostIdentity::current() {
   HostIdentity id;
   id.host = host_name();
-  id.procfs_root = SystemPaths::from_environment().procfs_root;
+  {
+    const std::lock_guard lock(procfs_root_mutex);
+    id.procfs_root = store_procfs_root();
+  }
   id.boot_id = read_boot_id(id.procfs_root);
   id.self = current_process(id.procfs_root);
   return id;

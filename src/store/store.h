@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/environment_lookup.h"
 #include "core/run.h"
 #include "core/sample.h"
 
@@ -63,8 +64,15 @@ struct StoreBacklog {
 inline constexpr std::size_t kMaxBufferedBytes = std::size_t{16} << 20;
 
 // Default path: $GPUWATCH_STORE, else $XDG_DATA_HOME/gpuwatch/runs.db, else
-// ~/.local/share/gpuwatch/runs.db.
-std::filesystem::path default_store_path();
+// ~/.local/share/gpuwatch/runs.db, the variables read through `env`.
+std::filesystem::path default_store_path(const EnvironmentLookup& env);
+
+// The procfs root under which every store opened afterwards tells a live
+// recorder from a dead one (process_alive, read_boot_id): "/proc" unless
+// cli/ sets GPUWATCH_PROCFS_ROOT's value here once at start, before any
+// store opens; a test sets its fake one. Every store of the process shares
+// it, as they share the machine.
+void set_store_procfs_root(std::filesystem::path root);
 
 class Store {
  public:

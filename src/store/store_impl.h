@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "store/recorder_lock.h"
 #include "store/sqlite_util.h"
 #include "store/store.h"
@@ -38,7 +38,7 @@ std::string metric_names(const Table& table) {
 struct HostIdentity {
   std::string host;     // gethostname()
   std::string boot_id;  // <procfs>/sys/kernel/random/boot_id
-  std::filesystem::path procfs_root = "/proc";  // GPUWATCH_PROCFS_ROOT
+  std::filesystem::path procfs_root = "/proc";  // set_store_procfs_root()
   ProcessIdentity self;                          // this process
 
   static HostIdentity current();

@@ -123,7 +123,7 @@ void Terminal::require_terminal() {
   }
 }
 
-Terminal::Terminal() {
+Terminal::Terminal(const std::string& term, bool no_colour) {
   require_terminal();
   ascii_ = !utf8_locale();
   g_wake_write_fd = wake_.write_fd();
@@ -135,8 +135,7 @@ Terminal::Terminal() {
   if (screen_ == nullptr) {
     restore_handlers();
     g_wake_write_fd = -1;
-    const char* term = std::getenv("TERM");
-    throw std::runtime_error(std::string("cannot drive this terminal (TERM=") + (term != nullptr ? term : "") +
+    throw std::runtime_error(std::string("cannot drive this terminal (TERM=") + term +
                              "); try TERM=xterm-256color");
   }
   set_term(screen_);
@@ -147,8 +146,7 @@ Terminal::Terminal() {
   nodelay(stdscr, TRUE);
   set_escdelay(25);  // Esc alone should act at once
   curs_set(0);
-  const char* no_colour = std::getenv("NO_COLOR");
-  g_colour = has_colors() && (no_colour == nullptr || *no_colour == '\0');
+  g_colour = has_colors() && !no_colour;
   if (g_colour) {
     start_color();
     use_default_colors();

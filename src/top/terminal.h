@@ -21,8 +21,9 @@ class Terminal {
   // before anything else is opened.
   static void require_terminal();
   // Throws std::runtime_error when stdin/stdout is not a terminal or TERM
-  // names one ncurses cannot drive.
-  Terminal();
+  // (`term`, for the message) names one ncurses cannot drive. `no_colour`:
+  // NO_COLOR is set.
+  Terminal(const std::string& term, bool no_colour);
   ~Terminal();
   Terminal(const Terminal&) = delete;
   Terminal& operator=(const Terminal&) = delete;

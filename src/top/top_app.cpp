@@ -21,8 +21,8 @@
 #include <fmt/format.h>
 
 #include "backends/procfs/process_details.h"
-#include "backends/procfs/process_identity.h"
-#include "core/host_name.h"
+#include "base/process_identity.h"
+#include "base/host_name.h"
 #include "live/live_window.h"
 #include "live/periodic_read.h"
 #include "live/watcher.h"
@@ -181,12 +181,11 @@ void refresh(TopView& view, const LiveWindow& window, const BackendSet& backends
 
 // The terminal's width when stdout is one (bash does not export COLUMNS),
 // else $COLUMNS, else 100.
-std::size_t once_columns() {
+std::size_t once_columns(const std::optional<std::string>& columns) {
   winsize size{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col >= 40) return size.ws_col;
-  const char* columns = std::getenv("COLUMNS");
-  if (columns != nullptr) {
-    const long n = std::strtol(columns, nullptr, 10);
+  if (columns) {
+    const long n = std::strtol(columns->c_str(), nullptr, 10);
     if (n >= 40 && n <= 1000) return static_cast<std::size_t>(n);
   }
   return 100;
@@ -249,7 +248,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   if (options.format == "json") {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
-    const std::size_t width = options.width != 0 ? options.width : once_columns();
+    const std::size_t width = options.width != 0 ? options.width : once_columns(options.columns_variable);
     // Tall enough for every panel and every process: a snapshot for a bug
     // report leaves nothing out.
     const std::size_t height =
@@ -272,7 +271,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
   view.interval_s = options.interval_s;
   fill_devices(view, sampling.watcher());
   TopKeys keys(::getuid(), ::geteuid() == 0);
-  Terminal terminal;
+  Terminal terminal(options.term, options.no_colour);
   bool dirty = true;
   while (!Terminal::stop_requested()) {
     if (dirty) {

@@ -22,6 +22,12 @@ struct TopOptions {
   // The run shown beside the GPUs (none: nothing recording), read on a
   // thread of its own every few seconds; unset: no run section.
   std::function<std::optional<RunStatusReport>()> watched_run;
+  // From the environment (cli/ reads it): $COLUMNS for --once text, $TERM
+  // for the message when ncurses cannot drive the terminal, and whether
+  // NO_COLOR asks for no colour.
+  std::optional<std::string> columns_variable;
+  std::string term;
+  bool no_colour = false;
 };
 
 // Returns the exit code. Throws WatchError on bad options.

@@ -9,7 +9,7 @@
 
 #include <stdexcept>
 
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 

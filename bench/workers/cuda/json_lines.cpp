@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch::bench_cuda {
 

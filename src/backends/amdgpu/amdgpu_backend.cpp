@@ -23,7 +23,7 @@
 #include "backends/drm_fdinfo/engine_classes.h"
 #include "backends/pci_names.h"
 #include "backends/procfs/read_at.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 namespace amdgpu {

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "backends/procfs/read_at.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch {

@@ -22,7 +22,7 @@
 #include "backends/pci_names.h"
 #include "backends/procfs/read_at.h"
 #include "core/throttle_reasons.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 namespace intel {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/process_identity.h"
 #include "core/sample.h"
 
 namespace gpuwatch {
@@ -38,19 +39,6 @@ struct MemInfo {
 };
 std::optional<MemInfo> parse_meminfo(std::string_view text);
 
-struct PidStat {
-  std::uint32_t pid = 0;
-  std::uint32_t ppid = 0;
-  std::uint32_t pgrp = 0;      // process group
-  std::uint32_t session = 0;   // session id: its leader's pid (0: a kernel thread)
-  std::uint64_t utime_ticks = 0;
-  std::uint64_t stime_ticks = 0;
-  std::uint64_t start_ticks = 0;   // since boot: tells a reused pid apart
-  std::uint64_t rss_pages = 0;
-  std::string comm;
-};
-// /proc/PID/stat; comm may contain spaces and ')' so parse from the last ')'.
-std::optional<PidStat> parse_pid_stat(std::string_view text);
 
 // read_bytes from /proc/PID/io (unreadable for other users' processes).
 std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text);

@@ -21,19 +21,6 @@ namespace {
 // keeps a hostile "cpu4000000000" line from allocating gigabytes.
 constexpr std::uint64_t kMaxCores = 16384;
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
-// Next run of non-blank characters; empty when none is left.
-std::string_view take_token(std::string_view& rest) {
-  std::size_t i = 0;
-  while (i < rest.size() && (is_blank(rest[i]) || rest[i] == '\n')) ++i;
-  std::size_t j = i;
-  while (j < rest.size() && !is_blank(rest[j]) && rest[j] != '\n') ++j;
-  const auto token = rest.substr(i, j - i);
-  rest.remove_prefix(j);
-  return token;
-}
-
 // Whole token must be a number in range: "-1" and "+1" are malformed here.
 template <typename T>
 std::optional<T> to_number(std::string_view s) {
@@ -141,49 +128,6 @@ std::optional<MemInfo> parse_meminfo(std::string_view text) {
   }
   if (!total) return std::nullopt;
   return MemInfo{*total, available};
-}
-
-std::optional<PidStat> parse_pid_stat(std::string_view text) {
-  const auto open = text.find('(');
-  const auto close = text.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
-    return std::nullopt;
-  }
-  auto head = text.substr(0, open);
-  const auto pid_token = take_token(head);
-  const auto pid = to_number<std::uint32_t>(pid_token);
-  if (!pid || !take_token(head).empty()) return std::nullopt;
-
-  // Fields after the comm, numbered as proc(5) numbers the whole line.
-  constexpr int kLastField = 24;  // rss
-  std::uint64_t field_value[kLastField + 1] = {};
-  auto rest = text.substr(close + 1);
-  for (int field = 3; field <= kLastField; ++field) {
-    auto token = take_token(rest);
-    if (token.empty()) return std::nullopt;
-    if (field != 4 && field != 5 && field != 6 && field != 14 && field != 15 && field != 22 && field != 24) continue;
-    // rss is a signed long in the kernel's format: never negative in
-    // practice, but a negative count must read as 0 rather than wrap.
-    const bool negative = field == 24 && token.starts_with('-');
-    if (negative) token.remove_prefix(1);
-    const auto v = to_number<std::uint64_t>(token);
-    if (!v) return std::nullopt;
-    field_value[field] = negative ? 0 : *v;
-  }
-  for (const int pid_field : {4, 5, 6}) {  // ppid, pgrp, session: pid_t
-    if (field_value[pid_field] > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
-  }
-  PidStat st;
-  st.pid = *pid;
-  st.comm.assign(text.substr(open + 1, close - open - 1));
-  st.ppid = static_cast<std::uint32_t>(field_value[4]);
-  st.pgrp = static_cast<std::uint32_t>(field_value[5]);
-  st.session = static_cast<std::uint32_t>(field_value[6]);
-  st.utime_ticks = field_value[14];
-  st.stime_ticks = field_value[15];
-  st.start_ticks = field_value[22];
-  st.rss_pages = field_value[24];
-  return st;
 }
 
 std::optional<std::uint64_t> parse_io_read_bytes(std::string_view text) {

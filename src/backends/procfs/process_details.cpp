@@ -15,7 +15,7 @@
 
 #include "backends/procfs/host.h"
 #include "backends/procfs/read_at.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 
 namespace gpuwatch {
 namespace {

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include <string>
+#include <utility>
 #include <variant>
 
 #include <fmt/format.h>
@@ -33,11 +34,15 @@ class Loader {
   std::string missing_;
 };
 
+std::string& chosen_library() {
+  static std::string library;
+  return library;
+}
+
 std::variant<CairoApi, std::string> load() {
   // GPUWATCH_CAIRO_LIBRARY: another file (the tests name a missing one to
   // play a machine without cairo).
-  const char* env = std::getenv("GPUWATCH_CAIRO_LIBRARY");
-  const char* library = env != nullptr && *env != '\0' ? env : kLibrary;
+  const char* library = chosen_library().empty() ? kLibrary : chosen_library().c_str();
   void* handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     return fmt::format("plots need the cairo library, which could not be loaded ({}); install it "
@@ -96,6 +101,8 @@ std::variant<CairoApi, std::string> load() {
 }
 
 }  // namespace
+
+void set_cairo_library(std::string library) { chosen_library() = std::move(library); }
 
 const CairoApi& cairo_api() {
   static const std::variant<CairoApi, std::string> loaded = load();

@@ -10,6 +10,8 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 
+#include <string>
+
 namespace gpuwatch::plot {
 
 struct CairoApi {
@@ -57,5 +59,10 @@ struct CairoApi {
 // Loads libcairo.so.2 on the first call (thread-safe) and keeps it loaded.
 // Throws PlotError, saying what to install, when it or a function is missing.
 const CairoApi& cairo_api();
+
+// The cairo library to load instead of the system's (GPUWATCH_CAIRO_LIBRARY,
+// as cli/ read it; empty: the system's). Call before the first cairo_api(),
+// from one thread: cli/ does at start.
+void set_cairo_library(std::string library);
 
 }  // namespace gpuwatch::plot

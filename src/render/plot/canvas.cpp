@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "core/atomic_file.h"
+#include "base/atomic_file.h"
 #include "render/plot/cairo_library.h"
 
 namespace gpuwatch::plot {

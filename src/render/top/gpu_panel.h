@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/sample.h"
-#include "live/live_window.h"
+#include "core/live_snapshot.h"
 #include "render/top/screen.h"
 
 namespace gpuwatch {

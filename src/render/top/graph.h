@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/metrics.h"
-#include "live/live_window.h"
+#include "core/live_snapshot.h"
 
 namespace gpuwatch {
 

@@ -1,7 +1,7 @@
 #include "render/top/top_json.h"
 
 #include "render/advisories.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/step_timing.h"
 #include "render/units.h"
 

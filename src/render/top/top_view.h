@@ -12,7 +12,7 @@
 
 #include "analysis/run_status.h"
 #include "core/sample.h"
-#include "live/live_window.h"
+#include "core/live_snapshot.h"
 
 namespace gpuwatch {
 

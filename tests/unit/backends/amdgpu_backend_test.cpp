@@ -21,7 +21,7 @@
 
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/drm_fdinfo/engine_classes.h"
-#include "core/unique_fd.h"
+#include "base/unique_fd.h"
 #include "tests/unit/backends/fixture_tree.h"
 
 namespace gpuwatch {

@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/aggregate.h"
-#include "record/stored_plot.h"
+#include "runs/stored_plot.h"
 #include "render/plot/plot.h"
 #include "render/plot/style.h"
 #include "store/stored_columns.h"

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "render/document.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 #include "render/table.h"
 #include "render/top/screen.h"
 

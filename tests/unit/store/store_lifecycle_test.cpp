@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "store/schema.h"
 #include "store/store.h"
 #include "store_test_util.h"

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <string>
 
-#include "backends/procfs/process_identity.h"
+#include "base/process_identity.h"
 #include "store/recorder_lock.h"
 #include "store/store_delete.h"
 #include "store_test_util.h"
@@ -35,7 +35,7 @@ class StoreLiveness : public StoreTest {
     ASSERT_EQ(pipe(go_), 0);
   }
   void TearDown() override {
-    unsetenv("GPUWATCH_PROCFS_ROOT");
+    set_store_procfs_root("/proc");
     for (int fd : {ready_[0], ready_[1], go_[0], go_[1]}) close(fd);
     if (child_ > 0) {
       kill(child_, SIGKILL);
@@ -81,7 +81,7 @@ class StoreLiveness : public StoreTest {
   }
 
   // Readers from here on see the procfs without the recorder.
-  void hide_the_recorder() { setenv("GPUWATCH_PROCFS_ROOT", procfs_.c_str(), 1); }
+  void hide_the_recorder() { set_store_procfs_root(procfs_); }
 
   fs::path procfs_;
   int ready_[2] = {-1, -1};

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 #include "store/command_json.h"
 #include "store/schema.h"
@@ -30,28 +31,18 @@ TEST_F(StoreOpenTest, OpenCreatesDirectoriesAndUsesWal) {
 }
 
 TEST_F(StoreOpenTest, DefaultStorePathFollowsEnvironment) {
-  auto saved = [](const char* n) -> std::optional<std::string> {
-    const char* v = std::getenv(n);
-    return v ? std::optional<std::string>(v) : std::nullopt;
+  std::map<std::string, std::string> env{{"GPUWATCH_STORE", "/s/runs.db"}, {"XDG_DATA_HOME", "/x"}, {"HOME", "/h"}};
+  const EnvironmentLookup lookup = [&env](const char* name) -> std::optional<std::string> {
+    const auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
-  const auto store = saved("GPUWATCH_STORE"), xdg = saved("XDG_DATA_HOME"), home = saved("HOME");
-  setenv("GPUWATCH_STORE", "/s/runs.db", 1);
-  setenv("XDG_DATA_HOME", "/x", 1);
-  setenv("HOME", "/h", 1);
-  EXPECT_EQ(default_store_path(), fs::path("/s/runs.db"));
-  unsetenv("GPUWATCH_STORE");
-  EXPECT_EQ(default_store_path(), fs::path("/x/gpuwatch/runs.db"));
-  setenv("XDG_DATA_HOME", "relative", 1);
-  EXPECT_EQ(default_store_path(), fs::path("/h/.local/share/gpuwatch/runs.db"));
-  unsetenv("XDG_DATA_HOME");
-  EXPECT_EQ(default_store_path(), fs::path("/h/.local/share/gpuwatch/runs.db"));
-  auto restore = [](const char* n, const std::optional<std::string>& v) {
-    if (v) setenv(n, v->c_str(), 1);
-    else unsetenv(n);
-  };
-  restore("GPUWATCH_STORE", store);
-  restore("XDG_DATA_HOME", xdg);
-  restore("HOME", home);
+  EXPECT_EQ(default_store_path(lookup), fs::path("/s/runs.db"));
+  env.erase("GPUWATCH_STORE");
+  EXPECT_EQ(default_store_path(lookup), fs::path("/x/gpuwatch/runs.db"));
+  env["XDG_DATA_HOME"] = "relative";
+  EXPECT_EQ(default_store_path(lookup), fs::path("/h/.local/share/gpuwatch/runs.db"));
+  env.erase("XDG_DATA_HOME");
+  EXPECT_EQ(default_store_path(lookup), fs::path("/h/.local/share/gpuwatch/runs.db"));
 }
 
 TEST_F(StoreOpenTest, ReadOnlyStoreRefusesWritesAndMissingFileIsClear) {
@@ -259,7 +250,8 @@ TEST_F(StoreOpenTest, OldSchemaIsMigratedInOneTransactionOnWriteOpen) {
 }
 
 TEST(CommandJson, RoundTripsAndRejectsMalformed) {
-  const std::vector<std::string> argv{"a b", "\"q\"", "back\\slash", "nl\n", "\x7f\x1f", "", "ünï€😀", "\xff\xfe"};
+  const std::vector<std::string> argv{"a b", "\"q\"", "back\\slash", "nl\n", "\x7f\x1f", "", "ünï€😀", "\xff\xfe",
+                                      "\u202e\xc2\x9b"};
   EXPECT_EQ(decode_argv_json(encode_argv_json(argv)), argv);
   EXPECT_EQ(encode_argv_json({}), "[]");
   EXPECT_EQ(decode_argv_json(" [ ] "), std::vector<std::string>{});
