@@ -116,4 +116,8 @@ std::string render_devices_json(const BackendSet& set) {
   return out;
 }
 
+std::string render_devices(const BackendSet& set, OutputFormat format) {
+  return format == OutputFormat::json ? render_devices_json(set) : render_devices_text(set);
+}
+
 }  // namespace gpuwatch

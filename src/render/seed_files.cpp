@@ -221,7 +221,7 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit) {
   emit(first ? "]\n" : "\n]\n");
 }
 
-void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit) {
+void write_sample_rows(const RunData& run, OutputFormat format, const TextSink& emit) {
   auto formatter = make_sample_formatter(format);
   if (!formatter) return;
   std::string buf;
@@ -263,6 +263,14 @@ void write_sample_rows(const RunData& run, std::string_view format, const TextSi
   until(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
   for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
   emit(buf);
+}
+
+void write_export(const RunData& run, OutputFormat format, std::optional<int> gpu, const TextSink& emit) {
+  switch (format) {
+    case OutputFormat::json: write_seed_single_json(run, gpu, emit); break;
+    case OutputFormat::multi_json: write_seed_multi_json(run, emit); break;
+    default: write_sample_rows(run, format, emit); break;
+  }
 }
 
 }  // namespace gpuwatch

@@ -6,6 +6,7 @@
 
 #include "core/bytes.h"
 #include "../analysis/run_data_util.h"
+#include "render/compare_format.h"
 #include "render/table.h"
 
 namespace gpuwatch {
@@ -33,6 +34,14 @@ Comparison seed_comparison() {
   static const std::vector<RunData> runs{memory_run("adamw", "aaaaaaaaaaaa", 1494, 20, 1),
                                          memory_run("adamwprune", "bbbbbbbbbbbb", 1381.5, 20, 2)};
   return compare_runs(runs, {});
+}
+
+// One entry point per document: the format chosen once picks the renderer.
+TEST(CompareRender, TheFormatPicksTheRenderer) {
+  const Comparison c = seed_comparison();
+  EXPECT_EQ(render_compare(c, OutputFormat::json), render_compare_json(c));
+  EXPECT_EQ(render_compare(c, OutputFormat::markdown), render_compare_markdown(c));
+  EXPECT_EQ(render_compare(c, OutputFormat::text), render_compare_text(c));
 }
 
 TEST(CompareSentence, SaysLessWithTheIntervalAndTheMethod) {
