@@ -44,6 +44,17 @@ TEST(CompareRender, TheFormatPicksTheRenderer) {
   EXPECT_EQ(render_compare(c, OutputFormat::text), render_compare_text(c));
 }
 
+// Row titles and sentences speak of a metric with the catalogue's label.
+TEST(CompareRender, LabelsComeFromTheCatalogue) {
+  EXPECT_EQ(info(RunMetric::GpuUtilPercent).label, info(DeviceMetric::GpuUtilPercent).label);
+  EXPECT_EQ(info(RunMetric::SmClockMhz).name, info(DeviceMetric::SmClockMhz).name);
+  EXPECT_EQ(info(RunMetric::TreeRssBytes).label, info(HostMetric::TreeRssBytes).short_label);
+  EXPECT_EQ(compare_format::metric_title(RunMetric::GpuUtilPercent), "GPU utilization %");
+  EXPECT_EQ(compare_format::words(RunMetric::GpuUtilPercent).noun, "GPU utilization");
+  EXPECT_EQ(compare_format::human_value(RunMetric::SmClockMhz, 1410.4), "1410 MHz");
+  EXPECT_EQ(compare_format::human_value(RunMetric::MemUsedPercent, 61.3), "61.3 %");
+}
+
 TEST(CompareSentence, SaysLessWithTheIntervalAndTheMethod) {
   const Comparison c = seed_comparison();
   const std::string s = compare_sentence(c, metric(c, RunMetric::MemUsedBytes), 1);
