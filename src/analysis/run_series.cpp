@@ -6,6 +6,8 @@
 #include <limits>
 #include <span>
 
+#include "core/derived_metrics.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -26,25 +28,36 @@ struct Row {
 // Memory used as a share of the GPUs' total: a percentage with what of.
 constexpr DisplayFormat kShareOfTotal{"% of total", 1, 1};
 
+// A device metric folded across GPUs: the catalogue's name, unit and display
+// format, under `label` (what the fold makes of it: "hottest GPU").
+constexpr Row device_row(DeviceMetric m, std::string_view label, Fold fold, std::string_view aggregation,
+                          Better better) {
+  const MetricInfo& c = info(m);
+  return {{c.name, c.unit, label, aggregation, better, c.display}, false, device_column(m), fold};
+}
+
+// A host series, already one number per moment: the catalogue's unit, label
+// and display format, and its name unless the host's needs telling apart.
+constexpr Row host_row(HostMetric m, std::string_view name, std::string_view aggregation, Better better) {
+  const MetricInfo& c = info(m);
+  return {{name, c.unit, c.short_label, aggregation, better, c.display}, true, host_column(m), Fold::Mean};
+}
+
 constexpr Row kRows[kRunMetricCount] = {
-    {{"gpu_util_percent", "%", "mean over GPUs", Better::Higher, info(DeviceMetric::GpuUtilPercent).display},
-     false, device_column(DeviceMetric::GpuUtilPercent), Fold::Mean},
-    {{"mem_used_bytes", "B", "sum over GPUs", Better::Lower, info(DeviceMetric::MemUsedBytes).display},
-     false, device_column(DeviceMetric::MemUsedBytes), Fold::Sum},
-    {{"mem_used_percent", "%", "sum of used over sum of total, over GPUs", Better::Lower, kShareOfTotal},
+    device_row(DeviceMetric::GpuUtilPercent, info(DeviceMetric::GpuUtilPercent).label, Fold::Mean, "mean over GPUs",
+                Better::Higher),
+    device_row(DeviceMetric::MemUsedBytes, "GPU memory", Fold::Sum, "sum over GPUs", Better::Lower),
+    {{"mem_used_percent", "%", "GPU memory", "sum of used over sum of total, over GPUs", Better::Lower, kShareOfTotal},
      false, device_column(DeviceMetric::MemUsedBytes), Fold::PercentOfTotal},
-    {{"power_watts", "W", "sum over GPUs", Better::Neither, info(DeviceMetric::PowerWatts).display},
-     false, device_column(DeviceMetric::PowerWatts), Fold::Sum},
-    {{"temp_gpu_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempGpuCelsius).display},
-     false, device_column(DeviceMetric::TempGpuCelsius), Fold::Max},
-    {{"temp_junction_celsius", "°C", "max over GPUs", Better::Lower, info(DeviceMetric::TempJunctionCelsius).display},
-     false, device_column(DeviceMetric::TempJunctionCelsius), Fold::Max},
-    {{"sm_clock_mhz", "MHz", "mean over GPUs", Better::Higher, info(DeviceMetric::SmClockMhz).display},
-     false, device_column(DeviceMetric::SmClockMhz), Fold::Mean},
-    {{"host_cpu_percent", "%", "host, all cores", Better::Neither, info(HostMetric::CpuPercent).display},
-     true, host_column(HostMetric::CpuPercent), Fold::Mean},
-    {{"tree_rss_bytes", "B", "host, recorded process tree", Better::Lower, info(HostMetric::TreeRssBytes).display},
-     true, host_column(HostMetric::TreeRssBytes), Fold::Mean},
+    device_row(DeviceMetric::PowerWatts, info(DerivedMetric::PowerMeanWatts).label, Fold::Sum, "sum over GPUs",
+                Better::Neither),
+    device_row(DeviceMetric::TempGpuCelsius, "hottest GPU", Fold::Max, "max over GPUs", Better::Lower),
+    device_row(DeviceMetric::TempJunctionCelsius, "hottest junction", Fold::Max, "max over GPUs", Better::Lower),
+    device_row(DeviceMetric::SmClockMhz, info(DeviceMetric::SmClockMhz).label, Fold::Mean, "mean over GPUs",
+                Better::Higher),
+    host_row(HostMetric::CpuPercent, "host_cpu_percent", "host, all cores", Better::Neither),
+    host_row(HostMetric::TreeRssBytes, info(HostMetric::TreeRssBytes).name, "host, recorded process tree",
+                Better::Lower),
 };
 
 std::span<const double> column(const std::vector<std::vector<double>>& values, std::size_t index) {
@@ -160,6 +173,28 @@ std::string_view to_string(Better b) {
 }
 
 const RunMetricInfo& info(RunMetric m) { return kRows[static_cast<std::size_t>(m)].info; }
+
+std::vector<DeviceMetric> run_metric_device_columns() {
+  std::vector<DeviceMetric> out;
+  const auto add = [&out](std::size_t column) {
+    const auto m = static_cast<DeviceMetric>(column);
+    if (std::find(out.begin(), out.end(), m) == out.end()) out.push_back(m);
+  };
+  for (const Row& row : kRows) {
+    if (row.from_host) continue;
+    add(row.column);
+    if (row.fold == Fold::PercentOfTotal) add(device_column(DeviceMetric::MemTotalBytes));
+  }
+  return out;
+}
+
+std::vector<HostMetric> run_metric_host_columns() {
+  std::vector<HostMetric> out;
+  for (const Row& row : kRows) {
+    if (row.from_host) out.push_back(static_cast<HostMetric>(row.column));
+  }
+  return out;
+}
 
 std::int64_t run_origin_mono_ns(const RunData& data) {
   std::int64_t first = std::numeric_limits<std::int64_t>::max();

@@ -32,15 +32,25 @@ inline constexpr std::size_t kRunMetricCount = static_cast<std::size_t>(RunMetri
 enum class Better : std::uint8_t { Higher, Lower, Neither };
 std::string_view to_string(Better b);
 
+// Name, unit, label and display format are the catalogue's, of the metric
+// it folds (core/metrics.h), unless the fold makes it another number: the
+// hottest GPU's temperature, memory as a share of the total.
 struct RunMetricInfo {
   std::string_view name;         // stable identifier, JSON key
   std::string_view unit;         // stored unit, as in metrics.h
+  std::string_view label;        // a table row's words before the display unit: "GPU memory"
   std::string_view aggregation;  // how GPUs are folded, for docs and output
   Better better;
-  DisplayFormat display;  // the catalogue's, of the metric it folds
+  DisplayFormat display;
 };
 
 const RunMetricInfo& info(RunMetric m);
+
+// The stored columns the metrics are folded from, each once, in the order
+// of the metrics (memory as a share needs the total too): what a reader
+// loads to compute them all and nothing else.
+std::vector<DeviceMetric> run_metric_device_columns();
+std::vector<HostMetric> run_metric_host_columns();
 
 // Times are nanoseconds since the run started; values have no NaN.
 struct ElapsedSeries {

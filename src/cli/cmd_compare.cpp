@@ -2,6 +2,7 @@
 
 #include "analysis/compare.h"
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -26,7 +27,7 @@ void add_compare(CLI::App& app, int& exit_code) {
   struct Flags {
     std::vector<std::string> runs;
     std::vector<std::string> store;
-    std::string format = "text";
+    OutputFormat format = OutputFormat::text;
     std::string align = "time";
     std::string span = "common";
     std::string group;
@@ -43,9 +44,7 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto* span = cmd->add_option("--span", flags->span, "common: the span every run covers; full: whole runs")
                    ->check(CLI::IsMember({"common", "full"}))
                    ->capture_default_str();
-  cmd->add_option("--format", flags->format, "text, json or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown}, "text, json or markdown");
   cmd->add_option("--group", flags->group,
                   "Summarize every stored run whose name matches this shell pattern (e.g. 'adamw*') instead");
   add_stores_option(*cmd, flags->store);

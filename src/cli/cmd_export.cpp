@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
@@ -23,26 +24,27 @@ void add_export(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string run;
     std::string store;
-    std::string format;
+    OutputFormat format = OutputFormat::json;
     std::string output;
     int gpu = -1;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp)->required();
-  cmd->add_option("--format", flags->format, "json, multi-json, jsonl, csv or tensorboard")
-      ->required()
-      ->check(CLI::IsMember({"json", "multi-json", "jsonl", "csv", "tensorboard"}));
+  add_format_option(*cmd, flags->format,
+                    {OutputFormat::json, OutputFormat::multi_json, OutputFormat::jsonl, OutputFormat::csv,
+                     OutputFormat::tensorboard},
+                    "json, multi-json, jsonl, csv or tensorboard", true);
   cmd->add_option("-o,--output", flags->output,
                   "Write to FILE (atomically) instead of stdout; for tensorboard, the log folder (made if missing)");
   cmd->add_option("--gpu", flags->gpu, "json only: just this GPU (default: every GPU, tagged gpu_index)")
       ->check(whole_check("a GPU index", 0, std::nullopt, "0"));
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
-    if (flags->format == "tensorboard" && flags->output.empty()) {
+    if (flags->format == OutputFormat::tensorboard && flags->output.empty()) {
       throw CLI::ValidationError("--format tensorboard", "needs -o DIR, the folder TensorBoard reads");
     }
     const RunData data = load_run(flags->run, flags->store);
-    if (flags->format == "tensorboard") {
+    if (flags->format == OutputFormat::tensorboard) {
       std::filesystem::create_directories(flags->output);
       const std::filesystem::path file = std::filesystem::path(flags->output) / tensorboard_file_name(data);
       write_file_atomically(file, [&](const WriteChunk& w) { write_tensorboard_events(data, w); });
@@ -57,15 +59,7 @@ void add_export(CLI::App& app, int& exit_code) {
       if (!found) throw std::runtime_error(fmt::format("--gpu: run {} has no GPU {}", data.run.id, flags->gpu));
       gpu = flags->gpu;
     }
-    auto produce = [&](const TextSink& emit) {
-      if (flags->format == "json") {
-        write_seed_single_json(data, gpu, emit);
-      } else if (flags->format == "multi-json") {
-        write_seed_multi_json(data, emit);
-      } else {
-        write_sample_rows(data, flags->format, emit);
-      }
-    };
+    auto produce = [&](const TextSink& emit) { write_export(data, flags->format, gpu, emit); };
     if (flags->output.empty()) {
       produce([](std::string_view s) {
         if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) throw std::runtime_error("cannot write to stdout");

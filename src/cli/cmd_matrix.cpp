@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -36,11 +37,11 @@ void add_matrix_status(CLI::App& matrix, int& exit_code) {
   auto* cmd = matrix.add_subcommand("status", "Where a matrix stands, from its folder: cells done, running, left, failed");
   struct Flags {
     std::string dir;
-    std::string format = "text";
+    OutputFormat format = OutputFormat::text;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("DIR", flags->dir, "The matrix's folder")->required();
-  cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json}, "text or json");
   cmd->callback([flags, &exit_code] {
     print_output(matrix::matrix_status(flags->dir, flags->format));
     exit_code = 0;

@@ -3,6 +3,7 @@
 #include "analysis/run_report.h"
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "cli/run_selection.h"
@@ -20,16 +21,14 @@ void add_report(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string run;
     std::vector<std::string> store;
-    std::string format = "text";
+    OutputFormat format = OutputFormat::text;
     std::string group;
     std::string job;
     AdvisorFlags advisor;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp);
-  cmd->add_option("--format", flags->format, "text, json or markdown")
-      ->check(CLI::IsMember({"text", "json", "markdown"}))
-      ->capture_default_str();
+  add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown}, "text, json or markdown");
   cmd->add_option("--group", flags->group,
                   "Instead of one run: a summary row for every run whose name matches this shell pattern");
   cmd->add_option("--job", flags->job,
@@ -59,13 +58,7 @@ void add_report(CLI::App& app, int& exit_code) {
         run_status(RunReader(flags->run, flags->store), advisor_choice(flags->advisor), std::nullopt, false);
     report.verdict = status.verdict;
     report.advisories = status.advisories;
-    if (flags->format == "json") {
-      print_output(render_report_json(report));
-    } else if (flags->format == "markdown") {
-      print_output(render_report_markdown(report));
-    } else {
-      print_output(render_report_text(report));
-    }
+    print_output(render_report(report, flags->format));
     exit_code = 0;
   });
 }

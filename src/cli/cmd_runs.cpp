@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -18,14 +19,14 @@ void add_runs(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("runs", "List stored runs, newest last");
   struct Flags {
     std::vector<std::string> store;
-    std::string format = "text";
+    OutputFormat format = OutputFormat::text;
     std::string since;
     std::size_t limit = 0;
     RunFilter filter;
   };
   auto flags = std::make_shared<Flags>();
   add_stores_option(*cmd, flags->store);
-  cmd->add_option("--format", flags->format, "text or json")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json}, "text or json");
   cmd->add_option("--name", flags->filter.name, "Only runs of this name, or whose name matches a glob ('bert-*')");
   cmd->add_option("--job", flags->filter.job, "Only runs of this job (record --job, Slurm's or torchelastic's id)");
   cmd->add_option("--since", flags->since, "Only runs started since: 2h, 30d (ago) or 2026-11-01 (local time)")
@@ -55,12 +56,10 @@ void add_runs(CLI::App& app, int& exit_code) {
     if (!flags->since.empty()) filter.since_wall_ns = parse_time_bound_ns(flags->since, now().wall_ns);
     const bool filtered = !filter.name.empty() || !filter.job.empty() || filter.since_wall_ns || filter.limit;
     const std::vector<RunInfo> shown = filter_runs(runs, filter);
-    if (flags->format == "json") {
-      print_output(render_runs_json(shown));
-    } else if (shown.empty() && filtered && !runs.empty()) {
+    if (flags->format == OutputFormat::text && shown.empty() && filtered && !runs.empty()) {
       fmt::print("No run matches (the store has {}).\n", runs.size());
     } else {
-      print_output(render_runs_text(shown));
+      print_output(render_runs(shown, flags->format));
     }
     exit_code = 0;
   });

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/gpu_required.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
@@ -56,7 +57,7 @@ void add_sample(CLI::App& app, int& exit_code) {
     double interval = 1.0;
     std::uint64_t count = 0;
     double duration = 0;
-    std::string format = "table";
+    OutputFormat format = OutputFormat::text;
     std::string gpus;
   };
   auto flags = std::make_shared<Flags>();
@@ -67,19 +68,21 @@ void add_sample(CLI::App& app, int& exit_code) {
   cmd->add_option("--duration", flags->duration, "Stop after S seconds (at most a year)")
       ->check(seconds_check(0.001, 366.0 * 86400, "60"));
   // json is jsonl: one JSON object a line is the only JSON a stream can be.
-  cmd->add_option("--format", flags->format, "table, jsonl (or json) or csv")
-      ->check(CLI::IsMember({"table", "jsonl", "json", "csv"}))
-      ->capture_default_str();
+  add_format_option(*cmd, flags->format,
+                    {{"table", OutputFormat::text},
+                     {"jsonl", OutputFormat::jsonl},
+                     {"json", OutputFormat::jsonl},
+                     {"csv", OutputFormat::csv}},
+                    "table, jsonl (or json) or csv");
   add_gpus_option(*cmd, flags->gpus, "GPU indices to sample, e.g. 0,2 or 0-3 (default: all)");
   cmd->callback([flags, &exit_code] {
     Watcher watcher(SystemPaths::from_environment());
     require_gpus(watcher.backends());
     for (const auto& note : watcher.backends().notes) fmt::print(stderr, "gpuwatch: {}\n", note);
-    if (flags->format == "json") flags->format = "jsonl";
     WatchOptions options;
     options.interval_s = flags->interval;
     if (!flags->gpus.empty()) options.gpus = parse_gpu_list(flags->gpus);
-    options.host = flags->format == "jsonl";
+    options.host = flags->format == OutputFormat::jsonl;
     watcher.prepare(options);
     std::uint64_t ticks = flags->count;
     if (flags->duration > 0) {

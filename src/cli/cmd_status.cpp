@@ -2,6 +2,7 @@
 
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -20,7 +21,7 @@ void add_status(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string run = "last";
     std::vector<std::string> store;
-    std::string format = "text";
+    OutputFormat format = OutputFormat::text;
     double window_s = 0;
     double since_s = 0;
     bool no_remember = false;
@@ -29,9 +30,7 @@ void add_status(CLI::App& app, int& exit_code) {
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, std::string(kRunHelp) + " (default: last)");
-  cmd->add_option("--format", flags->format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json}, "text or json");
   cmd->add_option("--window", flags->window_s, "Seconds of the run's end to look at (default: window_s, 60)")
       ->check(seconds_check(1, 1e7, "60"));
   cmd->add_option("--since", flags->since_s,
@@ -55,7 +54,7 @@ void add_status(CLI::App& app, int& exit_code) {
     const bool remember = reader.stored() && !flags->no_remember;
     const std::optional<double> since = flags->since_s > 0 ? std::optional(flags->since_s) : std::nullopt;
     const RunStatusReport status = run_status(reader, advisor, since, remember);
-    print_output(flags->format == "json" ? render_run_status_json(status) : render_run_status_text(status));
+    print_output(render_run_status(status, flags->format));
     if (remember) remember_check(reader.run().id, reader.end_mono_ns());
     exit_code = 0;
   });

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/format_option.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_status_source.h"
@@ -26,9 +27,7 @@ void add_top(CLI::App& app, int& exit_code) {
   cmd->add_flag("--once", flags->options.once,
                 "Print one snapshot and exit: no keys, no padding (samples for a second, or one --interval\n"
                 "when longer, so CPU shares cover it)");
-  cmd->add_option("--format", flags->options.format, "With --once: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
+  add_format_option(*cmd, flags->options.format, {OutputFormat::text, OutputFormat::json}, "With --once: text or json");
   cmd->add_option("--width", flags->options.width, "With --once --format text: columns (default $COLUMNS or 100)")
       ->check(whole_check("columns", 40, 1000, "120"));
   cmd->add_option("--height", flags->options.height, "With --once --format text: lines (default: all it needs)")

@@ -7,6 +7,7 @@
 
 #include "cli/errors.h"
 #include "core/suggest.h"
+#include "render/output_format.h"
 
 namespace gpuwatch::cli {
 
@@ -85,8 +86,9 @@ bool wants_json(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands()) {
     if (const CLI::Option* json = sub->get_option_no_throw("--json"); json && json->count() > 0) return true;
     if (const CLI::Option* format = sub->get_option_no_throw("--format"); format && format->count() > 0) {
-      const std::string value = format->as<std::string>();
-      if (value == "json" || value == "jsonl") return true;
+      // sample's "json" is jsonl; its "table" is no format's name.
+      const std::optional<OutputFormat> value = parse_output_format(format->as<std::string>());
+      if (value && is_json(*value)) return true;
     }
     if (wants_json(*sub)) return true;
   }

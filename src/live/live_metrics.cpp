@@ -7,7 +7,7 @@
 
 #include "analysis/stats.h"
 #include "core/bytes.h"
-#include "render/json_writer.h"
+#include "base/json_writer.h"
 
 namespace gpuwatch {
 

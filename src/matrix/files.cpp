@@ -142,11 +142,11 @@ void write_summary(const fs::path& dir, const std::vector<CellResult>& cells, co
   write_graphs(dir, summary, graph_runs);
 }
 
-std::string matrix_status(const fs::path& dir, const std::string& format) {
+std::string matrix_status(const fs::path& dir, OutputFormat format) {
   const MatrixDef def = read_matrix_def(dir);
   const std::vector<CellResult> cells = read_cells(dir, GridPlan(def.grid));
   const Progress p = compute_progress(cells, unix_now(), def.parallel);
-  return format == "json" ? render_status_json(p, cells, dir.string()) : render_status_text(p, cells);
+  return format == OutputFormat::json ? render_status_json(p, cells, dir.string()) : render_status_text(p, cells);
 }
 
 }  // namespace gpuwatch::matrix

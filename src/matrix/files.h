@@ -10,6 +10,7 @@
 #include "matrix/grid.h"
 #include "matrix/grid_file.h"
 #include "matrix/state.h"
+#include "render/output_format.h"
 
 namespace gpuwatch::matrix {
 
@@ -48,6 +49,6 @@ GridFile read_grid_file(const std::filesystem::path& path);
 void write_text_file(const std::filesystem::path& path, const std::string& text);
 
 // `matrix status DIR`: text or json.
-std::string matrix_status(const std::filesystem::path& dir, const std::string& format);
+std::string matrix_status(const std::filesystem::path& dir, OutputFormat format);
 
 }  // namespace gpuwatch::matrix

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/compare.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -16,8 +17,8 @@ inline constexpr int kCompareSchemaVersion = 1;
 std::string render_compare_text(const Comparison& comparison);
 std::string render_compare_json(const Comparison& comparison);
 std::string render_compare_markdown(const Comparison& comparison);
-// By format name: "text", "json" or "markdown" (anything else: text).
-std::string render_compare(const Comparison& comparison, std::string_view format);
+// In `format`: text, json or markdown (any other: text).
+std::string render_compare(const Comparison& comparison, OutputFormat format);
 
 // The finding for one metric of run `run` (1 or later) against the baseline,
 // as one sentence, e.g. "B (adamwprune) uses 7.5 % less GPU memory than A

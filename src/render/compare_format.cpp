@@ -15,17 +15,17 @@ namespace gpuwatch::compare_format {
 
 namespace {
 
+// Empty noun and topic: the metric's label ("GPU utilization").
 constexpr MetricWords kWords[kRunMetricCount] = {
-    {"GPU utilization", "has", "higher", "lower", "GPU utilization", "GPU utilization"},
-    {"GPU memory", "uses", "more", "less", "GPU memory", "GPU memory"},
-    {"GPU memory", "fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
-    {"GPU power", "draws", "more", "less", "GPU power", "GPU power"},
-    {"hottest GPU", "has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
-    {"hottest junction", "has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
-    {"SM clock", "has a", "higher", "lower", "SM clock", "SM clock"},
-    {"host CPU", "uses", "more", "less", "host CPU", "host CPU"},
-    {"command RSS", "uses", "more", "less", "host memory (process tree RSS)",
-     "host memory (process tree RSS)"},
+    {"has", "higher", "lower", "", ""},
+    {"uses", "more", "less", "", ""},
+    {"fills", "more", "less", "of its GPU memory", "the share of GPU memory used"},
+    {"draws", "more", "less", "", ""},
+    {"has a", "higher", "lower", "hottest-GPU temperature", "hottest-GPU temperature"},
+    {"has a", "higher", "lower", "hottest-junction temperature", "hottest-junction temperature"},
+    {"has a", "higher", "lower", "", ""},
+    {"uses", "more", "less", "", ""},
+    {"uses", "more", "less", "host memory (process tree RSS)", "host memory (process tree RSS)"},
 };
 
 std::string block_text(const MetricComparison& m, std::size_t run) {
@@ -47,9 +47,14 @@ std::string magnitude(RunMetric m, const Difference& d) {
 
 }  // namespace
 
-const MetricWords& words(RunMetric m) { return kWords[static_cast<std::size_t>(m)]; }
+MetricWords words(RunMetric m) {
+  MetricWords w = kWords[static_cast<std::size_t>(m)];
+  if (w.noun.empty()) w.noun = info(m).label;
+  if (w.topic.empty()) w.topic = info(m).label;
+  return w;
+}
 
-std::string metric_title(RunMetric m) { return column_title(words(m).label, info(m).display); }
+std::string metric_title(RunMetric m) { return column_title(info(m).label, info(m).display); }
 
 std::string table_number(RunMetric m, double value) { return display_value(info(m).display, value); }
 
@@ -66,15 +71,11 @@ std::string signed_percent(double percent) {
 }
 
 std::string human_value(RunMetric m, double value) {
-  switch (m) {
-    case RunMetric::MemUsedBytes:
-    case RunMetric::TreeRssBytes: return human_bytes(value);
-    case RunMetric::PowerWatts: return fmt::format("{:.1f} W", value);
-    case RunMetric::TempGpuCelsius:
-    case RunMetric::TempJunctionCelsius: return fmt::format("{:.1f} °C", value);
-    case RunMetric::SmClockMhz: return fmt::format("{:.0f} MHz", value);
-    default: return fmt::format("{:.1f} %", value);
-  }
+  const RunMetricInfo& i = info(m);
+  if (i.unit == "B") return human_bytes(value);
+  // The rest in their stored unit ("% of total" is a column's title, not a
+  // sentence's unit), with the catalogue's decimals.
+  return fmt::format("{:.{}f} {}", value, i.display.decimals, i.unit);
 }
 
 std::string interval_text(RunMetric m, const Difference& d) {
@@ -243,7 +244,7 @@ std::string compare_sentence(const Comparison& c, const MetricComparison& m, std
   using namespace compare_format;
   if (run == 0 || run >= m.runs.size() || !m.runs[0] || !m.runs[run] || !m.differences[run]) return {};
   const Difference& d = *m.differences[run];
-  const MetricWords& w = words(m.metric);
+  const MetricWords w = words(m.metric);
   const std::string values = fmt::format("{} vs {}", human_value(m.metric, m.runs[run]->summary.mean),
                                          human_value(m.metric, m.runs[0]->summary.mean));
   const std::string interval = fmt::format("{:g} % CI {} ({})", c.options.confidence * 100,

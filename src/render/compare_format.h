@@ -17,8 +17,9 @@ namespace gpuwatch::compare_format {
 
 inline constexpr std::string_view kMinus = "−";  // U+2212, as typeset
 
+// How a sentence speaks of a metric; its label (a table row's words) is the
+// metric's own (analysis/run_series.h, from the catalogue).
 struct MetricWords {
-  std::string_view label;  // table row, before the display unit: "GPU memory"
   // The sentence "B <verb> 7.5 % <more|less> <noun> than A".
   std::string_view verb;
   std::string_view more;
@@ -26,7 +27,7 @@ struct MetricWords {
   std::string_view noun;
   std::string_view topic;  // "No real difference in <topic> between ..."
 };
-const MetricWords& words(RunMetric m);
+MetricWords words(RunMetric m);
 // The table row's title: the label and the display unit, "GPU memory GiB".
 std::string metric_title(RunMetric m);
 

@@ -48,10 +48,12 @@ std::string render_compare_text(const Comparison& c) {
   return out;
 }
 
-std::string render_compare(const Comparison& comparison, std::string_view format) {
-  if (format == "json") return render_compare_json(comparison);
-  if (format == "markdown") return render_compare_markdown(comparison);
-  return render_compare_text(comparison);
+std::string render_compare(const Comparison& comparison, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: return render_compare_json(comparison);
+    case OutputFormat::markdown: return render_compare_markdown(comparison);
+    default: return render_compare_text(comparison);
+  }
 }
 
 }  // namespace gpuwatch

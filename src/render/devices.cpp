@@ -116,4 +116,9 @@ std::string render_devices_json(const std::vector<DeviceInfo>& devices, const st
   return out;
 }
 
+std::string render_devices(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes,
+                           OutputFormat format) {
+  return format == OutputFormat::json ? render_devices_json(devices, notes) : render_devices_text(devices, notes);
+}
+
 }  // namespace gpuwatch

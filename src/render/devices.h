@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/sample.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -16,5 +17,8 @@ inline constexpr int kDevicesJsonSchemaVersion = 2;
 // holds an open driver.
 std::string render_devices_text(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes);
 std::string render_devices_json(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes);
+// In `format`: text or json (any other: text).
+std::string render_devices(const std::vector<DeviceInfo>& devices, const std::vector<std::string>& notes,
+                           OutputFormat format);
 
 }  // namespace gpuwatch

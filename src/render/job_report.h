@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "analysis/job_report.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -16,7 +17,7 @@ inline constexpr int kJobReportSchemaVersion = 2;
 std::string render_job_report_text(const JobReport& job);
 std::string render_job_report_markdown(const JobReport& job);
 std::string render_job_report_json(const JobReport& job);
-// By format name: "text", "json" or "markdown" (anything else: text).
-std::string render_job_report(const JobReport& job, std::string_view format);
+// In `format`: text, json or markdown (any other: text).
+std::string render_job_report(const JobReport& job, OutputFormat format);
 
 }  // namespace gpuwatch

@@ -7,6 +7,9 @@ namespace gpuwatch {
 
 namespace {
 
+// The catalogue's name of a derived number: its JSON key.
+constexpr std::string_view key(DerivedMetric m) { return info(m).name; }
+
 void write_group_values(JsonWriter& w, const GroupValues& values) {
   for (std::size_t c = 0; c < kGroupColumnCount; ++c) w.field(info(static_cast<GroupColumn>(c)).name, values[c]);
 }
@@ -22,7 +25,8 @@ void write_run(JsonWriter& w, const JobRun& r) {
   for (const JobGpu& g : r.gpus) {
     w.begin_object();
     w.field("gpu", g.index).field("name", g.name);
-    w.field("gpu_util_percent_mean", g.util_mean).field("mem_used_bytes_peak", g.mem_used_peak);
+    w.field(key(DerivedMetric::GpuUtilMeanPercent), g.util_mean);
+    w.field(key(DerivedMetric::MemUsedPeakBytes), g.mem_used_peak);
     w.end_object();
   }
   w.end_array();
@@ -52,9 +56,9 @@ std::string render_job_report_json(const JobReport& j) {
     for (std::size_t r : n.runs) w.value(j.runs[r].run.id);
     w.end_array();
     w.field("gpus", static_cast<std::uint64_t>(n.gpus));
-    w.field("gpu_util_percent_mean", n.util_mean);
-    w.field("power_watts_mean", n.power_watts);
-    w.field("energy_joules", n.energy_joules);
+    w.field(key(DerivedMetric::GpuUtilMeanPercent), n.util_mean);
+    w.field(key(DerivedMetric::PowerMeanWatts), n.power_watts);
+    w.field(key(DerivedMetric::EnergyJoules), n.energy_joules);
     w.field("steps_per_s", n.steps_per_s);
     w.end_object();
   }
@@ -62,7 +66,7 @@ std::string render_job_report_json(const JobReport& j) {
   w.key("load_balance");
   if (j.node_balance) {
     w.begin_object();
-    w.field("metric", "gpu_util_percent_mean");
+    w.field("metric", key(DerivedMetric::GpuUtilMeanPercent));
     w.field("cv_percent", j.node_balance->cv_percent);
     w.field("band", to_string(j.node_balance->band));
     w.end_object();

@@ -55,8 +55,8 @@ Table runs_table(const JobReport& j) {
 Table gpus_table(const JobReport& j) {
   Table t;
   t.columns = {{"host", false, true, 8}, {"rank", true}, {"gpu", true}, {"name", false, true, 10},
-               {column_title("util", info(DeviceMetric::GpuUtilPercent).display), true},
-               {column_title("mem peak", info(DeviceMetric::MemUsedBytes).display), true}};
+               {column_title(info(DerivedMetric::GpuUtilMeanPercent)), true},
+               {column_title("mem peak", info(DerivedMetric::MemUsedPeakBytes).display), true}};
   for (const JobRun& r : j.runs) {
     for (const JobGpu& g : r.gpus) {
       t.rows.push_back({r.run.host.empty() ? "-" : r.run.host, rank_cell(r.run), fmt::format("{}", g.index), g.name,
@@ -134,10 +134,12 @@ std::string render_job_report_markdown(const JobReport& j) {
   return out;
 }
 
-std::string render_job_report(const JobReport& job, std::string_view format) {
-  if (format == "json") return render_job_report_json(job);
-  if (format == "markdown") return render_job_report_markdown(job);
-  return render_job_report_text(job);
+std::string render_job_report(const JobReport& job, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: return render_job_report_json(job);
+    case OutputFormat::markdown: return render_job_report_markdown(job);
+    default: return render_job_report_text(job);
+  }
 }
 
 }  // namespace gpuwatch

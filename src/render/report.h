@@ -10,6 +10,7 @@
 #include "analysis/advisor/advisory.h"
 #include "analysis/run_report.h"
 #include "base/json_writer.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -18,6 +19,8 @@ inline constexpr int kReportSchemaVersion = 2;
 std::string render_report_text(const RunReport& report);
 std::string render_report_markdown(const RunReport& report);
 std::string render_report_json(const RunReport& report);
+// In `format`: text, json or markdown (any other: text).
+std::string render_report(const RunReport& report, OutputFormat format);
 
 // What `record` prints at its end unless --full: the outcome, a verdict
 // ("ok", or the outcome and the verdict word with the advisory it names

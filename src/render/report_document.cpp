@@ -412,4 +412,12 @@ std::string describe_job_gpus(const JobGpus& job, const RunInfo& run, const std:
 std::string render_report_text(const RunReport& report) { return report_document(report).to_text(); }
 std::string render_report_markdown(const RunReport& report) { return report_document(report).to_markdown(); }
 
+std::string render_report(const RunReport& report, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: return render_report_json(report);
+    case OutputFormat::markdown: return render_report_markdown(report);
+    default: return render_report_text(report);
+  }
+}
+
 }  // namespace gpuwatch

@@ -141,9 +141,10 @@ void write_segments(JsonWriter& w, std::string_view name, const std::vector<Segm
     for (const SegmentDeviceStats& d : seg.devices) {
       w.begin_object();
       w.field("gpu", d.device_index);
-      write_optional_summary(w, "gpu_util_percent", d.util_percent);
-      write_optional_summary(w, "mem_used_bytes", d.mem_used_bytes);
-      write_optional_summary(w, "power_watts", d.power_watts);
+      // Keyed by the catalogue's names of the metrics summarized.
+      write_optional_summary(w, info(DeviceMetric::GpuUtilPercent).name, d.util_percent);
+      write_optional_summary(w, info(DeviceMetric::MemUsedBytes).name, d.mem_used_bytes);
+      write_optional_summary(w, info(DeviceMetric::PowerWatts).name, d.power_watts);
       w.end_object();
     }
     w.end_array();

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analysis/run_group.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -15,7 +16,7 @@ inline constexpr int kRunGroupSchemaVersion = 1;
 std::string render_run_group_text(const RunGroup& group);
 std::string render_run_group_json(const RunGroup& group);
 std::string render_run_group_markdown(const RunGroup& group);
-// By format name: "text", "json" or "markdown" (anything else: text).
-std::string render_run_group(const RunGroup& group, std::string_view format);
+// In `format`: text, json or markdown (any other: text).
+std::string render_run_group(const RunGroup& group, OutputFormat format);
 
 }  // namespace gpuwatch

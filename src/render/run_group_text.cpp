@@ -24,10 +24,12 @@ std::string render_run_group_text(const RunGroup& g) {
   return out;
 }
 
-std::string render_run_group(const RunGroup& group, std::string_view format) {
-  if (format == "json") return render_run_group_json(group);
-  if (format == "markdown") return render_run_group_markdown(group);
-  return render_run_group_text(group);
+std::string render_run_group(const RunGroup& group, OutputFormat format) {
+  switch (format) {
+    case OutputFormat::json: return render_run_group_json(group);
+    case OutputFormat::markdown: return render_run_group_markdown(group);
+    default: return render_run_group_text(group);
+  }
 }
 
 }  // namespace gpuwatch

@@ -199,4 +199,8 @@ std::string render_run_status_json(const RunStatusReport& s) {
   return out;
 }
 
+std::string render_run_status(const RunStatusReport& s, OutputFormat format) {
+  return format == OutputFormat::json ? render_run_status_json(s) : render_run_status_text(s);
+}
+
 }  // namespace gpuwatch

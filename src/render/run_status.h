@@ -4,6 +4,7 @@
 #include <string>
 
 #include "analysis/run_status.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -12,5 +13,7 @@ inline constexpr int kStatusSchemaVersion = 2;
 
 std::string render_run_status_text(const RunStatusReport& s);
 std::string render_run_status_json(const RunStatusReport& s);
+// In `format`: text or json (any other: text).
+std::string render_run_status(const RunStatusReport& s, OutputFormat format);
 
 }  // namespace gpuwatch

@@ -73,4 +73,8 @@ std::string render_runs_json(const std::vector<RunInfo>& runs) {
   return out;
 }
 
+std::string render_runs(const std::vector<RunInfo>& runs, OutputFormat format) {
+  return format == OutputFormat::json ? render_runs_json(runs) : render_runs_text(runs);
+}
+
 }  // namespace gpuwatch

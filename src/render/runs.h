@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/run.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -14,5 +15,7 @@ inline constexpr int kRunsJsonSchemaVersion = 2;
 
 std::string render_runs_text(const std::vector<RunInfo>& runs);
 std::string render_runs_json(const std::vector<RunInfo>& runs);
+// In `format`: text or json (any other: text).
+std::string render_runs(const std::vector<RunInfo>& runs, OutputFormat format);
 
 }  // namespace gpuwatch

@@ -161,11 +161,13 @@ void SampleFormatter::device(std::string& out, const DeviceSample& sample, const
   write_device(out, row, carried, info, start_mono_ns);
 }
 
-std::unique_ptr<SampleFormatter> make_sample_formatter(std::string_view format) {
-  if (format == "table") return std::make_unique<TableFormatter>();
-  if (format == "jsonl") return std::make_unique<JsonLinesFormatter>();
-  if (format == "csv") return std::make_unique<CsvFormatter>();
-  return nullptr;
+std::unique_ptr<SampleFormatter> make_sample_formatter(OutputFormat format) {
+  switch (format) {
+    case OutputFormat::text: return std::make_unique<TableFormatter>();
+    case OutputFormat::jsonl: return std::make_unique<JsonLinesFormatter>();
+    case OutputFormat::csv: return std::make_unique<CsvFormatter>();
+    default: return nullptr;
+  }
 }
 
 }  // namespace gpuwatch

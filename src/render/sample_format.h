@@ -9,6 +9,7 @@
 #include "core/run.h"
 #include "core/sample.h"
 #include "core/slow_carry.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -48,7 +49,7 @@ class SampleFormatter {
   SlowCarry carry_;
 };
 
-// "table", "jsonl" or "csv"; nullptr for anything else.
-std::unique_ptr<SampleFormatter> make_sample_formatter(std::string_view format);
+// text (sample's "table"), jsonl or csv; nullptr for any other format.
+std::unique_ptr<SampleFormatter> make_sample_formatter(OutputFormat format);
 
 }  // namespace gpuwatch

@@ -224,7 +224,7 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit) {
   emit(first ? "]\n" : "\n]\n");
 }
 
-void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit) {
+void write_sample_rows(const RunData& run, OutputFormat format, const TextSink& emit) {
   auto formatter = make_sample_formatter(format);
   if (!formatter) return;
   std::string buf;
@@ -275,6 +275,14 @@ std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_
   localtime_r(&t, &tm);
   return fmt::format("gpu_stats_{}_{:04}{:02}{:02}_{:02}{:02}{:02}", safe, tm.tm_year + 1900, tm.tm_mon + 1,
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+void write_export(const RunData& run, OutputFormat format, std::optional<int> gpu, const TextSink& emit) {
+  switch (format) {
+    case OutputFormat::json: write_seed_single_json(run, gpu, emit); break;
+    case OutputFormat::multi_json: write_seed_multi_json(run, emit); break;
+    default: write_sample_rows(run, format, emit); break;
+  }
 }
 
 }  // namespace gpuwatch

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/run.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -23,7 +24,12 @@ void write_seed_multi_json(const RunData& run, const TextSink& emit);
 
 // Rows of every device, merged by time, through a SampleFormatter name
 // ("jsonl" or "csv"); jsonl also carries host rows.
-void write_sample_rows(const RunData& run, std::string_view format, const TextSink& emit);
+void write_sample_rows(const RunData& run, OutputFormat format, const TextSink& emit);
+
+// `export`'s document in `format`: json (write_seed_single_json, `gpu` or
+// every GPU), multi-json, or the rows of jsonl and csv; nothing for another
+// format (tensorboard writes a folder of its own: render/tensorboard).
+void write_export(const RunData& run, OutputFormat format, std::optional<int> gpu, const TextSink& emit);
 
 // A run name as part of a file name: UTF-8 letters of any script are kept
 // ("训练" stays "训练"); replaced by '_' are what breaks paths or shells on

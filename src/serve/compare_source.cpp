@@ -5,18 +5,13 @@
 #include <cmath>
 #include <limits>
 
+#include "analysis/run_series.h"
 #include "runs/run_status_window.h"
 
 namespace gpuwatch {
 
 namespace {
 
-// The columns compare folds (analysis/run_series.h), and nothing else.
-constexpr std::array kDeviceColumns{DeviceMetric::GpuUtilPercent,    DeviceMetric::MemUsedBytes,
-                                    DeviceMetric::MemTotalBytes,     DeviceMetric::PowerWatts,
-                                    DeviceMetric::TempGpuCelsius,    DeviceMetric::TempJunctionCelsius,
-                                    DeviceMetric::SmClockMhz};
-constexpr std::array kHostColumns{HostMetric::CpuPercent, HostMetric::TreeRssBytes};
 // Samples read at once, all GPUs together: about 25 MB of columns.
 constexpr double kSpanDeviceSamples = 100'000;
 
@@ -69,8 +64,8 @@ class Binner {
   double time_sum_ = 0;
 };
 
-template <typename Metric, std::size_t N>
-std::vector<std::size_t> indices(const std::array<Metric, N>& metrics) {
+template <typename Metric>
+std::vector<std::size_t> indices(const std::vector<Metric>& metrics) {
   std::vector<std::size_t> out;
   for (const Metric m : metrics) out.push_back(static_cast<std::size_t>(m));
   return out;
@@ -94,16 +89,18 @@ RunData load_reduced_for_compare(Store& store, RunData facts) {
                          static_cast<double>(std::max<std::size_t>(facts.devices.size(), 1));
   const auto bins_per_span = static_cast<std::int64_t>(std::max(1.0, kSpanDeviceSamples / std::max(per_bin, 1.0)));
 
+  // The columns compare folds (analysis/run_series.h), and nothing else.
+  const std::vector<DeviceMetric> device_columns = run_metric_device_columns();
   std::vector<Binner> device_bins;
   for (DeviceSeries& d : facts.devices) {
     d.values.assign(kDeviceMetricCount, {});
-    device_bins.emplace_back(origin, bin_ns, indices(kDeviceColumns), kDeviceMetricCount);
+    device_bins.emplace_back(origin, bin_ns, indices(device_columns), kDeviceMetricCount);
   }
   facts.host.values.assign(kHostMetricCount, {});
-  Binner host_bins(origin, bin_ns, indices(kHostColumns), kHostMetricCount);
+  Binner host_bins(origin, bin_ns, indices(run_metric_host_columns()), kHostMetricCount);
 
   LoadOptions span;
-  span.metrics = std::vector<DeviceMetric>(kDeviceColumns.begin(), kDeviceColumns.end());
+  span.metrics = device_columns;
   span.device_wall_clock = false;
   for (std::int64_t from = origin; from < end; from += bins_per_span * bin_ns) {
     span.since_mono_ns = from;

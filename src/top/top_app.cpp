@@ -245,7 +245,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
       view.run_error = e.what();
     }
   }
-  if (options.format == "json") {
+  if (options.format == OutputFormat::json) {
     std::fputs(render_top_json(view).c_str(), stdout);
   } else {
     const std::size_t width = options.width != 0 ? options.width : once_columns(options.columns_variable);

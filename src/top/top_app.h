@@ -9,6 +9,7 @@
 
 #include "analysis/run_status.h"
 #include "backends/backend.h"
+#include "render/output_format.h"
 
 namespace gpuwatch {
 
@@ -16,7 +17,7 @@ struct TopOptions {
   double interval_s = 1.0;
   std::vector<int> gpus;  // empty: every GPU
   bool once = false;
-  std::string format = "text";  // --once: text or json
+  OutputFormat format = OutputFormat::text;  // --once: text or json
   std::size_t width = 0;        // --once text: 0 = $COLUMNS or 100
   std::size_t height = 0;       // --once text: 0 = as many lines as it needs
   // The run shown beside the GPUs (none: nothing recording), read on a

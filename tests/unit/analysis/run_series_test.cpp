@@ -75,5 +75,16 @@ TEST(RunSeries, ClipKeepsTheClosedWindow) {
   EXPECT_EQ(clip(s, 0.5, 1.5).values, (std::vector<double>{50}));
 }
 
+// What serve's reduced compare loads: the folded columns and the total that
+// memory as a share needs, each once.
+TEST(RunSeries, ColumnsAreTheFoldedOnesOnce) {
+  EXPECT_EQ(run_metric_device_columns(),
+            (std::vector<DeviceMetric>{DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes,
+                                       DeviceMetric::MemTotalBytes, DeviceMetric::PowerWatts,
+                                       DeviceMetric::TempGpuCelsius, DeviceMetric::TempJunctionCelsius,
+                                       DeviceMetric::SmClockMhz}));
+  EXPECT_EQ(run_metric_host_columns(), (std::vector<HostMetric>{HostMetric::CpuPercent, HostMetric::TreeRssBytes}));
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -59,7 +59,7 @@ TEST_F(ImportText, ATimestampFarOffTheRunsClockIsDroppedSoThatTheExportImportsWh
   EXPECT_EQ(r.samples_dropped, 1u);
   EXPECT_TRUE(has_warning(r, "1 whose timestamp disagrees with the run's clock by more than a day"));
   std::string jsonl;
-  write_sample_rows(r.data, "jsonl", [&jsonl](std::string_view s) { jsonl += s; });
+  write_sample_rows(r.data, OutputFormat::jsonl, [&jsonl](std::string_view s) { jsonl += s; });
   const ImportResult again = import_text(jsonl, "again");
   EXPECT_EQ(again.samples_dropped, 0u) << jsonl;
   EXPECT_EQ(again.samples_read, 2u);

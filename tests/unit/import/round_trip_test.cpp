@@ -75,13 +75,7 @@ RunData recorded_run() {
 ImportResult export_and_import(const RunData& run, const std::string& format) {
   std::string text;
   const TextSink sink = [&text](std::string_view s) { text += s; };
-  if (format == "json") {
-    write_seed_single_json(run, std::nullopt, sink);
-  } else if (format == "multi-json") {
-    write_seed_multi_json(run, sink);
-  } else {
-    write_sample_rows(run, format, sink);
-  }
+  write_export(run, *parse_output_format(format), std::nullopt, sink);
   return import_text(text, "round-trip");
 }
 
@@ -183,11 +177,7 @@ TEST_F(RoundTrip, RowsBetweenSlowReadsRepeatTheLastReadMarked) {
   auto exported = [this](const std::string& format) {
     std::string text;
     const TextSink sink = [&text](std::string_view s) { text += s; };
-    if (format == "json") {
-      write_seed_single_json(run_, std::nullopt, sink);
-    } else {
-      write_sample_rows(run_, format, sink);
-    }
+    write_export(run_, *parse_output_format(format), std::nullopt, sink);
     return text;
   };
   auto count = [](const std::string& text, std::string_view what) {

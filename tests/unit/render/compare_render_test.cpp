@@ -6,6 +6,7 @@
 
 #include "core/bytes.h"
 #include "../analysis/run_data_util.h"
+#include "render/compare_format.h"
 #include "render/table.h"
 
 namespace gpuwatch {
@@ -33,6 +34,25 @@ Comparison seed_comparison() {
   static const std::vector<RunData> runs{memory_run("adamw", "aaaaaaaaaaaa", 1494, 20, 1),
                                          memory_run("adamwprune", "bbbbbbbbbbbb", 1381.5, 20, 2)};
   return compare_runs(runs, {});
+}
+
+// One entry point per document: the format chosen once picks the renderer.
+TEST(CompareRender, TheFormatPicksTheRenderer) {
+  const Comparison c = seed_comparison();
+  EXPECT_EQ(render_compare(c, OutputFormat::json), render_compare_json(c));
+  EXPECT_EQ(render_compare(c, OutputFormat::markdown), render_compare_markdown(c));
+  EXPECT_EQ(render_compare(c, OutputFormat::text), render_compare_text(c));
+}
+
+// Row titles and sentences speak of a metric with the catalogue's label.
+TEST(CompareRender, LabelsComeFromTheCatalogue) {
+  EXPECT_EQ(info(RunMetric::GpuUtilPercent).label, info(DeviceMetric::GpuUtilPercent).label);
+  EXPECT_EQ(info(RunMetric::SmClockMhz).name, info(DeviceMetric::SmClockMhz).name);
+  EXPECT_EQ(info(RunMetric::TreeRssBytes).label, info(HostMetric::TreeRssBytes).short_label);
+  EXPECT_EQ(compare_format::metric_title(RunMetric::GpuUtilPercent), "GPU utilization %");
+  EXPECT_EQ(compare_format::words(RunMetric::GpuUtilPercent).noun, "GPU utilization");
+  EXPECT_EQ(compare_format::human_value(RunMetric::SmClockMhz, 1410.4), "1410 MHz");
+  EXPECT_EQ(compare_format::human_value(RunMetric::MemUsedPercent, 61.3), "61.3 %");
 }
 
 TEST(CompareSentence, SaysLessWithTheIntervalAndTheMethod) {

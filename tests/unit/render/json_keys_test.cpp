@@ -75,7 +75,7 @@ TEST(JsonKeys, RunsIsAnObjectWithItsVersion) {
 }
 
 TEST(JsonKeys, EveryJsonLineSaysItsVersionAndGpu) {
-  const auto lines = make_sample_formatter("jsonl");
+  const auto lines = make_sample_formatter(OutputFormat::jsonl);
   std::string out;
   DeviceSample device;
   device.device_index = 1;
@@ -104,7 +104,7 @@ TEST(JsonKeys, EveryJsonLineSaysItsVersionAndGpu) {
   }
   EXPECT_EQ(count, 4u) << out;
   std::string csv;
-  make_sample_formatter("csv")->begin(csv);
+  make_sample_formatter(OutputFormat::csv)->begin(csv);
   EXPECT_TRUE(csv.starts_with("timestamp,elapsed_s,gpu,gpu_name,")) << csv;
 }
 

@@ -94,7 +94,7 @@ TEST(SeedFiles, FirstRowsOfEachGpuCarryTheFirstSlowRead) {
   EXPECT_EQ(multi.find(R"("temperature":null)"), std::string::npos) << multi;
   EXPECT_EQ(multi.find(R"("max_temperature":null)"), std::string::npos) << multi;
   std::string jsonl;
-  write_sample_rows(run, "jsonl", [&](std::string_view s) { jsonl += s; });
+  write_sample_rows(run, OutputFormat::jsonl, [&](std::string_view s) { jsonl += s; });
   const std::string first_line = jsonl.substr(0, jsonl.find('\n'));
   EXPECT_NE(first_line.find(R"("temp_gpu_celsius":60)"), std::string::npos) << first_line;
 }
