@@ -30,6 +30,7 @@ build_packages=(
 # scripts/test.sh: unit, end-to-end and fuzz tests, the micro-benchmarks.
 tests_packages=(
   libgtest-dev libgmock-dev
+  ninja-build                # scripts/test.sh's builds: its .ninja_log says what each compile cost
   libcpp-httplib-dev         # an HTTP client in the unit tests of the HTTP server
   libbenchmark-dev           # bench/bench_store
   clang                      # fuzz targets (libFuzzer)
