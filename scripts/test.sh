@@ -47,6 +47,11 @@ configure() {
     -DGPUWATCH_TESTS=ON "$@" >/dev/null
 }
 
+# STYLE's limit on function length (docs/install.md, "Function length"); the
+# layers are checked by the build itself (cmake/check_layers.cmake).
+step "functions over 80 lines"
+scripts/long-functions.py --check
+
 step "plain build"
 configure build -DGPUWATCH_BENCH=ON
 cmake --build build -j"$jobs"

@@ -1,12 +1,68 @@
 #include "base/json_writer.h"
 
+#include <array>
+#include <charconv>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "core/utf8.h"
 
 namespace gpuwatch {
+
+namespace {
+
+// \u followed by four hex digits: a code point below U+10000.
+void append_unicode_escape(std::string& out, std::uint32_t code_point) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(code_point >> shift) & 0xf]);
+}
+
+template <typename Integer>
+void append_integer(std::string& out, Integer i) {
+  std::array<char, 24> text{};
+  const auto result = std::to_chars(text.data(), text.data() + text.size(), i);
+  out.append(text.data(), result.ptr);
+}
+
+}  // namespace
+
+// The shortest digits that read back as the same double, laid out as the fmt
+// library and Python's repr do: plain for exponents from -4 to 15 (0.0001,
+// 100, 1234.5), else with an exponent of at least two digits (1e-05,
+// 1.5e+16). Standard library only, so that the bench workers (which build
+// where none of gpuwatch's packages are) write numbers exactly as gpuwatch.
+void append_json_number(std::string& out, double d) {
+  std::array<char, 32> text{};
+  const auto result = std::to_chars(text.data(), text.data() + text.size(), d, std::chars_format::scientific);
+  const std::string_view sci(text.data(), static_cast<std::size_t>(result.ptr - text.data()));
+  const std::size_t e_at = sci.find('e');
+  int exponent = 0;
+  std::from_chars(sci.data() + e_at + (sci[e_at + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exponent);
+  if (exponent < -4 || exponent >= 16) {
+    out.append(sci);
+    return;
+  }
+  std::string_view mantissa = sci.substr(0, e_at);
+  if (mantissa.front() == '-') {
+    out.push_back('-');
+    mantissa.remove_prefix(1);
+  }
+  std::string digits(mantissa.substr(0, 1));
+  if (mantissa.size() > 2) digits.append(mantissa.substr(2));  // past "d."
+  const auto n = static_cast<int>(digits.size());
+  if (exponent < 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-exponent - 1), '0');
+    out += digits;
+  } else if (exponent >= n - 1) {
+    out += digits;
+    out.append(static_cast<std::size_t>(exponent - (n - 1)), '0');
+  } else {
+    out.append(digits, 0, static_cast<std::size_t>(exponent + 1));
+    out.push_back('.');
+    out.append(digits, static_cast<std::size_t>(exponent + 1));
+  }
+}
 
 // Process names and argv are bytes, not text (comm is cut at 15 bytes, maybe
 // inside a character): invalid UTF-8 becomes U+FFFD so the JSON stays valid.
@@ -23,7 +79,7 @@ std::string json_quote(std::string_view s, InvalidUtf8 invalid) {
     if (static_cast<unsigned char>(c) >= 0x80) {
       if (const std::size_t n = utf8_sequence_length(s, i)) {
         if (const char32_t cp = utf8_decode(s, i, n); is_unsafe_on_terminal(cp)) {
-          out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
+          append_unicode_escape(out, static_cast<std::uint32_t>(cp));
         } else {
           out.append(s.substr(i, n));
         }
@@ -43,7 +99,7 @@ std::string json_quote(std::string_view s, InvalidUtf8 invalid) {
       case '\t': out += "\\t"; break;
       default:
         if (is_unsafe_on_terminal(static_cast<unsigned char>(c))) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          append_unicode_escape(out, static_cast<unsigned char>(c));
         } else {
           out.push_back(c);
         }
@@ -118,20 +174,19 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 JsonWriter& JsonWriter::value(double d) {
   if (!std::isfinite(d)) return null();
   before_value();
-  // Shortest text that reads back as the same double.
-  fmt::format_to(std::back_inserter(out_), "{}", d);
+  append_json_number(out_, d);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::int64_t i) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", i);
+  append_integer(out_, i);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::uint64_t u) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", u);
+  append_integer(out_, u);
   return *this;
 }
 

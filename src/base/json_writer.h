@@ -56,4 +56,8 @@ enum class InvalidUtf8 { Replace, Keep };
 // JSON string literal with quotes, escaped.
 std::string json_quote(std::string_view s, InvalidUtf8 invalid = InvalidUtf8::Replace);
 
+// A finite double as JSON: the shortest text that reads back as the same
+// double (the caller writes null for NaN and infinities).
+void append_json_number(std::string& out, double d);
+
 }  // namespace gpuwatch

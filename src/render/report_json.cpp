@@ -107,6 +107,77 @@ void write_job_gpus_json(JsonWriter& w, const JobGpus& job) {
   w.end_object();
 }
 
+namespace {
+
+void write_all_gpus(JsonWriter& w, const std::vector<PooledMetric>& all_gpus) {
+  w.key("all_gpus").begin_object();
+  for (const PooledMetric& p : all_gpus) {
+    w.key(info(p.metric).name).begin_object();
+    w.field("gpus", static_cast<std::uint64_t>(p.pooled.gpus));
+    w.field("count", static_cast<std::uint64_t>(p.pooled.count));
+    w.field("span_s", p.pooled.span_s);
+    w.field("mean", p.pooled.mean);
+    w.field("std", p.pooled.std);
+    w.field("min", p.pooled.min);
+    w.field("max", p.pooled.max);
+    w.field("sum_of_means", p.pooled.sum_of_means);
+    w.end_object();
+  }
+  w.end_object();
+}
+
+void write_load_balance(JsonWriter& w, const std::vector<BalanceReport>& balance) {
+  w.key("load_balance").begin_array();
+  for (const BalanceReport& b : balance) {
+    w.begin_object();
+    w.field("metric", info(b.metric).name);
+    w.field("cv_percent", b.balance.cv_percent);
+    w.field("quality", to_string(b.balance.band));
+    w.field("straggler_gpu", b.balance.straggler ? std::optional<int>(b.device_indices[*b.balance.straggler])
+                                                  : std::nullopt);
+    w.key("per_gpu_mean").begin_array();
+    for (double v : b.per_gpu_mean) w.value(v);
+    w.end_array();
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_processes(JsonWriter& w, const std::vector<ProcessRecord>& processes) {
+  w.key("processes").begin_array();
+  for (const ProcessRecord& p : processes) {
+    w.begin_object();
+    w.field("gpu", p.device_index);
+    w.field("pid", static_cast<std::uint64_t>(p.pid));
+    w.field("name", p.name);
+    w.field("max_used_memory_bytes", p.max_used_memory_bytes);
+    w.field("mean_gpu_percent", p.mean_gpu_percent());
+    w.field("max_gpu_percent", p.max_gpu_percent);
+    w.field("first_seen", iso_utc_ms(p.first_seen_wall_ns));
+    w.field("last_seen", iso_utc_ms(p.last_seen_wall_ns));
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_events(JsonWriter& w, const RunReport& r) {
+  w.key("events").begin_array();
+  for (const Event& e : r.events) {
+    w.begin_object();
+    w.field("time", iso_utc_ms(e.time.wall_ns));
+    w.field("gpu", e.device_index);
+    w.field("kind", e.kind);
+    w.field("message", e.message);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("events_omitted").begin_object();
+  for (const auto& [kind, n] : r.events_omitted) w.field(kind, static_cast<std::uint64_t>(n));
+  w.end_object();
+}
+
+}  // namespace
+
 std::string render_report_json(const RunReport& r) {
   std::string out;
   JsonWriter w(out, true);
@@ -126,34 +197,8 @@ std::string render_report_json(const RunReport& r) {
   w.key("devices").begin_array();
   for (const DeviceReport& d : r.devices) write_device(w, d, r.run);
   w.end_array();
-  w.key("all_gpus").begin_object();
-  for (const PooledMetric& p : r.all_gpus) {
-    w.key(info(p.metric).name).begin_object();
-    w.field("gpus", static_cast<std::uint64_t>(p.pooled.gpus));
-    w.field("count", static_cast<std::uint64_t>(p.pooled.count));
-    w.field("span_s", p.pooled.span_s);
-    w.field("mean", p.pooled.mean);
-    w.field("std", p.pooled.std);
-    w.field("min", p.pooled.min);
-    w.field("max", p.pooled.max);
-    w.field("sum_of_means", p.pooled.sum_of_means);
-    w.end_object();
-  }
-  w.end_object();
-  w.key("load_balance").begin_array();
-  for (const BalanceReport& b : r.balance) {
-    w.begin_object();
-    w.field("metric", info(b.metric).name);
-    w.field("cv_percent", b.balance.cv_percent);
-    w.field("quality", to_string(b.balance.band));
-    w.field("straggler_gpu", b.balance.straggler ? std::optional<int>(b.device_indices[*b.balance.straggler])
-                                                  : std::nullopt);
-    w.key("per_gpu_mean").begin_array();
-    for (double v : b.per_gpu_mean) w.value(v);
-    w.end_array();
-    w.end_object();
-  }
-  w.end_array();
+  write_all_gpus(w, r.all_gpus);
+  write_load_balance(w, r.balance);
   write_segments(w, "phases", r.phases);
   write_segments(w, "epochs", r.epochs);
   write_training(w, r);
@@ -164,33 +209,8 @@ std::string render_report_json(const RunReport& r) {
     write_summary(w, h.summary);
   }
   w.end_object();
-  w.key("processes").begin_array();
-  for (const ProcessRecord& p : r.processes) {
-    w.begin_object();
-    w.field("gpu", p.device_index);
-    w.field("pid", static_cast<std::uint64_t>(p.pid));
-    w.field("name", p.name);
-    w.field("max_used_memory_bytes", p.max_used_memory_bytes);
-    w.field("mean_gpu_percent", p.mean_gpu_percent());
-    w.field("max_gpu_percent", p.max_gpu_percent);
-    w.field("first_seen", iso_utc_ms(p.first_seen_wall_ns));
-    w.field("last_seen", iso_utc_ms(p.last_seen_wall_ns));
-    w.end_object();
-  }
-  w.end_array();
-  w.key("events").begin_array();
-  for (const Event& e : r.events) {
-    w.begin_object();
-    w.field("time", iso_utc_ms(e.time.wall_ns));
-    w.field("gpu", e.device_index);
-    w.field("kind", e.kind);
-    w.field("message", e.message);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("events_omitted").begin_object();
-  for (const auto& [kind, n] : r.events_omitted) w.field(kind, static_cast<std::uint64_t>(n));
-  w.end_object();
+  write_processes(w, r.processes);
+  write_events(w, r);
   w.end_object();
   out.push_back('\n');
   return out;

@@ -14,6 +14,57 @@ void write_run_ref(JsonWriter& w, const GroupRow& row, GroupColumn c) {
   w.end_object();
 }
 
+void write_extremes(JsonWriter& w, const RunGroup& g) {
+  w.key("extremes").begin_array();
+  for (const GroupExtremes& e : g.extremes) {
+    const Better better = info(e.column).better;
+    const GroupRow& lowest = g.rows[e.lowest];
+    const GroupRow& highest = g.rows[e.highest];
+    const GroupRow* best = better == Better::Lower ? &lowest : (better == Better::Higher ? &highest : nullptr);
+    const GroupRow* worst = better == Better::Lower ? &highest : (better == Better::Higher ? &lowest : nullptr);
+    w.begin_object();
+    w.field("column", info(e.column).name);
+    w.field("better", to_string(better));
+    w.key("lowest");
+    write_run_ref(w, lowest, e.column);
+    w.key("highest");
+    write_run_ref(w, highest, e.column);
+    w.field("best", best ? std::optional(best->run.id) : std::nullopt);
+    w.field("worst", worst ? std::optional(worst->run.id) : std::nullopt);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_repeats(JsonWriter& w, const RunGroup& g) {
+  w.key("repeats").begin_array();
+  for (const Configuration& config : g.repeats) {
+    w.begin_object();
+    w.field("name", config.name);
+    w.field("runs", static_cast<std::uint64_t>(config.rows.size()));
+    w.key("run_ids").begin_array();
+    for (std::size_t r : config.rows) w.value(g.rows[r].run.id);
+    w.end_array();
+    for (std::size_t c = 0; c < kGroupColumnCount; ++c) {
+      w.key(info(static_cast<GroupColumn>(c)).name);
+      const auto& s = config.values[c];
+      if (!s) {
+        w.null();
+        continue;
+      }
+      w.begin_object();
+      w.field("n", static_cast<std::uint64_t>(s->n));
+      w.field("mean", s->mean);
+      w.field("std", s->std);
+      w.field("min", s->min);
+      w.field("max", s->max);
+      w.end_object();
+    }
+    w.end_object();
+  }
+  w.end_array();
+}
+
 }  // namespace
 
 std::string render_run_group_json(const RunGroup& g) {
@@ -50,51 +101,8 @@ std::string render_run_group_json(const RunGroup& g) {
     w.end_object();
   }
   w.end_array();
-  w.key("extremes").begin_array();
-  for (const GroupExtremes& e : g.extremes) {
-    const Better better = info(e.column).better;
-    const GroupRow& lowest = g.rows[e.lowest];
-    const GroupRow& highest = g.rows[e.highest];
-    const GroupRow* best = better == Better::Lower ? &lowest : (better == Better::Higher ? &highest : nullptr);
-    const GroupRow* worst = better == Better::Lower ? &highest : (better == Better::Higher ? &lowest : nullptr);
-    w.begin_object();
-    w.field("column", info(e.column).name);
-    w.field("better", to_string(better));
-    w.key("lowest");
-    write_run_ref(w, lowest, e.column);
-    w.key("highest");
-    write_run_ref(w, highest, e.column);
-    w.field("best", best ? std::optional(best->run.id) : std::nullopt);
-    w.field("worst", worst ? std::optional(worst->run.id) : std::nullopt);
-    w.end_object();
-  }
-  w.end_array();
-  w.key("repeats").begin_array();
-  for (const Configuration& config : g.repeats) {
-    w.begin_object();
-    w.field("name", config.name);
-    w.field("runs", static_cast<std::uint64_t>(config.rows.size()));
-    w.key("run_ids").begin_array();
-    for (std::size_t r : config.rows) w.value(g.rows[r].run.id);
-    w.end_array();
-    for (std::size_t c = 0; c < kGroupColumnCount; ++c) {
-      w.key(info(static_cast<GroupColumn>(c)).name);
-      const auto& s = config.values[c];
-      if (!s) {
-        w.null();
-        continue;
-      }
-      w.begin_object();
-      w.field("n", static_cast<std::uint64_t>(s->n));
-      w.field("mean", s->mean);
-      w.field("std", s->std);
-      w.field("min", s->min);
-      w.field("max", s->max);
-      w.end_object();
-    }
-    w.end_object();
-  }
-  w.end_array();
+  write_extremes(w, g);
+  write_repeats(w, g);
   w.end_object();
   out.push_back('\n');
   return out;

@@ -1,35 +1,11 @@
 #include "json_line.h"
 
-#include <array>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <iostream>
 
-namespace gpuwatch::bench_torch {
+#include "base/json_writer.h"  // gpuwatch's one quoting and number layout
 
-std::string json_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          std::array<char, 8> escaped{};
-          std::snprintf(escaped.data(), escaped.size(), "\\u%04x", static_cast<unsigned>(c));
-          out += escaped.data();
-        } else {
-          out.push_back(c);  // torch and CUDA messages are UTF-8 or ASCII
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
-}
+namespace gpuwatch::bench_torch {
 
 void JsonLine::begin_field(std::string_view key) {
   if (body_.size() > 1) body_.push_back(',');
@@ -51,17 +27,14 @@ JsonLine& JsonLine::field(std::string_view key, bool value) {
 
 JsonLine& JsonLine::field(std::string_view key, std::int64_t value) {
   begin_field(key);
-  body_ += std::to_string(value);
+  body_ += std::to_string(value);  // as JsonWriter: plain decimal
   return *this;
 }
 
 JsonLine& JsonLine::field(std::string_view key, double value) {
   if (!std::isfinite(value)) return null_field(key);
   begin_field(key);
-  // Shortest text that reads back as the same double.
-  std::array<char, 32> text{};
-  const auto [end, ec] = std::to_chars(text.data(), text.data() + text.size(), value);
-  body_.append(text.data(), ec == std::errc() ? end : text.data());
+  append_json_number(body_, value);
   return *this;
 }
 

@@ -1,6 +1,8 @@
 // One JSON object per line on stdout: the worker protocol of gpuwatch bench
-// (docs/bench-workers.md). Standard library only, so the worker builds on GPU
-// machines that have libtorch and a compiler but none of gpuwatch's packages.
+// (docs/bench-workers.md). Strings and numbers are written by gpuwatch's own
+// JSON writer (src/base/json_writer.cpp, compiled in: standard library only,
+// so the worker still builds on GPU machines that have libtorch and a
+// compiler but none of gpuwatch's packages); this adds only the line's shape.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +35,6 @@ class JsonLine {
   void begin_field(std::string_view key);
   std::string body_ = "{";
 };
-
-std::string json_quote(std::string_view text);
 
 // Writes the object as one line on stdout and flushes, so that the parent
 // sees each line as soon as it is complete.

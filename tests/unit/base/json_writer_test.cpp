@@ -59,5 +59,34 @@ TEST(JsonWriter, PrettyOutputIndents) {
   EXPECT_EQ(out, "{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}");
 }
 
+// The shortest digits that read back, laid out as gpuwatch wrote them with
+// fmt's "{}" before (goldens and stored documents depend on it): plain for
+// exponents -4..15, else d.ddde±XX.
+TEST(JsonWriter, NumbersAreShortestAndLaidOutAsBefore) {
+  const auto text = [](double d) {
+    std::string out;
+    append_json_number(out, d);
+    return out;
+  };
+  EXPECT_EQ(text(0.0), "0");
+  EXPECT_EQ(text(-0.0), "-0");
+  EXPECT_EQ(text(100.0), "100");
+  EXPECT_EQ(text(1234.5), "1234.5");
+  EXPECT_EQ(text(-2.5), "-2.5");
+  EXPECT_EQ(text(0.1), "0.1");
+  EXPECT_EQ(text(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(text(0.0001), "0.0001");
+  EXPECT_EQ(text(0.000123), "0.000123");
+  EXPECT_EQ(text(0.00001), "1e-05");
+  EXPECT_EQ(text(9999999999999998.0), "9999999999999998");
+  EXPECT_EQ(text(1e16), "1e+16");
+  EXPECT_EQ(text(1.5e16), "1.5e+16");
+  EXPECT_EQ(text(1.7976931348623157e308), "1.7976931348623157e+308");
+  EXPECT_EQ(text(5e-324), "5e-324");
+  std::string out;
+  JsonWriter(out).begin_array().value(std::int64_t{-42}).value(std::uint64_t{18446744073709551615u}).end_array();
+  EXPECT_EQ(out, "[-42,18446744073709551615]");
+}
+
 }  // namespace
 }  // namespace gpuwatch
