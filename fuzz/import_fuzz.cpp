@@ -96,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   std::string jsonl;
-  gpuwatch::write_sample_rows(first.data, "jsonl", [&jsonl](std::string_view s) { jsonl += s; });
+  gpuwatch::write_sample_rows(first.data, gpuwatch::OutputFormat::jsonl, [&jsonl](std::string_view s) { jsonl += s; });
   const gpuwatch::ImportResult second = gpuwatch::import_text(jsonl, "again");  // must not throw
   if (second.samples_dropped != 0 || second.data.devices.size() != first.data.devices.size()) __builtin_trap();
   for (std::size_t d = 0; d < first.data.devices.size(); ++d) {
