@@ -56,7 +56,7 @@ if(GPUWATCH_TESTS)
     COMMAND ${PROJECT_SOURCE_DIR}/tests/install/check_install.sh ${CMAKE_BINARY_DIR}
             ${GPUWATCH_MAN} "${gpuwatch_workers}")
   # 77: the shell that a check needs (zsh) is not installed here.
-  set_tests_properties(install_tree PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+  set_tests_properties(install_tree PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77 LABELS plain)
   # The README's first command installs only the build and run group.
   add_test(NAME install_deps_groups COMMAND ${PROJECT_SOURCE_DIR}/tests/install/check_deps_groups.sh)
 endif()

@@ -8,6 +8,9 @@
 #   scripts/fuzz-smoke.sh                      all targets, 20 s each
 #   FUZZ_SECONDS=300 scripts/fuzz-smoke.sh     longer
 #   scripts/fuzz-smoke.sh chunk_codec_fuzz     only the named targets
+#   FUZZ_BUILD_DIR=build-sanitize scripts/fuzz-smoke.sh
+#                                              in a build already configured with clang and
+#                                              GPUWATCH_FUZZ=ON (scripts/test.sh's sanitizer build)
 # Needs clang and libclang-rt-dev (scripts/install-deps.sh --tests installs them).
 # Warnings are errors, as in scripts/test.sh (GPUWATCH_WERROR=OFF to relax).
 set -euo pipefail
@@ -15,7 +18,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 seconds=${FUZZ_SECONDS:-20}
 jobs=$(nproc 2>/dev/null || echo 2)
-build=$root/build-fuzz
+build=${FUZZ_BUILD_DIR:+$(cd "$FUZZ_BUILD_DIR" && pwd)}
+build=${build:-$root/build-fuzz}
 
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz-smoke: clang++ not found; run scripts/install-deps.sh" >&2
@@ -31,15 +35,21 @@ else
   done
 fi
 
-# A build dir configured with another compiler cannot be switched: start over.
-if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$build/CMakeCache.txt"; then
-  rm -rf "$build"
+# A build folder given by FUZZ_BUILD_DIR is used as it is configured.
+if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
+  # A build dir configured with another compiler cannot be switched: start over.
+  if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$build/CMakeCache.txt"; then
+    rm -rf "$build"
+  fi
+  echo "== configure ($build) =="
+  # Line tables only (-g1): crash stacks keep file:line at a fraction of full -g's cost.
+  CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
+    -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DCMAKE_UNITY_BUILD=ON -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
+elif ! grep -q '^GPUWATCH_FUZZ:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz-smoke: $build is not configured with GPUWATCH_FUZZ=ON" >&2
+  exit 1
 fi
-echo "== configure ($build) =="
-# Line tables only (-g1): crash stacks keep file:line at a fraction of full -g's cost.
-CC=clang CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DGPUWATCH_FUZZ=ON -DGPUWATCH_TESTS=OFF -DGPUWATCH_BENCH=OFF -DCMAKE_UNITY_BUILD=ON -DGPUWATCH_WERROR="${GPUWATCH_WERROR:-ON}" >/dev/null
 echo "== build: ${targets[*]} =="
 # Only the fuzzers: each compiles just the sources it tests.
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: builds gpuwatch twice (plain, and with address and
-# undefined-behaviour sanitizers) and runs every unit and end-to-end test in
-# each, then runs every fuzz target briefly. No GPU needed: NVML is a fake
-# library the tests build. Warnings are errors here (GPUWATCH_WERROR), unlike
-# in a user's or packager's build. Each step's time is printed at the end.
+# The whole test suite, no GPU needed (NVML is a fake library the tests build):
+#  1. the sanitizer build (clang, address and undefined-behaviour sanitizers):
+#     every unit and end-to-end test runs once, here, and every fuzz target
+#     briefly (the fuzz targets are built in the same folder);
+#  2. the plain build (GCC at -O2, as a user's or packager's): it must compile
+#     with warnings as errors, and runs the tests that cannot run under the
+#     sanitizers (the libtorch and CUDA bench workers, the installed tree) and
+#     a smoke test of the GCC-built program.
+# Warnings are errors here (GPUWATCH_WERROR), unlike in a user's or packager's
+# build. Each step's time is printed at the end (docs/install.md, "The test
+# suite's time").
 #   scripts/test.sh          everything
-#   scripts/test.sh --quick  the plain build only
+#   scripts/test.sh --quick  the sanitizer build and its tests only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -30,20 +36,19 @@ trap report_times EXIT
 step "packages"
 scripts/install-deps.sh --all --if-missing
 
-# Line tables only (-g1): sanitizer and test-failure stack traces keep their
-# file:line, and the compiler does about 40 % less work than with full -g.
-debug_flags="-O2 -g1 -DNDEBUG"
-
 # Ninja keeps a log of what each compile and link took (<dir>/.ninja_log; see
 # docs/install.md, "Where the test suite's time goes"). A build folder made by
-# another generator is started over.
+# another generator or compiler is started over.
 configure() {
-  local dir=$1; shift
-  if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt"; then
+  local dir=$1 compiler=$2 flags=$3; shift 3
+  if [ -f "$dir/CMakeCache.txt" ] && { ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$dir/CMakeCache.txt" ||
+       ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=.*/$compiler\$" "$dir/CMakeCache.txt"; }; then
     rm -rf "$dir"
   fi
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUWATCH_WERROR=ON \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$debug_flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$debug_flags" \
+  local cc=gcc
+  if [ "$compiler" = clang++ ]; then cc=clang; fi
+  CC=$cc CXX=$compiler cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUWATCH_WERROR=ON \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" -DCMAKE_C_FLAGS_RELWITHDEBINFO="$flags" \
     -DGPUWATCH_TESTS=ON "$@" >/dev/null
 }
 
@@ -52,30 +57,33 @@ configure() {
 step "functions over 80 lines"
 scripts/long-functions.py --check
 
-step "plain build"
-configure build -DGPUWATCH_BENCH=ON
-cmake --build build -j"$jobs"
-step "plain tests"
-(cd build && ctest --output-on-failure -j"$jobs")
+# Both builds are unity builds (a few sources per compiler run, which compiles
+# the library in about a third of the time). Unity builds break on names that
+# two sources both define at file level, but only for the pairs that happen to
+# share a batch: this check finds every such pair in seconds, before a build would.
+step "unity-build name check"
+scripts/unity-check.sh
+
+# clang, not GCC, for the sanitizers: at -O1 it compiles an instrumented source
+# in about a third of GCC's time at -O2 (src/matrix's first unity batch: 17 s
+# against 54 s). Line tables only (-g1): sanitizer and test-failure stack
+# traces keep their file:line.
+step "sanitizer build (clang; address + undefined behaviour; tests and fuzz targets)"
+configure build-sanitize clang++ "-O1 -g1 -DNDEBUG" -DGPUWATCH_SANITIZE=ON -DGPUWATCH_FUZZ=ON \
+  -DGPUWATCH_BENCH=OFF -DGPUWATCH_BENCH_TORCH=OFF -DGPUWATCH_BENCH_CUDA=OFF -DCMAKE_UNITY_BUILD=ON
+cmake --build build-sanitize -j"$jobs"
+step "tests under the sanitizers"
+(cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j"$jobs")
 if [ "${1:-}" != "--quick" ]; then
-  # The second and third builds are unity builds (a few sources per compiler
-  # run), which compile the library in about a third of the time. The plain build above stays
-  # one file at a time, as a user's or packager's, so a missing #include shows.
-  # Unity builds break on names that two sources both define at file level,
-  # but only for the pairs that happen to share a batch: this check finds
-  # every such pair in seconds, before the build would.
-  step "unity-build name check"
-  scripts/unity-check.sh
-  # The bench workers (libtorch, CUDA) are tested in the plain build: under the
+  step "fuzz targets, ${FUZZ_SECONDS:-10} s each"
+  FUZZ_BUILD_DIR=build-sanitize FUZZ_SECONDS=${FUZZ_SECONDS:-10} scripts/fuzz-smoke.sh
+  # The bench workers (libtorch, CUDA) are built and tested here only: under the
   # sanitizers they would cost the longest compiles of the project and test
-  # only the toolkits' code.
-  step "sanitizer build (address + undefined behaviour)"
-  configure build-sanitize -DGPUWATCH_SANITIZE=ON -DGPUWATCH_BENCH=OFF -DGPUWATCH_BENCH_TORCH=OFF \
-    -DGPUWATCH_BENCH_CUDA=OFF -DCMAKE_UNITY_BUILD=ON
-  cmake --build build-sanitize -j"$jobs"
-  step "sanitizer tests"
-  (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --output-on-failure -j"$jobs")
-  step "fuzz targets, ${FUZZ_SECONDS:-15} s each"
-  FUZZ_SECONDS=${FUZZ_SECONDS:-15} scripts/fuzz-smoke.sh
+  # only the toolkits' code. The unit tests are not built again.
+  step "plain build (GCC -O2, the bench workers)"
+  configure build g++ "-O2 -DNDEBUG" -DGPUWATCH_BENCH=ON -DGPUWATCH_UNIT_TESTS=OFF -DCMAKE_UNITY_BUILD=ON
+  cmake --build build -j"$jobs"
+  step "plain-build tests"
+  (cd build && ctest --output-on-failure -j"$jobs" -L plain)
 fi

@@ -47,7 +47,9 @@ std::optional<TrainingSummary> summarize_training(std::span<const Event> events)
       std::size_t& dropped = e.kind == "marks_dropped" ? t.marks_dropped : t.logs_dropped;
       dropped = std::max(dropped, n);
     } else if (e.kind == "log") {
-      for (const auto& [name, v] : parse_log_message(e.message)) {
+      for (const auto& [logged_name, v] : parse_log_message(e.message)) {
+        // A plain reference: clang before 16 cannot capture a structured binding in the lambda below (P1091).
+        const auto& name = logged_name;
         if (name == "model_params") {
           t.model_params = v;
         } else if (name == "torch_allocated_bytes") {

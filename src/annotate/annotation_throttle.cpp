@@ -42,7 +42,9 @@ void fold_step_timing(const Event& older, Event& newer) {
   std::size_t folded = 0;
   for (const auto& [name, v] : parse_log_message(older.message)) {
     if (!is_step_timing_name(name)) continue;
-    const auto it = std::find_if(values.begin(), values.end(), [&](const auto& x) { return x.first == name; });
+    // By a plain reference: clang before 16 cannot capture a structured binding (P1091).
+    const auto& step_name = name;
+    const auto it = std::find_if(values.begin(), values.end(), [&](const auto& x) { return x.first == step_name; });
     if (it != values.end()) it->second += v;
     folded += it != values.end();
   }

@@ -38,9 +38,7 @@ SUMMARY = re.compile(r"the training loop waits for data 49\.2 % of each step \(m
 class DataWait(GpuwatchTestCase):
     def setUp(self):
         super().setUp()
-        self.conf = os.path.join(self.tmp, "advisor.conf")
-        with open(self.conf, "w") as f:
-            f.write("window_s = 2.5\nwarmup_s = 1\n")
+        self.conf = self.advisor_config("window_s = 2.5\nwarmup_s = 1\n")
 
     def record(self):
         r = self.run_gw("record", "--name", "starved", "--interval", "0.1", "--advise", "--check-every", "0.5",

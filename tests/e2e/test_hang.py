@@ -19,10 +19,7 @@ ALIVE = HUNG + ";gpu0.nvlink_tx_mibs=20000;gpu0.nvlink_rx_mibs=20000"
 
 class OnHang(GpuwatchTestCase):
     def hang_config(self):
-        path = os.path.join(self.tmp, "advisor.conf")
-        with open(path, "w") as f:
-            f.write("window_s = 2\nwarmup_s = 1\nhang_after_s = 2\n")
-        return path
+        return self.advisor_config("window_s = 2\nwarmup_s = 1\nhang_after_s = 2\n")
 
     def record(self, *args, scenario=HUNG, timeout=40):
         return self.run_gw("record", "--interval", "0.1", "--no-summary", "--check-every", "0.3",

@@ -72,8 +72,10 @@ class DeadRecorder(Case):
         self.wait_for(self.recording, what="run row")
         time.sleep(1.2)  # a commit or two
         p.kill()
-        p.communicate()
+        p.wait()
+        # Its child holds the recorder's output pipes open: communicate() would wait out its sleep.
         kill_quietly(child)
+        p.communicate()
         # The recorder's pid now names a live process that is not the recorder.
         other = subprocess.Popen(["sleep", "30"])
         self.addCleanup(other.wait)
@@ -181,8 +183,10 @@ class InvisibleRecorder(Case):
         self.wait_for(lambda: os.path.exists(self.store) and self.statuses().get("boxed") == "recording",
                       what="the boxed run")
         p.kill()
-        p.communicate()
+        p.wait()
+        # Its child holds the recorder's output pipes open: communicate() would wait out its sleep.
         kill_quietly(child)
+        p.communicate()
         # Its heartbeat is fresh and its pid unseen; its lock is gone, and that is proof.
         procfs = self.fake_procfs()
         self.assertEqual(self.statuses(GPUWATCH_PROCFS_ROOT=procfs)["boxed"], "interrupted")
@@ -328,8 +332,10 @@ class StaleSocketDirs(GpuwatchTestCase):
         self.wait_for(lambda: len(dirs()) == 1, what="the socket directory")
         leftover = dirs()
         killed.kill()
-        killed.communicate()
+        killed.wait()
+        # Its child holds the recorder's output pipes open: communicate() would wait out its sleep.
         kill_quietly(child)
+        killed.communicate()
         self.assertEqual(dirs(), leftover)  # SIGKILL leaves it behind
 
         # The next recorder removes it; its own directory stays while it runs.

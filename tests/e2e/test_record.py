@@ -289,9 +289,7 @@ class RecordSummary(GpuwatchTestCase):
     def test_the_advisors_verdict_tops_the_summary(self):
         # 20 % busy with 2 GiB of 79.6: low utilization and a batch too small,
         # judged over a 2 s window as `status` would.
-        conf = os.path.join(self.tmp, "advisor.conf")
-        with open(conf, "w") as f:
-            f.write("window_s = 2\nwarmup_s = 1\n")
+        conf = self.advisor_config("window_s = 2\nwarmup_s = 1\n")
         r = self.run_gw("record", "--interval", "0.05", "--advisor-config", conf, "--", "sleep", "3",
                         scenario=QUICK + ";gpu_count=1;gpu0.util=20;gpu0.mem_used_mib=2048")
         text = self.summary(r)

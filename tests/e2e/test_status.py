@@ -13,9 +13,7 @@ class Status(GpuwatchTestCase):
     def setUp(self):
         super().setUp()
         self.state = os.path.join(self.tmp, "state")
-        self.conf = os.path.join(self.tmp, "advisor.conf")
-        with open(self.conf, "w") as f:
-            f.write("window_s = 1\nwarmup_s = 0.5\n")
+        self.conf = self.advisor_config("window_s = 1\nwarmup_s = 0.5\n")
 
     def status(self, *args, **kw):
         r = self.run_gw("status", *args, "--advisor-config", self.conf, XDG_STATE_HOME=self.state, **kw)

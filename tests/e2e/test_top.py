@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase
+from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase, write_advisor_config
 from tmux_terminal import TmuxTerminal, write_script
 
 GiB = 1024 ** 3
@@ -24,13 +24,6 @@ TRAINING = ("import time\n"
             "    time.sleep(0.05)\n")
 EPOCH_REGEX = r"epoch (?<epoch>\d+) step (?<step>\d+) loss (?<loss>[0-9.]+)"
 UNDERUSED = "gpu_count=2;gpu0.util=20;gpu0.mem_used_mib=2048"
-
-
-def short_advisor_config(tmp):
-    path = os.path.join(tmp, "advisor.conf")
-    with open(path, "w") as f:
-        f.write("window_s = 1\nwarmup_s = 0.5\n")
-    return path
 
 
 def start_training_stand_in(tmp):
@@ -131,7 +124,7 @@ class TopOnce(GpuwatchTestCase):
         rec = self.start_gw("record", "--name", "resnet", "--interval", "0.1", "--no-summary", "--annotate-regex",
                             EPOCH_REGEX, "--", "python3", "-c", TRAINING, scenario=scenario)
         try:
-            conf = short_advisor_config(self.tmp)
+            conf = self.advisor_config("window_s = 1\nwarmup_s = 0.5\n")
 
             def run_once():
                 return json.loads(self.run_gw("top", "--once", "--format", "json", "--advisor-config", conf,
@@ -239,7 +232,7 @@ class TopOnATerminal(unittest.TestCase):
                                 "--annotate-regex", EPOCH_REGEX, "--", "python3", "-c", TRAINING], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            conf = short_advisor_config(self.tmp)
+            conf = write_advisor_config(os.path.join(self.tmp, "advisor.conf"), "window_s = 1\nwarmup_s = 0.5\n")
             self.start(100, 30, UNDERUSED, args=f"--interval 0.2 --advisor-config {conf}")
             rows = self.wait(self.shows("run resnet"), "the recording run")
             self.wait(self.shows("warning GPU 0: memory"), "its advisory")

@@ -195,24 +195,24 @@ std::optional<GpuMetrics> parse_gpu_metrics(std::span<const unsigned char> bytes
 }
 
 DeviceValues device_values_of(const GpuMetrics& m) {
-  using DM = DeviceMetric;
+  using Metric = DeviceMetric;
   DeviceValues v;
-  const auto put = [&v](DM metric, std::optional<double> value) {
+  const auto put = [&v](Metric metric, std::optional<double> value) {
     if (value) v.set(metric, *value);
   };
-  put(DM::TempGpuCelsius, m.temp_edge_celsius ? m.temp_edge_celsius : m.temp_hotspot_celsius);
-  put(DM::TempMemCelsius, m.temp_mem_celsius);
-  put(DM::TempJunctionCelsius, m.temp_hotspot_celsius);
-  put(DM::GpuUtilPercent, m.gfx_activity_percent);
-  put(DM::MemUtilPercent, m.umc_activity_percent);
-  put(DM::PowerWatts, m.socket_power_watts);
-  put(DM::EnergyJoules, m.energy_joules);
-  put(DM::SmClockMhz, m.gfxclk_mhz);
-  put(DM::MemClockMhz, m.uclk_mhz);
-  if (m.pcie_link_width) v.set(DM::PcieLinkWidth, *m.pcie_link_width);
-  if (m.pcie_link_gen) v.set(DM::PcieLinkGen, *m.pcie_link_gen);
+  put(Metric::TempGpuCelsius, m.temp_edge_celsius ? m.temp_edge_celsius : m.temp_hotspot_celsius);
+  put(Metric::TempMemCelsius, m.temp_mem_celsius);
+  put(Metric::TempJunctionCelsius, m.temp_hotspot_celsius);
+  put(Metric::GpuUtilPercent, m.gfx_activity_percent);
+  put(Metric::MemUtilPercent, m.umc_activity_percent);
+  put(Metric::PowerWatts, m.socket_power_watts);
+  put(Metric::EnergyJoules, m.energy_joules);
+  put(Metric::SmClockMhz, m.gfxclk_mhz);
+  put(Metric::MemClockMhz, m.uclk_mhz);
+  if (m.pcie_link_width) v.set(Metric::PcieLinkWidth, *m.pcie_link_width);
+  if (m.pcie_link_gen) v.set(Metric::PcieLinkGen, *m.pcie_link_gen);
   if (m.indep_throttle_status) {
-    v.set(DM::ClockEventReasons, static_cast<double>(clock_event_reasons_from_indep_throttle(*m.indep_throttle_status)));
+    v.set(Metric::ClockEventReasons, static_cast<double>(clock_event_reasons_from_indep_throttle(*m.indep_throttle_status)));
   }
   return v;
 }

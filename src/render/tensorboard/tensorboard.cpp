@@ -22,7 +22,7 @@ namespace {
 // A double as the float an event holds; past float's range, infinity (a
 // plain cast of such a value is undefined).
 float as_float(double v) {
-  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr double kMax = static_cast<double>(std::numeric_limits<float>::max());
   if (v > kMax) return std::numeric_limits<float>::infinity();
   if (v < -kMax) return -std::numeric_limits<float>::infinity();
   return static_cast<float>(v);

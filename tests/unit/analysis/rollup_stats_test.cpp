@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "analysis/rollup_stats.h"
@@ -91,8 +92,8 @@ TEST(RollupStats, AnySpanOfMinutesMergesLikeItsSamples) {
   const auto merged = merge_rollups(std::span<const ColumnRollup>(minutes).subspan(2, 3));
   EXPECT_EQ(merged.minute, 1);
   std::size_t count = 0;
-  double lo = INFINITY;
-  double hi = -INFINITY;
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < c.time_ns.size(); ++i) {
     const std::int64_t minute = (c.time_ns[i] - kStart) / kRollupMinuteNs;
     if (c.time_ns[i] < kStart || minute < 1 || minute > 3 || std::isnan(c.values[i])) continue;
