@@ -14,7 +14,7 @@ printf 'warmup_s = 5\nwindow_s = 10\n' > "$CONF"
 step() { echo; echo "### $*"; }
 load() {  # name, python body run for 20 s
   step "$1"
-  "$GW" record --interval 0.2 --advise --check-every 2 --advisor-config "$CONF" --no-summary --name "$1" -- \
+  "$GW" record --interval 0.2 --advise --check-interval 2 --advisor-config "$CONF" --no-summary --name "$1" -- \
     python3 -c "
 import time, torch
 $2

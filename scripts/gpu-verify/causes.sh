@@ -12,7 +12,7 @@ export PYTHONUNBUFFERED=1
 conf="$OUT/short.conf"
 printf 'window_s = 20\nwarmup_s = 10\n' > "$conf"
 nvidia-smi -L
-"$GW" record --name starved --interval 0.2 --check-every 2 --advise --advisor-config "$conf" -- \
+"$GW" record --name starved --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" -- \
   python3 scripts/gpu-verify/train_cnn.py --mode starved --seconds 45
 echo "exit status: $?"
 "$GW" status starved --format json > "$OUT/status.json"

@@ -19,7 +19,7 @@ nvidia-smi -L
 failed=0
 for mode in starved fast; do
   name="loader_$mode"
-  "$GW" record --name "$name" --interval 0.2 --check-every 2 --advise --advisor-config "$conf" -- \
+  "$GW" record --name "$name" --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" -- \
     python3 scripts/gpu-verify/train_loader.py --mode "$mode" --seconds "${SECONDS_PER_RUN:-45}" \
     2>&1 | tee "$OUT/$name.log"
   echo "$name: exit status ${PIPESTATUS[0]}"

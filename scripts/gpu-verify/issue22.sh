@@ -22,7 +22,7 @@ echo "== 1a: job unseen on busy GPU 0, neighbour at 10 % on GPU 1"
 python3 $duty --device 0 --duty 0.95 --gib 40 --seconds 75 & job=$!
 python3 $duty --device 1 --duty 0.10 --gib 20 --seconds 75 & neighbour=$!
 sleep 8
-"$GW" record --name unseen --interval 0.2 --check-every 2 --advise --advisor-config "$conf" \
+"$GW" record --name unseen --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" \
   --on-underuse kill --after 15 --no-summary -- sleep 55
 echo "exit status: $? (expected 0)"
 wait $job $neighbour
@@ -32,7 +32,7 @@ echo "== 1b: both GPUs low, job unseen"
 python3 $duty --device 0 --duty 0.05 --gib 4 --seconds 75 & a=$!
 python3 $duty --device 1 --duty 0.10 --gib 4 --seconds 75 & b=$!
 sleep 8
-"$GW" record --name unseen-idle --interval 0.2 --check-every 2 --advise --advisor-config "$conf" \
+"$GW" record --name unseen-idle --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" \
   --on-underuse kill --after 15 --no-summary -- sleep 60
 echo "exit status: $? (expected 75)"
 kill $a $b 2>/dev/null; wait $a $b 2>/dev/null

@@ -14,7 +14,7 @@ WORK="$OUT/work"; mkdir -p "$WORK"
 export GPUWATCH_STORE="$WORK/runs.db" XDG_STATE_HOME="$WORK/state"
 CONF="$WORK/advisor.conf"
 printf 'warmup_s = 20\nwindow_s = 30\n' > "$CONF"
-ADVISE=(--advise --check-every 5 --advisor-config "$CONF" --interval 0.1)
+ADVISE=(--advise --check-interval 5 --advisor-config "$CONF" --interval 0.1)
 
 step "starved CNN (num_workers=0, 4 ms sleep per item): --advise and --on-underuse kill --after 20"
 "$GW" record "${ADVISE[@]}" --name starved --on-underuse kill --after 20 -- \

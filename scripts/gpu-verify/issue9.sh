@@ -35,11 +35,11 @@ grep VmHWM /proc/$pid/status; wait
 
 CONF="$WORK/advisor.conf"; printf 'warmup_s = 10\nwindow_s = 20\n' > "$CONF"
 step "2a. busy job (80 % duty, 4 GiB of the card): --on-underuse kill --after 10 must not stop it"
-"$GW" record --name busy-default --interval 0.1 --advise --check-every 5 --advisor-config "$CONF" \
+"$GW" record --name busy-default --interval 0.1 --advise --check-interval 5 --advisor-config "$CONF" \
   --on-underuse kill --after 10 -- python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds ${BUSY_S:-45} --gib 4
 echo "exit status: $? (want 0: ran to its end)"
 step "2b. the same with --rules memory.batch_too_small,util.*: stopped"
-"$GW" record --name busy-memrule --interval 0.1 --advise --check-every 5 --advisor-config "$CONF" \
+"$GW" record --name busy-memrule --interval 0.1 --advise --check-interval 5 --advisor-config "$CONF" \
   --on-underuse kill --after 10 --rules 'memory.batch_too_small,util.*' -- \
   python3 scripts/gpu-verify/duty_cycle.py --duty 0.8 --seconds ${BUSY_S:-45} --gib 4
 echo "exit status: $? (want 75: stopped for underuse)"

@@ -31,7 +31,7 @@ x = torch.ones(6 * 2**30, dtype=torch.uint8, device='cuda:0')
 torch.cuda.synchronize(); time.sleep(60)" &
 other=$!
 sleep 8
-"$GW" record --name neighbour --interval 0.2 --advise --check-every 5 --advisor-config "$CONF" \
+"$GW" record --name neighbour --interval 0.2 --advise --check-interval 5 --advisor-config "$CONF" \
   --on-underuse kill --after 10 -- python3 scripts/gpu-verify/duty_cycle.py --device 1 --duty 0.9 --seconds 40 --gib 30
 echo "exit status: $? (want 0: the idle GPU 0 is another job's)"
 kill $other 2>/dev/null; wait $other 2>/dev/null

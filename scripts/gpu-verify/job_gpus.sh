@@ -19,7 +19,7 @@ nvidia-smi -L
 echo "== 1: another job's idle GPU 0"
 python3 $duty --device 0 --duty 0 --gib 4 --seconds 70 & other=$!
 sleep 5
-"$GW" record --name shared --interval 0.2 --check-every 2 --advise --advisor-config "$conf" \
+"$GW" record --name shared --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" \
   --on-underuse kill --after 15 --no-summary -- python3 $duty --device 1 --duty 1.0 --gib 40 --seconds 50
 echo "exit status: $? (expected 0)"
 wait $other
@@ -33,10 +33,10 @@ echo "exit status: $?"
 "$GW" report visible --format json | python3 -c 'import json,sys; r=json.load(sys.stdin); print("job_gpus", r["job_gpus"], "recorded", [(d["gpu"], round(d["metrics"]["mem_used_bytes"]["max"]/2**30,1)) for d in r["devices"]])'
 
 echo "== 3: busy with little memory"
-"$GW" record --name busy-small --interval 0.2 --check-every 2 --advise --advisor-config "$conf" \
+"$GW" record --name busy-small --interval 0.2 --check-interval 2 --advise --advisor-config "$conf" \
   --on-underuse kill --after 15 --no-summary -- python3 $duty --device 0 --duty 0.8 --gib 2 --seconds 50
 echo "exit status: $? (expected 0: memory alone does not act)"
-"$GW" record --name busy-small-rules --interval 0.2 --check-every 2 --advisor-config "$conf" \
+"$GW" record --name busy-small-rules --interval 0.2 --check-interval 2 --advisor-config "$conf" \
   --on-underuse kill --after 15 --rules 'memory.batch_too_small,util.*' --no-summary -- \
   python3 $duty --device 0 --duty 0.8 --gib 2 --seconds 50
 echo "exit status: $? (expected 75)"

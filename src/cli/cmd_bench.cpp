@@ -10,6 +10,7 @@
 #include "bench/bench_render.h"
 #include "bench/bench_runner.h"
 #include "cli/commands.h"
+#include "cli/former_flag_names.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/output.h"
@@ -68,9 +69,10 @@ void add_bench(CLI::App& app, int& exit_code) {
   add_gpus_option(*cmd, flags->gpus, "GPUs to test, e.g. 0,2 or 0-3 (default: all)");
   cmd->add_option("-o,--output", flags->output, "Results as JSON (default: gpuwatch_bench_<time>.json here)");
   cmd->add_option("--log-file", flags->log_file, "The workers' log and one line per test");
-  cmd->add_option("--metrics-sample-rate", o.sample_interval_s, "Seconds between samples while the tests run")
+  cmd->add_option("--metrics-interval", o.sample_interval_s, "Seconds between samples while the tests run")
       ->check(seconds_check(0.01, 60, "0.1"))
       ->capture_default_str();
+  add_former_flag_name(*cmd, "--metrics-sample-rate", o.sample_interval_s, seconds_check(0.01, 60, "0.1"));
   cmd->add_option("--num-epochs", flags->num_epochs, "Model suite: epochs per test")->check(whole_check("epochs", 1, 1e6, "3"));
   cmd->add_option("--num-batches", flags->num_batches, "Model suite: batches per epoch")->check(whole_check("batches", 1, 1e8, "100"));
   cmd->add_option("--num-workers", flags->num_workers, "Model suite: threads making the synthetic data")

@@ -9,6 +9,7 @@
 #include "base/system_paths.h"
 #include "cli/advisor_options.h"
 #include "cli/commands.h"
+#include "cli/former_flag_names.h"
 #include "cli/number_flags.h"
 #include "cli/options.h"
 #include "cli/run_source.h"
@@ -61,9 +62,11 @@ void add_run_flags(CLI::App& cmd, RecordFlags& flags) {
                   "GPU indices to record, e.g. 0,2 or 0-3 (default: those CUDA_VISIBLE_DEVICES, HIP_ or\n"
                   "ROCR_VISIBLE_DEVICES or ZE_AFFINITY_MASK show the command, else all)");
   cmd.add_flag("--status-line", o.status_line, "Print a live GPU/VRAM/CPU/RAM line on stderr");
-  cmd.add_option("--status-every", o.status_every_s, "Seconds between status lines when stderr is not a terminal")
+  cmd.add_option("--status-interval", o.status_interval_s,
+                 "Seconds between status lines when stderr is not a terminal")
       ->check(seconds_check(0.01, 86400, "10"))
       ->capture_default_str();
+  add_former_flag_name(cmd, "--status-every", o.status_interval_s, seconds_check(0.01, 86400, "10"));
 }
 
 // Then the files beside the store, the process to attach to, and what is
@@ -90,9 +93,10 @@ void add_advisor_action_flags(CLI::App& cmd, RecordFlags& flags) {
   cmd.add_flag("--advise", o.advise,
                "Print the advisor's advisories on stderr as they change (rules over a sliding window,\n"
                "docs/advisor.md)");
-  cmd.add_option("--check-every", o.check_every_s, "Seconds between the advisor's checks")
+  cmd.add_option("--check-interval", o.check_interval_s, "Seconds between the advisor's checks")
       ->check(seconds_check(0.1, 3600, "5"))
       ->capture_default_str();
+  add_former_flag_name(cmd, "--check-every", o.check_interval_s, seconds_check(0.1, 3600, "5"));
   cmd.add_option("--on-underuse", flags.on_underuse,
                  "kill: stop the command when a low-utilization advisory (util.low, util.input_bound,\n"
                  "util.host_bound, util.launch_bound when as low) on one of the job's GPUs has held for\n"

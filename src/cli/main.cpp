@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
     // Usage errors exit 2 like other Unix tools, naming the word at fault.
     const std::vector<std::string> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     std::string message = e.what();
+    // CLI11 names a hidden option "" (": ..."): a flag's former name, whose
+    // check names it itself (cli/former_flag_names.h).
+    if (message.rfind(": ", 0) == 0) message.erase(0, 2);
     try {
       if (auto better = diagnose_usage(app, args)) message = *better;
     } catch (const std::exception&) {  // keep CLI11's message

@@ -102,7 +102,7 @@ RunData LiveAdvisor::with_kept_events(RunData data) const {
 
 std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   std::vector<Event> stored;
-  if (time.mono_ns - last_check_mono_ns_ < static_cast<std::int64_t>(options_.check_every_s * 1e9)) return stored;
+  if (time.mono_ns - last_check_mono_ns_ < static_cast<std::int64_t>(options_.check_interval_s * 1e9)) return stored;
   last_check_mono_ns_ = time.mono_ns;
   trim_window(time.mono_ns);
 

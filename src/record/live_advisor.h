@@ -19,7 +19,7 @@ namespace gpuwatch {
 
 struct LiveAdvisorOptions {
   AdvisorConfig config;
-  double check_every_s = 10;
+  double check_interval_s = 10;
   bool print = true;                    // --advise: print changes on stderr
   std::optional<double> kill_after_s;   // --on-underuse kill --after S
   UnderuseRules kill_rules;             // --rules: which underuse advisories act

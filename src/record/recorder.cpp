@@ -228,7 +228,7 @@ StatusLineOptions status_line_options(const RecordOptions& o) {
   StatusLineOptions status;
   status.enabled = o.status_line;
   status.tty = isatty(STDERR_FILENO) != 0;
-  status.period = std::chrono::nanoseconds(static_cast<std::int64_t>(o.status_every_s * 1e9));
+  status.period = std::chrono::nanoseconds(static_cast<std::int64_t>(o.status_interval_s * 1e9));
   return status;
 }
 
@@ -358,7 +358,7 @@ void start_advisor(std::optional<LiveAdvisor>& advisor, const RecordOptions& o, 
   if (!o.advise && !o.kill_on_underuse_after_s && !o.on_hang) return;
   LiveAdvisorOptions a;
   a.config = o.advisor;
-  a.check_every_s = o.check_every_s;
+  a.check_interval_s = o.check_interval_s;
   a.print = o.advise;
   a.kill_after_s = o.kill_on_underuse_after_s;
   a.kill_rules = o.underuse_rules;

@@ -40,13 +40,13 @@ struct RecordOptions {
   bool status_line = false;
   std::vector<std::string> annotate_regex;  // patterns over the command's output lines
   bool advise = false;                      // print advisories as they change
-  double check_every_s = 10;
+  double check_interval_s = 10;
   AdvisorConfig advisor;
   std::optional<double> kill_on_underuse_after_s;  // --on-underuse kill --after S
   UnderuseRules underuse_rules;                     // --rules
   std::optional<HangAction> on_hang;                // --on-hang kill | signal=NAME
   double hang_kill_after_s = 0;                     // --on-hang kill --after S
-  double status_every_s = 10;
+  double status_interval_s = 10;
   std::optional<std::filesystem::path> output_dir;
   std::filesystem::path store_path;
   bool summary = true;                // print the report at the end

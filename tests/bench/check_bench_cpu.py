@@ -17,7 +17,7 @@ def main(gpuwatch, worker_dir):
         env = dict(os.environ, GPUWATCH_BENCH_WORKER_DIR=worker_dir,
                    GPUWATCH_NVML_LIBRARY="/nonexistent/libnvidia-ml.so.1")
         r = subprocess.run([gpuwatch, "bench", "--device", "cpu", "--suite", "models", "--quick",
-                            "--num-batches", "2", "--metrics-sample-rate", "0.05", "-o", out],
+                            "--num-batches", "2", "--metrics-interval", "0.05", "-o", out],
                            env=env, capture_output=True, text=True, timeout=600)
         print(r.stdout, r.stderr, sep="\n")
         assert r.returncode == 0, f"exit status {r.returncode}"

@@ -16,7 +16,7 @@ HEALTHY = QUICK + ";gpu_count=1;gpu0.util=97;gpu0.mem_used_mib=65000"
 
 class Advise(GpuwatchTestCase):
     def test_advisories_are_printed_when_they_change(self):
-        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-interval", "0.5",
                         "--advisor-config", self.short_advisor_config(), "--", "sleep", "4", scenario=UNDERUSED)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stderr.count("[warning] memory.batch_too_small GPU 0"), 1, r.stderr)  # once, not per check
@@ -36,13 +36,13 @@ class Advise(GpuwatchTestCase):
         self.assertTrue(any("memory.batch_too_small" in e["message"] for e in events), events)
 
     def test_a_healthy_run_gets_no_advisory(self):
-        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-every", "0.5",
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-interval", "0.5",
                         "--advisor-config", self.short_advisor_config(), "--", "sleep", "3", scenario=HEALTHY)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertNotIn("gpuwatch advisor", r.stderr)
 
     def test_underuse_kill_stops_the_command_with_its_own_exit_code(self):
-        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--check-every", "0.5",
+        r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--check-interval", "0.5",
                         "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1",
                         "--", "sleep", "60", scenario=UNDERUSED, timeout=30)
         self.assertEqual(r.returncode, 75, r.stderr)
@@ -60,7 +60,7 @@ class Advise(GpuwatchTestCase):
         self.assertRegex(self.run_gw("runs").stdout, r"finished +stopped: underuse +sleep")
 
     def test_memory_alone_does_not_kill_unless_asked(self):
-        args = ["record", "--interval", "0.05", "--no-summary", "--check-every", "0.5", "--advise",
+        args = ["record", "--interval", "0.05", "--no-summary", "--check-interval", "0.5", "--advise",
                 "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1"]
         r = self.run_gw(*args, "--", "sleep", "4", scenario=BUSY_HALF_FULL, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -84,7 +84,7 @@ class Advise(GpuwatchTestCase):
             (["--after", "5"], "goes with --on-underuse"),
             (["--on-underuse", "stop", "--after", "5"], "--on-underuse"),
             (["--model-size", "huge"], "--model-size"),
-            (["--check-every", "0"], "--check-every"),
+            (["--check-interval", "0"], "--check-interval"),
         ]
         for args, message in cases:
             r = self.run_gw("record", *args, "--", "true")

@@ -20,7 +20,7 @@ class Bench(GpuwatchTestCase):
         return r, data
 
     def test_all_suites_on_two_gpus(self):
-        r, data = self.bench("--metrics-sample-rate", "0.05")
+        r, data = self.bench("--metrics-interval", "0.05")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(data["test_summary"]["total_tests"], 5 + 2 * 2)
         self.assertEqual(data["test_summary"]["failed_tests"], 0)

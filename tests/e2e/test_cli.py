@@ -313,7 +313,12 @@ class StorePaths(GpuwatchTestCase):
 # "  --interval FLOAT:[0.01 - 86400]=0.5", "  INDEX UINT:>= 0 REQUIRED": a number flag or positional in --help.
 NUMBER_OPTION = re.compile(r"^  (?:-\w,)?(--[\w-]+|[A-Z]+) (?:INT|UINT|FLOAT|NUMBER)\b(?::(\[([\d.]+) - |>= ([\d.]+)))?")
 # What is not listed in --help: matrix run-cell (hidden), and --pid, a number read as TEXT.
-UNLISTED = [(("matrix", "run-cell"), "INDEX", "0"), (("record",), "--pid", "1")]
+# The former names of renamed flags (FORMER_NAMES) are checked as their new names are.
+FORMER_NAMES = [(("record",), "--status-every", "--status-interval", "0.01"),
+                (("record",), "--check-every", "--check-interval", "0.1"),
+                (("bench",), "--metrics-sample-rate", "--metrics-interval", "0.01")]
+UNLISTED = [(("matrix", "run-cell"), "INDEX", "0"), (("record",), "--pid", "1")] + [
+    (command, former, least) for command, former, _, least in FORMER_NAMES]
 
 
 class NumberFlags(GpuwatchTestCase):
@@ -377,6 +382,18 @@ class NumberFlags(GpuwatchTestCase):
             with self.subTest(command=" ".join(command), flag=flag):
                 r = self.run_gw(*self.argv(command, flag, "0"), timeout=30, GPUWATCH_BENCH_WORKER_DIR=self.tmp)
                 self.assertNotIn(f"{flag}: expected", r.stderr)
+
+    def test_renamed_flags_keep_their_former_names_out_of_the_help(self):
+        for command, former, name, _ in FORMER_NAMES:
+            with self.subTest(flag=former):
+                text = self.help_of(command)
+                self.assertIn(name, text)
+                self.assertNotIn(former, text)
+        # Still read, as the new name: a status line every 0.2 s of a 1 s command.
+        r = self.run_gw("record", "--no-summary", "--status-line", "--status-every", "0.2", "--interval", "0.05",
+                        "--", "sleep", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreaterEqual(len([l for l in r.stderr.splitlines() if l.startswith("GPU0:")]), 3, r.stderr)
 
     def test_the_messages_the_issue_quoted(self):
         for args, message in [

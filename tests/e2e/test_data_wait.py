@@ -41,7 +41,7 @@ class DataWait(GpuwatchTestCase):
         self.conf = self.advisor_config("window_s = 2.5\nwarmup_s = 1\n")
 
     def record(self):
-        r = self.run_gw("record", "--name", "starved", "--interval", "0.1", "--advise", "--check-every", "0.5",
+        r = self.run_gw("record", "--name", "starved", "--interval", "0.1", "--advise", "--check-interval", "0.5",
                         "--advisor-config", self.conf, "--", sys.executable, "-c", SENDER, scenario=SCENARIO)
         self.assertEqual(r.returncode, 0, r.stderr)
         return r

@@ -22,7 +22,7 @@ class OnHang(GpuwatchTestCase):
         return self.advisor_config("window_s = 2\nwarmup_s = 1\nhang_after_s = 2\n")
 
     def record(self, *args, scenario=HUNG, timeout=40):
-        return self.run_gw("record", "--interval", "0.1", "--no-summary", "--check-every", "0.3",
+        return self.run_gw("record", "--interval", "0.1", "--no-summary", "--check-interval", "0.3",
                            "--advisor-config", self.hang_config(), *args, scenario=scenario, timeout=timeout)
 
     def test_kill_stops_a_hung_job_with_its_own_exit_code(self):

@@ -17,7 +17,7 @@ class JobGpus(GpuwatchTestCase):
         return [d["gpu"] for d in report["devices"]]
 
     def test_another_jobs_idle_gpu_does_not_stop_the_command(self):
-        r = self.run_gw("record", "--interval", "0.05", "--check-every", "0.5", "--advise",
+        r = self.run_gw("record", "--interval", "0.05", "--check-interval", "0.5", "--advise",
                         "--advisor-config", self.short_advisor_config(), "--on-underuse", "kill", "--after", "1",
                         "--", "sleep", "5", scenario=SHARED, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -40,7 +40,7 @@ class JobGpus(GpuwatchTestCase):
         # busy with it, GPU 1 holds another tenant's light load. Before the fix: exit 75.
         unseen = (QUICK + ";gpu_count=2;gpu0.util=95;gpu0.mem_used_mib=60000"
                   ";gpu1.util=10;gpu1.mem_used_mib=20000;gpu1.processes=1:20971520000")
-        kill = ["--interval", "0.05", "--check-every", "0.5", "--advise", "--advisor-config",
+        kill = ["--interval", "0.05", "--check-interval", "0.5", "--advise", "--advisor-config",
                 self.short_advisor_config(), "--on-underuse", "kill", "--after", "1"]
         r = self.run_gw("record", *kill, "--", "sleep", "5", scenario=unseen, timeout=30)
         self.assertEqual(r.returncode, 0, r.stderr)

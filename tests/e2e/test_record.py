@@ -201,7 +201,7 @@ class RecordOutputs(GpuwatchTestCase):
         self.assert_output_dir_refused(r, marker, f"{out}: this user cannot write in it: Permission denied")
 
     def test_status_line_when_not_a_terminal(self):
-        r = self.run_gw("record", "--interval", "0.05", "--status-line", "--status-every", "0.3", "--no-summary",
+        r = self.run_gw("record", "--interval", "0.05", "--status-line", "--status-interval", "0.3", "--no-summary",
                         "--", "sleep", "2.0", scenario=QUICK + ";gpu*.util=85")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = [l for l in r.stderr.splitlines() if l.startswith("GPU0:")]

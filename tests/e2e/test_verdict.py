@@ -71,7 +71,7 @@ class OneVerdict(GpuwatchTestCase):
 
     def test_every_surface_gives_the_recorded_runs_verdict_also_after_export_and_import(self):
         conf = self.short_advisor_config()
-        r = self.run_gw("record", "--name", "uneven", "--interval", "0.05", "--advise", "--check-every", "0.5",
+        r = self.run_gw("record", "--name", "uneven", "--interval", "0.05", "--advise", "--check-interval", "0.5",
                         "--advisor-config", conf, "--", "sleep", "5", scenario=UNEVEN)
         self.assertEqual(r.returncode, 0, r.stderr)
         os.remove(conf)  # later readers must take the config from the run, not from this file
