@@ -197,11 +197,15 @@ class Runner {
   }
 
  private:
+  // A Slurm task's exit status is what sacct and `scontrol show job` show
+  // as its ExitCode: the cell's own, as `record`'s is its command's, so that
+  // a task whose command exited 3 reads 3 there, not 1.
   int one_cell_exit(int sig) const {
     const CellResult& r = results_[*o_.only_cell];
     progress_line(fmt::format("matrix: cell {} {}", r.name, to_string(r.state)));
     if (sig != 0) return 128 + sig;
-    return r.state == CellState::Done ? 0 : 1;
+    if (r.state == CellState::Done) return 0;
+    return r.exit_status && *r.exit_status > 0 && *r.exit_status < 256 ? *r.exit_status : 1;
   }
 
   // record forwards the signal to its command's group and saves the run;
