@@ -9,6 +9,7 @@ ports of their own, and stopped at the end whatever happened.
 Nothing is read from or written to /etc/slurm, /etc/munge, /run or /var: a real cluster on the
 same machine (or another test's cluster) is never touched. The client tools find this cluster
 through SLURM_CONF (cluster.env())."""
+import ctypes
 import getpass
 import os
 import re
@@ -22,11 +23,22 @@ PACKAGES = {"munged": "munge", "slurmctld": "slurmctld", "slurmd": "slurmd", "sb
             "squeue": "slurm-client", "scontrol": "slurm-client", "scancel": "slurm-client", "sinfo": "slurm-client"}
 # Generous: the test runs beside others on two shared cores (ctest -j6).
 START_TIMEOUT_S = 60
+# Cancelled jobs end within Slurm's KillWait (30 s) at worst.
+STOP_TIMEOUT_S = 45
 
 
 class Unavailable(Exception):
     """Slurm cannot run here: a package is missing, or a daemon does not start in this environment
     (no privileges for it, a container without what it needs). The test is then skipped."""
+
+
+def die_with_parent():
+    """In a daemon before it runs: SIGTERM when the test's process dies, also of a SIGKILL (ctest's
+    timeout), so that no daemon outlives the test (prctl PR_SET_PDEATHSIG; Linux)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
 
 
 def missing_programs():
@@ -193,7 +205,8 @@ class SlurmCluster:
     def start_daemon(self, name, argv):
         out = open(os.path.join(self.logs, f"{name}.out"), "w")
         self.procs[name] = subprocess.Popen(argv, env=self.env(), stdout=out, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            preexec_fn=die_with_parent)
         out.close()
 
     def wait_for(self, predicate, what, timeout=START_TIMEOUT_S):
@@ -215,10 +228,13 @@ class SlurmCluster:
         return r.returncode == 0 and r.stdout.strip().rstrip("*") == "idle"
 
     def stop(self):
-        """Every daemon: SIGTERM, SIGKILL to its whole group after 10 s. Jobs still running are ended
-        with slurmd (their slurmstepd and processes are in slurmd's session)."""
-        if "slurmctld" in self.procs and "slurmd" in self.procs:
-            self.run("scancel", "--full", "--quiet", f"--user={getpass.getuser()}", check=False, timeout=30)
+        """Jobs left (a test that failed half-way) cancelled and waited for (slurmstepd outlives
+        slurmd); then every daemon: SIGTERM, SIGKILL to its whole group after 10 s."""
+        if all(self.procs.get(d) is not None and self.procs[d].poll() is None for d in ("slurmctld", "slurmd")):
+            self.run("scancel", "--quiet", f"--user={getpass.getuser()}", check=False, timeout=30)
+            deadline = time.monotonic() + STOP_TIMEOUT_S
+            while time.monotonic() < deadline and self.run("squeue", "--noheader", check=False, timeout=30).stdout.strip():
+                time.sleep(0.2)
         for name in ("slurmd", "slurmctld", "munged"):
             p = self.procs.get(name)
             if p is None or p.poll() is not None:

@@ -9,6 +9,7 @@ packages are missing or its daemons cannot start here."""
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -69,7 +70,8 @@ class SlurmMatrixTest(GpuwatchTestCase):
 
     # -- helpers ----------------------------------------------------------------------------
     def write_matrix(self, out, params, *flags):
-        """`matrix --slurm` in self.tmp, the probe named relative to it."""
+        """`matrix --slurm` in self.tmp, the probe named relative to it: the `sbatch ...` line it
+        printed, to be pasted into a shell."""
         args = ["matrix"]
         for p in params:
             args += ["--param", p]
@@ -79,16 +81,25 @@ class SlurmMatrixTest(GpuwatchTestCase):
                             *["{%s}" % n for n in names]],
                            env=self.env(FOUR_GPUS), cwd=self.tmp, capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
-        return os.path.join(out, "slurm.sbatch")
+        lines = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("sbatch ")]
+        self.assertEqual(len(lines), 1, r.stdout)
+        # Quoted for the shell: the folder may have blanks or a #.
+        self.assertEqual(shlex.split(lines[0]), ["sbatch", os.path.join(out, "slurm.sbatch")], r.stdout)
+        collect = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("gpuwatch matrix collect")]
+        self.assertEqual([shlex.split(line) for line in collect], [["gpuwatch", "matrix", "collect", out]], r.stdout)
+        return lines[0]
 
-    def submit(self, script, **extra):
-        """sbatch from another folder, with the fake NVML's variables in the environment it exports
-        (sbatch's default --export=ALL): the job array's id."""
+    def submit(self, sbatch_line, **extra):
+        """The `sbatch ...` line `matrix --slurm` printed, run by a shell in another folder, with the
+        fake NVML's variables in the environment sbatch exports (its default, --export=ALL): the job
+        array's id."""
         env = self.cluster.env(self.env(FOUR_GPUS, **extra))
-        r = subprocess.run(["sbatch", "--parsable", script], env=env, cwd=self.elsewhere, capture_output=True,
-                           text=True, timeout=60)
-        self.assertEqual(r.returncode, 0, f"sbatch failed: {r.stderr}\n{self.cluster.log_tails()}")
-        return r.stdout.strip().split(";")[0]
+        r = subprocess.run(["bash", "-c", sbatch_line], env=env, cwd=self.elsewhere, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(r.returncode, 0, f"{sbatch_line} failed: {r.stderr}\n{self.cluster.log_tails()}")
+        m = re.search(r"Submitted batch job (\d+)", r.stdout)
+        self.assertIsNotNone(m, r.stdout)
+        return m.group(1)
 
     def wait_for_tasks(self, job, count, out):
         """Every task of `job` in a terminal state (squeue): {"<job>_<i>": state}."""
@@ -149,8 +160,8 @@ class SlurmMatrixTest(GpuwatchTestCase):
     def test_job_array_runs_each_cell_on_its_gpu_then_status_collect_and_report(self):
         # A folder with a blank, a # and a %: sbatch's #SBATCH lines must quote it for the logs.
         out = os.path.join(self.tmp, "matrix 1#x%")
-        script = self.write_matrix(out, ["a=1,2", "b=x,y"], "--gpus-per-cell", "1")
-        job = self.submit(script, PROBE_EXIT_2_y="3")
+        sbatch = self.write_matrix(out, ["a=1,2", "b=x,y"], "--gpus-per-cell", "1")
+        job = self.submit(sbatch, PROBE_EXIT_2_y="3")
         states = self.wait_for_tasks(job, 4, out)
         self.assertEqual(states, {f"{job}_0": "COMPLETED", f"{job}_1": "COMPLETED", f"{job}_2": "COMPLETED",
                                   f"{job}_3": "FAILED"}, self.task_logs(out))
@@ -188,11 +199,18 @@ class SlurmMatrixTest(GpuwatchTestCase):
             self.assertEqual(cell["state"], "failed" if values == ("2", "y") else "done", cell)
         self.assertEqual(self.read_json(out, "a=2,b=y", "cell.json")["exit_status"], 3)
 
-        # report --job over the tasks' stores (the folder of them).
-        doc = self.report_json("--job", f"{job}_1", "--store", os.path.join(out, "stores"))
+        # report --job over the tasks' stores (the folder of them): a task by its id, and the whole
+        # array by the id sbatch printed, as squeue, sacct and scancel take it.
+        stores = os.path.join(out, "stores")
+        doc = self.report_json("--job", f"{job}_1", "--store", stores)
         self.assertEqual(doc["kind"], "job")
         self.assertEqual([r["name"] for r in doc["runs"]], ["a=1,b=y"])
         self.assertEqual(doc["runs"][0]["host"], self.cluster.node)
+        doc = self.report_json("--job", job, "--store", stores)
+        self.assertEqual(sorted(r["job"]["id"] for r in doc["runs"]), [f"{job}_{t}" for t in range(4)])
+        r = self.run_gw("runs", "--job", job, "--store", store, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(run["name"] for run in json.loads(r.stdout)["runs"]), [f"a={a},b={b}" for a, b in cells])
 
         r = self.run_gw("matrix", "collect", out)
         self.assertEqual(r.returncode, 1, "a failed cell: collect exits 1\n" + r.stderr)
@@ -209,9 +227,9 @@ class SlurmMatrixTest(GpuwatchTestCase):
         KillWait, 30 s): the task's run-cell, the recorder and the command. Cell a=2 ignores SIGTERM:
         run-cell SIGKILLs it after --stop-grace, well before Slurm's SIGKILL would end run-cell too."""
         out = os.path.join(self.tmp, "cancelled")
-        script = self.write_matrix(out, ["a=1,2"], "--stop-grace", "2s")
+        sbatch = self.write_matrix(out, ["a=1,2"], "--stop-grace", "2s")
         open(os.path.join(self.probe_log, "block"), "w").close()
-        job = self.submit(script, PROBE_IGNORE_TERM_2="1")
+        job = self.submit(sbatch, PROBE_IGNORE_TERM_2="1")
         started = [os.path.join(self.probe_log, f"{a}.json") for a in (1, 2)]
         deadline = time.monotonic() + JOB_TIMEOUT_S
         while not all(map(os.path.exists, started)) and time.monotonic() < deadline:
