@@ -23,8 +23,9 @@ PACKAGES = {"munged": "munge", "slurmctld": "slurmctld", "slurmd": "slurmd", "sb
             "squeue": "slurm-client", "scontrol": "slurm-client", "scancel": "slurm-client", "sinfo": "slurm-client"}
 # Generous: the test runs beside others on two shared cores (ctest -j6).
 START_TIMEOUT_S = 60
-# Cancelled jobs end within Slurm's KillWait (30 s) at worst.
-STOP_TIMEOUT_S = 45
+KILL_WAIT_S = 8
+# Cancelled jobs end within KillWait at worst.
+STOP_TIMEOUT_S = 30
 
 
 class Unavailable(Exception):
@@ -195,6 +196,10 @@ class SlurmCluster:
             "MailProg=/bin/true",
             "ReturnToService=2",
             "MinJobAge=600",  # finished jobs stay in squeue --states=all / scontrol for the test
+            # SIGKILL this long after the SIGTERM of scancel or a time limit (30 s by default): short,
+            # so that a test sees it, and long enough for a cell stopped by SIGTERM to end on a busy
+            # machine.
+            f"KillWait={KILL_WAIT_S}",
             *(["GresTypes=gpu"] if self.gpus else []),
             f"NodeName={self.node} NodeAddr=127.0.0.1 {node_fields}{gres} State=UNKNOWN",
             f"PartitionName=test Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",

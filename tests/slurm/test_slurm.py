@@ -19,7 +19,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
-from harness import GpuwatchTestCase, QUICK  # noqa: E402
+sys.path.insert(0, HERE)
+from harness import BIN, GpuwatchTestCase, QUICK  # noqa: E402
 from slurm_cluster import SlurmCluster, Unavailable  # noqa: E402
 
 SKIP = 77
@@ -76,7 +77,7 @@ class SlurmMatrixTest(GpuwatchTestCase):
         for p in params:
             args += ["--param", p]
         names = [p.split("=", 1)[0] for p in params]
-        r = subprocess.run([os.environ.get("GPUWATCH_BIN", "gpuwatch"), *args, *flags, "--slurm", "--interval", "0.1",
+        r = subprocess.run([BIN, *args, *flags, "--slurm", "--interval", "0.1",
                             "--output-dir", out, "--", sys.executable, "probe.py", self.probe_log,
                             *["{%s}" % n for n in names]],
                            env=self.env(FOUR_GPUS), cwd=self.tmp, capture_output=True, text=True, timeout=60)
@@ -137,6 +138,18 @@ class SlurmMatrixTest(GpuwatchTestCase):
                 return status
             time.sleep(0.25)
         self.fail(f"matrix status never showed {what}: {json.dumps(status)}\n{self.task_logs(out)}")
+
+    def wait_until_started(self, job, out, cells):
+        """Until the command of each cell (its values) has started, and `matrix status` says so."""
+        started = [os.path.join(self.probe_log, f"{values}.json") for values in cells]
+        deadline = time.monotonic() + JOB_TIMEOUT_S
+        while not all(map(os.path.exists, started)) and time.monotonic() < deadline:
+            if any(s in TERMINAL for s in self.cluster.job_states(job).values()):
+                break
+            time.sleep(0.1)
+        self.assertTrue(all(map(os.path.exists, started)),
+                        f"the cells {cells} never all started: {self.cluster.job_states(job)}\n{self.task_logs(out)}")
+        self.assertEqual(self.status(out)["running"], len(cells))
 
     def probe_facts(self, values):
         with open(os.path.join(self.probe_log, "_".join(values) + ".json")) as f:
@@ -224,21 +237,14 @@ class SlurmMatrixTest(GpuwatchTestCase):
 
     def test_scancel_of_running_tasks_leaves_their_cells_interrupted(self):
         """Slurm's scancel sends SIGTERM to every process of the task at once (then SIGKILL after its
-        KillWait, 30 s): the task's run-cell, the recorder and the command. Cell a=2 ignores SIGTERM:
-        run-cell SIGKILLs it after --stop-grace, well before Slurm's SIGKILL would end run-cell too."""
+        KillWait, 8 s here): the task's run-cell, the recorder and the command. Cell a=2 ignores
+        SIGTERM: run-cell SIGKILLs it after --stop-grace, well before Slurm's SIGKILL would end
+        run-cell too."""
         out = os.path.join(self.tmp, "cancelled")
-        sbatch = self.write_matrix(out, ["a=1,2"], "--stop-grace", "2s")
+        sbatch = self.write_matrix(out, ["a=1,2"], "--stop-grace", "1s")
         open(os.path.join(self.probe_log, "block"), "w").close()
         job = self.submit(sbatch, PROBE_IGNORE_TERM_2="1")
-        started = [os.path.join(self.probe_log, f"{a}.json") for a in (1, 2)]
-        deadline = time.monotonic() + JOB_TIMEOUT_S
-        while not all(map(os.path.exists, started)) and time.monotonic() < deadline:
-            if any(s in TERMINAL for s in self.cluster.job_states(job).values()):
-                break
-            time.sleep(0.1)
-        self.assertTrue(all(map(os.path.exists, started)),
-                        f"the cells never both started: {self.cluster.job_states(job)}\n{self.task_logs(out)}")
-        self.assertEqual(self.status(out)["running"], 2)
+        self.wait_until_started(job, out, ["1", "2"])
         self.cluster.run("scancel", job)
         states = self.wait_for_tasks(job, 2, out)
         self.assertEqual(states, {f"{job}_0": "CANCELLED", f"{job}_1": "CANCELLED"})
@@ -260,6 +266,25 @@ class SlurmMatrixTest(GpuwatchTestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertEqual([(u["cell"], u["state"]) for u in self.read_json(out, "summary.json")["unsuccessful"]],
                          [("a=1", "interrupted"), ("a=2", "interrupted")])
+
+
+    def test_a_task_killed_while_its_cell_stops_leaves_the_cell_interrupted(self):
+        """A cell that outlasts Slurm's KillWait after scancel (here a command that ignores SIGTERM and
+        --stop-grace 60s, KillWait 8 s): Slurm SIGKILLs every process of the task, run-cell too,
+        before the cell ends. Its files say it was interrupted, not `running` for good."""
+        out = os.path.join(self.tmp, "killed")
+        sbatch = self.write_matrix(out, ["a=1"], "--stop-grace", "60s")
+        open(os.path.join(self.probe_log, "block"), "w").close()
+        job = self.submit(sbatch, PROBE_IGNORE_TERM_1="1")
+        self.wait_until_started(job, out, ["1"])
+        self.cluster.run("scancel", job)
+        self.assertEqual(self.wait_for_tasks(job, 1, out), {f"{job}_0": "CANCELLED"})
+        status = self.status(out)
+        self.assertEqual((status["interrupted"], status["running"]), (1, 0), json.dumps(status))
+        cell = self.read_json(out, "a=1", "cell.json")
+        self.assertEqual(cell["state"], "interrupted", cell)
+        self.assertIn("stopped by signal 15 (SIGTERM), and killed before its end was written", cell["failure"])
+        self.assertIsNone(cell["exit_status"], cell)
 
 
 def main():
