@@ -79,12 +79,14 @@ def node_line():
 
 
 class SlurmCluster:
-    def __init__(self, root, gpus=0):
+    def __init__(self, root, gpus=0, max_array_size=1001):
         """A cluster whose files are all under `root` (made if missing). `gpus`: GPUs the node
         declares as a generic resource (gres.conf), files under root standing for /dev/nvidiaN, so
-        that --gpus-per-task is granted and Slurm sets CUDA_VISIBLE_DEVICES."""
+        that --gpus-per-task is granted and Slurm sets CUDA_VISIBLE_DEVICES. `max_array_size`:
+        slurm.conf's MaxArraySize (array indices below it)."""
         self.root = os.path.abspath(root)
         self.gpus = gpus
+        self.max_array_size = max_array_size
         self.procs = {}
         self.conf = os.path.join(self.root, "etc", "slurm.conf")
         self.logs = os.path.join(self.root, "log")
@@ -200,6 +202,7 @@ class SlurmCluster:
             # so that a test sees it, and long enough for a cell stopped by SIGTERM to end on a busy
             # machine.
             f"KillWait={KILL_WAIT_S}",
+            f"MaxArraySize={self.max_array_size}",
             *(["GresTypes=gpu"] if self.gpus else []),
             f"NodeName={self.node} NodeAddr=127.0.0.1 {node_fields}{gres} State=UNKNOWN",
             f"PartitionName=test Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",

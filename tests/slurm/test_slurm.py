@@ -18,6 +18,10 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The tasks run in other folders: paths given relative to where the test started made absolute.
+for _name in ("GPUWATCH_BIN", "FAKE_NVML", "FAKE_NVML_OLD", "GPUWATCH_FIXTURES", "GPUWATCH_FIXTURE_TREES"):
+    if "/" in os.environ.get(_name, ""):
+        os.environ[_name] = os.path.abspath(os.environ[_name])
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
 sys.path.insert(0, HERE)
 from harness import BIN, GpuwatchTestCase, QUICK  # noqa: E402
@@ -25,6 +29,7 @@ from slurm_cluster import SlurmCluster, Unavailable  # noqa: E402
 
 SKIP = 77
 GPUS = 4
+MAX_ARRAY_SIZE = 5  # the cluster's MaxArraySize
 FOUR_GPUS = QUICK + f";gpu_count={GPUS}"
 # Generous: the tasks run beside other tests on two shared cores.
 JOB_TIMEOUT_S = 90
@@ -70,9 +75,9 @@ class SlurmMatrixTest(GpuwatchTestCase):
         os.makedirs(self.elsewhere)
 
     # -- helpers ----------------------------------------------------------------------------
-    def write_matrix(self, out, params, *flags):
+    def write_matrix(self, out, params, *flags, scripts=("slurm.sbatch",)):
         """`matrix --slurm` in self.tmp, the probe named relative to it: the `sbatch ...` line it
-        printed, to be pasted into a shell."""
+        printed (one per script: `scripts`, in DIR), to be pasted into a shell; a list with several."""
         args = ["matrix"]
         for p in params:
             args += ["--param", p]
@@ -83,12 +88,12 @@ class SlurmMatrixTest(GpuwatchTestCase):
                            env=self.env(FOUR_GPUS), cwd=self.tmp, capture_output=True, text=True, timeout=60)
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("sbatch ")]
-        self.assertEqual(len(lines), 1, r.stdout)
         # Quoted for the shell: the folder may have blanks or a #.
-        self.assertEqual(shlex.split(lines[0]), ["sbatch", os.path.join(out, "slurm.sbatch")], r.stdout)
+        self.assertEqual([shlex.split(line) for line in lines], [["sbatch", os.path.join(out, s)] for s in scripts],
+                         r.stdout)
         collect = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("gpuwatch matrix collect")]
         self.assertEqual([shlex.split(line) for line in collect], [["gpuwatch", "matrix", "collect", out]], r.stdout)
-        return lines[0]
+        return lines[0] if len(lines) == 1 else lines
 
     def submit(self, sbatch_line, **extra):
         """The `sbatch ...` line `matrix --slurm` printed, run by a shell in another folder, with the
@@ -287,13 +292,38 @@ class SlurmMatrixTest(GpuwatchTestCase):
         self.assertIsNone(cell["exit_status"], cell)
 
 
+    def test_a_matrix_over_max_array_size_is_split_into_arrays_slurm_accepts(self):
+        """Slurm refuses an array index at or above its MaxArraySize (5 on this cluster: indices 0-4):
+        a 6-cell matrix as one array is refused by sbatch itself; with --slurm-max-array-size 5 it is
+        two scripts, the second's tasks numbered from 0 again, and every cell runs once."""
+        one = self.write_matrix(os.path.join(self.tmp, "one"), ["a=1,2,3,4,5,6"])
+        r = subprocess.run(["bash", "-c", one], env=self.cluster.env(self.env(FOUR_GPUS)), cwd=self.elsewhere,
+                           capture_output=True, text=True, timeout=60)
+        self.assertNotEqual(r.returncode, 0, "sbatch took --array=0-5 over MaxArraySize 5")
+        self.assertIn("array", r.stderr.lower(), r.stderr)
+
+        out = os.path.join(self.tmp, "split")
+        lines = self.write_matrix(out, ["a=1,2,3,4,5,6"], "--slurm-max-array-size", str(MAX_ARRAY_SIZE),
+                                  scripts=("slurm-1.sbatch", "slurm-2.sbatch"))
+        jobs = [self.submit(line) for line in lines]
+        self.assertEqual(self.wait_for_tasks(jobs[0], 5, out), {f"{jobs[0]}_{t}": "COMPLETED" for t in range(5)})
+        self.assertEqual(self.wait_for_tasks(jobs[1], 1, out), {f"{jobs[1]}_0": "COMPLETED"})
+        status = self.wait_for_cells(out, "every cell ended", lambda s: s["running"] == 0 and s["pending"] == 0)
+        self.assertEqual((status["total"], status["done"]), (6, 6), json.dumps(status))
+        # Cell a=6 is task 0 of the second array.
+        env = self.probe_facts(["6"])["env"]
+        self.assertEqual((env["SLURM_ARRAY_JOB_ID"], env["SLURM_ARRAY_TASK_ID"]), (jobs[1], "0"))
+        r = self.run_gw("matrix", "collect", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+
 def main():
     global CLUSTER
     root = tempfile.mkdtemp(prefix="gpuwatch-slurm-")
     started = time.monotonic()
     try:
         try:
-            CLUSTER = SlurmCluster(os.path.join(root, "cluster"), gpus=GPUS).__enter__()
+            CLUSTER = SlurmCluster(os.path.join(root, "cluster"), gpus=GPUS, max_array_size=MAX_ARRAY_SIZE).__enter__()
         except Unavailable as e:
             print(f"slurm.cluster: SKIPPED: {e}", file=sys.stderr)
             return SKIP
