@@ -212,6 +212,8 @@ class SlurmMatrixTest(GpuwatchTestCase):
             # The stored run: the real ids, the task's GPU.
             doc = self.report_json(cell["run_id"], "--store", store)
             self.assertEqual(doc["run"]["job"]["id"], f"{job}_{task}", doc["run"]["job"])
+            # ... which Slurm takes for the task whose own SLURM_JOB_ID the command had.
+            self.assertEqual(self.cluster.job_info(doc["run"]["job"]["id"])["JobId"], env["SLURM_JOB_ID"])
             self.assertEqual(doc["run"]["job"]["source"], "slurm")
             self.assertEqual([g["gpu"] for g in doc["devices"]], granted)
             self.assertEqual(cell["state"], "failed" if values == ("2", "y") else "done", cell)
