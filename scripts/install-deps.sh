@@ -41,6 +41,10 @@ tests_packages=(
                              # it with the server, which systemd starts: `systemctl disable --now prometheus`;
                              # promtool also tests contrib/prometheus/gpuwatch-rules.yml (prometheus.rules)
   python3-yaml               # tests/prometheus/check_rules.py reads the rules and their tests
+  slurmctld slurmd slurm-client munge
+                             # a one-node Slurm cluster the test starts in a temporary folder for
+                             # `matrix --slurm` (tests/slurm, slurm.cluster); Debian's systemd
+                             # units for them are not needed: `systemctl disable --now slurmctld slurmd munge`
 )
 # Workers of `gpuwatch bench` (docs/bench-workers.md); the CUDA worker needs
 # NVIDIA's CUDA toolkit, which is not a Debian package this script installs.

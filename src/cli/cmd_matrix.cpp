@@ -100,18 +100,20 @@ void add_matrix_collect(CLI::App& matrix, int& exit_code) {
   });
 }
 
-// What --slurm wrote and how to submit it.
+// What --slurm wrote and how to submit it: command lines to paste, their
+// paths quoted for the shell (a folder may have blanks or a `#`).
 std::string slurm_message(const matrix::SlurmScripts& written, const matrix::RunnerOptions& o) {
-  const std::string collect = fmt::format("then, when the tasks are done:\n  gpuwatch matrix collect {}\n", o.dir.string());
+  const std::string collect =
+      fmt::format("then, when the tasks are done:\n  gpuwatch matrix collect {}\n", matrix::shell_quote(o.dir.string()));
   if (written.scripts.size() == 1) {
     return fmt::format("wrote {} ({} cells, a task each); submit it with:\n  sbatch {}\n{}", written.scripts[0].string(),
-                       written.cells, written.scripts[0].string(), collect);
+                       written.cells, matrix::shell_quote(written.scripts[0].string()), collect);
   }
   std::string out = fmt::format(
       "the matrix has {} cells, more than one Slurm job array may hold ({} tasks: --slurm-max-array-size, Slurm's "
       "MaxArraySize): wrote {} job arrays of at most {} tasks, one script each; submit them all with:\n",
       matrix::group_thousands(written.cells), o.slurm_max_array_size, written.scripts.size(), o.slurm_max_array_size);
-  for (const auto& script : written.scripts) out += fmt::format("  sbatch {}\n", script.string());
+  for (const auto& script : written.scripts) out += fmt::format("  sbatch {}\n", matrix::shell_quote(script.string()));
   return out + collect;
 }
 

@@ -6,6 +6,7 @@
 
 #include "cli/options.h"
 #include "cli/run_source.h"
+#include "core/job_id.h"
 
 namespace gpuwatch::cli {
 
@@ -55,7 +56,7 @@ JobReport load_job(const std::string& job_id, const StoreList& stores) {
   const auto paths = stores.paths();
   std::vector<JobRun> runs;
   for_each_stored_run(paths, [&](Store& store, const RunInfo& run) {
-    if (run.job.id == job_id) runs.push_back(job_run(store.load(run, row_load_options())));
+    if (job_id_matches(run.job, job_id)) runs.push_back(job_run(store.load(run, row_load_options())));
   });
   if (runs.empty()) {
     std::string where;

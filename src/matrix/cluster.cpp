@@ -19,6 +19,7 @@ SlurmScripts write_slurm_matrix(const RunnerOptions& o) {
   const GridPlan plan(o.def.grid);
   SlurmJob job;
   job.dir = fs::absolute(o.dir).lexically_normal().string();
+  job.workdir = fs::current_path().string();
   job.exe = self_exe();
   job.job_name = "gpuwatch-matrix-" + safe_dir_name(fs::path(job.dir).filename().string());
   job.gpus_per_cell = o.def.gpus_per_cell;

@@ -197,11 +197,15 @@ class Runner {
   }
 
  private:
+  // A Slurm task's exit status is what sacct and `scontrol show job` show
+  // as its ExitCode: the cell's own, as `record`'s is its command's, so that
+  // a task whose command exited 3 reads 3 there, not 1.
   int one_cell_exit(int sig) const {
     const CellResult& r = results_[*o_.only_cell];
     progress_line(fmt::format("matrix: cell {} {}", r.name, to_string(r.state)));
     if (sig != 0) return 128 + sig;
-    return r.state == CellState::Done ? 0 : 1;
+    if (r.state == CellState::Done) return 0;
+    return r.exit_status && *r.exit_status > 0 && *r.exit_status < 256 ? *r.exit_status : 1;
   }
 
   // record forwards the signal to its command's group and saves the run;
@@ -209,10 +213,29 @@ class Runner {
   void forward_stop(int sig) {
     for (auto& [i, r] : running_) {
       kill(r.pid, sig);
-      if (!r.stop_sent) r.stop_sent = Clock::now();
+      if (!r.stop_sent) {
+        r.stop_sent = Clock::now();
+        write_stopping(i, r, sig);
+      }
     }
     progress_line(fmt::format("stopping: signal {} sent to {} running cell{}", sig, running_.size(),
                               running_.size() == 1 ? "" : "s"));
+  }
+
+  // The cell's files say `interrupted` as soon as it is told to stop, so that
+  // a process killed outright meanwhile does not leave it `running` for good:
+  // a Slurm task gets SIGKILL KillWait (30 s by default) after scancel's or
+  // the time limit's SIGTERM, its run-cell too. finish() then writes how the
+  // cell really ended.
+  void write_stopping(std::size_t i, const Running& r, int sig) const {
+    CellResult shown = results_[i];
+    shown.state = CellState::Interrupted;
+    shown.failure = fmt::format("stopped by signal {} (SIG{}), and killed before its end was written (e.g. by "
+                                "Slurm's SIGKILL, KillWait after scancel or the time limit)",
+                                sig, sigabbrev_np(sig));
+    shown.end_unix_s = unix_now();
+    shown.duration_s = std::chrono::duration<double>(Clock::now() - r.started).count();
+    write_cell(o_.dir, plan_.cell(i), shown);
   }
 
   // --cell-timeout, and a stop the cell ignores: SIGTERM to the recorder at

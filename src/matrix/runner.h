@@ -53,8 +53,10 @@ struct SlurmScripts {
 SlurmScripts write_slurm_matrix(const RunnerOptions& options);
 
 // `matrix run-cell DIR INDEX`: the cell as the local runner runs it, its
-// run stored in DIR/stores/<hostname>.db. Exit status as run_matrix's for
-// that one cell. `o` carries what cli/ read from the environment (paths,
+// run stored in DIR/stores/<hostname>.db. Exit status: 0 when the cell
+// succeeded, else its own exit status (the command's, 128+N when signal N
+// killed it), 1 when it has none (it could not start), 128+N when signal N
+// stopped the task (scancel, Slurm's time limit). `o` carries what cli/ read from the environment (paths,
 // visibility, environment); the rest comes from DIR.
 int run_cell(RunnerOptions o, const std::filesystem::path& dir, std::size_t index);
 

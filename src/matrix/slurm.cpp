@@ -21,6 +21,18 @@ std::string bash_array(std::string_view name, const std::vector<std::string>& it
   return out;
 }
 
+// The cells' commands may name files relative to where the matrix was
+// written: the task runs them there, as a local matrix does, wherever sbatch
+// ran (a folder missing on the node fails the task, saying so).
+std::string enter_workdir(const std::string& workdir) {
+  if (workdir.empty()) return {};
+  return fmt::format("WORKDIR={}\n", shell_quote(workdir)) +
+         "if ! cd \"$WORKDIR\"; then\n"
+         "  echo \"gpuwatch matrix: task $task: cannot enter $WORKDIR, where the matrix was written, on $(hostname)\" >&2\n"
+         "  exit 2\n"
+         "fi\n";
+}
+
 }  // namespace
 
 std::string shell_quote(std::string_view word) {
@@ -35,6 +47,24 @@ std::string shell_quote(std::string_view word) {
   }
   out += '\'';
   return out;
+}
+
+std::optional<std::string> sbatch_quote(std::string_view value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\' || u < 0x20 || u == 0x7f) return std::nullopt;
+    if (c == '"') out += '\\';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::optional<std::string> sbatch_log_path(std::string_view dir) {
+  std::string path;
+  for (const char c : dir) path += c == '%' ? std::string("%%") : std::string(1, c);
+  return sbatch_quote(path + "/slurm-%A_%a.log");
 }
 
 std::string shell_command_line(const std::vector<std::string>& argv) {
@@ -69,12 +99,11 @@ std::string render_slurm_script(const SlurmJob& job) {
   out += fmt::format("#SBATCH --array=0-{}\n", job.cells.empty() ? 0 : job.cells.size() - 1);
   out += "#SBATCH --ntasks=1\n";
   if (job.gpus_per_cell) out += fmt::format("#SBATCH --gpus-per-task={}\n", *job.gpus_per_cell);
-  // sbatch's directives take no quoting: a folder with blanks keeps Slurm's
-  // default log (slurm-%A_%a.out where sbatch ran); the cell's own output is
-  // in DIR/<cell>/output.log either way.
-  if (std::none_of(job.dir.begin(), job.dir.end(), [](char c) { return c == ' ' || c == '\t' || c == '\n'; })) {
-    out += fmt::format("#SBATCH --output={}/slurm-%A_%a.log\n", job.dir);
-  }
+  // Quoted, as sbatch reads quotes (a blank or `#` unquoted would cut the
+  // path). A folder sbatch cannot be given (a backslash) keeps Slurm's default
+  // log, slurm-%A_%a.out where the task starts; the cell's own output is in
+  // DIR/<cell>/output.log either way.
+  if (const auto log = sbatch_log_path(job.dir)) out += fmt::format("#SBATCH --output={}\n", *log);
   out += "set -euo pipefail\n\n";
   out += fmt::format("GPUWATCH=${{GPUWATCH:-{}}}\n", shell_quote(job.exe));
   out += fmt::format("DIR={}\n", shell_quote(job.dir));
@@ -89,7 +118,9 @@ std::string render_slurm_script(const SlurmJob& job) {
       "  echo \"gpuwatch matrix: SLURM_ARRAY_TASK_ID='$i' is no task of this array (0-$(( ${#CELLS[@]} - 1 ))): submit with sbatch\" >&2\n"
       "  exit 2\n"
       "fi\n"
-      "task=$(( FIRST + i ))\n"
+      "task=$(( FIRST + i ))\n";
+  out += enter_workdir(job.workdir);
+  out +=
       "echo \"gpuwatch matrix: task $task: cell ${CELLS[$i]}: ${COMMANDS[$i]}\"\n"
       "exec \"$GPUWATCH\" matrix run-cell \"$DIR\" \"$task\"\n";
   return out;

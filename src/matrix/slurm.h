@@ -22,6 +22,10 @@ inline constexpr std::size_t kSlurmDefaultMaxArraySize = 1001;
 
 struct SlurmJob {
   std::string dir;                   // absolute: the tasks may start elsewhere
+  // Absolute: where `matrix --slurm` ran. The tasks run their cells there,
+  // as a local matrix runs them where it was started, whatever folder sbatch
+  // ran in (its default working folder); empty: where the task starts.
+  std::string workdir;
   std::string exe;                   // the gpuwatch binary, absolute
   std::string job_name;
   std::optional<int> gpus_per_cell;  // --gpus-per-task; none: the partition's default
@@ -38,6 +42,18 @@ std::vector<std::pair<std::size_t, std::size_t>> slurm_arrays(std::size_t cells,
 // One word for bash: bare when it is only [A-Za-z0-9_@%+=:,./-] (and not
 // empty), else in single quotes, a ' written as '\''.
 std::string shell_quote(std::string_view word);
+
+// A value for an #SBATCH line as sbatch reads it: in double quotes (a blank,
+// `#` or `'` inside is then literal), `"` written `\"`; nullopt for a value
+// sbatch cannot be given there (a backslash, which its parser would drop, or
+// a control character).
+std::optional<std::string> sbatch_quote(std::string_view value);
+
+// The --output value for the tasks' logs in `dir`, DIR/slurm-%A_%a.log, `%`
+// of the folder written `%%` (Slurm's file name patterns), sbatch_quote'd;
+// nullopt where that cannot be (a backslash would also turn Slurm's
+// patterns off: every task one log).
+std::optional<std::string> sbatch_log_path(std::string_view dir);
 
 // The command as one line of shell words.
 std::string shell_command_line(const std::vector<std::string>& argv);

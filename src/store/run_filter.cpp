@@ -8,6 +8,7 @@
 
 #include "core/durations.h"
 #include "core/iso_time.h"
+#include "core/job_id.h"
 
 namespace gpuwatch {
 
@@ -70,7 +71,7 @@ std::vector<RunInfo> filter_runs(const std::vector<RunInfo>& runs, const RunFilt
         fnmatch(filter.name.c_str(), r.name.c_str(), 0) != 0) {
       continue;
     }
-    if (!filter.job.empty() && r.job.id != filter.job) continue;
+    if (!filter.job.empty() && !job_id_matches(r.job, filter.job)) continue;
     if (filter.since_wall_ns && r.start_wall_ns < *filter.since_wall_ns) continue;
     out.push_back(r);
   }

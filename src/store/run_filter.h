@@ -24,7 +24,7 @@ std::optional<std::int64_t> parse_time_bound_ns(std::string_view text, std::int6
 
 struct RunFilter {
   std::string name;                           // exact name or shell glob ("bert-*"); empty: any
-  std::string job;                            // exact job id (RunInfo::job); empty: any
+  std::string job;                            // a job id (job_id_matches); empty: any
   std::optional<std::int64_t> since_wall_ns;  // started at or after
   std::optional<std::size_t> limit;           // only the newest N of those that match
 };

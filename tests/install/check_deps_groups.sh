@@ -14,11 +14,14 @@ for p in cmake libcli11-dev libfmt-dev libsqlite3-dev libsimdjson-dev libcairo2-
     python3-venv python3-setuptools python3-wheel; do
   has "$build" "$p" || fail "the default group lacks $p"
 done
-for p in libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev zsh libcpp-httplib-dev; do
+for p in libtorch-dev libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev zsh libcpp-httplib-dev \
+    slurmctld slurmd slurm-client munge; do
   has "$build" "$p" && fail "the default group installs $p, which only tests or bench workers need"
 done
 tests=$("$deps" --print --tests)
-for p in libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev libcpp-httplib-dev; do
+# slurmctld, slurmd, slurm-client and munge: the one-node Slurm cluster of tests/slurm (issue 27, item 1).
+for p in libgtest-dev libgmock-dev libbenchmark-dev clang libclang-rt-dev libcpp-httplib-dev \
+    slurmctld slurmd slurm-client munge; do
   has "$tests" "$p" || fail "--tests lacks $p"
 done
 has "$tests" libtorch-dev && fail "--tests installs libtorch-dev"

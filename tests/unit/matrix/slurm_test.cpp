@@ -5,6 +5,19 @@
 namespace gpuwatch::matrix {
 namespace {
 
+// A job array of one cell, `command` over a={1}, its matrix in `dir`.
+SlurmJob one_cell_job(std::string dir, std::vector<std::string> command = {"x", "{a}"}) {
+  GridSpec spec;
+  spec.params = {{"a", {"1"}}};
+  spec.command = std::move(command);
+  SlurmJob job;
+  job.dir = std::move(dir);
+  job.exe = "gpuwatch";
+  job.job_name = "j";
+  job.cells = expand_grid(spec);
+  return job;
+}
+
 TEST(MatrixSlurm, QuotesShellWords) {
   EXPECT_EQ(shell_quote("plain-word_1.5/x=y,z"), "plain-word_1.5/x=y,z");
   EXPECT_EQ(shell_quote(""), "''");
@@ -30,7 +43,8 @@ TEST(MatrixSlurm, WritesAnArrayOfTheCells) {
   EXPECT_NE(s.find("#SBATCH --array=0-3\n"), std::string::npos) << s;
   EXPECT_NE(s.find("#SBATCH --gpus-per-task=2\n"), std::string::npos);
   EXPECT_NE(s.find("#SBATCH --job-name=gpuwatch-matrix-m\n"), std::string::npos);
-  EXPECT_EQ(s.find("#SBATCH --output"), std::string::npos);  // a folder with a blank: Slurm's default log
+  // A folder with a blank, quoted as sbatch reads #SBATCH lines.
+  EXPECT_NE(s.find("#SBATCH --output=\"/scratch/my matrix/slurm-%A_%a.log\"\n"), std::string::npos) << s;
   EXPECT_NE(s.find("DIR='/scratch/my matrix'\n"), std::string::npos);
   EXPECT_NE(s.find("GPUWATCH=${GPUWATCH:-/opt/gpuwatch/bin/gpuwatch}\n"), std::string::npos);
   // The names, one quoted element each, in the grid's order.
@@ -43,18 +57,39 @@ TEST(MatrixSlurm, WritesAnArrayOfTheCells) {
 }
 
 TEST(MatrixSlurm, LogsNextToTheCellsWhenTheFolderAllowsIt) {
-  GridSpec spec;
-  spec.params = {{"a", {"1"}}};
-  spec.command = {"x", "{a}"};
-  SlurmJob job;
-  job.dir = "/scratch/m";
-  job.exe = "gpuwatch";
-  job.job_name = "j";
-  job.cells = expand_grid(spec);
-  const std::string s = render_slurm_script(job);
+  const std::string s = render_slurm_script(one_cell_job("/scratch/m"));
   EXPECT_NE(s.find("#SBATCH --array=0-0\n"), std::string::npos);
-  EXPECT_NE(s.find("#SBATCH --output=/scratch/m/slurm-%A_%a.log\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --output=\"/scratch/m/slurm-%A_%a.log\"\n"), std::string::npos);
   EXPECT_EQ(s.find("--gpus-per-task"), std::string::npos);
+  EXPECT_EQ(s.find("WORKDIR="), std::string::npos);  // no workdir: where the task starts
+}
+
+// sbatch reads an #SBATCH value in quotes (blanks, `#`, `'` literal inside),
+// takes a backslash as an escape anywhere, and Slurm's --output has `%`
+// patterns: found on a real Slurm 22.05 (tests/slurm), where an unquoted `#`
+// cut the log's path and a blank left it at Slurm's default.
+TEST(MatrixSlurm, QuotesValuesAsSbatchReadsThem) {
+  EXPECT_EQ(sbatch_quote("/a b/it's #1"), "\"/a b/it's #1\"");
+  EXPECT_EQ(sbatch_quote("say \"hi\""), "\"say \\\"hi\\\"\"");
+  EXPECT_EQ(sbatch_quote("a\\b"), std::nullopt);
+  EXPECT_EQ(sbatch_quote("a\nb"), std::nullopt);
+  EXPECT_EQ(sbatch_log_path("/runs/100% x"), "\"/runs/100%% x/slurm-%A_%a.log\"");
+  EXPECT_EQ(sbatch_log_path("/runs/a\\b"), std::nullopt);
+  // Slurm's default log then.
+  EXPECT_EQ(render_slurm_script(one_cell_job("/runs/m\\1")).find("#SBATCH --output"), std::string::npos);
+}
+
+// The cells run where `matrix --slurm` ran, as a local matrix's do, not in
+// the folder sbatch ran in (Slurm's default working folder).
+TEST(MatrixSlurm, TasksRunTheirCellsWhereTheMatrixWasWritten) {
+  SlurmJob job = one_cell_job("/runs/m", {"python", "train.py", "{a}"});
+  job.workdir = "/home/me/my project";
+  const std::string s = render_slurm_script(job);
+  const auto cd = s.find("WORKDIR='/home/me/my project'\nif ! cd \"$WORKDIR\"; then\n");
+  EXPECT_NE(cd, std::string::npos) << s;
+  EXPECT_LT(s.find("task=$(( FIRST + i ))\n"), cd);  // its message names the task
+  EXPECT_LT(cd, s.find("exec \"$GPUWATCH\" matrix run-cell"));
+  EXPECT_NE(s.find("cannot enter $WORKDIR, where the matrix was written"), std::string::npos);
 }
 
 

@@ -87,6 +87,30 @@ TEST(FilterRuns, ByJob) {
   EXPECT_EQ(shown[1].name, "c");
 }
 
+// sbatch prints the array's id; squeue, sacct and scancel take it for every
+// task of the array, and so do `runs --job` and `report --job`.
+TEST(FilterRuns, BySlurmArrayJob) {
+  std::vector<RunInfo> runs{run("t0", 100 * kS), run("t1", 200 * kS), run("other", 300 * kS), run("flag", 400 * kS)};
+  for (RunInfo& r : runs) r.job.source = "slurm";
+  runs[0].job.id = "77_0";
+  runs[1].job.id = "77_1";
+  runs[2].job.id = "770_1";
+  runs[3].job.id = "77_2";
+  runs[3].job.source = "flag";  // an id given by hand is only itself
+  const auto names = [&](const std::string& job) {
+    RunFilter f;
+    f.job = job;
+    std::vector<std::string> out;
+    for (const RunInfo& r : filter_runs(runs, f)) out.push_back(r.name);
+    return out;
+  };
+  EXPECT_EQ(names("77"), (std::vector<std::string>{"t0", "t1"}));
+  EXPECT_EQ(names("77_1"), (std::vector<std::string>{"t1"}));
+  EXPECT_EQ(names("77_2"), (std::vector<std::string>{"flag"}));
+  EXPECT_TRUE(names("77_").empty());
+  EXPECT_TRUE(names("7").empty());
+}
+
 TEST(RunsToPrune, OldAndNeverLive) {
   const std::int64_t cutoff = kNow - 30 * 86400 * kS;
   const std::vector<RunInfo> runs{
