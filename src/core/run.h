@@ -85,6 +85,7 @@ struct ProcessRecord {
   std::optional<double> max_gpu_percent;
   double gpu_percent_sum = 0;
   std::int64_t gpu_percent_reads = 0;
+  ProcessAttribution attribution;  // its owner, as last seen
   [[nodiscard]] std::optional<double> mean_gpu_percent() const {
     if (gpu_percent_reads <= 0) return std::nullopt;
     return gpu_percent_sum / static_cast<double>(gpu_percent_reads);

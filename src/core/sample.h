@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/metrics.h"
+#include "core/process_attribution.h"
 
 namespace gpuwatch {
 
@@ -71,6 +72,11 @@ struct GpuProcess {
   std::string kind;  // "compute", "graphics", "mps"
   std::string name;  // command name from procfs; empty if unknown (other namespace)
   bool in_tree = false;  // in the recorded command's process tree (set by the sampler)
+  // Its job, container, pod or unit (set by the sampler from procfs).
+  ProcessAttribution attribution;
+  // Not in this procfs because gpuwatch sees a PID namespace below the
+  // driver's (set by the sampler): not gone, only out of sight.
+  bool other_pid_namespace = false;
 };
 
 // Something that happened at a point in time: a GPU lost, an XID error, ...

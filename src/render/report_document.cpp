@@ -282,7 +282,11 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     // GPU use only where a driver gave it for some process (NVML, DRM fdinfo).
     const bool gpu_use = std::any_of(r.processes.begin(), r.processes.end(),
                                      [](const ProcessRecord& p) { return p.max_gpu_percent.has_value(); });
+    // Whose each process is, where any process's owner is known.
+    const bool owners = std::any_of(r.processes.begin(), r.processes.end(),
+                                    [](const ProcessRecord& p) { return !p.attribution.empty(); });
     t.header = {"name", "gpu", "pid", "max mem MiB"};
+    if (owners) t.header.emplace_back("owner");
     if (gpu_use) {
       t.header.emplace_back("GPU use mean %");
       t.header.emplace_back("max %");
@@ -293,6 +297,7 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
                         p.max_used_memory_bytes
                             ? fmt::format("{:.0f}", static_cast<double>(*p.max_used_memory_bytes) / kMiB)
                             : std::string("n/a")});
+      if (owners) t.rows.back().push_back(p.attribution.empty() ? "-" : attribution_text(p.attribution));
       if (gpu_use) {
         t.rows.back().push_back(percent(p.mean_gpu_percent()));
         t.rows.back().push_back(percent(p.max_gpu_percent));

@@ -1,4 +1,5 @@
 #include "render/advisories.h"
+#include "render/attribution_json.h"
 #include "render/job.h"
 #include "base/json_writer.h"
 #include "render/report.h"
@@ -155,6 +156,7 @@ void write_processes(JsonWriter& w, const std::vector<ProcessRecord>& processes)
     w.field("max_gpu_percent", p.max_gpu_percent);
     w.field("first_seen", iso_utc_ms(p.first_seen_wall_ns));
     w.field("last_seen", iso_utc_ms(p.last_seen_wall_ns));
+    write_attribution(w, p.attribution);
     w.end_object();
   }
   w.end_array();

@@ -280,7 +280,7 @@ void Sampler::read_slow_once(SlowMailbox& into, SlowReadPlan plan) {
     // Which processes are the command's: what `record` judges GPUs by.
     const auto& tree = host_->tree_pids();
     for (GpuProcess& p : into.processes) {
-      p.name = host_->process_name(p.pid);
+      host_->describe(p);
       p.in_tree = std::find(tree.begin(), tree.end(), p.pid) != tree.end();
     }
   }

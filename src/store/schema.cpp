@@ -173,6 +173,13 @@ constexpr std::string_view kRecorderLock = R"sql(
 ALTER TABLE runs ADD COLUMN recorder_lock INTEGER;
 )sql";
 
+// Who owns each process (its Slurm job, container, pod or unit;
+// store/attribution_column.h). NULL for processes recorded before, and where
+// no owner was found. Readable by this build's readers as step 7.
+constexpr std::string_view kProcessAttribution = R"sql(
+ALTER TABLE processes ADD COLUMN attribution TEXT;
+)sql";
+
 constexpr std::array kMigrations{
     Migration{1, kSchemaV1, false},
     Migration{2, kSchemaRollups, true},
@@ -181,6 +188,7 @@ constexpr std::array kMigrations{
     Migration{5, kJob, true},
     Migration{6, kProcessGpuUse, true},
     Migration{7, kRecorderLock, true},
+    Migration{8, kProcessAttribution, true},
 };
 
 bool has_table(sqlite3* db, std::string_view name) {

@@ -72,6 +72,7 @@ struct Store::Impl {
   // False before schema 5 (read-only): no job_* columns.
   bool runs_have_job = true;
   bool processes_have_gpu_use = true;
+  bool processes_have_attribution = true;
   // False before schema 7 (read-only): no recorder_lock column.
   bool runs_have_lock = true;
   HostIdentity here = HostIdentity::current();

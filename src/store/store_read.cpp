@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "store/chunk_codec.h"
+#include "store/attribution_column.h"
 #include "store/command_json.h"
 #include "store/recorder_lock.h"
 #include "store/schema.h"
@@ -204,6 +205,7 @@ void Store::Impl::find_optional_columns() {
   runs_have_slow_interval = has_column(db.get(), "runs", "slow_interval_s");
   runs_have_job = has_column(db.get(), "runs", "job_id");
   processes_have_gpu_use = has_column(db.get(), "processes", "max_gpu_percent");
+  processes_have_attribution = has_column(db.get(), "processes", "attribution");
   runs_have_lock = has_column(db.get(), "runs", "recorder_lock");
 }
 
@@ -496,11 +498,18 @@ void read_host(sqlite3* db, std::int64_t row_id, const LoadOptions& options, Run
   }
 }
 
-void read_processes(sqlite3* db, std::int64_t row_id, bool have_gpu_use, std::vector<ProcessRecord>& out) {
-  const std::string gpu_use = have_gpu_use ? "max_gpu_percent, gpu_percent_sum, gpu_percent_reads"
-                                           : "NULL, NULL, NULL";
+// The columns of later schema steps as NULL where an old store has none.
+struct ProcessColumns {
+  bool gpu_use = true;
+  bool attribution = true;
+};
+
+void read_processes(sqlite3* db, std::int64_t row_id, ProcessColumns have, std::vector<ProcessRecord>& out) {
+  const std::string gpu_use = have.gpu_use ? "max_gpu_percent, gpu_percent_sum, gpu_percent_reads" : "NULL, NULL, NULL";
+  const std::string attribution = have.attribution ? "attribution" : "NULL";
   sql::Stmt procs(db, "SELECT device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns, max_used_memory_bytes, " +
-                          gpu_use + " FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid");
+                          gpu_use + ", " + attribution +
+                          " FROM processes WHERE run_id = ? ORDER BY device_idx, first_seen_wall_ns, pid");
   procs.bind(1, row_id);
   while (procs.step()) {
     ProcessRecord p;
@@ -515,6 +524,7 @@ void read_processes(sqlite3* db, std::int64_t row_id, bool have_gpu_use, std::ve
       p.gpu_percent_sum = procs.real(7);
       p.gpu_percent_reads = procs.int64(8);
     }
+    if (!procs.is_null(9)) p.attribution = attribution_from_column(procs.text(9));
     out.push_back(std::move(p));
   }
 }
@@ -551,7 +561,7 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
 
   if (options.host) {
     read_host(raw, run.row_id, options, data);
-    read_processes(raw, run.row_id, processes_have_gpu_use, data.processes);
+    read_processes(raw, run.row_id, {processes_have_gpu_use, processes_have_attribution}, data.processes);
     read_events(raw, run.row_id, data.events);
   }
   txn.commit();

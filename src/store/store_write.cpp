@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "store/chunk_codec.h"
+#include "store/attribution_column.h"
 #include "store/command_json.h"
 #include "store/rollups.h"
 #include "store/store_impl.h"
@@ -60,6 +61,7 @@ void merge_process(ProcessRecord& into, const ProcessRecord& from) {
   if (from.max_gpu_percent) into.max_gpu_percent = std::max(into.max_gpu_percent.value_or(0), *from.max_gpu_percent);
   into.gpu_percent_sum += from.gpu_percent_sum;
   into.gpu_percent_reads += from.gpu_percent_reads;
+  if (!from.attribution.empty()) into.attribution = from.attribution;
 }
 
 std::int64_t clamp_to_int64(std::uint64_t v) {
@@ -220,6 +222,7 @@ void Store::note_process(const GpuProcess& process, const std::string& name, Tim
   rec.device_index = process.device_index;
   rec.pid = process.pid;
   rec.name = name.empty() ? process.name : name;
+  rec.attribution = process.attribution;
   rec.first_seen_wall_ns = seen.wall_ns;
   rec.last_seen_wall_ns = seen.wall_ns;
   rec.max_used_memory_bytes = process.used_memory_bytes;
@@ -297,8 +300,9 @@ constexpr std::string_view kInsertHostChunkSql = R"sql(
 // its GPU use across commits.
 constexpr std::string_view kUpsertProcessSql = R"sql(
       INSERT INTO processes (run_id, device_idx, pid, name, first_seen_wall_ns, last_seen_wall_ns,
-                             max_used_memory_bytes, max_gpu_percent, gpu_percent_sum, gpu_percent_reads)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                             max_used_memory_bytes, max_gpu_percent, gpu_percent_sum, gpu_percent_reads,
+                             attribution)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
       ON CONFLICT (run_id, device_idx, pid) DO UPDATE SET
         name = CASE WHEN excluded.name <> '' THEN excluded.name ELSE processes.name END,
         first_seen_wall_ns = min(processes.first_seen_wall_ns, excluded.first_seen_wall_ns),
@@ -309,7 +313,8 @@ constexpr std::string_view kUpsertProcessSql = R"sql(
         max_gpu_percent = max(coalesce(processes.max_gpu_percent, excluded.max_gpu_percent),
                               coalesce(excluded.max_gpu_percent, processes.max_gpu_percent)),
         gpu_percent_sum = coalesce(processes.gpu_percent_sum, 0) + coalesce(excluded.gpu_percent_sum, 0),
-        gpu_percent_reads = coalesce(processes.gpu_percent_reads, 0) + coalesce(excluded.gpu_percent_reads, 0))sql";
+        gpu_percent_reads = coalesce(processes.gpu_percent_reads, 0) + coalesce(excluded.gpu_percent_reads, 0),
+        attribution = coalesce(excluded.attribution, processes.attribution))sql";
 constexpr std::string_view kInsertEventSql = R"sql(
       INSERT INTO events (run_id, wall_ns, mono_ns, device_idx, kind, message)
       VALUES (?1, ?2, ?3, ?4, ?5, ?6))sql";
@@ -376,7 +381,8 @@ void upsert_processes(sql::Stmt& st, std::int64_t run_row,
     st.reset();
     st.bind(1, run_row).bind(2, rec.device_index).bind(3, static_cast<std::int64_t>(rec.pid));
     st.bind(4, rec.name).bind(5, rec.first_seen_wall_ns).bind(6, rec.last_seen_wall_ns).bind(7, mem);
-    st.bind(8, rec.max_gpu_percent).bind(9, rec.gpu_percent_sum).bind(10, rec.gpu_percent_reads).run();
+    st.bind(8, rec.max_gpu_percent).bind(9, rec.gpu_percent_sum).bind(10, rec.gpu_percent_reads);
+    st.bind(11, attribution_column(rec.attribution)).run();
   }
 }
 

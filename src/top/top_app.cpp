@@ -132,6 +132,8 @@ std::vector<TopProcess> join_processes(const LiveSnapshot& live, ProcessDetailsC
     row.gpu_memory_bytes = p.used_memory_bytes;
     row.gpu_percent = p.gpu_percent;
     row.kind = p.kind;
+    row.attribution = p.attribution;
+    row.other_pid_namespace = p.other_pid_namespace;
     const auto it = std::find_if(details.begin(), details.end(), [&](const ProcessDetails& d) { return d.pid == p.pid; });
     if (it != details.end() && !it->gone) {
       row.uid = it->uid;

@@ -207,6 +207,32 @@ class ExporterTest(GpuwatchTestCase):
                                    timeout=10)
             self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
 
+    def test_process_owner_labels(self):
+        # tests/fixtures/procfs/cgroup_owners: one process per cgroup layout (its README names the sources).
+        scenario = (f"{SCENARIO};gpu0.processes=5101:{1024 * MiB},5102:{2048 * MiB},5107:{64 * MiB};"
+                    f"gpu1.processes=5103:{512 * MiB},5104:{256 * MiB},5105:{128 * MiB},5106:{32 * MiB}")
+        base = self.start("--processes", FAKE_NVML_SET=scenario, GPUWATCH_PROCFS_ROOT=tree("procfs/cgroup_owners"))
+        body, s = self.scrape_until(base, "gpuwatch_process_memory_used_bytes", pid="5106")
+        owners = {dict(ls)["pid"]: {k: v for k, v in ls if k in ("slurm_job", "container", "pod_uid")}
+                  for (n, ls) in s if n == "gpuwatch_process_memory_used_bytes"}
+        self.assertEqual(owners, {
+            "5101": {"slurm_job": "1234.0"},
+            "5102": {"slurm_job": "1233_7.0"},
+            "5103": {"container": "3f4e1b2c5d6a"},
+            "5104": {"container": "9b2c4e6f8a0b", "pod_uid": "11111111-2222-3333-4444-555555555555"},
+            "5105": {"container": "c0ffee112233", "pod_uid": "0a1b2c3d-4e5f-6789-abcd-ef0123456789"},
+            "5106": {"container": "5e6f7a8b9c0d", "pod_uid": "fedcba98-7654-3210-fedc-ba9876543210"},
+            "5107": {},  # a systemd unit is no label
+        }, body)
+        # One series per process, as without owners.
+        self.assertEqual(value(s, "gpuwatch_gpu_processes", gpu="1"), 4)
+        self.assertEqual(value(s, "gpuwatch_process_memory_used_bytes", pid="5102", slurm_job="1233_7.0",
+                               command="python3"), 2048 * MiB)
+        if shutil.which("promtool"):
+            check = subprocess.run(["promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                                   timeout=10)
+            self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
     def test_xid_and_double_bit_ecc_errors(self):
         # Scripted NVML events on GPU 1: two XID 79, a double-bit ECC error, an application's XID 13.
         events = "xid:79@0.3,xid:79@0.5,ecc_double_bit@0.6,xid:13@0.7,ecc_single_bit@0.8"

@@ -12,7 +12,7 @@ import tempfile
 import time
 import unittest
 
-from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase, write_advisor_config
+from harness import BIN, FAKE_NVML, QUICK, GpuwatchTestCase, tree, write_advisor_config
 from tmux_terminal import TmuxTerminal, write_script
 
 GiB = 1024 ** 3
@@ -96,6 +96,39 @@ class TopOnce(GpuwatchTestCase):
                 self.assertNotIn("0-9 GPU", r.stdout)
                 self.assertIn(str(self.proc.pid), lines[-1], r.stdout)  # the process table ends it: no padding
                 self.assertGreaterEqual(took_s, least_s)  # sampled over the interval, or a second
+
+    def test_owner_column_and_attribution_from_the_cgroup_files(self):
+        # tests/fixtures/procfs/cgroup_owners (its README names each layout's source).
+        scenario = (f"{QUICK};gpu_count=2;gpu0.processes=5101:{4 * GiB},5102:{3 * GiB},5199:{GiB};"
+                    f"gpu1.processes=5104:{2 * GiB},5106:{GiB}")
+        owners = tree("procfs/cgroup_owners")
+        r = self.run_gw("top", "--once", "--format", "json", scenario=scenario, GPUWATCH_PROCFS_ROOT=owners)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by_pid = {p["pid"]: p for p in json.loads(r.stdout)["processes"]}
+        self.assertEqual(by_pid[5102]["attribution"], {
+            "job": "1240", "step": "0", "array_job": "1233", "array_task": "7", "slurm_job": "1233_7.0",
+            "container": None, "container_short": None, "container_runtime": None, "pod_uid": None, "qos": None,
+            "unit": None})
+        pod = by_pid[5104]["attribution"]
+        self.assertEqual((pod["pod_uid"], pod["qos"], pod["container_short"], pod["container_runtime"]),
+                         ("11111111-2222-3333-4444-555555555555", "Guaranteed", "9b2c4e6f8a0b", "containerd"))
+        self.assertEqual(by_pid[5106]["attribution"]["qos"], "BestEffort")
+        self.assertFalse(by_pid[5199]["other_pid_namespace"])  # on the host: gone
+        text = self.run_gw("top", "--once", "--width", "120", "--height", "40", scenario=scenario,
+                           GPUWATCH_PROCFS_ROOT=owners)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        rows = {line.split()[0]: line for line in text.stdout.split("\n") if line.split()[:1] in
+                (["5101"], ["5102"], ["5104"], ["5106"], ["5199"])}
+        self.assertIn("OWNER", text.stdout)
+        self.assertIn(" 1234.0 ", rows["5101"])
+        self.assertIn(" 1233_7.0 ", rows["5102"])
+        self.assertIn(" 9b2c4e6f8a0b ", rows["5104"])
+        self.assertIn(" 5e6f7a8b9c0d ", rows["5106"])
+        self.assertIn("(not in /proc here)", rows["5199"])
+        # gpuwatch in a container's PID namespace: the host's pid is out of sight, not gone.
+        inside = self.run_gw("top", "--once", "--width", "120", scenario=f"{QUICK};gpu0.processes=73421:{GiB}",
+                             GPUWATCH_PROCFS_ROOT=tree("procfs/pid_namespace"))
+        self.assertIn("(other PID namespace)", inside.stdout, inside.stderr)
 
     def test_gpus_limits_what_is_shown(self):
         r = self.run_gw("top", "--once", "--format", "json", "--gpus", "1", scenario=self.scenario(4))

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "backends/procfs/host.h"
+#include "backends/procfs/process_owner.h"
 #include "backends/procfs/read_at.h"
 #include "base/unique_fd.h"
 
@@ -271,6 +272,15 @@ void HostReader::set_tree_rates(HostSample& out, Timestamp time) const {
 }
 
 std::string HostReader::process_name(std::uint32_t pid) const { return read_process_name(root_, pid); }
+
+void HostReader::describe(GpuProcess& process) {
+  process.name = process_name(process.pid);
+  const UniqueFd dir(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  process.attribution = read_process_attribution(dir.get(), process.pid, buf_);
+  if (!process.name.empty()) return;
+  if (!child_pid_namespace_) child_pid_namespace_ = procfs_is_child_pid_namespace(dir.get(), buf_);
+  process.other_pid_namespace = *child_pid_namespace_;
+}
 
 std::string read_process_name(const std::filesystem::path& procfs_root, std::uint32_t pid) {
   std::string buf;

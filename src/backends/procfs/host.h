@@ -73,6 +73,11 @@ class HostReader {
   // Name of a process (comm), empty if gone.
   [[nodiscard]] std::string process_name(std::uint32_t pid) const;
 
+  // Fills what procfs says of a process a GPU driver lists: its name, its
+  // owner (process_owner.h), and whether a missing pid is of another PID
+  // namespace rather than gone.
+  void describe(GpuProcess& process);
+
  private:
   struct Proc {  // one /proc/PID/stat of the current scan
     std::uint32_t pid = 0;
@@ -110,6 +115,7 @@ class HostReader {
   std::vector<Proc> procs_;
   std::vector<std::uint32_t> tree_pids_;
   std::optional<bool> children_files_;  // does this kernel have task/*/children?
+  std::optional<bool> child_pid_namespace_;  // procfs_is_child_pid_namespace, asked once
   std::string buf_;  // file contents, reused across reads
   std::string children_buf_;
 };

@@ -18,6 +18,26 @@ std::string command_label(std::string_view command) {
   return out;
 }
 
+namespace {
+
+// The owner's labels only where known: an empty label is no label to
+// Prometheus, and leaving it out keeps the page short. One owner per
+// process, so they add no series. "slurm_job", not "job": Prometheus sets
+// "job" on every scraped series (the scrape job's name) and would rename
+// ours to "exported_job".
+prometheus_text::PromLabels process_labels(int gpu, const GpuProcess& p, const std::string& hostname) {
+  prometheus_text::PromLabels labels{
+      {"gpu", std::to_string(gpu)}, {"pid", std::to_string(p.pid)}, {"command", command_label(p.name)}};
+  const ProcessAttribution& a = p.attribution;
+  if (const std::string job = slurm_job_text(a); !job.empty()) labels.emplace_back("slurm_job", job);
+  if (!a.container.empty()) labels.emplace_back("container", std::string(short_container_id(a.container)));
+  if (!a.pod_uid.empty()) labels.emplace_back("pod_uid", a.pod_uid);
+  labels.emplace_back("hostname", hostname);
+  return labels;
+}
+
+}  // namespace
+
 void append_process_families(std::string& out, const std::vector<GpuProcess>& processes,
                              const std::vector<int>& watched, const std::string& hostname) {
   using namespace prometheus_text;
@@ -44,13 +64,7 @@ void append_process_families(std::string& out, const std::vector<GpuProcess>& pr
       return ma != mb ? ma > mb : a->pid < b->pid;
     });
     if (list.size() > kMaxProcessSeriesPerGpu) list.resize(kMaxProcessSeriesPerGpu);
-    for (const GpuProcess* p : list) {
-      rows.push_back({{{"gpu", std::to_string(gpu)},
-                       {"pid", std::to_string(p->pid)},
-                       {"command", command_label(p->name)},
-                       {"hostname", hostname}},
-                      p});
-    }
+    for (const GpuProcess* p : list) rows.push_back({process_labels(gpu, *p, hostname), p});
   }
   const auto family = [&](std::string_view name, std::string_view help, auto value) {
     std::string body;

@@ -53,19 +53,37 @@ std::string shown_command(const std::string& command) {
   return command.substr(slash + 1);
 }
 
+// The owner column (OWNER: Slurm job, container, pod or unit) only where a
+// process has one: a workstation's table keeps its width for the command.
+constexpr std::size_t kOwnerColumns = 14;
+bool any_owner(const TopView& view) {
+  return std::any_of(view.processes.begin(), view.processes.end(),
+                     [](const TopProcess& p) { return !p.attribution.empty(); });
+}
+
+std::string command_cell(const TopProcess& p) {
+  if (!p.command.empty()) return shown_command(p.command);
+  // The driver's pids are the host's; inside a container's PID namespace
+  // they are not in /proc, which does not mean they exited.
+  return p.other_pid_namespace ? "(other PID namespace)" : "(not in /proc here)";
+}
+
 void add_process_rows(std::vector<ScreenLine>& out, const TopView& view, std::size_t width, std::size_t rows) {
   const std::size_t selected = std::min(view.selected, view.processes.size() - 1);
   const std::size_t first = selected >= rows ? selected - rows + 1 : 0;
+  const bool owners = any_owner(view);
   for (std::size_t i = first; i < view.processes.size() && i < first + rows; ++i) {
     const TopProcess& p = view.processes[i];
     const std::string user = p.user.empty() ? "–" : shorten(p.user, 9);
+    const std::string owner = attribution_text(p.attribution);
     const std::string text = fmt::format(
-        "{:>7} {} {:>3} {} {} {} {} {}", p.pid, align_left(user, 9), p.gpu,
+        "{:>7} {} {:>3} {} {} {} {} {}{}", p.pid, align_left(user, 9), p.gpu,
         align_right(p.gpu_memory_bytes ? human_bytes(static_cast<double>(*p.gpu_memory_bytes)) : "–", 9),
         align_right(or_dash(p.gpu_percent ? std::optional(fmt::format("{:.0f}", *p.gpu_percent)) : std::nullopt), 4),
         align_right(or_dash(p.cpu_percent ? std::optional(fmt::format("{:.1f}", *p.cpu_percent)) : std::nullopt), 6),
         align_right(p.rss_bytes ? human_bytes(static_cast<double>(*p.rss_bytes)) : "–", 9),
-        p.command.empty() ? "(not in /proc here)" : shown_command(p.command));
+        owners ? align_left(owner.empty() ? "–" : shorten(owner, kOwnerColumns), kOwnerColumns) + " " : "",
+        command_cell(p));
     ScreenLine line(text, i == selected ? Style::Selected : Style::Normal);
     if (i == selected) line.pad_to(width, Style::Selected);
     out.push_back(std::move(line));
@@ -93,8 +111,9 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
   // PID USER GPU GPU-MEM GPU% CPU% RSS COMMAND: the columns nvitop and nvtop
   // share, so their users find each where they expect it.
   ScreenLine header;
-  header.add(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} COMMAND", "PID", "USER", "GPU", "GPU MEM", "GPU%",
-                         "CPU%", "RSS"),
+  const std::string owner = any_owner(view) ? align_left("OWNER", kOwnerColumns) + " " : "";
+  header.add(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} {}COMMAND", "PID", "USER", "GPU", "GPU MEM", "GPU%",
+                         "CPU%", "RSS", owner),
              Style::Header);
   header.pad_to(width, Style::Header);
   out.push_back(std::move(header));

@@ -1,6 +1,7 @@
 #include "render/top/top_json.h"
 
 #include "render/advisories.h"
+#include "render/attribution_json.h"
 #include "base/json_writer.h"
 #include "render/step_timing.h"
 #include "render/units.h"
@@ -106,6 +107,8 @@ std::string render_top_json(const TopView& view) {
     w.field("gpu_memory_bytes", p.gpu_memory_bytes).field("gpu_percent", p.gpu_percent);
     w.field("user", p.user).field("cpu_percent", p.cpu_percent ? std::optional(round_to(*p.cpu_percent, 1)) : std::nullopt).field("rss_bytes", p.rss_bytes);
     w.field("command", p.command);
+    write_attribution(w, p.attribution);
+    w.field("other_pid_namespace", p.other_pid_namespace);
     w.end_object();
   }
   w.end_array();

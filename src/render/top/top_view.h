@@ -13,6 +13,7 @@
 #include "analysis/run_status.h"
 #include "core/sample.h"
 #include "core/live_snapshot.h"
+#include "core/process_attribution.h"
 
 namespace gpuwatch {
 
@@ -29,6 +30,8 @@ struct TopProcess {
   std::optional<double> cpu_percent;  // % of one core
   std::optional<std::uint64_t> rss_bytes;
   std::string command;
+  ProcessAttribution attribution;   // its job, container, pod or unit
+  bool other_pid_namespace = false;  // not in this /proc: of a PID namespace gpuwatch cannot see
 };
 
 enum class ProcessSort { GpuMemory, GpuPercent, CpuPercent, Pid };

@@ -148,9 +148,9 @@ TEST(AdvisorMemory, AGpuTheRunDoesNotUseIsLeftAlone) {
   EXPECT_TRUE(find(a, "util.input_bound", 1)) << ::testing::PrintToString(ids(a));
   // Where the driver lists processes, they decide: GPU 1 runs someone
   // else's job, GPU 0 the run's.
-  w.data.processes.push_back({0, 4242, "python", 0, 0, std::nullopt, std::nullopt, 0, 0});
+  w.data.processes.push_back({0, 4242, "python", 0, 0, std::nullopt, std::nullopt, 0, 0, {}});
   EXPECT_TRUE(advise_on(w.data).empty());
-  w.data.processes.push_back({1, 4243, "python", 0, 0, std::nullopt, std::nullopt, 0, 0});
+  w.data.processes.push_back({1, 4243, "python", 0, 0, std::nullopt, std::nullopt, 0, 0, {}});
   a = advise_on(w.data);
   EXPECT_TRUE(find(a, "util.input_bound", 1));
 }
@@ -162,8 +162,8 @@ TEST(AdvisorMemory, OnlyTheJobsGpusAreJudged) {
   Window w;
   w.gpu(0, busy(), flat(60 * kGiB));
   w.gpu(1, flat(0), flat(20 * kGiB));
-  w.data.processes.push_back({0, 100, "python", 0, 0, std::nullopt, std::nullopt, 0, 0});
-  w.data.processes.push_back({1, 4243, "python", 0, 0, std::nullopt, std::nullopt, 0, 0});
+  w.data.processes.push_back({0, 100, "python", 0, 0, std::nullopt, std::nullopt, 0, 0, {}});
+  w.data.processes.push_back({1, 4243, "python", 0, 0, std::nullopt, std::nullopt, 0, 0, {}});
   ASSERT_TRUE(find(advise_on(w.data), "util.input_bound", 1));  // without the recorder's decision
   w.event(0, "job_gpus", "source=process_tree gpus=0");
   EXPECT_TRUE(advise_on(w.data).empty()) << ::testing::PrintToString(ids(advise_on(w.data)));

@@ -21,7 +21,7 @@ RunData imported(const std::string& fixture) {
 TEST_F(StoreTest, ImportedRunReadsBackAsStored) {
   RunData data = imported("gpuwatch_h100.jsonl");
   data.processes.push_back(
-      {1, 4242, "python", data.run.start_wall_ns, data.run.start_wall_ns + 1, 1 << 30, 87.5, 150.0, 2});
+      {1, 4242, "python", data.run.start_wall_ns, data.run.start_wall_ns + 1, 1 << 30, 87.5, 150.0, 2, {}});
   data.devices[1].lost_at_wall_ns = data.run.start_wall_ns + 500'000'000;
   std::string id;
   {

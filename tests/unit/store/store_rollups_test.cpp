@@ -147,6 +147,7 @@ TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
                        "ALTER TABLE processes DROP COLUMN max_gpu_percent; "
                        "ALTER TABLE processes DROP COLUMN gpu_percent_sum; "
                        "ALTER TABLE processes DROP COLUMN gpu_percent_reads; "
+                       "ALTER TABLE processes DROP COLUMN attribution; "
                        "UPDATE meta SET value = '1' WHERE key = 'schema_version'"));
   EXPECT_EQ(raw.text("SELECT name FROM sqlite_master WHERE name = 'rollups'"), "<none>");
   {
