@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
@@ -465,6 +466,40 @@ TEST_F(StoreTest, FinishingARunMergesItsChunksWithoutChangingItsSamples) {
       for (std::size_t i = 0; i < a.size(); ++i) {
         EXPECT_TRUE(a[i] == b[i] || (std::isnan(a[i]) && std::isnan(b[i]))) << "metric " << m << " row " << i;
       }
+    }
+  }
+}
+
+// Longer than one merged chunk (8192 rows): the finish writes each merged
+// chunk as it fills, in time order, and none of the samples moves.
+TEST_F(StoreTest, FinishingALongRunWritesSeveralMergedChunksInOrder) {
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("long");
+  store->begin_run(run, two_devices());
+  constexpr std::int64_t kRowsPerFlush = 100;
+  constexpr std::int64_t kFlushes = 200;  // 20000 rows a device
+  for (std::int64_t flush = 0; flush < kFlushes; ++flush) {
+    for (std::int64_t k = 0; k < kRowsPerFlush; ++k) store->append(device_sample(flush % 2, flush * kRowsPerFlush + k));
+    store->flush();
+  }
+  const RunData before = store->load(run);
+  store->finish_run(run);
+  RawDb raw(path_);
+  // 10000 rows a device (every other flush), 8192 a merged chunk at most: two each.
+  EXPECT_EQ(raw.text("SELECT count(*) FROM sample_chunks"), "4");
+  EXPECT_EQ(raw.text("SELECT group_concat(count, ',') FROM (SELECT count FROM sample_chunks WHERE device_idx = 0 "
+                     "ORDER BY first_mono_ns)"),
+            "8200,1800");
+  const RunData after = store->load(run);
+  ASSERT_EQ(after.devices.size(), before.devices.size());
+  for (std::size_t d = 0; d < after.devices.size(); ++d) {
+    EXPECT_EQ(after.devices[d].mono_ns, before.devices[d].mono_ns);
+    ASSERT_EQ(after.devices[d].values.size(), before.devices[d].values.size());
+    for (std::size_t m = 0; m < after.devices[d].values.size(); ++m) {
+      const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+      const auto& a = after.devices[d].values[m];
+      const auto& b = before.devices[d].values[m];
+      EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end(), same)) << "device " << d << " metric " << m;
     }
   }
 }
