@@ -97,7 +97,7 @@ ScreenLine header_line(const TopView& view, std::size_t width) {
   if (view.now_wall_ns != 0) line.add("  " + clock_local_ms(view.now_wall_ns).substr(0, 8));
   line.add(fmt::format("  every {} s", fixed(view.interval_s, view.interval_s < 1 ? 1 : 0)), Style::Dim);
   if (view.paused) line.add("  PAUSED", Style::Warn);
-  const std::string right = fmt::format("sort: {}", to_string(view.sort));
+  const std::string right = fmt::format("{}sort: {}", view.by_owner ? "by owner  " : "", to_string(view.sort));
   line.pad_to(width > right.size() ? width - right.size() : 0).add(right, Style::Dim);
   return line;
 }
@@ -183,7 +183,7 @@ ScreenLine host_line(const TopView& view, std::size_t width) {
 ScreenLine keys_line(const TopView& view) {
   if (!view.message.empty()) return ScreenLine(view.message, Style::Warn);
   ScreenLine line;
-  for (const auto& [key, what] : {std::pair{"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"p", "pause"},
+  for (const auto& [key, what] : {std::pair{"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"o", "owners"}, {"p", "pause"},
                                   {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}}) {
     line.add(key, Style::Title).add(" ").add(what, Style::Dim).add("  ");
   }
@@ -199,6 +199,7 @@ std::vector<ScreenLine> help_lines() {
            "  PgUp PgDn Home End  ten processes up or down, the first, the last",
            "  s      sort processes: GPU memory, GPU use, CPU, pid",
            "  k      stop the selected process: asks, SIGTERM, then offers SIGKILL",
+           "  o      one row per owner (Slurm job, container, pod, unit, user) or per process",
            "  p      pause the screen (sampling goes on)",
            "  + -    a longer or shorter interval (0.1 s to 60 s)",
            "  0-9    show one GPU large; the same digit or Esc shows all again",
