@@ -72,6 +72,18 @@ TEST(TopOwners, OneRowPerOwnerWithItsSums) {
   EXPECT_NE(screen.back().text().find("o owners"), std::string::npos) << screen.back().text();
 }
 
+// The o key made the line of keys wider than 80 columns: the hints the
+// help lists anyway give way, "h help" stays.
+TEST(TopOwners, TheKeysLineKeepsHelpOnEightyColumns) {
+  const TopView view = make_top_view(1, 10, 1);
+  const std::string narrow = compose_top_screen(view, 80, 24).back().text();
+  EXPECT_NE(narrow.find("o owners"), std::string::npos) << narrow;
+  EXPECT_NE(narrow.find("h help"), std::string::npos) << narrow;
+  EXPECT_EQ(narrow.find("0-9 GPU"), std::string::npos) << narrow;
+  const std::string wide = compose_top_screen(view, 100, 24).back().text();
+  EXPECT_NE(wide.find("+- interval  0-9 GPU  h help"), std::string::npos) << wide;
+}
+
 TEST(TopOwners, CellsOfEachKind) {
   EXPECT_EQ(owner_cell({OwnerKind::Pod, "0a1b2c3d-4e5f-6789-abcd-ef0123456789"}), "pod:0a1b2c3d");
   EXPECT_EQ(owner_cell({OwnerKind::Unit, "session-3.scope"}), "session-3.scope");
