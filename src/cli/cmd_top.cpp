@@ -18,6 +18,7 @@ void add_top(CLI::App& app, int& exit_code) {
     TopOptions options;
     std::string gpus;
     WatchedRunFlags run;
+    std::string group_by = "process";
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("--interval", flags->options.interval_s, "Seconds between samples (0.1 to 60)")
@@ -32,6 +33,11 @@ void add_top(CLI::App& app, int& exit_code) {
       ->check(whole_check("columns", 40, 1000, "120"));
   cmd->add_option("--height", flags->options.height, "With --once --format text: lines (default: all it needs)")
       ->check(whole_check("lines", 10, 1000, "40"));
+  cmd->add_option("--group-by", flags->group_by,
+                  "process: one row per process (the default); owner: one row per Slurm job, container, pod,\n"
+                  "unit or user, with its processes' GPU memory and GPU use summed (the o key switches)")
+      ->check(CLI::IsMember({"process", "owner"}))
+      ->capture_default_str();
   add_watched_run_options(*cmd, flags->run, "shown beside the GPUs: progress, steps/s, advisories");
   cmd->callback([flags, cmd, &exit_code] {
     if (!flags->options.once) {
@@ -40,6 +46,7 @@ void add_top(CLI::App& app, int& exit_code) {
       }
     }
     if (!flags->gpus.empty()) flags->options.gpus = parse_gpu_list(flags->gpus);
+    flags->options.by_owner = flags->group_by == "owner";
     flags->options.watched_run = watched_run_reader(flags->run);
     flags->options.columns_variable = environment_value("COLUMNS");
     flags->options.term = environment_value("TERM").value_or("");

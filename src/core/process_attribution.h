@@ -44,6 +44,9 @@ std::string_view short_container_id(std::string_view id);
 // The job as Slurm's tools write it: "1234", "1234.0", "1234.batch"; an array
 // task as "1233_7" (squeue's %i), its step after a dot.
 std::string slurm_job_text(const ProcessAttribution& a);
+// The same without the step: "1234", "1233_7"; the job a step belongs to,
+// which top's grouping and the per-job recording rules sum over.
+std::string slurm_job_id_text(const ProcessAttribution& a);
 
 // One short word for a table cell, most specific owner first: the Slurm job
 // ("1234.0"), else the container's short id (a pod's container too), else

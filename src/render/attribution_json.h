@@ -3,6 +3,9 @@
 // "Process attribution".
 #pragma once
 
+#include <vector>
+
+#include "analysis/process_owners.h"
 #include "base/json_writer.h"
 #include "core/process_attribution.h"
 
@@ -12,5 +15,11 @@ namespace gpuwatch {
 // "container", "container_short", "container_runtime", "pod_uid", "qos",
 // "unit"}: every key always there, null where unknown.
 void write_attribution(JsonWriter& w, const ProcessAttribution& a);
+
+// "owners": [{"owner", "kind", "container_runtime", "pod_uid", "qos",
+// "processes", "pids", "gpus", "users", "gpu_memory_bytes",
+// "gpu_util_percent_sum", "cpu_percent_sum"}] in the order given
+// (docs/top.md, "Owners").
+void write_owner_groups(JsonWriter& w, const std::vector<OwnerGroup>& groups);
 
 }  // namespace gpuwatch

@@ -26,6 +26,7 @@
 #include "live/live_window.h"
 #include "live/periodic_read.h"
 #include "live/watcher.h"
+#include "render/top/process_table.h"
 #include "render/top/top_json.h"
 #include "render/top/top_screen.h"
 #include "top/terminal.h"
@@ -154,6 +155,13 @@ void fill_devices(TopView& view, Watcher& watcher) {
   if (view.devices.empty() && view.notes.empty()) view.notes.emplace_back("no GPU found");
 }
 
+// The owner row selected, by its owner: the row it is on moves as sums change.
+std::optional<Owner> selected_owner_row(const TopView& view) {
+  const auto groups = owner_groups(view.processes, view.sort);
+  if (groups.empty()) return std::nullopt;
+  return groups[std::min(view.selected, groups.size() - 1)].owner;
+}
+
 // Refreshes everything but the view's own state, keeping the selected pid
 // selected after the re-sort. `history`: samples per device to copy, no more
 // than the widest graph shows (a graph has at most one column per sample).
@@ -166,19 +174,24 @@ void refresh(TopView& view, const LiveWindow& window, const BackendSet& backends
     const TopProcess& row = view.processes[std::min(view.selected, view.processes.size() - 1)];
     selected_row = {row.pid, row.gpu};
   }
+  const std::optional<Owner> selected_owner = view.by_owner ? selected_owner_row(view) : std::nullopt;
   view.live = window.snapshot(std::min(history, window.capacity()));
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
   view.processes = join_processes(view.live, processes, t);
   view.hidden_processes = hidden_processes(backends);
   sort_processes(view.processes, view.sort);
-  if (selected_row) {
+  if (selected_owner) {
+    const auto groups = owner_groups(view.processes, view.sort);
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const OwnerGroup& g) { return g.owner == *selected_owner; });
+    if (it != groups.end()) view.selected = static_cast<std::size_t>(it - groups.begin());
+  } else if (selected_row) {
     const auto it = std::find_if(view.processes.begin(), view.processes.end(), [&](const TopProcess& p) {
       return p.pid == selected_row->first && p.gpu == selected_row->second;
     });
     if (it != view.processes.end()) view.selected = static_cast<std::size_t>(it - view.processes.begin());
   }
-  if (!view.processes.empty()) view.selected = std::min(view.selected, view.processes.size() - 1);
+  if (const std::size_t rows = table_rows(view); rows > 0) view.selected = std::min(view.selected, rows - 1);
 }
 
 // The terminal's width when stdout is one (bash does not export COLUMNS),
@@ -238,6 +251,7 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   TopView view;
   view.hostname = host_name();
   view.interval_s = watch.interval_s;
+  view.by_owner = options.by_owner;
   fill_devices(view, watcher);
   refresh(view, window, watcher.backends(), processes, kHistory);
   if (options.watched_run) {
@@ -271,6 +285,7 @@ int run_interactive(const SystemPaths& paths, const TopOptions& options) {
   TopView view;
   view.hostname = host_name();
   view.interval_s = options.interval_s;
+  view.by_owner = options.by_owner;
   fill_devices(view, sampling.watcher());
   TopKeys keys(::getuid(), ::geteuid() == 0);
   Terminal terminal(options.term, options.no_colour);

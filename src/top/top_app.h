@@ -20,6 +20,7 @@ struct TopOptions {
   OutputFormat format = OutputFormat::text;  // --once: text or json
   std::size_t width = 0;        // --once text: 0 = $COLUMNS or 100
   std::size_t height = 0;       // --once text: 0 = as many lines as it needs
+  bool by_owner = false;        // --group-by owner: one row per owner, not per process
   // The run shown beside the GPUs (none: nothing recording), read on a
   // thread of its own every few seconds; unset: no run section.
   std::function<std::optional<RunStatusReport>()> watched_run;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "render/top/process_table.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -28,6 +29,10 @@ void TopKeys::ask_to_kill(TopView& view) {
     view.message = "no process to stop";
     return;
   }
+  if (view.by_owner) {  // a job is stopped by its scheduler, not by signalling its processes one by one
+    view.message = "k stops one process: o lists the processes again";
+    return;
+  }
   const TopProcess& p = view.processes[std::min(view.selected, view.processes.size() - 1)];
   if (!p.uid || !p.start_ticks) {
     view.message = fmt::format("pid {} is gone or unreadable: nothing to stop", p.pid);
@@ -42,6 +47,31 @@ void TopKeys::ask_to_kill(TopView& view) {
   view.message = again ? fmt::format("pid {} still runs after SIGTERM: send SIGKILL? (y/n)", p.pid)
                        : fmt::format("send SIGTERM to pid {}? (y/n)  {}", p.pid, shorten(p.command, 40));
 }
+
+namespace {
+
+// The selected row stays in sight across the switch: a process's owner, or
+// an owner's first process.
+void toggle_owners(TopView& view) {
+  const std::vector<OwnerGroup> groups = owner_groups(view.processes, view.sort);
+  std::size_t selected = 0;
+  if (!view.processes.empty() && !view.by_owner) {
+    const TopProcess& p = view.processes[std::min(view.selected, view.processes.size() - 1)];
+    const Owner owner = owner_of(p.attribution, p.user);
+    const auto it = std::find_if(groups.begin(), groups.end(), [&](const OwnerGroup& g) { return g.owner == owner; });
+    if (it != groups.end()) selected = static_cast<std::size_t>(it - groups.begin());
+  } else if (!groups.empty()) {
+    const Owner& owner = groups[std::min(view.selected, groups.size() - 1)].owner;
+    const auto it = std::find_if(view.processes.begin(), view.processes.end(),
+                                 [&](const TopProcess& p) { return owner_of(p.attribution, p.user) == owner; });
+    if (it != view.processes.end()) selected = static_cast<std::size_t>(it - view.processes.begin());
+  }
+  view.by_owner = !view.by_owner;
+  view.selected = selected;
+  view.message = view.by_owner ? "one row per owner: Slurm job, container, pod, unit or user" : "one row per process";
+}
+
+}  // namespace
 
 void TopKeys::focus_digit(int digit, TopView& view, std::chrono::steady_clock::time_point at) {
   constexpr auto kSecondDigit = std::chrono::seconds(1);
@@ -82,7 +112,7 @@ KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::ti
     return out;
   }
   view.message.clear();
-  const std::size_t rows = view.processes.size();
+  const std::size_t rows = table_rows(view);
   switch (key) {
     case 'q':
     case 'Q': out.quit = true; break;
@@ -109,6 +139,7 @@ KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::ti
       view.message = fmt::format("sorted by {}", to_string(view.sort));
       break;
     case 'k': ask_to_kill(view); break;
+    case 'o': toggle_owners(view); break;
     case 'p':
       view.paused = !view.paused;
       break;

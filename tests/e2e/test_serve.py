@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 
 from browser import CHROMIUM, console_messages, dump_dom, screenshot
-from harness import BIN, QUICK, GpuwatchTestCase
+from harness import BIN, QUICK, GpuwatchTestCase, tree
 from http_clients import Idlers, flood, raw_request, rss_mib
 
 SCENARIO = f"{QUICK};gpu_count=2;gpu1.util=77"
@@ -148,6 +148,29 @@ class ServeTest(ServeCase):
             self.assertEqual(self.get(f"{base}/api/live?run={first}&since={since}")[0], 400, since)
         self.assertEqual(self.get(f"{base}/api/runs/000000000000")[0], 404)
         self.assertEqual(self.get(f"{base}/api/nothing")[0], 404)
+
+    def test_the_reports_processes_name_their_owner(self):
+        # Issue 27 item 2: each process on the GPUs with its owner (tests/fixtures/procfs/cgroup_owners: a
+        # Slurm v1 step, a Guaranteed pod's containerd container, a systemd unit, a process of none), as
+        # `report` gives it. The run page has no process table: the API's report is where it shows.
+        MiB = 1024 ** 2
+        scenario = (f"{SCENARIO};gpu0.processes=5101:{1024 * MiB},5107:{MiB},5108:{2 * MiB};"
+                    f"gpu1.processes=5104:{2048 * MiB}")
+        r = self.run_gw("record", "--name", "owners", "--interval", "0.1", "--no-summary", "--", "sleep", "1",
+                        scenario=scenario, GPUWATCH_PROCFS_ROOT=tree("procfs/cgroup_owners"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        base = self.serve()
+        status, report = self.get(f"{base}/api/runs/owners/report")
+        self.assertEqual(status, 200, report)
+        self.assertEqual(report["processes"], self.report("owners")["processes"])
+        owners = {p["pid"]: p["attribution"] for p in report["processes"]}
+        self.assertEqual(set(owners), {5101, 5104, 5107, 5108})
+        self.assertEqual((owners[5101]["slurm_job"], owners[5101]["job"], owners[5101]["step"]), ("1234.0", "1234", "0"))
+        pod = owners[5104]
+        self.assertEqual((pod["container_short"], pod["container_runtime"], pod["pod_uid"], pod["qos"]),
+                         ("9b2c4e6f8a0b", "containerd", "11111111-2222-3333-4444-555555555555", "Guaranteed"))
+        self.assertEqual(owners[5107]["unit"], "app-blender-42.scope")
+        self.assertEqual(set(owners[5108].values()), {None})  # no cgroup file: no owner, every key null
 
     def test_status_gives_the_advisories_of_the_latest_window(self):
         # GPU 0 underused with little memory: the advisor's batch advice, over a 2 s window.

@@ -4,6 +4,7 @@ no driver, and the terminal given back on q and on SIGTERM."""
 import getpass
 import json
 import os
+import pwd
 import shlex
 import shutil
 import signal
@@ -130,6 +131,82 @@ class TopOnce(GpuwatchTestCase):
                              GPUWATCH_PROCFS_ROOT=tree("procfs/pid_namespace"))
         self.assertIn("(other PID namespace)", inside.stdout, inside.stderr)
 
+    def test_owner_rows_group_the_fixture_processes(self):
+        # tests/fixtures/procfs/cgroup_owners: Slurm v1 (job 1234's step 0 and batch step) and v2 (array
+        # task 1233_7's ranks 0 and 1), Docker (two processes of one container, systemd driver; one with
+        # the cgroupfs driver on v1), Kubernetes Guaranteed (containerd), Burstable (CRI-O) and BestEffort
+        # (cgroupfs) pods, a systemd unit, two processes of no owner (user 999) and a pid not in /proc.
+        MiB = 1024 ** 2
+        scenario = (f"{QUICK};gpu_count=2;"
+                    f"gpu0.processes=5101:{4 * GiB},5109:{GiB},5102:{3 * GiB},5107:{512 * MiB},5108:{256 * MiB},"
+                    f"5199:{64 * MiB};gpu0.process_util=5101:60,5109:5,5102:70;"
+                    f"gpu1.processes=5110:{3 * GiB},5103:{2 * GiB},5112:{1536 * MiB},5104:{2560 * MiB},"
+                    f"5105:{1536 * MiB},5106:{GiB},5111:{768 * MiB},5113:{128 * MiB};"
+                    f"gpu1.process_util=5110:72,5103:40,5112:10,5104:30,5105:20")
+        owners_tree = tree("procfs/cgroup_owners")
+
+        def user(uid):  # the tree's uids, named as this machine's passwd names them
+            try:
+                return pwd.getpwuid(uid).pw_name
+            except KeyError:
+                return str(uid)
+
+        def group(owner, kind, pids, gpus, uids, memory, util, runtime=None, pod=None, qos=None):
+            return {"owner": owner, "kind": kind, "container_runtime": runtime, "pod_uid": pod, "qos": qos,
+                    "processes": len(pids), "pids": pids, "gpus": gpus, "users": sorted({user(u) for u in uids}),
+                    "gpu_memory_bytes": memory, "gpu_util_percent_sum": util}
+
+        want = [
+            group("1233_7", "slurm_job", [5102, 5110], [0, 1], [1001], 6 * GiB, 142),
+            group("1234", "slurm_job", [5101, 5109], [0], [1000], 5 * GiB, 65),
+            group("3f4e1b2c5d6a", "container", [5103, 5112], [1], [0], 3584 * MiB, 50, "docker"),
+            group("9b2c4e6f8a0b", "container", [5104], [1], [0], 2560 * MiB, 30, "containerd",
+                  "11111111-2222-3333-4444-555555555555", "Guaranteed"),
+            group("c0ffee112233", "container", [5105], [1], [0], 1536 * MiB, 20, "crio",
+                  "0a1b2c3d-4e5f-6789-abcd-ef0123456789", "Burstable"),
+            group("5e6f7a8b9c0d", "container", [5106], [1], [0], GiB, 0, None,
+                  "fedcba98-7654-3210-fedc-ba9876543210", "BestEffort"),
+            group("a7c3e5f1b2d4", "container", [5111], [1], [0], 768 * MiB, 0, "docker"),
+            group("app-blender-42.scope", "unit", [5107], [0], [1000], 512 * MiB, 0),
+            group(user(999), "user", [5108, 5113], [0, 1], [999], 384 * MiB, 0),
+            group(None, "unknown", [5199], [0], [], 64 * MiB, 0),
+        ]
+        r = self.run_gw("top", "--once", "--format", "json", scenario=scenario, GPUWATCH_PROCFS_ROOT=owners_tree)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["schema_version"], 2)
+        got = doc["owners"]
+        # CPU: the tree's counters stand still, so 0 once a process was read twice (the driver's list
+        # comes from the slow thread: on a busy machine its first reading may be the last).
+        for g in got:
+            self.assertIn(g.pop("cpu_percent_sum"), (0, None), g)
+        self.assertEqual(got, want)
+        self.assertEqual(len(doc["processes"]), 14)  # the process rows are all there too
+
+        text = self.run_gw("top", "--once", "--group-by", "owner", "--width", "120", scenario=scenario,
+                           GPUWATCH_PROCFS_ROOT=owners_tree)
+        self.assertEqual(text.returncode, 0, text.stderr)
+        lines = text.stdout.split("\n")[:-1]
+        self.assertIn("by owner  sort: GPU memory", lines[0])
+        header = next(i for i, line in enumerate(lines) if line.startswith("OWNER "))
+        self.assertEqual(lines[header].rstrip(),
+                         "OWNER                KIND      PROCS   GPU MEM  GPU%   CPU% GPUS     USERS")
+        cells = {"1233_7": "1233_7", "1234": "1234", "user": user(999), "unknown": "(not in /proc)"}
+
+        def row(g):
+            gpus = ",".join(str(x) for x in g["gpus"])
+            memory = f"{g['gpu_memory_bytes'] / GiB:.2f} GiB" if g["gpu_memory_bytes"] >= GiB \
+                else f"{g['gpu_memory_bytes'] / MiB:.1f} MiB"
+            owner = g["owner"] if g["kind"] not in ("user", "unknown") else cells[g["kind"]]
+            return (f"{owner:<20} {g['kind']:<9} {g['processes']:>5} {memory:>9} {g['gpu_util_percent_sum']:>5} "
+                    f"{'CPU':>6} {gpus:<8} {','.join(g['users']) or '–'}")
+
+        shown = [line[:53] + "   CPU" + line[59:] if line[53:59] in ("   0.0", "     –") else line
+                 for line in lines[header + 1:]]
+        self.assertEqual(shown, [row(g) for g in want])
+        bad = self.run_gw("top", "--once", "--group-by", "job")
+        self.assertEqual(bad.returncode, 2, bad.stderr)
+
     def test_gpus_limits_what_is_shown(self):
         r = self.run_gw("top", "--once", "--format", "json", "--gpus", "1", scenario=self.scenario(4))
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -241,6 +318,11 @@ class TopOnATerminal(unittest.TestCase):
         self.wait(lambda rows: any(r.startswith("GPU 0") for r in rows), "all GPUs again")
         self.term.keys("s")
         self.wait(self.shows("sort: GPU use"), "the next sort")
+        self.term.keys("o")  # a row per owner: the stand-in's (its unit, or its user)
+        self.wait(self.shows("OWNER                KIND      PROCS"), "the owner rows")
+        self.wait(self.shows("by owner  sort: GPU use"), "the header saying so")
+        self.term.keys("o")
+        self.wait(self.shows(f"{self.proc.pid} "), "the process rows again")
         self.term.keys("h")
         self.wait(self.shows("then offers SIGKILL"), "the help")
         self.term.keys("x")

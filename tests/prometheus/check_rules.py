@@ -24,8 +24,12 @@ SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*"')
 # Labels Prometheus adds to every scraped series.
 SCRAPE_LABELS = {"job", "instance"}
-# Labels the exporter may give empty, which Prometheus then does not store.
-MAY_BE_EMPTY = {("gpuwatch_run_advisory", "gpu")}
+# Labels the exporter may give empty, which Prometheus then does not store; and a process's owner
+# labels, which the exporter writes only where the process has that owner (scrape-owners.txt).
+OWNER_LABELS = ("slurm_job", "container", "pod_uid")
+MAY_BE_EMPTY = {("gpuwatch_run_advisory", "gpu")} | {
+    (name, label) for name in ("gpuwatch_process_memory_used_bytes", "gpuwatch_process_gpu_utilization_ratio")
+    for label in OWNER_LABELS}
 
 
 def exported_labels():

@@ -43,6 +43,29 @@ std::optional<double> sort_key(const TopProcess& p, ProcessSort sort) {
 
 std::string or_dash(const std::optional<std::string>& s) { return s.value_or("–"); }
 
+// Largest first, absent last; nullopt when the keys do not decide.
+std::optional<bool> larger_first(const std::optional<double>& a, const std::optional<double>& b) {
+  if (a.has_value() != b.has_value()) return a.has_value();
+  if (a && *a != *b) return *a > *b;
+  return std::nullopt;
+}
+
+// The first row shown of `rows`, so that the selected one is the last
+// shown when it lies below the first screenful.
+std::size_t first_shown(std::size_t selected, std::size_t rows) { return selected >= rows ? selected - rows + 1 : 0; }
+
+ScreenLine table_row(std::string text, bool selected, std::size_t width) {
+  ScreenLine line(std::move(text), selected ? Style::Selected : Style::Normal);
+  if (selected) line.pad_to(width, Style::Selected);
+  return line;
+}
+
+ScreenLine table_header(std::string text, std::size_t width) {
+  ScreenLine header(std::move(text), Style::Header);
+  header.pad_to(width, Style::Header);
+  return header;
+}
+
 // "/opt/conda/bin/python train.py" as "python train.py": the interpreter's
 // directory takes the columns the script's arguments need.
 std::string shown_command(const std::string& command) {
@@ -70,7 +93,7 @@ std::string command_cell(const TopProcess& p) {
 
 void add_process_rows(std::vector<ScreenLine>& out, const TopView& view, std::size_t width, std::size_t rows) {
   const std::size_t selected = std::min(view.selected, view.processes.size() - 1);
-  const std::size_t first = selected >= rows ? selected - rows + 1 : 0;
+  const std::size_t first = first_shown(selected, rows);
   const bool owners = any_owner(view);
   for (std::size_t i = first; i < view.processes.size() && i < first + rows; ++i) {
     const TopProcess& p = view.processes[i];
@@ -84,20 +107,88 @@ void add_process_rows(std::vector<ScreenLine>& out, const TopView& view, std::si
         align_right(p.rss_bytes ? human_bytes(static_cast<double>(*p.rss_bytes)) : "–", 9),
         owners ? align_left(owner.empty() ? "–" : shorten(owner, kOwnerColumns), kOwnerColumns) + " " : "",
         command_cell(p));
-    ScreenLine line(text, i == selected ? Style::Selected : Style::Normal);
-    if (i == selected) line.pad_to(width, Style::Selected);
-    out.push_back(std::move(line));
+    out.push_back(table_row(text, i == selected, width));
   }
+}
+
+ScreenLine process_header(const TopView& view, std::size_t width) {
+  // PID USER GPU GPU-MEM GPU% CPU% RSS COMMAND: the columns nvitop and nvtop
+  // share, so their users find each where they expect it.
+  const std::string owner = any_owner(view) ? align_left("OWNER", kOwnerColumns) + " " : "";
+  return table_header(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} {}COMMAND", "PID", "USER", "GPU",
+                                  "GPU MEM", "GPU%", "CPU%", "RSS", owner),
+                      width);
+}
+
+// "0-3,6": a node's eight GPUs in a few columns (a run of three or more as
+// a range).
+std::string gpu_ranges(const std::vector<int>& gpus) {
+  std::string out;
+  for (std::size_t i = 0; i < gpus.size();) {
+    std::size_t last = i;
+    while (last + 1 < gpus.size() && gpus[last + 1] == gpus[last] + 1) ++last;
+    if (!out.empty()) out += ',';
+    if (last >= i + 2) {
+      out += fmt::format("{}-{}", gpus[i], gpus[last]);
+      i = last + 1;
+    } else {
+      out += std::to_string(gpus[i]);
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string number_or_dash(const std::optional<double>& v, int decimals) {
+  return v ? fmt::format("{:.{}f}", *v, decimals) : "–";
+}
+
+// OWNER KIND PROCS GPU-MEM GPU% CPU% GPUS USERS: the process table's sums,
+// in its columns' units (GPU% adds each GPU's share: 400 is four GPUs busy).
+constexpr std::size_t kOwnerCellColumns = 20;  // "app-blender-42.scope", a pod's 36-character UID cut
+constexpr std::size_t kGpuListColumns = 8;
+ScreenLine owner_header(std::size_t width) {
+  return table_header(fmt::format("{:<{}} {:<9} {:>5} {:>9} {:>5} {:>6} {:<{}} USERS", "OWNER", kOwnerCellColumns,
+                                  "KIND", "PROCS", "GPU MEM", "GPU%", "CPU%", "GPUS", kGpuListColumns),
+                      width);
+}
+
+std::string owner_row_text(const OwnerGroup& g) {
+  std::string users;
+  for (const std::string& user : g.users) users += (users.empty() ? "" : ",") + user;
+  return fmt::format(
+      "{} {} {:>5} {} {} {} {} {}", align_left(shorten(owner_cell(g.owner), kOwnerCellColumns), kOwnerCellColumns),
+      align_left(to_string(g.owner.kind), 9), g.pids.size(),
+      align_right(g.gpu_memory_bytes ? human_bytes(static_cast<double>(*g.gpu_memory_bytes)) : "–", 9),
+      align_right(number_or_dash(g.gpu_util_percent_sum, 0), 5), align_right(number_or_dash(g.cpu_percent_sum, 1), 6),
+      align_left(shorten(gpu_ranges(g.gpus), kGpuListColumns), kGpuListColumns), users.empty() ? "–" : users);
+}
+
+void add_owner_rows(std::vector<ScreenLine>& out, const TopView& view, std::size_t width, std::size_t rows) {
+  const std::vector<OwnerGroup> groups = owner_groups(view.processes, view.sort);
+  const std::size_t selected = std::min(view.selected, groups.size() - 1);
+  const std::size_t first = first_shown(selected, rows);
+  for (std::size_t i = first; i < groups.size() && i < first + rows; ++i) {
+    out.push_back(table_row(owner_row_text(groups[i]), i == selected, width));
+  }
+}
+
+std::optional<double> group_sort_key(const OwnerGroup& g, ProcessSort sort) {
+  switch (sort) {
+    case ProcessSort::GpuMemory:
+      return g.gpu_memory_bytes ? std::optional<double>(static_cast<double>(*g.gpu_memory_bytes)) : std::nullopt;
+    case ProcessSort::GpuPercent: return g.gpu_util_percent_sum;
+    case ProcessSort::CpuPercent: return g.cpu_percent_sum;
+    case ProcessSort::Pid: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 void sort_processes(std::vector<TopProcess>& processes, ProcessSort sort) {
   std::stable_sort(processes.begin(), processes.end(), [sort](const TopProcess& a, const TopProcess& b) {
-    const auto ka = sort_key(a, sort);
-    const auto kb = sort_key(b, sort);
-    if (ka.has_value() != kb.has_value()) return ka.has_value();
-    if (ka && *ka != *kb) return *ka > *kb;
+    if (const auto first = larger_first(sort_key(a, sort), sort_key(b, sort))) return *first;
     if (a.pid != b.pid) return a.pid < b.pid;
     return a.gpu < b.gpu;
   });
@@ -108,17 +199,11 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
   // Its row comes out of the processes' only when one is left for them.
   const bool hidden_note = view.hidden_processes > 0 && rows >= 2;
   if (hidden_note) --rows;
-  // PID USER GPU GPU-MEM GPU% CPU% RSS COMMAND: the columns nvitop and nvtop
-  // share, so their users find each where they expect it.
-  ScreenLine header;
-  const std::string owner = any_owner(view) ? align_left("OWNER", kOwnerColumns) + " " : "";
-  header.add(fmt::format("{:>7} {:<9} {:>3} {:>9} {:>4} {:>6} {:>9} {}COMMAND", "PID", "USER", "GPU", "GPU MEM", "GPU%",
-                         "CPU%", "RSS", owner),
-             Style::Header);
-  header.pad_to(width, Style::Header);
-  out.push_back(std::move(header));
+  out.push_back(view.by_owner ? owner_header(width) : process_header(view, width));
   if (view.processes.empty()) {
     if (rows > 0) out.emplace_back("  no process holds memory on a watched GPU", Style::Dim);
+  } else if (view.by_owner) {
+    add_owner_rows(out, view, width, rows);
   } else {
     add_process_rows(out, view, width, rows);
   }
@@ -128,6 +213,33 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
                      Style::Dim);
   }
   return out;
+}
+
+std::vector<OwnerGroup> owner_groups(const std::vector<TopProcess>& processes, ProcessSort sort) {
+  std::vector<ProcessUse> uses;
+  uses.reserve(processes.size());
+  for (const TopProcess& p : processes) {
+    uses.push_back({p.pid, p.gpu, p.gpu_memory_bytes, p.gpu_percent, p.cpu_percent, p.user, p.attribution});
+  }
+  std::vector<OwnerGroup> groups = group_by_owner(uses);
+  std::stable_sort(groups.begin(), groups.end(), [sort](const OwnerGroup& a, const OwnerGroup& b) {
+    if (const auto first = larger_first(group_sort_key(a, sort), group_sort_key(b, sort))) return *first;
+    if (a.owner.kind != b.owner.kind) return a.owner.kind < b.owner.kind;
+    return a.owner.name < b.owner.name;
+  });
+  return groups;
+}
+
+std::size_t table_rows(const TopView& view) {
+  return view.by_owner ? owner_groups(view.processes, view.sort).size() : view.processes.size();
+}
+
+std::string owner_cell(const Owner& owner) {
+  switch (owner.kind) {
+    case OwnerKind::Pod: return "pod:" + owner.name.substr(0, 8);  // as the OWNER column shows it
+    case OwnerKind::Unknown: return "(not in /proc)";
+    default: return owner.name;
+  }
 }
 
 }  // namespace gpuwatch

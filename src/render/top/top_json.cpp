@@ -4,6 +4,7 @@
 #include "render/attribution_json.h"
 #include "base/json_writer.h"
 #include "render/step_timing.h"
+#include "render/top/process_table.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -112,6 +113,9 @@ std::string render_top_json(const TopView& view) {
     w.end_object();
   }
   w.end_array();
+  // The processes grouped by owner, as the owner rows show them; there
+  // whatever the screen's mode.
+  write_owner_groups(w, owner_groups(view.processes, view.sort));
   w.end_object();
   out += '\n';
   return out;

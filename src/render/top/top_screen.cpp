@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -97,7 +100,7 @@ ScreenLine header_line(const TopView& view, std::size_t width) {
   if (view.now_wall_ns != 0) line.add("  " + clock_local_ms(view.now_wall_ns).substr(0, 8));
   line.add(fmt::format("  every {} s", fixed(view.interval_s, view.interval_s < 1 ? 1 : 0)), Style::Dim);
   if (view.paused) line.add("  PAUSED", Style::Warn);
-  const std::string right = fmt::format("sort: {}", to_string(view.sort));
+  const std::string right = fmt::format("{}sort: {}", view.by_owner ? "by owner  " : "", to_string(view.sort));
   line.pad_to(width > right.size() ? width - right.size() : 0).add(right, Style::Dim);
   return line;
 }
@@ -180,12 +183,25 @@ ScreenLine host_line(const TopView& view, std::size_t width) {
   return line;
 }
 
-ScreenLine keys_line(const TopView& view) {
+ScreenLine keys_line(const TopView& view, std::size_t width) {
   if (!view.message.empty()) return ScreenLine(view.message, Style::Warn);
-  ScreenLine line;
-  for (const auto& [key, what] : {std::pair{"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"p", "pause"},
-                                  {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}}) {
-    line.add(key, Style::Title).add(" ").add(what, Style::Dim).add("  ");
+  std::vector<std::pair<std::string_view, std::string_view>> keys = {
+      {"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"o", "owners"}, {"p", "pause"},
+      {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}};
+  const auto compose = [&keys] {
+    ScreenLine line;
+    for (const auto& [key, what] : keys) {
+      line.add(std::string(key), Style::Title).add(" ").add(std::string(what), Style::Dim).add("  ");
+    }
+    return line;
+  };
+  ScreenLine line = compose();
+  // Too wide for 80 columns: the hints that matter least go first (the help
+  // lists every key), so that "h help" still shows.
+  for (const std::string_view dropped : {"0-9", "+-"}) {
+    if (line.width() <= width + 2) break;  // its last two columns are blank
+    std::erase_if(keys, [dropped](const auto& k) { return k.first == dropped; });
+    line = compose();
   }
   return line;
 }
@@ -199,6 +215,7 @@ std::vector<ScreenLine> help_lines() {
            "  PgUp PgDn Home End  ten processes up or down, the first, the last",
            "  s      sort processes: GPU memory, GPU use, CPU, pid",
            "  k      stop the selected process: asks, SIGTERM, then offers SIGKILL",
+           "  o      one row per owner: Slurm job, container, pod, unit, user (o: back)",
            "  p      pause the screen (sampling goes on)",
            "  + -    a longer or shorter interval (0.1 s to 60 s)",
            "  0-9    show one GPU large; the same digit or Esc shows all again",
@@ -283,7 +300,7 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
   // The keys line sits on the last row whatever came before.
   if (out.size() >= height) out.resize(height > 0 ? height - 1 : 0);
   while (out.size() + 1 < height) out.emplace_back();
-  if (height > 0) out.push_back(keys_line(view));
+  if (height > 0) out.push_back(keys_line(view, width));
   for (auto& line : out) line = line.cut(width);
   return out;
 }

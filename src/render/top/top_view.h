@@ -54,7 +54,10 @@ struct TopView {
   // a short list is not taken for all there is.
   std::size_t hidden_processes = 0;
   ProcessSort sort = ProcessSort::GpuMemory;
-  std::size_t selected = 0;      // row in `processes`
+  // One row per owner (Slurm job, container, pod, unit, user) instead of
+  // one per process: the `o` key, `--group-by owner`.
+  bool by_owner = false;
+  std::size_t selected = 0;      // row in `processes`, or in their owner groups when by_owner
   std::optional<int> focus_gpu;  // one GPU shown alone, large
   bool paused = false;
   bool help = false;

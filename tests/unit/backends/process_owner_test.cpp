@@ -86,6 +86,29 @@ TEST(ProcessOwner, NoCgroupFileNoOwner) {
   EXPECT_TRUE(described(kOwners, 5108).attribution.empty());
 }
 
+// The tree's second processes of one owner (tests/fixtures/procfs/README.md).
+TEST(ProcessOwner, SecondProcessesOfAJobAndAContainer) {
+  const ProcessAttribution batch = described(kOwners, 5109).attribution;  // v1, step_batch of job 1234
+  EXPECT_EQ(attribution_text(batch), "1234.batch");
+  EXPECT_EQ(slurm_job_id_text(batch), "1234");
+  const ProcessAttribution rank1 = described(kOwners, 5110).attribution;  // v2, task_1 of array task 1233_7
+  EXPECT_EQ(attribution_text(rank1), "1233_7.0");
+  EXPECT_EQ(slurm_job_id_text(rank1), "1233_7");
+  EXPECT_EQ(described(kOwners, 5112).attribution, described(kOwners, 5103).attribution);
+}
+
+TEST(ProcessOwner, DockerWithTheCgroupfsDriverOnCgroupV1) {
+  const ProcessAttribution a = described(kOwners, 5111).attribution;
+  EXPECT_EQ(a.container, "a7c3e5f1b2d4968071e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4");
+  EXPECT_EQ(a.runtime, "docker");
+  EXPECT_EQ(a.pod_uid, "");
+  EXPECT_EQ(a.unit, "");
+}
+
+TEST(ProcessOwner, TheRootCgroupNamesNoOwner) {
+  EXPECT_TRUE(described(kOwners, 5113).attribution.empty());
+}
+
 TEST(ProcessOwner, AMissingPidOnTheHostIsGone) {
   const GpuProcess p = described(kOwners, 5199);
   EXPECT_EQ(p.name, "");

@@ -77,6 +77,35 @@ TEST(TopKeys, SCyclesTheSortAndResorts) {
   EXPECT_EQ(view.sort, ProcessSort::GpuMemory);
 }
 
+// o switches between a row per process and a row per owner; the selection
+// follows the row it was on (a process's owner, an owner's first process),
+// moves within the owner rows, and k refuses an owner row.
+TEST(TopKeys, OGroupsByOwnerAndBack) {
+  TopView view = make_top_view(1, 10, 4);  // 4, 3, 2, 1 GiB: pids 1003..1000
+  view.processes[3].attribution.job = "77";  // pid 1000, the last row
+  view.processes[3].attribution.step = "0";
+  view.selected = 3;
+  TopKeys keys(kAlice, false);
+  keys.handle('o', view);
+  EXPECT_TRUE(view.by_owner);
+  EXPECT_EQ(view.message, "one row per owner: Slurm job, container, pod, unit or user");
+  EXPECT_EQ(view.selected, 1u);  // alice's 9 GiB first, then job 77
+  keys.handle(kKeyEnd, view);
+  EXPECT_EQ(view.selected, 1u);  // two owner rows
+  keys.handle(kKeyUp, view);
+  EXPECT_EQ(view.selected, 0u);
+  keys.handle('k', view);
+  EXPECT_EQ(view.message, "k stops one process: o lists the processes again");
+  keys.handle('y', view);  // nothing was asked
+  EXPECT_EQ(view.message, "");
+  keys.handle('o', view);
+  EXPECT_FALSE(view.by_owner);
+  EXPECT_EQ(view.selected, 0u);  // alice's first process
+  EXPECT_EQ(view.message, "one row per process");
+  EXPECT_TRUE(keys.handle('k', view).signal == std::nullopt);
+  EXPECT_NE(view.message.find("send SIGTERM to pid 1003?"), std::string::npos) << view.message;
+}
+
 TEST(TopKeys, KillAsksThenSendsSigtermThenOffersSigkill) {
   TopView view = make_top_view(1, 10, 2);
   TopKeys keys(kAlice, false);
