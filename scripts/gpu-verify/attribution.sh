@@ -37,6 +37,7 @@ exporter=$!
 sleep 15
 "$GW" top --once --format json >"$OUT/top.json" 2>"$OUT/top_err.txt"
 "$GW" top --once --width 160 >"$OUT/top.txt" 2>&1
+"$GW" top --once --width 160 --group-by owner >"$OUT/top_owners.txt" 2>&1
 python3 -c 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:9499/metrics").read().decode())' \
   >"$OUT/metrics.txt" 2>&1
 wait "$rec"

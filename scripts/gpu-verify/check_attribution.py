@@ -27,6 +27,14 @@ check(f"top JSON: a process of Slurm job {slurm_job}",
       any(a.get("slurm_job") == slurm_job and a.get("job") == job and a.get("step") == step for a in top_owners))
 check(f"top JSON: a process of container {short} (docker)",
       any(a.get("container") == container and a.get("container_runtime") == "docker" for a in top_owners))
+groups = {g.get("owner"): g for g in top.get("owners", [])}
+check(f"top JSON owners: job {job} (its steps as one) and container {short}",
+      groups.get(job, {}).get("kind") == "slurm_job" and groups.get(short, {}).get("kind") == "container")
+check("top JSON owners: each group sums its process's GPU memory",
+      all((groups.get(k, {}).get("gpu_memory_bytes") or 0) > 0 for k in (job, short)))
+owners_text = open(os.path.join(out, "top_owners.txt")).read()
+check("top --group-by owner: one row each", re.search(rf"^\s*{re.escape(job)}\s+slurm_job", owners_text, re.M) is not None
+      and re.search(rf"^\s*{re.escape(short)}\s+container", owners_text, re.M) is not None)
 top_text = open(os.path.join(out, "top.txt")).read()
 check("top text: the OWNER column names both", "OWNER" in top_text and slurm_job in top_text and short in top_text)
 
