@@ -31,17 +31,20 @@ inline constexpr DisplayFormat kDurationSeconds{"s", 1, 1};
 
 // `scale` and `cadence` do not apply (a derived number is neither stored in
 // fixed point nor sampled): 1 and Static. `short_label` is a table column's
-// word, `label` the word in prose; both are followed by the display unit.
+// word, `label` the word in prose (both followed by the display unit), `tag`
+// the word where room is short.
 inline constexpr std::array<MetricInfo, kDerivedMetricCount> kDerivedMetrics{{
-    {"duration_s", "s", 1, Cadence::Static, "duration", "duration", display::kDurationSeconds},
-    {"gpu_util_percent_mean", "%", 1, Cadence::Static, "GPU utilization", "util",
+    {"duration_s", "s", 1, Cadence::Static, "duration", "duration", "time", display::kDurationSeconds},
+    {"gpu_util_percent_mean", "%", 1, Cadence::Static, "GPU utilization", "util", "util",
      info(DeviceMetric::GpuUtilPercent).display},
-    {"mem_used_bytes_mean", "B", 1, Cadence::Static, "GPU memory mean", "mem",
+    {"mem_used_bytes_mean", "B", 1, Cadence::Static, "GPU memory mean", "mem", "mem",
      info(DeviceMetric::MemUsedBytes).display},
-    {"mem_used_bytes_peak", "B", 1, Cadence::Static, "GPU memory peak", "peak",
+    {"mem_used_bytes_peak", "B", 1, Cadence::Static, "GPU memory peak", "peak", "peak",
      info(DeviceMetric::MemUsedBytes).display},
-    {"power_watts_mean", "W", 1, Cadence::Static, "GPU power", "power", info(DeviceMetric::PowerWatts).display},
-    {"energy_joules", "J", 1, Cadence::Static, "GPU energy", "energy", info(DeviceMetric::EnergyJoules).display},
+    {"power_watts_mean", "W", 1, Cadence::Static, "GPU power", "power",
+     "power", info(DeviceMetric::PowerWatts).display},
+    {"energy_joules", "J", 1, Cadence::Static, "GPU energy", "energy",
+     "energy", info(DeviceMetric::EnergyJoules).display},
 }};
 
 constexpr const MetricInfo& info(DerivedMetric m) { return kDerivedMetrics[static_cast<std::size_t>(m)]; }
