@@ -395,7 +395,7 @@ function describe(metrics, name) {
 }
 
 function reportSections(report, status, id, metrics) {
-  const out = [el('h2', {}, 'Load balance'), loadBalance(report)];
+  const out = [el('h2', {}, 'Load balance'), loadBalance(report, describe(metrics, 'gpu_util_percent'))];
   if ((report.devices || []).length > 1) {
     out.push(el('h2', {}, 'Memory per GPU ', el('span', {class: 'hint'}, '· one scale for all; dashed: the GPU\'s mean')),
       memoryGrid(id, report, describe(metrics, 'mem_used_bytes')));
@@ -409,7 +409,7 @@ function reportSections(report, status, id, metrics) {
 
 const BANDS = 'bands: excellent < 5 %, good < 10 %, fair < 20 %, poor ≥ 20 %';
 
-function loadBalance(report) {
+function loadBalance(report, util) {
   const lb = (report.load_balance || []).find((x) => x.metric === 'gpu_util_percent');
   if (!lb) return el('p', {class: 'muted'}, 'No load balance: it needs two or more of the job\'s GPUs.');
   const gpus = (report.job_gpus && report.job_gpus.gpus) || lb.per_gpu_mean.map((_, i) => i);
@@ -417,12 +417,12 @@ function loadBalance(report) {
     const gpu = gpus[i] === undefined ? i : gpus[i];
     return el('div', {class: 'bar-row'},
       el('span', {}, `GPU ${gpu}`, lb.straggler_gpu === gpu ? ' ⚑' : ''),
-      el('div', {class: 'bar', title: `${fmtNumber(mean)} %`},
+      el('div', {class: 'bar', title: fmtDisplay(mean, util.display)},
         el('span', {style: {width: `${Math.max(0, Math.min(100, mean))}%`, background: gpuColor(gpu)}})),
-      el('span', {class: 'num'}, `${fmtNumber(mean)} %`));
+      el('span', {class: 'num'}, fmtDisplay(mean, util.display)));
   });
   return el('div', {class: 'balance'},
-    el('div', {}, 'Mean GPU utilization per GPU · CV ', el('b', {}, `${fmtNumber(lb.cv_percent)} %`), ' ',
+    el('div', {}, `Mean ${util.label} per GPU · CV `, el('b', {}, `${fmtNumber(lb.cv_percent)} %`), ' ',
       el('b', {class: `quality-${lb.quality}`}, lb.quality),
       lb.straggler_gpu !== null && lb.straggler_gpu !== undefined ? ` · straggler GPU ${lb.straggler_gpu} (⚑)` : '',
       el('span', {class: 'hint'}, ` · ${BANDS}`)),

@@ -31,11 +31,12 @@ std::string unit_of(const std::string& metric) {
 }
 
 // The resources a test used, headed and shown as the catalogue says
-// (core/metrics.h): each metric's tag and display unit, then the statistic;
-// whole numbers but for memory. The bench keeps memory in MiB, as seed 003.
+// (core/metrics.h): each metric's tag and display unit (the statistic in
+// the note under the table: ten columns fit 110 only so); whole numbers
+// but for memory. The bench keeps memory in MiB, as seed 003.
 struct ResourceColumn {
   DeviceMetric metric;
-  std::string_view statistic;
+  std::string_view statistic;  // "highest", "mean": what of the test's samples
   std::optional<StatBlock> TestResources::*block;
   double StatBlock::*value;
   double to_stored = 1;  // the block's unit to the catalogue's stored one
@@ -43,10 +44,10 @@ struct ResourceColumn {
 };
 
 constexpr ResourceColumn kResourceColumns[] = {
-    {DeviceMetric::GpuUtilPercent, "max", &TestResources::gpu_util_percent, &StatBlock::max},
-    {DeviceMetric::MemUsedBytes, "max", &TestResources::gpu_memory_mb, &StatBlock::max, kMiB, false},
-    {DeviceMetric::PowerWatts, "avg", &TestResources::gpu_power_watts, &StatBlock::avg},
-    {DeviceMetric::TempGpuCelsius, "max", &TestResources::gpu_temperature_celsius, &StatBlock::max},
+    {DeviceMetric::GpuUtilPercent, "highest", &TestResources::gpu_util_percent, &StatBlock::max},
+    {DeviceMetric::MemUsedBytes, "highest", &TestResources::gpu_memory_mb, &StatBlock::max, kMiB, false},
+    {DeviceMetric::PowerWatts, "mean", &TestResources::gpu_power_watts, &StatBlock::avg},
+    {DeviceMetric::TempGpuCelsius, "highest", &TestResources::gpu_temperature_celsius, &StatBlock::max},
 };
 
 std::string resource_cell(const TestResources& res, const ResourceColumn& c) {
@@ -56,13 +57,22 @@ std::string resource_cell(const TestResources& res, const ResourceColumn& c) {
   return display_value(c.whole ? rounded(f, 0) : f, (*block).*c.value * c.to_stored);
 }
 
+// "util %: the highest during the test; ...; power W: the mean during the test."
+std::string resources_note() {
+  std::string out;
+  for (const ResourceColumn& c : kResourceColumns) {
+    out += fmt::format("{}{}: the {} during the test", out.empty() ? "" : "; ", tag_title(info(c.metric)), c.statistic);
+  }
+  return out + ".\n";
+}
+
 }  // namespace
 
 std::string render_bench_table(const BenchRun& run) {
   Table t;
   t.columns = {{"test", false, true, 16}, {"gpu"}, {"result", true}, {"% peak", true}};
   for (const ResourceColumn& c : kResourceColumns) {
-    t.columns.push_back({fmt::format("{} {}", tag_title(info(c.metric)), c.statistic), true});
+    t.columns.push_back({tag_title(info(c.metric)), true});
   }
   t.columns.insert(t.columns.end(), {{"throttled", true}, {"", false}});
   for (const BenchTest& test : run.tests) {
@@ -95,6 +105,7 @@ std::string render_bench_table(const BenchRun& run) {
   for (const std::string& e : run.errors) out += fmt::format("error: {}\n", e);
   for (const std::string& w : run.warnings) out += fmt::format("warning: {}\n", w);
   out += "\n% peak: of the datasheet's dense peak (matmul, memory bandwidth) or of the PCIe link (host-device).\n";
+  out += resources_note();
   return out;
 }
 

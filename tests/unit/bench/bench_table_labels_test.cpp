@@ -1,6 +1,7 @@
 // bench's table heads the resources a test used with the catalogue's words
-// (core/metrics.h): each metric's tag and display unit, then the statistic,
-// as tests/unit/render/catalogue_labels_test.cpp checks the other renderers.
+// (core/metrics.h): each metric's tag and display unit, the statistic in the
+// note under it, as tests/unit/render/catalogue_labels_test.cpp checks the
+// other renderers.
 #include <sstream>
 #include <string>
 
@@ -33,10 +34,11 @@ TEST(BenchTable, HeadsResourcesByTagAndUnit) {
   run.tests.push_back(test);
   const std::string text = render_bench_table(run);
   const std::string header = line_with(text, "result");
-  expect_in(header, tag_title(info(DeviceMetric::GpuUtilPercent)) + " max");
-  expect_in(header, tag_title(info(DeviceMetric::MemUsedBytes)) + " max");
-  expect_in(header, tag_title(info(DeviceMetric::PowerWatts)) + " avg");
-  expect_in(header, tag_title(info(DeviceMetric::TempGpuCelsius)) + " max");
+  for (const DeviceMetric m : {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes, DeviceMetric::PowerWatts,
+                               DeviceMetric::TempGpuCelsius}) {
+    expect_in(header, tag_title(info(m)));
+  }
+  expect_in(text, tag_title(info(DeviceMetric::PowerWatts)) + ": the mean during the test");
   expect_in(line_with(text, "matmul_fp16"), " 2.00 ");  // 2048 MiB in GiB, as the catalogue shows memory
 }
 
