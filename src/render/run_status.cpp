@@ -26,13 +26,14 @@ std::optional<double> field(const std::optional<GpuWindow>& w, std::optional<dou
 }
 
 // "  util 87 % (+12)": a metric's tag, its value in the catalogue's unit,
-// whole (memory to 0.1 GiB), and its change.
-std::string part(const MetricInfo& m, std::optional<double> now, std::optional<double> before, int decimals = 0) {
+// whole, and its change.
+std::string part(const MetricInfo& m, std::optional<double> now, std::optional<double> before) {
   if (!now) return "";
-  const DisplayFormat format = rounded(m.display, decimals);
+  const DisplayFormat format = rounded(m.display, 0);
   return fmt::format("  {} {}{}", m.tag, display_text(format, *now), change(now, before, format));
 }
 
+// "  mem 12.0/80.0 GiB 15 % (+0.5)": to 0.1 GiB.
 std::string memory_part(const GpuWindow& n, std::optional<double> before) {
   if (!n.mem_used_bytes) return "";
   const MetricInfo& m = info(DeviceMetric::MemUsedBytes);
