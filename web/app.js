@@ -305,7 +305,7 @@ async function showRun(main, id) {
       showError(report); // the run without its report: the charts stay
       reportBox.replaceChildren();
     } else {
-      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status, id));
+      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status, id, metrics));
     }
   });
   await Promise.all([...primary.map((m) => addChart(charts, m)), hostCharts(hostBox, id, group, markers), reportShown]);
@@ -387,22 +387,29 @@ function followLive(id, group, metrics, ui) {
   };
 }
 
-function reportSections(report, status, id) {
-  const out = [el('h2', {}, 'Load balance'), loadBalance(report)];
+// `metrics`: the run's metric descriptors (/api/runs/ID), whose labels and display formats are
+// the catalogue's (docs/metrics.md); a metric the run has no values of falls back to its name.
+function describe(metrics, name) {
+  return (metrics || []).find((m) => m.name === name)
+    || {name, label: name, unit: '', display: {unit: '', divisor: 1, decimals: 1}};
+}
+
+function reportSections(report, status, id, metrics) {
+  const out = [el('h2', {}, 'Load balance'), loadBalance(report, describe(metrics, 'gpu_util_percent'))];
   if ((report.devices || []).length > 1) {
     out.push(el('h2', {}, 'Memory per GPU ', el('span', {class: 'hint'}, '· one scale for all; dashed: the GPU\'s mean')),
-      memoryGrid(id, report));
+      memoryGrid(id, report, describe(metrics, 'mem_used_bytes')));
   }
   const span = status && status.window_s ? el('span', {class: 'hint'}, ` · over the last ${fmtDuration(status.window_s)}`) : '';
   out.push(el('h2', {}, 'Advisories', span), advisories(report, status));
-  out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase'));
-  out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch'));
+  out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase', metrics));
+  out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch', metrics));
   return el('section', {}, out);
 }
 
 const BANDS = 'bands: excellent < 5 %, good < 10 %, fair < 20 %, poor ≥ 20 %';
 
-function loadBalance(report) {
+function loadBalance(report, util) {
   const lb = (report.load_balance || []).find((x) => x.metric === 'gpu_util_percent');
   if (!lb) return el('p', {class: 'muted'}, 'No load balance: it needs two or more of the job\'s GPUs.');
   const gpus = (report.job_gpus && report.job_gpus.gpus) || lb.per_gpu_mean.map((_, i) => i);
@@ -410,12 +417,12 @@ function loadBalance(report) {
     const gpu = gpus[i] === undefined ? i : gpus[i];
     return el('div', {class: 'bar-row'},
       el('span', {}, `GPU ${gpu}`, lb.straggler_gpu === gpu ? ' ⚑' : ''),
-      el('div', {class: 'bar', title: `${fmtNumber(mean)} %`},
+      el('div', {class: 'bar', title: fmtDisplay(mean, util.display)},
         el('span', {style: {width: `${Math.max(0, Math.min(100, mean))}%`, background: gpuColor(gpu)}})),
-      el('span', {class: 'num'}, `${fmtNumber(mean)} %`));
+      el('span', {class: 'num'}, fmtDisplay(mean, util.display)));
   });
   return el('div', {class: 'balance'},
-    el('div', {}, 'Mean GPU utilization per GPU · CV ', el('b', {}, `${fmtNumber(lb.cv_percent)} %`), ' ',
+    el('div', {}, `Mean ${util.label} per GPU · CV `, el('b', {}, `${fmtNumber(lb.cv_percent)} %`), ' ',
       el('b', {class: `quality-${lb.quality}`}, lb.quality),
       lb.straggler_gpu !== null && lb.straggler_gpu !== undefined ? ` · straggler GPU ${lb.straggler_gpu} (⚑)` : '',
       el('span', {class: 'hint'}, ` · ${BANDS}`)),
@@ -424,11 +431,12 @@ function loadBalance(report) {
 
 // Seed 001's per-GPU memory breakdown: a small chart per GPU on one y scale, with its
 // time-weighted mean (the report's) dashed, laid out 1×2, 2×2, 2×3, 2×4, then rows of four.
-function memoryGrid(id, report) {
+function memoryGrid(id, report, memory) {
   const devices = report.devices;
   const columns = devices.length <= 2 ? devices.length : devices.length <= 4 ? 2 : devices.length <= 6 ? 3 : 4;
   const grid = el('div', {class: 'memory-grid', style: {gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`}});
-  const gib = 1073741824;
+  const shown = memory.display;
+  const gib = shown.divisor || 1;
   const stat = (d, k) => ((d.metrics || {}).mem_used_bytes || {})[k];
   const top = Math.max(...devices.map((d) => stat(d, 'max') || 0)) / gib;
   const boxes = devices.map((d) => {
@@ -437,14 +445,15 @@ function memoryGrid(id, report) {
     const box = el('div', {class: 'chart-box'}, el('div', {class: 'chart-head'},
       el('h3', {}, `GPU ${d.gpu}`),
       el('span', {class: 'hint'}, mean === undefined || mean === null ? 'no memory samples'
-        : `mean ${fmtNumber(mean / gib, 2)} GiB · max ${fmtNumber(stat(d, 'max') / gib, 2)} GiB`)), canvas);
+        : `mean ${fmtDisplay(mean, shown)} · max ${fmtDisplay(stat(d, 'max'), shown)}`)), canvas);
     grid.append(box);
     return {d, canvas, mean};
   });
   // After the boxes are in the page, so that the charts know their width.
   requestAnimationFrame(async () => {
     const charts = boxes.map((b) => ({...b, chart: new window.LineChart(b.canvas, {
-      format: (v, step) => fmtNumber(v, step ? Math.max(0, Math.ceil(-Math.log10(step))) : 2) + ' GiB',
+      format: (v, step) => fmtNumber(v, step ? Math.max(0, Math.ceil(-Math.log10(step))) : shown.decimals)
+        + (shown.unit ? ' ' + shown.unit : ''),
       yRange: [0, top > 0 ? top * 1.05 : 1]})}));
     try {
       const s = await api(`/api/runs/${encodeURIComponent(id)}/series`,
@@ -483,19 +492,20 @@ function advisories(report, status) {
     (a.id ? a.id + ': ' : '') + (a.summary || ''), a.suggestion || '']));
 }
 
-// Phases or epochs: label, occurrences, duration, and per GPU mean utilization, memory, power.
-function segmentTable(list, what) {
+// Phases or epochs: label, occurrences, duration, and per GPU the mean of each metric below,
+// headed by its label and display unit ("GPU utilization % mean").
+const SEGMENT_METRICS = ['gpu_util_percent', 'mem_used_bytes', 'power_watts'];
+
+function segmentTable(list, what, metrics) {
   if (!list || !list.length) return el('p', {class: 'muted'}, `No ${what}s annotated.`);
   const mean = (d, k) => (d[k] && d[k].mean !== undefined ? d[k].mean : null);
-  const perGpu = (seg, k, f) => (seg.devices || []).map((d) => f(mean(d, k))).join(' / ');
-  const gib = {unit: 'GiB', divisor: 1073741824, decimals: 1};
+  const perGpu = (seg, m) => (seg.devices || []).map((d) => fmtDisplay(mean(d, m.name), m.display, false)).join(' / ');
   const gpus = `GPU ${(list[0].devices || []).map((d) => d.gpu).join(' / ')}`;
-  return table([what, {text: 'occurrences', num: true}, {text: 'duration', num: true},
-    `mean util % (${gpus})`, `mean memory GiB (${gpus})`, `mean power W (${gpus})`],
-  list.map((s) => [s.label + (s.merged_labels ? ` (${s.merged_labels} labels)` : ''), num(s.occurrences),
-    num(fmtDuration(s.duration_s)), perGpu(s, 'gpu_util_percent', (v) => fmtNumber(v, 0)),
-    perGpu(s, 'mem_used_bytes', (v) => fmtDisplay(v, gib, false)),
-    perGpu(s, 'power_watts', (v) => fmtNumber(v, 0))]));
+  const shown = SEGMENT_METRICS.map((name) => describe(metrics, name));
+  const title = (m) => `${m.label}${m.display.unit ? ' ' + m.display.unit : ''} mean (${gpus})`;
+  return table([what, {text: 'occurrences', num: true}, {text: 'duration', num: true}, ...shown.map(title)],
+    list.map((s) => [s.label + (s.merged_labels ? ` (${s.merged_labels} labels)` : ''), num(s.occurrences),
+      num(fmtDuration(s.duration_s)), ...shown.map((m) => perGpu(s, m))]));
 }
 
 // ---- #/compare/ID,ID --------------------------------------------------------------------------

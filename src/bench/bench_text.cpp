@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "render/table.h"
+#include "render/units.h"
 
 namespace gpuwatch {
 
@@ -29,22 +30,60 @@ std::string unit_of(const std::string& metric) {
   return "samples/s";
 }
 
+// The resources a test used, headed and shown as the catalogue says
+// (core/metrics.h): each metric's tag and display unit (the statistic in
+// the note under the table: ten columns fit 110 only so); whole numbers
+// but for memory. The bench keeps memory in MiB, as seed 003.
+struct ResourceColumn {
+  DeviceMetric metric;
+  std::string_view statistic;  // "highest", "mean": what of the test's samples
+  std::optional<StatBlock> TestResources::*block;
+  double StatBlock::*value;
+  double to_stored = 1;  // the block's unit to the catalogue's stored one
+  bool whole = true;
+};
+
+constexpr ResourceColumn kResourceColumns[] = {
+    {DeviceMetric::GpuUtilPercent, "highest", &TestResources::gpu_util_percent, &StatBlock::max},
+    {DeviceMetric::MemUsedBytes, "highest", &TestResources::gpu_memory_mb, &StatBlock::max, kMiB, false},
+    {DeviceMetric::PowerWatts, "mean", &TestResources::gpu_power_watts, &StatBlock::avg},
+    {DeviceMetric::TempGpuCelsius, "highest", &TestResources::gpu_temperature_celsius, &StatBlock::max},
+};
+
+std::string resource_cell(const TestResources& res, const ResourceColumn& c) {
+  const std::optional<StatBlock>& block = res.*c.block;
+  if (!block) return "-";
+  const DisplayFormat& f = info(c.metric).display;
+  return display_value(c.whole ? rounded(f, 0) : f, (*block).*c.value * c.to_stored);
+}
+
+// "util %: the highest during the test; ...; power W: the mean during the test."
+std::string resources_note() {
+  std::string out;
+  for (const ResourceColumn& c : kResourceColumns) {
+    out += fmt::format("{}{}: the {} during the test", out.empty() ? "" : "; ", tag_title(info(c.metric)), c.statistic);
+  }
+  return out + ".\n";
+}
+
 }  // namespace
 
 std::string render_bench_table(const BenchRun& run) {
   Table t;
-  t.columns = {{"test", false, true, 16}, {"gpu"}, {"result", true}, {"% peak", true}, {"util max", true},
-               {"mem max MiB", true}, {"W avg", true}, {"°C max", true}, {"throttled", true}, {"", false}};
+  t.columns = {{"test", false, true, 16}, {"gpu"}, {"result", true}, {"% peak", true}};
+  for (const ResourceColumn& c : kResourceColumns) {
+    t.columns.push_back({tag_title(info(c.metric)), true});
+  }
+  t.columns.insert(t.columns.end(), {{"throttled", true}, {"", false}});
   for (const BenchTest& test : run.tests) {
     const WorkerResult& r = test.result;
     const TestResources& res = test.resources;
-    t.rows.push_back({r.test_name, r.gpu ? std::to_string(*r.gpu) : std::string("all"), result_text(r),
-                      maybe(test.percent_of_peak, "{:.0f} %"),
-                      res.gpu_util_percent ? fmt::format("{:.0f} %", res.gpu_util_percent->max) : "-",
-                      res.gpu_memory_mb ? fmt::format("{:.0f}", res.gpu_memory_mb->max) : "-",
-                      res.gpu_power_watts ? fmt::format("{:.0f}", res.gpu_power_watts->avg) : "-",
-                      res.gpu_temperature_celsius ? fmt::format("{:.0f}", res.gpu_temperature_celsius->max) : "-",
-                      maybe(res.throttled_percent, "{:.0f} %"), test.straggler ? "straggler" : ""});
+    std::vector<std::string> row{r.test_name, r.gpu ? std::to_string(*r.gpu) : std::string("all"), result_text(r),
+                                 maybe(test.percent_of_peak, "{:.0f} %")};
+    for (const ResourceColumn& c : kResourceColumns) row.push_back(resource_cell(res, c));
+    row.push_back(maybe(res.throttled_percent, "{:.0f} %"));
+    row.push_back(test.straggler ? "straggler" : "");
+    t.rows.push_back(std::move(row));
   }
   std::string out = fmt::format("gpuwatch bench ({} suite{}) on {}: {} tests, {} failed, {:.0f} s\n\n", run.suite,
                                 run.quick ? ", quick" : "", run.system.hostname, run.tests.size(), run.failed_tests(),
@@ -66,6 +105,7 @@ std::string render_bench_table(const BenchRun& run) {
   for (const std::string& e : run.errors) out += fmt::format("error: {}\n", e);
   for (const std::string& w : run.warnings) out += fmt::format("warning: {}\n", w);
   out += "\n% peak: of the datasheet's dense peak (matmul, memory bandwidth) or of the PCIe link (host-device).\n";
+  out += resources_note();
   return out;
 }
 

@@ -87,6 +87,15 @@ enum class HostMetric : std::uint8_t {
   kCount
 };
 
+// Per-process values on a GPU, read with the slow metrics: not columns of a
+// sample (core/sample.h keeps the process lists), but named and shown like
+// the columns wherever a process is listed (report, exporter).
+enum class ProcessMetric : std::uint8_t {
+  UsedMemoryBytes,  // GPU memory the process holds
+  GpuPercent,       // its share of the GPU's time (NVML's SM share, DRM's busiest engine)
+  kCount
+};
+
 // How often a metric is read. Fast: every tick. Slow: on the sampler's slow
 // thread, every max(interval, 1 s): values that change slowly, and calls that
 // block. Costly: on the slow thread every kCostlyPeriodSeconds and at the
@@ -135,71 +144,98 @@ struct MetricInfo {
   Cadence cadence;
   // How people see it, in every report, plot, table and live view: what it
   // is ("GPU utilization"), its word in a table's column ("utilization",
-  // followed by the display unit), and its display format.
+  // followed by the display unit), its tag where room is short (top's
+  // gauges, `sample`'s dmon-like columns, status lines: "util"; one word,
+  // no space, so a whitespace-split header still lines up), and its display
+  // format.
   std::string_view label;
   std::string_view short_label;
+  std::string_view tag;
   DisplayFormat display;
 };
 
 inline constexpr std::size_t kDeviceMetricCount = static_cast<std::size_t>(DeviceMetric::kCount);
 inline constexpr std::size_t kHostMetricCount = static_cast<std::size_t>(HostMetric::kCount);
+inline constexpr std::size_t kProcessMetricCount = static_cast<std::size_t>(ProcessMetric::kCount);
 
 // Scales keep every driver-reported value exact (mW, mJ, m°C, KiB/s are integers).
 inline constexpr std::array<MetricInfo, kDeviceMetricCount> kDeviceMetrics{{
-    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", display::kPercent},
-    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", display::kPercent},
-    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", display::kGiBytes},
-    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", display::kGiBytesTotal},
-    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", display::kGiBytes},
-    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", display::kWatts},
-    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", display::kWholeWatts},
-    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", display::kKilojoules},
-    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", display::kCelsius},
-    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", display::kCelsius},
-    {"temp_junction_celsius", "°C", 1000, Cadence::Slow, "Junction temperature", "junction temp", display::kCelsius},
-    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", display::kMegahertz},
-    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", display::kMegahertz},
-    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", display::kMegahertz},
-    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock", display::kMegahertz},
-    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", display::kWholePercent},
-    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", display::kPlain},
-    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events", display::kPlain},
-    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", display::kPlain},
-    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", display::kPlain},
-    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen", display::kPlain},
-    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes", display::kPlain},
-    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX", display::kMegabytesPerSecond},
-    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX", display::kMegabytesPerSecond},
-    {"sm_active_percent", "%", 100, Cadence::Slow, "SM active", "SM active", display::kPercent},
-    {"sm_occupancy_percent", "%", 100, Cadence::Slow, "SM occupancy", "SM occupancy", display::kPercent},
-    {"tensor_active_percent", "%", 100, Cadence::Slow, "Tensor pipes active", "tensor active", display::kPercent},
-    {"dram_bw_util_percent", "%", 100, Cadence::Slow, "DRAM bandwidth used", "DRAM BW", display::kPercent},
-    {"fp64_active_percent", "%", 100, Cadence::Slow, "FP64 pipe active", "FP64 active", display::kPercent},
-    {"fp32_active_percent", "%", 100, Cadence::Slow, "FP32 pipe active", "FP32 active", display::kPercent},
-    {"fp16_active_percent", "%", 100, Cadence::Slow, "FP16 pipe active", "FP16 active", display::kPercent},
-    {"nvlink_tx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink transmit", "NVLink TX", display::kGigabytesPerSecond},
-    {"nvlink_rx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink receive", "NVLink RX", display::kGigabytesPerSecond},
-    {"engine_graphics_percent", "%", 100, Cadence::Slow, "Graphics engines busy", "graphics engines", display::kPercent},
-    {"engine_compute_percent", "%", 100, Cadence::Slow, "Compute engines busy", "compute engines", display::kPercent},
-    {"engine_copy_percent", "%", 100, Cadence::Slow, "Copy engines busy", "copy engines", display::kPercent},
-    {"engine_video_percent", "%", 100, Cadence::Slow, "Video engines busy", "video engines", display::kPercent},
+    {"gpu_util_percent", "%", 100, Cadence::Fast, "GPU utilization", "utilization", "util", display::kPercent},
+    {"mem_util_percent", "%", 100, Cadence::Fast, "Memory activity", "memory util", "mutil", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Fast, "Memory used", "memory used", "mem", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Fast, "Memory total", "memory total", "total", display::kGiBytesTotal},
+    {"mem_reserved_bytes", "B", 1, Cadence::Fast, "Memory reserved", "memory reserved", "resv", display::kGiBytes},
+    {"power_watts", "W", 1000, Cadence::Fast, "Power", "power", "power", display::kWatts},
+    {"power_limit_watts", "W", 1000, Cadence::Slow, "Power limit", "power limit", "plimit", display::kWholeWatts},
+    {"energy_joules", "J", 1000, Cadence::Costly, "Energy counter", "energy", "energy", display::kKilojoules},
+    {"temp_gpu_celsius", "°C", 1000, Cadence::Slow, "GPU temperature", "temperature", "temp", display::kCelsius},
+    {"temp_mem_celsius", "°C", 1000, Cadence::Slow, "Memory temperature", "memory temp", "mtemp", display::kCelsius},
+    {"temp_junction_celsius", "°C", 1000, Cadence::Slow, "Junction temperature", "junction temp",
+     "junction", display::kCelsius},
+    {"sm_clock_mhz", "MHz", 1, Cadence::Slow, "SM clock", "SM clock", "clock", display::kMegahertz},
+    {"mem_clock_mhz", "MHz", 1, Cadence::Slow, "Memory clock", "memory clock", "mclock", display::kMegahertz},
+    {"sm_clock_max_mhz", "MHz", 1, Cadence::Static, "Max SM clock", "max SM clock", "maxclock", display::kMegahertz},
+    {"mem_clock_max_mhz", "MHz", 1, Cadence::Static, "Max memory clock", "max memory clock",
+     "maxmclock", display::kMegahertz},
+    {"fan_percent", "%", 100, Cadence::Slow, "Fan speed", "fan", "fan", display::kWholePercent},
+    {"perf_state", "P", 1, Cadence::Slow, "Performance state", "P-state", "pstate", display::kPlain},
+    {"clock_event_reasons", "mask", 1, Cadence::Slow, "Clock event reasons", "clock events",
+     "throttle", display::kPlain},
+    {"pcie_link_gen", "gen", 1, Cadence::Slow, "PCIe link generation", "PCIe gen", "gen", display::kPlain},
+    {"pcie_link_width", "lanes", 1, Cadence::Slow, "PCIe link width", "PCIe lanes", "lanes", display::kPlain},
+    {"pcie_link_gen_max", "gen", 1, Cadence::Static, "Max PCIe link generation", "max PCIe gen",
+     "maxgen", display::kPlain},
+    {"pcie_link_width_max", "lanes", 1, Cadence::Static, "Max PCIe link width", "max PCIe lanes",
+     "maxlanes", display::kPlain},
+    {"pcie_tx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe transmit", "PCIe TX",
+     "pcietx", display::kMegabytesPerSecond},
+    {"pcie_rx_bytes_per_sec", "B/s", 1, Cadence::Costly, "PCIe receive", "PCIe RX",
+     "pcierx", display::kMegabytesPerSecond},
+    {"sm_active_percent", "%", 100, Cadence::Slow, "SM active", "SM active", "smact", display::kPercent},
+    {"sm_occupancy_percent", "%", 100, Cadence::Slow, "SM occupancy", "SM occupancy", "smocc", display::kPercent},
+    {"tensor_active_percent", "%", 100, Cadence::Slow, "Tensor pipes active", "tensor active",
+     "tensor", display::kPercent},
+    {"dram_bw_util_percent", "%", 100, Cadence::Slow, "DRAM bandwidth used", "DRAM BW", "dram", display::kPercent},
+    {"fp64_active_percent", "%", 100, Cadence::Slow, "FP64 pipe active", "FP64 active", "fp64", display::kPercent},
+    {"fp32_active_percent", "%", 100, Cadence::Slow, "FP32 pipe active", "FP32 active", "fp32", display::kPercent},
+    {"fp16_active_percent", "%", 100, Cadence::Slow, "FP16 pipe active", "FP16 active", "fp16", display::kPercent},
+    {"nvlink_tx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink transmit", "NVLink TX",
+     "nvltx", display::kGigabytesPerSecond},
+    {"nvlink_rx_bytes_per_sec", "B/s", 1, Cadence::Slow, "NVLink receive", "NVLink RX",
+     "nvlrx", display::kGigabytesPerSecond},
+    {"engine_graphics_percent", "%", 100, Cadence::Slow, "Graphics engines busy", "graphics engines",
+     "gfx", display::kPercent},
+    {"engine_compute_percent", "%", 100, Cadence::Slow, "Compute engines busy", "compute engines",
+     "compute", display::kPercent},
+    {"engine_copy_percent", "%", 100, Cadence::Slow, "Copy engines busy", "copy engines", "copy", display::kPercent},
+    {"engine_video_percent", "%", 100, Cadence::Slow, "Video engines busy", "video engines",
+     "video", display::kPercent},
     {"engine_video_enhance_percent", "%", 100, Cadence::Slow, "Video enhance engines busy", "video enhance engines",
-     display::kPercent},
-    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", display::kSeconds},
+     "vpe", display::kPercent},
+    {"slow_read_age_seconds", "s", 1e6, Cadence::Slow, "Age of slow reads", "slow read age", "age", display::kSeconds},
 }};
 
 inline constexpr std::array<MetricInfo, kHostMetricCount> kHostMetrics{{
-    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", display::kPercent},
-    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", display::kGiBytes},
-    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total", display::kGiBytesTotal},
-    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", display::kCoreShare},
-    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", display::kMiBytes},
-    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", display::kPlain},
-    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads", display::kMegabytesPerSecond},
+    {"cpu_percent", "%", 100, Cadence::Slow, "Host CPU", "host CPU", "CPU", display::kPercent},
+    {"mem_used_bytes", "B", 1, Cadence::Slow, "Host memory used", "host memory used", "RAM", display::kGiBytes},
+    {"mem_total_bytes", "B", 1, Cadence::Slow, "Host memory total", "host memory total",
+     "total", display::kGiBytesTotal},
+    {"tree_cpu_percent", "%", 100, Cadence::Slow, "Command CPU", "command CPU", "cmdcpu", display::kCoreShare},
+    {"tree_rss_bytes", "B", 1, Cadence::Slow, "Command RSS", "command RSS", "rss", display::kMiBytes},
+    {"tree_process_count", "", 1, Cadence::Slow, "Command processes", "processes", "procs", display::kPlain},
+    {"tree_read_bytes_per_sec", "B/s", 1, Cadence::Slow, "Command storage reads", "reads",
+     "reads", display::kMegabytesPerSecond},
+}};
+
+// `scale` 1: a process's values are not stored in fixed point.
+inline constexpr std::array<MetricInfo, kProcessMetricCount> kProcessMetrics{{
+    {"used_memory_bytes", "B", 1, Cadence::Slow, "Process GPU memory", "GPU memory", "mem", display::kMiBytes},
+    {"gpu_percent", "%", 1, Cadence::Slow, "Process GPU use", "GPU use", "GPU%", display::kWholePercent},
 }};
 
 constexpr const MetricInfo& info(DeviceMetric m) { return kDeviceMetrics[static_cast<std::size_t>(m)]; }
 constexpr const MetricInfo& info(HostMetric m) { return kHostMetrics[static_cast<std::size_t>(m)]; }
+constexpr const MetricInfo& info(ProcessMetric m) { return kProcessMetrics[static_cast<std::size_t>(m)]; }
 
 // Position of the metric called `name` in a metric table, or -1: how stored
 // column lists and imported files are mapped by name, not by enum position.

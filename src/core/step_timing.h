@@ -6,13 +6,12 @@
 //
 // Defined in core because the recorder (which sums messages it holds back)
 // and the analysis (which sums what was stored) both read them, and every
-// display shows them with the labels and formats below, as the metric
-// catalogue's.
+// display shows them with the labels and formats of the derived catalogue.
 #pragma once
 
 #include <string_view>
 
-#include "core/metrics.h"
+#include "core/derived_metrics.h"
 
 namespace gpuwatch {
 
@@ -27,16 +26,11 @@ constexpr bool is_step_timing_name(std::string_view name) {
   return name == kDataWaitLogName || name == kStepTimeLogName || name == kTimedStepsLogName;
 }
 
-// What is derived from them, shown like a catalogue metric: stable name
-// (JSON keys), label, a table column's word, display format.
-struct StepTimingInfo {
-  std::string_view name;
-  std::string_view label;
-  std::string_view short_label;
-  DisplayFormat display;
-};
-inline constexpr StepTimingInfo kDataWaitShareInfo{"data_wait_percent", "Data wait", "data wait", display::kPercent};
-inline constexpr StepTimingInfo kStepTimeInfo{"step_time_s", "Step time", "step time", display::kSeconds};
-inline constexpr StepTimingInfo kTimedStepsInfo{"timed_steps", "Timed steps", "steps", display::kPlain};
+// What is derived from them: rows of the derived catalogue
+// (core/derived_metrics.h), with their stable names (JSON keys), labels and
+// display formats.
+inline constexpr const MetricInfo& kDataWaitShareInfo = info(DerivedMetric::DataWaitPercent);
+inline constexpr const MetricInfo& kStepTimeInfo = info(DerivedMetric::StepTimeSeconds);
+inline constexpr const MetricInfo& kTimedStepsInfo = info(DerivedMetric::TimedSteps);
 
 }  // namespace gpuwatch

@@ -11,6 +11,13 @@ namespace {
 
 // "enabled, 2 instances" and one line per instance: what CUDA_VISIBLE_DEVICES
 // takes (the MIG- UUID), how much memory each slice has, and its instance ids.
+// Memory and clocks in the catalogue's units and scales (core/metrics.h).
+const DisplayFormat& memory_format() { return info(DeviceMetric::MemTotalBytes).display; }
+
+std::string clock_text(std::optional<double> mhz) {
+  return mhz ? display_text(info(DeviceMetric::SmClockMaxMhz).display, *mhz) : "n/a";
+}
+
 std::string mig_text(const DeviceInfo& d) {
   if (!d.mig_enabled) return {};
   if (!*d.mig_enabled) return "  MIG         disabled\n";
@@ -18,7 +25,7 @@ std::string mig_text(const DeviceInfo& d) {
   std::string out = fmt::format("  MIG         enabled, {} instance{}\n", n, n == 1 ? "" : "s");
   for (const MigInstance& m : d.mig_instances) {
     out += fmt::format("    {}  {}", m.uuid.empty() ? "(no uuid)" : m.uuid, m.name.empty() ? "MIG device" : m.name);
-    if (m.memory_total_bytes) out += fmt::format("  {:.1f} GiB", static_cast<double>(*m.memory_total_bytes) / kGiB);
+    if (m.memory_total_bytes) out += "  " + display_text(memory_format(), static_cast<double>(*m.memory_total_bytes));
     if (m.gpu_instance_id) out += fmt::format("  GPU instance {}", *m.gpu_instance_id);
     if (m.compute_instance_id) out += fmt::format("  compute instance {}", *m.compute_instance_id);
     out += "\n";
@@ -60,13 +67,12 @@ std::string render_devices_text(const std::vector<DeviceInfo>& devices, const st
     if (!d.pci_bus_id.empty()) out += fmt::format("  pci         {}\n", d.pci_bus_id);
     if (!d.driver_version.empty()) out += fmt::format("  driver      {}\n", d.driver_version);
     if (auto total = d.static_values.get(DeviceMetric::MemTotalBytes)) {
-      out += fmt::format("  memory      {:.1f} GiB\n", *total / kGiB);
+      out += fmt::format("  memory      {}\n", display_text(memory_format(), *total));
     }
     auto sm = d.static_values.get(DeviceMetric::SmClockMaxMhz);
     auto mem = d.static_values.get(DeviceMetric::MemClockMaxMhz);
     if (sm || mem) {
-      out += fmt::format("  max clocks  SM {} MHz, memory {} MHz\n", sm ? fmt::format("{:.0f}", *sm) : "n/a",
-                         mem ? fmt::format("{:.0f}", *mem) : "n/a");
+      out += fmt::format("  max clocks  SM {}, memory {}\n", clock_text(sm), clock_text(mem));
     }
     auto gen = d.static_values.get(DeviceMetric::PcieLinkGenMax);
     auto width = d.static_values.get(DeviceMetric::PcieLinkWidthMax);

@@ -56,7 +56,10 @@ Table gpus_table(const JobReport& j) {
   Table t;
   t.columns = {{"host", false, true, 8}, {"rank", true}, {"gpu", true}, {"name", false, true, 10},
                {column_title(info(DerivedMetric::GpuUtilMeanPercent)), true},
-               {column_title("mem peak", info(DerivedMetric::MemUsedPeakBytes).display), true}};
+               {column_title(fmt::format("{} {}", info(DerivedMetric::MemUsedMeanBytes).short_label,
+                                         info(DerivedMetric::MemUsedPeakBytes).short_label),
+                             info(DerivedMetric::MemUsedPeakBytes).display),
+                true}};
   for (const JobRun& r : j.runs) {
     for (const JobGpu& g : r.gpus) {
       t.rows.push_back({r.run.host.empty() ? "-" : r.run.host, rank_cell(r.run), fmt::format("{}", g.index), g.name,
@@ -95,9 +98,15 @@ std::string straggler_line(const JobReport& j) {
                      j.straggler_reason);
 }
 
-constexpr std::string_view kLegend =
-    "Per run: util is the time-weighted mean over its GPUs; mem, power and energy are sums over its GPUs. Per "
-    "node: util weighted by its runs' durations, steps/s its slowest run's (from step annotations).";
+// The columns' words are the catalogue's (core/derived_metrics.h).
+std::string job_legend() {
+  const auto word = [](DerivedMetric m) { return info(m).short_label; };
+  return fmt::format("Per run: {} is the time-weighted mean over its GPUs; {}, {} and {} are sums over its GPUs. "
+                     "Per node: {} weighted by its runs' durations, steps/s its slowest run's (from step annotations).",
+                     word(DerivedMetric::GpuUtilMeanPercent), word(DerivedMetric::MemUsedMeanBytes),
+                     word(DerivedMetric::PowerMeanWatts), word(DerivedMetric::EnergyJoules),
+                     word(DerivedMetric::GpuUtilMeanPercent));
+}
 
 }  // namespace
 
@@ -118,7 +127,7 @@ std::string render_job_report_text(const JobReport& j) {
   }
   out.append("\n").append(wrap_text(balance_line(j), kTextReportWidth, "", "  "));
   out += wrap_text(straggler_line(j), kTextReportWidth, "", "  ");
-  out.append("\n").append(wrap_text(kLegend, kTextReportWidth, "", ""));
+  out.append("\n").append(wrap_text(job_legend(), kTextReportWidth, "", ""));
   return out;
 }
 
@@ -130,7 +139,7 @@ std::string render_job_report_markdown(const JobReport& j) {
   out += "\n### Nodes\n\n";
   out += render_markdown_table(nodes_table(j));
   out.append("\n").append(balance_line(j)).append("\n\n").append(straggler_line(j)).append("\n\n");
-  out.append(kLegend).append("\n");
+  out.append(job_legend()).append("\n");
   return out;
 }
 

@@ -32,6 +32,16 @@ constexpr DeviceMetric kDeviceRows[] = {
     DeviceMetric::PcieRxBytesPerSec,   DeviceMetric::NvlinkTxBytesPerSec, DeviceMetric::NvlinkRxBytesPerSec,
 };
 
+// A segment's columns per GPU: the means of these metrics, headed and shown
+// as the catalogue says.
+struct SegmentColumn {
+  DeviceMetric metric;
+  std::optional<Summary> SegmentDeviceStats::*stats;
+};
+constexpr SegmentColumn kSegmentColumns[] = {{DeviceMetric::GpuUtilPercent, &SegmentDeviceStats::util_percent},
+                                             {DeviceMetric::MemUsedBytes, &SegmentDeviceStats::mem_used_bytes},
+                                             {DeviceMetric::PowerWatts, &SegmentDeviceStats::power_watts}};
+
 // Process names are single words: a long one is shortened with "…".
 constexpr std::size_t kProcessNameColumns = 40;
 
@@ -212,16 +222,14 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
   doc.heading(std::string(title));
   TextTable t;
   t.header = {std::string(segments.front().kind == SegmentKind::Phase ? "phase" : "epoch"), "gpu", "times",
-              "duration", "util % mean", "memory GiB mean", "power W mean"};
+              "duration"};
+  for (const SegmentColumn& c : kSegmentColumns) t.header.push_back(column_title(info(c.metric), "mean"));
   const bool timing = any_step_timing(segments);
   if (timing) {
     t.header.push_back(data_wait_column());
     t.header.push_back(step_time_column());
   }
   t.first_numeric_column = 1;
-  const auto mean = [](const std::optional<Summary>& s, double divisor, int decimals) {
-    return s ? fixed(s->mean / divisor, decimals) : std::string("-");
-  };
   const auto add_row = [&](std::vector<std::string> row, const SegmentStats& seg, bool first_row) {
     if (timing) {
       for (std::string& cell : step_timing_cells(seg, first_row)) row.push_back(std::move(cell));
@@ -232,14 +240,18 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
   for (const SegmentStats& seg : segments) {
     if (seg.merged_labels > 0) merged = &seg;
     if (seg.devices.empty()) {  // a host-only run: the durations still say something
-      add_row({seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s), "-", "-", "-"}, seg,
-              true);
+      std::vector<std::string> row{seg.label, "-", std::to_string(seg.occurrences), human_duration(seg.duration_s)};
+      row.resize(row.size() + std::size(kSegmentColumns), "-");
+      add_row(std::move(row), seg, true);
     }
     for (const SegmentDeviceStats& d : seg.devices) {
-      add_row({seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
-               human_duration(seg.duration_s), mean(d.util_percent, 1, 1), mean(d.mem_used_bytes, kGiB, 2),
-               mean(d.power_watts, 1, 1)},
-              seg, &d == &seg.devices.front());
+      std::vector<std::string> row{seg.label, std::to_string(d.device_index), std::to_string(seg.occurrences),
+                                   human_duration(seg.duration_s)};
+      for (const SegmentColumn& c : kSegmentColumns) {
+        const std::optional<Summary>& stats = d.*c.stats;
+        row.push_back(stats ? display_value(info(c.metric).display, stats->mean) : std::string("-"));
+      }
+      add_row(std::move(row), seg, &d == &seg.devices.front());
     }
   }
   doc.table(std::move(t));
@@ -249,29 +261,27 @@ void add_segments(Document& doc, const std::vector<SegmentStats>& segments, std:
   }
 }
 
+// The host's lines: each metric's label, its mean and max in the
+// catalogue's display format; host memory also says of how much.
 void add_host(Document& doc, const RunReport& r) {
-  const Summary* cpu = r.find_host(HostMetric::CpuPercent);
-  const Summary* used = r.find_host(HostMetric::MemUsedBytes);
-  const Summary* total = r.find_host(HostMetric::MemTotalBytes);
-  const Summary* tree_cpu = r.find_host(HostMetric::TreeCpuPercent);
-  const Summary* tree_rss = r.find_host(HostMetric::TreeRssBytes);
-  const Summary* tree_read = r.find_host(HostMetric::TreeReadBytesPerSec);
-  if (!cpu && !used && !tree_cpu) return;
+  constexpr HostMetric kRows[] = {HostMetric::CpuPercent, HostMetric::MemUsedBytes, HostMetric::TreeCpuPercent,
+                                  HostMetric::TreeRssBytes, HostMetric::TreeReadBytesPerSec};
+  if (!r.find_host(HostMetric::CpuPercent) && !r.find_host(HostMetric::MemUsedBytes) &&
+      !r.find_host(HostMetric::TreeCpuPercent)) {
+    return;
+  }
   doc.heading("Host");
-  if (cpu) doc.line(fmt::format("CPU (all cores)    mean {:.1f} %, max {:.1f} %", cpu->mean, cpu->max));
-  if (used) {
-    doc.line(fmt::format("RAM used           mean {}, max {}{}", human_bytes(used->mean), human_bytes(used->max),
-                         total ? " of " + human_bytes(total->max) : std::string()));
-  }
-  if (tree_cpu) {
-    doc.line(fmt::format("command CPU        mean {:.1f} %, max {:.1f} % of one core", tree_cpu->mean, tree_cpu->max));
-  }
-  if (tree_rss) {
-    doc.line(fmt::format("command RSS        mean {}, max {}", human_bytes(tree_rss->mean), human_bytes(tree_rss->max)));
-  }
-  if (tree_read) {
-    doc.line(fmt::format("command disk read  mean {}/s, max {}/s", human_bytes(tree_read->mean),
-                         human_bytes(tree_read->max)));
+  const Summary* total = r.find_host(HostMetric::MemTotalBytes);
+  for (const HostMetric m : kRows) {
+    const Summary* s = r.find_host(m);
+    if (!s) continue;
+    const DisplayFormat& f = info(m).display;
+    std::string line = fmt::format("{:<22} mean {}, max {}", info(m).label, display_text(f, s->mean),
+                                   display_text(f, s->max));
+    if (m == HostMetric::MemUsedBytes && total) {
+      line += " of " + display_text(info(HostMetric::MemTotalBytes).display, total->max);
+    }
+    doc.line(line);
   }
 }
 
@@ -285,22 +295,25 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     // Whose each process is, where any process's owner is known.
     const bool owners = std::any_of(r.processes.begin(), r.processes.end(),
                                     [](const ProcessRecord& p) { return !p.attribution.empty(); });
-    t.header = {"name", "gpu", "pid", "max mem MiB"};
+    const MetricInfo& memory = info(ProcessMetric::UsedMemoryBytes);
+    const MetricInfo& use = info(ProcessMetric::GpuPercent);
+    t.header = {"name", "gpu", "pid", column_title(memory, "max")};
     if (owners) t.header.emplace_back("owner");
     if (gpu_use) {
-      t.header.emplace_back("GPU use mean %");
-      t.header.emplace_back("max %");
+      t.header.push_back(column_title(use, "mean"));
+      t.header.push_back(column_title(use, "max"));
     }
-    const auto percent = [](std::optional<double> v) { return v ? fmt::format("{:.0f}", *v) : std::string("n/a"); };
+    const auto shown = [](const MetricInfo& m, std::optional<double> v) {
+      return v ? display_value(m.display, *v) : std::string("n/a");
+    };
     for (const ProcessRecord& p : r.processes) {
+      const auto bytes = p.max_used_memory_bytes;
       t.rows.push_back({shorten(p.name, kProcessNameColumns), std::to_string(p.device_index), std::to_string(p.pid),
-                        p.max_used_memory_bytes
-                            ? fmt::format("{:.0f}", static_cast<double>(*p.max_used_memory_bytes) / kMiB)
-                            : std::string("n/a")});
+                        shown(memory, bytes ? std::optional<double>(static_cast<double>(*bytes)) : std::nullopt)});
       if (owners) t.rows.back().push_back(p.attribution.empty() ? "-" : attribution_text(p.attribution));
       if (gpu_use) {
-        t.rows.back().push_back(percent(p.mean_gpu_percent()));
-        t.rows.back().push_back(percent(p.max_gpu_percent));
+        t.rows.back().push_back(shown(use, p.mean_gpu_percent()));
+        t.rows.back().push_back(shown(use, p.max_gpu_percent));
       }
     }
     doc.table(std::move(t));

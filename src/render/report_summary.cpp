@@ -121,10 +121,24 @@ std::optional<double> memory_total(const DeviceReport& d) {
   return std::nullopt;
 }
 
+// The summary's numbers: the catalogue's units and scales (core/metrics.h),
+// rounded for a glance: whole percent and watts, memory to 0.1 GiB.
+constexpr DisplayFormat kUtilShown = rounded(info(DeviceMetric::GpuUtilPercent).display, 0);
+constexpr DisplayFormat kPowerShown = rounded(info(DeviceMetric::PowerWatts).display, 0);
+constexpr DisplayFormat kMemoryShown = rounded(info(DeviceMetric::MemUsedBytes).display, 1);
+
+// The GPU table's header: its metrics' words from the catalogue, the memory
+// column without a unit (its cells say "63.5 of 79.6 GiB (80 %)").
+std::vector<std::string> gpu_header() {
+  return {"GPU", "name", column_title(info(DeviceMetric::GpuUtilPercent), "mean"),
+          fmt::format("{} peak", info(DeviceMetric::MemUsedBytes).short_label),
+          column_title(info(DeviceMetric::PowerWatts), "mean")};
+}
+
 std::string memory_peak(std::optional<double> peak, std::optional<double> total) {
   if (!peak) return "-";
-  if (!total) return human_bytes(*peak);
-  return fmt::format("{} of {} GiB ({} %)", fixed(*peak / kGiB, 1), fixed(*total / kGiB, 1),
+  if (!total) return display_text(kMemoryShown, *peak);
+  return fmt::format("{} of {} ({} %)", display_value(kMemoryShown, *peak), display_text(kMemoryShown, *total),
                      fixed(*peak / *total * 100, 0));
 }
 
@@ -133,14 +147,16 @@ std::optional<double> mean_of(const DeviceReport& d, DeviceMetric m) {
   return s ? std::optional<double>(s->mean) : std::nullopt;
 }
 
-std::string or_dash(std::optional<double> v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
+std::string or_dash(std::optional<double> v, const DisplayFormat& format) {
+  return v ? display_value(format, *v) : "-";
+}
 
 std::vector<std::string> gpu_row(const DeviceReport& d) {
   const Summary* used = d.find(DeviceMetric::MemUsedBytes);
   return {std::to_string(d.info.index), shorten(d.info.name, 28) + (d.lost_at_wall_ns ? " LOST" : ""),
-          or_dash(mean_of(d, DeviceMetric::GpuUtilPercent), 0),
+          or_dash(mean_of(d, DeviceMetric::GpuUtilPercent), kUtilShown),
           memory_peak(used ? std::optional<double>(used->max) : std::nullopt, memory_total(d)),
-          or_dash(mean_of(d, DeviceMetric::PowerWatts), 0)};
+          or_dash(mean_of(d, DeviceMetric::PowerWatts), kPowerShown)};
 }
 
 // Beyond kSummaryGpuRows GPUs: one row for all of them (mean utilization,
@@ -152,7 +168,7 @@ void add_gpus(Document& doc, const RunReport& r) {
     return;
   }
   TextTable t;
-  t.header = {"GPU", "name", "util % mean", "memory peak", "power W mean"};
+  t.header = gpu_header();
   t.first_numeric_column = 2;
   if (r.devices.size() <= kSummaryGpuRows) {
     for (const DeviceReport& d : r.devices) t.rows.push_back(gpu_row(d));
@@ -176,10 +192,10 @@ void add_gpus(Document& doc, const RunReport& r) {
     return d ? std::optional<double>(d->find(DeviceMetric::MemUsedBytes)->max) : std::nullopt;
   };
   t.rows.push_back({"all", fmt::format("{} GPUs (power: sum)", r.devices.size()),
-                    util_n ? fixed(util_sum / static_cast<double>(util_n), 0) : "-",
+                    util_n ? display_value(kUtilShown, util_sum / static_cast<double>(util_n)) : "-",
                     memory_peak(max_used(fullest), fullest ? memory_total(*fullest) : std::nullopt) +
                         (fullest ? fmt::format(" on GPU {}", fullest->info.index) : ""),
-                    or_dash(power, 0)});
+                    or_dash(power, kPowerShown)});
   std::vector<const DeviceReport*> least;
   for (const DeviceReport& d : r.devices) least.push_back(&d);
   std::stable_sort(least.begin(), least.end(), [](const DeviceReport* a, const DeviceReport* b) {

@@ -79,7 +79,7 @@ void add_training(Document& doc, const RunReport& r) {
     doc.line(line);
     if (const DeviceReport* d = fullest_gpu(r)) {
       // The gap is the CUDA context, other libraries' memory, other processes.
-      doc.line(fmt::format("Driver: GPU {} memory used peak {}", d->info.index,
+      doc.line(fmt::format("Driver: GPU {} {} peak {}", d->info.index, info(DeviceMetric::MemUsedBytes).short_label,
                            human_bytes(d->find(DeviceMetric::MemUsedBytes)->max)));
     }
   }

@@ -133,9 +133,12 @@ Table repeats_table(const RunGroup& g) {
 }
 
 std::string legend(const RunGroup& g) {
-  std::string text =
-      "util: time-weighted mean of the mean over GPUs; mem: of the sum over GPUs, peak its highest value; power: "
-      "sum over GPUs; energy: all GPUs, from the energy counters where the driver has them.";
+  const auto word = [](DerivedMetric m) { return info(m).short_label; };
+  std::string text = fmt::format(
+      "{}: time-weighted mean of the mean over GPUs; {}: of the sum over GPUs, {} its highest value; {}: sum over "
+      "GPUs; {}: all GPUs, from the energy counters where the driver has them.",
+      word(DerivedMetric::GpuUtilMeanPercent), word(DerivedMetric::MemUsedMeanBytes),
+      word(DerivedMetric::MemUsedPeakBytes), word(DerivedMetric::PowerMeanWatts), word(DerivedMetric::EnergyJoules));
   if (!g.repeats.empty()) {
     text += " Repeats are runs with the same name; std is the sample standard deviation across them.";
   }

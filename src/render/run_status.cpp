@@ -13,46 +13,51 @@ namespace gpuwatch {
 
 namespace {
 
-// " (+12)" beside a value, when there is something to compare with.
-std::string change(std::optional<double> now, std::optional<double> before, double divisor, int decimals) {
+// " (+12)" beside a value, when there is something to compare with, in the
+// value's display format.
+std::string change(std::optional<double> now, std::optional<double> before, const DisplayFormat& format) {
   if (!now || !before) return "";
-  const double d = (*now - *before) / divisor;
-  return fmt::format(" ({})", signed_fixed(d, decimals));  // " (0)", never " (-0)"
+  // " (0)", never " (-0)"
+  return fmt::format(" ({})", signed_fixed((*now - *before) / format.divisor, format.decimals));
 }
 
 std::optional<double> field(const std::optional<GpuWindow>& w, std::optional<double> GpuWindow::*member) {
   return w ? (*w).*member : std::nullopt;
 }
 
+// "  util 87 % (+12)": a metric's tag, its value in the catalogue's unit,
+// whole, and its change.
+std::string part(const MetricInfo& m, std::optional<double> now, std::optional<double> before) {
+  if (!now) return "";
+  const DisplayFormat format = rounded(m.display, 0);
+  return fmt::format("  {} {}{}", m.tag, display_text(format, *now), change(now, before, format));
+}
+
+// "  mem 12.0/80.0 GiB 15 % (+0.5)": to 0.1 GiB.
+std::string memory_part(const GpuWindow& n, std::optional<double> before) {
+  if (!n.mem_used_bytes) return "";
+  const MetricInfo& m = info(DeviceMetric::MemUsedBytes);
+  const DisplayFormat format = rounded(m.display, 1);
+  std::string out = fmt::format("  {} ", m.tag);
+  if (n.mem_total_bytes && *n.mem_total_bytes > 0) {
+    out += fmt::format("{}/{} {:.0f} %", display_value(format, *n.mem_used_bytes),
+                       display_text(format, *n.mem_total_bytes), 100 * *n.mem_used_bytes / *n.mem_total_bytes);
+  } else {
+    out += display_text(format, *n.mem_used_bytes);
+  }
+  return out + change(n.mem_used_bytes, before, format);
+}
+
 std::string gpu_line(const GpuStatus& g) {
   const GpuWindow& n = g.now;
-  std::string line = fmt::format("  GPU {}", g.index);
-  if (n.util_percent) {
-    line += fmt::format("  util {:.0f} %{}", *n.util_percent,
-                        change(n.util_percent, field(g.before, &GpuWindow::util_percent), 1, 0));
-  }
-  if (n.mem_used_bytes) {
-    line += fmt::format("  memory {:.1f}", *n.mem_used_bytes / kGiB);
-    if (n.mem_total_bytes && *n.mem_total_bytes > 0) {
-      line += fmt::format("/{:.1f} GiB {:.0f} %", *n.mem_total_bytes / kGiB, 100 * *n.mem_used_bytes / *n.mem_total_bytes);
-    } else {
-      line += " GiB";
-    }
-    line += change(n.mem_used_bytes, field(g.before, &GpuWindow::mem_used_bytes), kGiB, 1);
-  }
-  if (n.power_watts) {
-    line += fmt::format("  power {:.0f} W{}", *n.power_watts,
-                        change(n.power_watts, field(g.before, &GpuWindow::power_watts), 1, 0));
-  }
-  if (n.temp_celsius) {
-    line += fmt::format("  {:.0f} °C{}", *n.temp_celsius,
-                        change(n.temp_celsius, field(g.before, &GpuWindow::temp_celsius), 1, 0));
-  }
-  if (n.temp_junction_celsius) {
-    line += fmt::format("  junction {:.0f} °C{}", *n.temp_junction_celsius,
-                        change(n.temp_junction_celsius, field(g.before, &GpuWindow::temp_junction_celsius), 1, 0));
-  }
-  return line;
+  const auto before = [&g](std::optional<double> GpuWindow::*member) { return field(g.before, member); };
+  return fmt::format("  GPU {}", g.index) +
+         part(info(DeviceMetric::GpuUtilPercent), n.util_percent, before(&GpuWindow::util_percent)) +
+         memory_part(n, before(&GpuWindow::mem_used_bytes)) +
+         part(info(DeviceMetric::PowerWatts), n.power_watts, before(&GpuWindow::power_watts)) +
+         part(info(DeviceMetric::TempGpuCelsius), n.temp_celsius, before(&GpuWindow::temp_celsius)) +
+         part(info(DeviceMetric::TempJunctionCelsius), n.temp_junction_celsius,
+              before(&GpuWindow::temp_junction_celsius));
 }
 
 void write_window(JsonWriter& w, const GpuWindow& g) {
@@ -120,12 +125,15 @@ std::string render_run_status_text(const RunStatusReport& s) {
   const HostWindow& h = s.host_now;
   if (h.cpu_percent || h.tree_cpu_percent) {
     out += "  host";
-    if (h.cpu_percent) {
-      out += fmt::format("  CPU {:.0f} %{}", *h.cpu_percent,
-                         change(h.cpu_percent, s.host_before ? s.host_before->cpu_percent : std::nullopt, 1, 0));
+    out += part(info(HostMetric::CpuPercent), h.cpu_percent, s.host_before ? s.host_before->cpu_percent : std::nullopt);
+    // The command's own, after its words ("command CPU", "command RSS").
+    const auto command = [](HostMetric m, std::optional<double> v) {
+      return v ? fmt::format("{} {}", info(m).short_label, display_text(rounded(info(m).display, 0), *v)) : "";
+    };
+    if (h.tree_cpu_percent) out += "  " + command(HostMetric::TreeCpuPercent, h.tree_cpu_percent);
+    if (h.tree_rss_bytes) {
+      out += (h.tree_cpu_percent ? ", " : "  ") + command(HostMetric::TreeRssBytes, h.tree_rss_bytes);
     }
-    if (h.tree_cpu_percent) out += fmt::format("  command CPU {:.0f} % of a core", *h.tree_cpu_percent);
-    if (h.tree_rss_bytes) out += fmt::format(", RSS {}", human_bytes(*h.tree_rss_bytes));
     out += "\n";
   }
   const Progress& p = s.progress_now;

@@ -7,6 +7,7 @@
 
 #include "render/job.h"
 #include "base/json_writer.h"
+#include "core/derived_metrics.h"
 #include "render/report.h"
 #include "render/table.h"
 #include "render/units.h"
@@ -30,7 +31,8 @@ std::string render_runs_text(const std::vector<RunInfo>& runs) {
     return !r.job.id.empty() || r.host != runs.front().host;
   });
   Table t;
-  t.columns = {{"id"}, {"started"}, {"duration", true}, {"status"}, {"outcome"}};
+  t.columns = {{"id"}, {"started"}, {std::string(info(DerivedMetric::DurationSeconds).short_label), true}, {"status"},
+               {"outcome"}};
   if (jobs) t.columns.insert(t.columns.end(), {{"host"}, {"job"}, {"rank", true}});
   t.columns.push_back({"name"});
   for (const RunInfo& r : runs) {

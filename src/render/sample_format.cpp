@@ -1,8 +1,11 @@
 #include "render/sample_format.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "base/json_writer.h"
+#include "core/text_width.h"
 #include "render/units.h"
 
 namespace gpuwatch {
@@ -28,40 +31,79 @@ void timed_line_head(JsonWriter& w, std::string_view type, const Timestamp& t, s
   w.field("elapsed_s", elapsed_s(t, start_mono_ns));
 }
 
-// Like `nvidia-smi dmon`: one narrow row per device per tick. Headers are
-// short to keep rows narrow; values are in the catalogue's display unit, and
-// percentages and temperatures are whole numbers, as the driver reads them.
+// Like `nvidia-smi dmon`: one narrow row per device per tick, under two
+// header lines, each metric's tag and its display unit (core/metrics.h).
+// Values are in the catalogue's display format; percentages and
+// temperatures are whole numbers, as the driver reads them.
 struct SampleColumn {
-  std::string_view header;
-  int width;
   DeviceMetric metric;
-  int decimals;
+  int value_columns;  // the widest value it shows: "141.00" GiB, "1980" MHz
+  bool whole = false;
 };
 
 constexpr SampleColumn kSampleColumns[] = {
-    {"util", 5, DeviceMetric::GpuUtilPercent, 0},     {"mutil", 5, DeviceMetric::MemUtilPercent, 0},
-    {"mem_GiB", 9, DeviceMetric::MemUsedBytes, 2},    {"total_GiB", 9, DeviceMetric::MemTotalBytes, 1},
-    {"pwr_W", 7, DeviceMetric::PowerWatts, 1},        {"temp", 5, DeviceMetric::TempGpuCelsius, 0},
-    {"mtemp", 5, DeviceMetric::TempMemCelsius, 0},    {"sm_MHz", 6, DeviceMetric::SmClockMhz, 0},
-    {"mem_MHz", 7, DeviceMetric::MemClockMhz, 0},     {"fan", 4, DeviceMetric::FanPercent, 0},
-    {"pst", 3, DeviceMetric::PerfState, 0},
+    {DeviceMetric::GpuUtilPercent, 3, true}, {DeviceMetric::MemUtilPercent, 3, true},
+    {DeviceMetric::MemUsedBytes, 6},         {DeviceMetric::MemTotalBytes, 5},
+    {DeviceMetric::PowerWatts, 6},           {DeviceMetric::TempGpuCelsius, 3, true},
+    {DeviceMetric::TempMemCelsius, 3, true}, {DeviceMetric::SmClockMhz, 4},
+    {DeviceMetric::MemClockMhz, 5},          {DeviceMetric::FanPercent, 3},
+    {DeviceMetric::PerfState, 2},
 };
+constexpr std::string_view kTimeTitle = "# time";
+constexpr std::string_view kGpuTitle = "gpu";
+constexpr std::size_t kTimeColumns = 12;
+// The clock-event (throttle) mask, in hex: "0x44".
+constexpr std::size_t kMaskColumns = 6;
+
+DisplayFormat format_of(const SampleColumn& c) {
+  const DisplayFormat& f = info(c.metric).display;
+  return c.whole ? rounded(f, 0) : f;
+}
+
+std::size_t columns_of(const SampleColumn& c) {
+  const MetricInfo& m = info(c.metric);
+  return std::max({static_cast<std::size_t>(c.value_columns), display_width(m.tag), display_width(m.display.unit)});
+}
+
+// `text` right-aligned in `columns` terminal columns, after a space.
+void add_cell(std::string& out, std::string_view text, std::size_t columns) {
+  const std::size_t w = display_width(text);
+  out += std::string(1 + (columns > w ? columns - w : 0), ' ');
+  out += text;
+}
+
+std::string left_aligned(std::string_view text, std::size_t columns) {
+  std::string out(text);
+  return out + std::string(columns > display_width(text) ? columns - display_width(text) : 0, ' ');
+}
+
+const MetricInfo& mask_info() { return info(DeviceMetric::ClockEventReasons); }
 
 class TableFormatter final : public SampleFormatter {
  public:
   void begin(std::string& out) override {
-    out += fmt::format("{:<12} {:>3}", "# time", "gpu");
-    for (const SampleColumn& c : kSampleColumns) out += fmt::format(" {:>{}}", c.header, c.width);
-    out += fmt::format(" {:>6}\n", "events");
+    out += left_aligned(kTimeTitle, kTimeColumns);
+    add_cell(out, kGpuTitle, kGpuTitle.size());
+    for (const SampleColumn& c : kSampleColumns) add_cell(out, info(c.metric).tag, columns_of(c));
+    add_cell(out, mask_info().tag, std::max(kMaskColumns, mask_info().tag.size()));
+    out += '\n';
+    std::string units = left_aligned("#", kTimeColumns);
+    add_cell(units, "", kGpuTitle.size());
+    for (const SampleColumn& c : kSampleColumns) add_cell(units, info(c.metric).display.unit, columns_of(c));
+    while (!units.empty() && units.back() == ' ') units.pop_back();
+    out += units + '\n';
   }
   void write_device(std::string& out, const DeviceSample& s, bool, const DeviceInfo&, std::int64_t) override {
-    out += fmt::format("{:<12} {:>3}", clock_local_ms(s.time.wall_ns), s.device_index);
+    out += left_aligned(clock_local_ms(s.time.wall_ns), kTimeColumns);
+    add_cell(out, std::to_string(s.device_index), kGpuTitle.size());
     for (const SampleColumn& c : kSampleColumns) {
       const auto x = s.values.get(c.metric);
-      out += fmt::format(" {:>{}}", x ? fixed(*x / info(c.metric).display.divisor, c.decimals) : std::string("-"), c.width);
+      add_cell(out, x ? display_value(format_of(c), *x) : std::string("-"), columns_of(c));
     }
     const auto reasons = s.values.get(DeviceMetric::ClockEventReasons);
-    out += fmt::format(" {:>6}\n", reasons ? fmt::format("{:#x}", static_cast<std::uint64_t>(*reasons)) : "-");
+    add_cell(out, reasons ? fmt::format("{:#x}", static_cast<std::uint64_t>(*reasons)) : "-",
+             std::max(kMaskColumns, mask_info().tag.size()));
+    out += '\n';
   }
   void host(std::string&, const HostSample&, std::int64_t) override {}
 };

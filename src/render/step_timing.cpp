@@ -11,11 +11,11 @@ namespace gpuwatch {
 
 namespace {
 
-std::string timing_cell(const StepTimingInfo& info, std::optional<double> v) {
+std::string timing_cell(const MetricInfo& info, std::optional<double> v) {
   return v ? display_value(info.display, *v) : std::string("-");
 }
 
-std::string timing_value_text(const StepTimingInfo& info, std::optional<double> v) {
+std::string timing_value_text(const MetricInfo& info, std::optional<double> v) {
   if (!v) return "-";
   return timing_cell(info, v) + " " + std::string(info.display.unit);
 }

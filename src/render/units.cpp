@@ -74,8 +74,30 @@ std::string column_title(std::string_view word, const DisplayFormat& format) {
 
 std::string column_title(const MetricInfo& metric) { return column_title(metric.short_label, metric.display); }
 
+std::string column_title(const MetricInfo& metric, std::string_view statistic) {
+  return fmt::format("{} {}", column_title(metric), statistic);
+}
+
+std::string tag_title(const MetricInfo& metric) { return column_title(metric.tag, metric.display); }
+
 std::string display_value(const DisplayFormat& format, double stored) {
   return fixed(stored / format.divisor, format.decimals);
+}
+
+std::string with_unit(std::string number, std::string_view unit, bool tight) {
+  if (unit.empty()) return number;
+  // "%" and "°C" follow the number directly where room is short, as nvtop
+  // and nvidia-smi write them; a unit of letters never does ("250W").
+  const bool sign = unit.starts_with("%") || unit.starts_with("°");
+  return number + (tight && sign ? "" : " ") + std::string(unit);
+}
+
+std::string display_text(const DisplayFormat& format, double stored) {
+  return with_unit(display_value(format, stored), format.unit);
+}
+
+std::string tight_text(const DisplayFormat& format, double stored) {
+  return with_unit(display_value(format, stored), format.unit, true);
 }
 
 std::string signed_fixed(double value, int decimals, std::string_view minus) {

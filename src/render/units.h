@@ -38,10 +38,28 @@ std::string shorten(std::string_view text, std::size_t max_columns);
 double round_to(double value, int decimals);
 
 // A table's column: its word and the display unit, "memory used GiB"; for a
-// catalogue metric, its short label.
+// catalogue metric, its short label; with a statistic after the unit,
+// "utilization % mean".
 std::string column_title(std::string_view word, const DisplayFormat& format);
 std::string column_title(const MetricInfo& metric);
+std::string column_title(const MetricInfo& metric, std::string_view statistic);
+// A narrow column's title, where room is short: the metric's tag and the
+// display unit, "util %", "mem GiB".
+std::string tag_title(const MetricInfo& metric);
+// The catalogue's unit and divisor with other decimals: whole numbers where
+// a glance is enough (record's summary, status, top).
+constexpr DisplayFormat rounded(DisplayFormat format, int decimals) {
+  format.decimals = decimals;
+  return format;
+}
 // A stored value in a display format, without the unit: "61.3".
 std::string display_value(const DisplayFormat& format, double stored);
+// With its unit: "61.3 %", "250 W"; "12" for a unitless one.
+std::string display_text(const DisplayFormat& format, double stored);
+// Where room is short (top): "61%", "48°C" with no space before a percent
+// or degree sign, "250 W" with one before a unit of letters.
+std::string tight_text(const DisplayFormat& format, double stored);
+// A unit after a number ("12.5" and "GiB"): spaced, or tight as tight_text.
+std::string with_unit(std::string number, std::string_view unit, bool tight = false);
 
 }  // namespace gpuwatch

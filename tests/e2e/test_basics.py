@@ -146,11 +146,14 @@ class Basics(GpuwatchTestCase):
         r = self.run_gw("sample", "--count", "2", "--interval", "0.05")
         self.assertEqual(r.returncode, 0, r.stderr)
         lines = r.stdout.splitlines()
-        self.assertTrue(lines[0].startswith("# time"))
-        self.assertEqual(len(lines), 5)
-        self.assertRegex(lines[1], r"^\d\d:\d\d:\d\d\.\d{3}\s+0\s+0\s")
+        # As nvidia-smi dmon: the metrics' tags, then their units (docs/metrics.md).
+        self.assertEqual(lines[0].split()[:5], ["#", "time", "gpu", "util", "mutil"], lines)
+        self.assertEqual(lines[1].split()[:4], ["#", "%", "%", "GiB"], lines)
+        self.assertEqual(len(lines), 6)
+        self.assertRegex(lines[2], r"^\d\d:\d\d:\d\d\.\d{3}\s+0\s+0\s")
         # Metrics read once a second are repeated on the ticks between.
-        self.assertEqual(lines[3].split()[7], "34", lines)  # temperature of GPU 0, second tick
+        self.assertEqual(lines[0].split()[7 + 1], "temp", lines)
+        self.assertEqual(lines[4].split()[7], "34", lines)  # temperature of GPU 0, second tick
 
     def test_sample_bad_gpu_list(self):
         for bad in ["7", "a", "2-1", ""]:

@@ -232,7 +232,7 @@ class RecordProcessGpuUse(GpuwatchTestCase):
         self.assertEqual(procs[quiet.pid]["mean_gpu_percent"], 0)
         self.assertEqual(procs[quiet.pid]["max_gpu_percent"], 0)
         text = self.run_gw("report", "last").stdout
-        self.assertIn("GPU use mean %", text)
+        self.assertIn("GPU use % mean", text)  # the catalogue's words (docs/metrics.md)
         self.assertRegex(text, rf"\b{busy.pid}\s+\d+\s+64\s+64\b")
         # The jsonl export ends with the processes, and import reads them back.
         exported = os.path.join(self.tmp, "run.jsonl")

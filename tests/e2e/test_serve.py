@@ -456,6 +456,9 @@ class ServePagesTest(ServeCase):
         grid = {c["data-gpu"]: int(c["data-points"]) for c in charts if "data-gpu" in c}
         self.assertEqual(sorted(grid), ["0", "1"], dom[:2000])
         self.assertTrue(all(n > 0 for n in grid.values()), grid)
+        # The epochs' table is headed with the catalogue's labels and units (/api/runs/ID's metrics).
+        self.assertIn("GPU utilization % mean (GPU 0 / 1)", dom)
+        self.assertIn("Memory used GiB mean (GPU 0 / 1)", dom)
         self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
         # uPlot styles its elements from script (element.style), which style-src does not stop,
         # and adds no <style>: nothing is refused by the Content-Security-Policy, nothing thrown.

@@ -29,13 +29,15 @@ bool from_zero(DeviceMetric metric) {
 
 namespace {
 
+// Named by the reference metric's short label in the catalogue.
 std::optional<Reference> reference_of(DeviceMetric metric) {
+  const auto reference = [](DeviceMetric m) { return Reference{m, info(m).short_label, 0}; };
   switch (metric) {
     case DeviceMetric::MemUsedBytes:
-    case DeviceMetric::MemReservedBytes: return Reference{DeviceMetric::MemTotalBytes, "capacity", 0};
-    case DeviceMetric::PowerWatts: return Reference{DeviceMetric::PowerLimitWatts, "power limit", 0};
-    case DeviceMetric::SmClockMhz: return Reference{DeviceMetric::SmClockMaxMhz, "max clock", 0};
-    case DeviceMetric::MemClockMhz: return Reference{DeviceMetric::MemClockMaxMhz, "max clock", 0};
+    case DeviceMetric::MemReservedBytes: return reference(DeviceMetric::MemTotalBytes);
+    case DeviceMetric::PowerWatts: return reference(DeviceMetric::PowerLimitWatts);
+    case DeviceMetric::SmClockMhz: return reference(DeviceMetric::SmClockMaxMhz);
+    case DeviceMetric::MemClockMhz: return reference(DeviceMetric::MemClockMaxMhz);
     default: return std::nullopt;
   }
 }

@@ -41,7 +41,7 @@ bool from_zero(DeviceMetric metric);
 // clock. Its value is the largest any GPU of the run reports.
 struct Reference {
   DeviceMetric metric;
-  std::string_view name;  // "capacity", "power limit", "max clock"
+  std::string_view name;  // the metric's short label: "memory total", "power limit"
   double value = 0;       // stored units
 };
 // The metric holding the reference of `metric`, if it has one.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analysis/stats.h"
+#include "core/derived_metrics.h"
 #include "render/plot/kinds.h"
 #include "render/plot/labels.h"
 #include "render/plot/marks.h"
@@ -65,6 +66,10 @@ Bar spread_bar(const std::optional<Spread>& s, const DisplayUnit& unit, Rgb colo
   return value_bar(s->mean / unit.divisor, s->min / unit.divisor, s->max / unit.divisor, color);
 }
 
+// The words of the memory panels: the catalogue's (core/metrics.h,
+// core/derived_metrics.h).
+constexpr std::string_view kMemoryUsed = info(DeviceMetric::MemUsedBytes).label;
+
 PanelText memory_panel(std::string title, const MemoryUnit& m, std::string_view what) {
   PanelText t;
   t.title = std::move(title);
@@ -100,8 +105,10 @@ PlotGeometry draw_memory_comparison(Canvas& canvas, std::span<const MatrixConfig
   const Page page = draw_page(canvas, "Memory used per configuration",
                               subtitle_with(subtitle, fmt::format("summed over each cell's GPUs \u00b7 {}", kRepeatsNote)),
                               legend);
-  std::vector<PanelText> texts = {memory_panel("Mean memory used", m, "Memory used"),
-                                  memory_panel("Peak memory used", m, "Peak memory used")};
+  std::vector<PanelText> texts = {
+      memory_panel(std::string(info(DerivedMetric::MemUsedMeanBytes).label), m, kMemoryUsed),
+      memory_panel(std::string(info(DerivedMetric::MemUsedPeakBytes).label), m,
+                   info(DerivedMetric::MemUsedPeakBytes).label)};
   std::vector<std::vector<Bar>> bars(2);
   for (std::size_t i = 0; i < configs.size(); ++i) {
     bars[0].push_back(spread_bar(configs[i].mem_used_mean, m.unit, series_color(i)));
@@ -144,7 +151,7 @@ PlotGeometry draw_per_gpu_memory(Canvas& canvas, std::span<const MatrixConfig> c
   std::vector<PanelText> texts;
   std::vector<std::vector<Bar>> bars(gpus);
   for (std::size_t g = 0; g < gpus; ++g) {
-    texts.push_back(memory_panel(fmt::format("GPU {} of the cell", g), m, "Memory used"));
+    texts.push_back(memory_panel(fmt::format("GPU {} of the cell", g), m, kMemoryUsed));
     texts.back().show_x_title = g + shape.cols >= gpus;  // the lowest panel of its column
     for (std::size_t i = 0; i < configs.size(); ++i) {
       bars[g].push_back(spread_bar(gpu_spread(configs[i], g), m.unit, series_color(i)));
@@ -197,7 +204,7 @@ PlotGeometry draw_load_balance(Canvas& canvas, std::span<const MatrixConfig> con
   const std::vector<Rect> cells = grid_cells(page.body, {1, 2}, kWeights);
   const XAxisSpec x = config_axis(configs.size());
   const Frame memory = layout_frames(canvas, std::span(cells).first(1),
-                                     std::vector{memory_panel("Memory used per GPU", m, "Memory used")}, x)
+                                     std::vector{memory_panel(fmt::format("{} per GPU", kMemoryUsed), m, kMemoryUsed)}, x)
                            .front();
   PanelText cv_text;
   cv_text.title = "Load balance: CV of memory across GPUs";

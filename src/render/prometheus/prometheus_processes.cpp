@@ -75,13 +75,15 @@ void append_process_families(std::string& out, const std::vector<GpuProcess>& pr
     family_header(out, name, help, false);
     out += body;
   };
-  family("gpuwatch_process_memory_used_bytes", "GPU memory a process uses (bytes), where the driver tells it",
+  family("gpuwatch_process_memory_used_bytes",
+         metric_help(info(ProcessMetric::UsedMemoryBytes), {}, "where the driver tells it"),
          [](const GpuProcess& p) {
            return p.used_memory_bytes ? std::optional<double>(static_cast<double>(*p.used_memory_bytes))
                                       : std::nullopt;
          });
   family("gpuwatch_process_gpu_utilization_ratio",
-         "A process's share of the GPU's time since the previous read (0-1), where the driver tells it",
+         metric_help(info(ProcessMetric::GpuPercent), "0-1",
+                     "its share since the previous read, where the driver tells it"),
          [](const GpuProcess& p) { return p.gpu_percent ? std::optional<double>(*p.gpu_percent / 100) : std::nullopt; });
 }
 

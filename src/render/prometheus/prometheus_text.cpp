@@ -29,7 +29,8 @@ namespace {
 struct UnitConversion {
   double multiply = 1;
   double divide = 1;
-  bool whole = false;  // rounded down, as DCGM gives its MiB (integers)
+  bool whole = false;     // rounded down, as DCGM gives its MiB (integers)
+  std::string_view unit;  // the exposed unit, in HELP; empty: the catalogue's
 };
 
 double converted(const UnitConversion& c, double value) {
@@ -37,25 +38,28 @@ double converted(const UnitConversion& c, double value) {
   return c.whole ? std::floor(v) : v;
 }
 
-constexpr UnitConversion kSame{1, 1};
-constexpr UnitConversion kPercentToRatio{1, 100};
-constexpr UnitConversion kMhzToHertz{1e6, 1};
-constexpr UnitConversion kBytesToMiB{1, 1024.0 * 1024.0, true};
-constexpr UnitConversion kJoulesToMillijoules{1000, 1};
+constexpr UnitConversion kSame{1, 1, false, {}};
+constexpr UnitConversion kPercentToRatio{1, 100, false, "0-1"};
+constexpr UnitConversion kMhzToHertz{1e6, 1, false, "Hz"};
+constexpr UnitConversion kBytesToMiB{1, kMiB, true, "MiB"};
+constexpr UnitConversion kJoulesToMillijoules{1000, 1, false, "mJ"};
 
 // dcgm-exporter has FB_FREE where gpuwatch keeps the total.
 enum class Source : std::uint8_t { Value, TotalMinusUsed };
 
+// HELP is the catalogue's label (core/metrics.h) and the exposed unit, with
+// a note where the label alone does not say it: "Power (W)", "GPU
+// utilization (0-1, of time a kernel ran)".
 struct ExposedName {
   std::string_view name;  // empty: not exposed under this naming
   UnitConversion conversion;
-  std::string_view unit_help;  // after the catalogue's label in HELP
-  std::string_view help;       // instead of the catalogue's label: a family of several metrics
+  std::string_view note;  // after the unit in HELP
+  std::string_view help;  // instead of the catalogue's label: a family of several metrics
   Source source = Source::Value;
 };
 
-constexpr ExposedName expose(std::string_view name, UnitConversion conversion, std::string_view unit_help) {
-  return {name, conversion, unit_help, {}, Source::Value};
+constexpr ExposedName expose(std::string_view name, UnitConversion conversion, std::string_view note = {}) {
+  return {name, conversion, note, {}, Source::Value};
 }
 
 // Native only: the label that tells the rows of one family apart (a
@@ -76,7 +80,7 @@ struct SeriesRow {
 constexpr ExposedName kNone{};
 constexpr std::string_view kTemperatureHelp = "Temperature by sensor";
 constexpr std::string_view kEngineHelp = "Busy share of each engine class (DRM fdinfo; AMD and Intel)";
-constexpr ExposedName kEngineFamily{"gpuwatch_gpu_engine_utilization_ratio", kPercentToRatio, "0-1", kEngineHelp,
+constexpr ExposedName kEngineFamily{"gpuwatch_gpu_engine_utilization_ratio", kPercentToRatio, {}, kEngineHelp,
                                     Source::Value};
 
 // The one mapping from the metric catalogue (core/metrics.h) to both
@@ -84,78 +88,78 @@ constexpr ExposedName kEngineFamily{"gpuwatch_gpu_engine_utilization_ratio", kPe
 // labels: dcgm-exporter's default counters CSV and /metrics output.
 constexpr std::array<SeriesRow, kDeviceMetricCount> kSeries{{
     {DeviceMetric::GpuUtilPercent, false, {},
-     expose("gpuwatch_gpu_utilization_ratio", kPercentToRatio, "ratio of time a kernel ran, 0-1"),
-     expose("DCGM_FI_DEV_GPU_UTIL", kSame, "in %")},
+     expose("gpuwatch_gpu_utilization_ratio", kPercentToRatio, "of time a kernel ran"),
+     expose("DCGM_FI_DEV_GPU_UTIL", kSame)},
     {DeviceMetric::MemUtilPercent, false, {},
-     expose("gpuwatch_gpu_memory_utilization_ratio", kPercentToRatio, "ratio of time memory was read or written, 0-1"),
-     expose("DCGM_FI_DEV_MEM_COPY_UTIL", kSame, "in %")},
-    {DeviceMetric::MemUsedBytes, false, {}, expose("gpuwatch_gpu_memory_used_bytes", kSame, "bytes"),
-     expose("DCGM_FI_DEV_FB_USED", kBytesToMiB, "in MiB")},
-    {DeviceMetric::MemTotalBytes, false, {}, expose("gpuwatch_gpu_memory_total_bytes", kSame, "bytes"),
-     {"DCGM_FI_DEV_FB_FREE", kBytesToMiB, "in MiB", "Memory free", Source::TotalMinusUsed}},
-    {DeviceMetric::MemReservedBytes, false, {}, expose("gpuwatch_gpu_memory_reserved_bytes", kSame, "bytes"),
-     expose("DCGM_FI_DEV_FB_RESERVED", kBytesToMiB, "in MiB")},
-    {DeviceMetric::PowerWatts, false, {}, expose("gpuwatch_gpu_power_watts", kSame, "watts"),
-     expose("DCGM_FI_DEV_POWER_USAGE", kSame, "in W")},
-    {DeviceMetric::PowerLimitWatts, false, {}, expose("gpuwatch_gpu_power_limit_watts", kSame, "watts"), kNone},
+     expose("gpuwatch_gpu_memory_utilization_ratio", kPercentToRatio, "of time memory was read or written"),
+     expose("DCGM_FI_DEV_MEM_COPY_UTIL", kSame)},
+    {DeviceMetric::MemUsedBytes, false, {}, expose("gpuwatch_gpu_memory_used_bytes", kSame),
+     expose("DCGM_FI_DEV_FB_USED", kBytesToMiB)},
+    {DeviceMetric::MemTotalBytes, false, {}, expose("gpuwatch_gpu_memory_total_bytes", kSame),
+     {"DCGM_FI_DEV_FB_FREE", kBytesToMiB, {}, "Memory free", Source::TotalMinusUsed}},
+    {DeviceMetric::MemReservedBytes, false, {}, expose("gpuwatch_gpu_memory_reserved_bytes", kSame),
+     expose("DCGM_FI_DEV_FB_RESERVED", kBytesToMiB)},
+    {DeviceMetric::PowerWatts, false, {}, expose("gpuwatch_gpu_power_watts", kSame),
+     expose("DCGM_FI_DEV_POWER_USAGE", kSame)},
+    {DeviceMetric::PowerLimitWatts, false, {}, expose("gpuwatch_gpu_power_limit_watts", kSame), kNone},
     {DeviceMetric::EnergyJoules, true, {},
-     expose("gpuwatch_gpu_energy_joules_total", kSame, "joules since the driver loaded"),
-     expose("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", kJoulesToMillijoules, "in mJ")},
+     expose("gpuwatch_gpu_energy_joules_total", kSame, "since the driver loaded"),
+     expose("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", kJoulesToMillijoules)},
     {DeviceMetric::TempGpuCelsius, false, {"sensor", "gpu"},
-     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
-     expose("DCGM_FI_DEV_GPU_TEMP", kSame, "in C")},
+     {"gpuwatch_gpu_temperature_celsius", kSame, {}, kTemperatureHelp, Source::Value},
+     expose("DCGM_FI_DEV_GPU_TEMP", kSame)},
     {DeviceMetric::TempMemCelsius, false, {"sensor", "memory"},
-     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value},
-     expose("DCGM_FI_DEV_MEMORY_TEMP", kSame, "in C")},
+     {"gpuwatch_gpu_temperature_celsius", kSame, {}, kTemperatureHelp, Source::Value},
+     expose("DCGM_FI_DEV_MEMORY_TEMP", kSame)},
     // AMD's hotspot; NVML has no such reading, so dcgm-exporter no name for it.
     {DeviceMetric::TempJunctionCelsius, false, {"sensor", "junction"},
-     {"gpuwatch_gpu_temperature_celsius", kSame, "degrees Celsius", kTemperatureHelp, Source::Value}, kNone},
-    {DeviceMetric::SmClockMhz, false, {}, expose("gpuwatch_gpu_sm_clock_hertz", kMhzToHertz, "hertz"),
-     expose("DCGM_FI_DEV_SM_CLOCK", kSame, "in MHz")},
-    {DeviceMetric::MemClockMhz, false, {}, expose("gpuwatch_gpu_memory_clock_hertz", kMhzToHertz, "hertz"),
-     expose("DCGM_FI_DEV_MEM_CLOCK", kSame, "in MHz")},
-    {DeviceMetric::SmClockMaxMhz, false, {}, expose("gpuwatch_gpu_sm_clock_max_hertz", kMhzToHertz, "hertz"),
+     {"gpuwatch_gpu_temperature_celsius", kSame, {}, kTemperatureHelp, Source::Value}, kNone},
+    {DeviceMetric::SmClockMhz, false, {}, expose("gpuwatch_gpu_sm_clock_hertz", kMhzToHertz),
+     expose("DCGM_FI_DEV_SM_CLOCK", kSame)},
+    {DeviceMetric::MemClockMhz, false, {}, expose("gpuwatch_gpu_memory_clock_hertz", kMhzToHertz),
+     expose("DCGM_FI_DEV_MEM_CLOCK", kSame)},
+    {DeviceMetric::SmClockMaxMhz, false, {}, expose("gpuwatch_gpu_sm_clock_max_hertz", kMhzToHertz),
      kNone},
     {DeviceMetric::MemClockMaxMhz, false, {},
-     expose("gpuwatch_gpu_memory_clock_max_hertz", kMhzToHertz, "hertz"), kNone},
-    {DeviceMetric::FanPercent, false, {}, expose("gpuwatch_gpu_fan_speed_ratio", kPercentToRatio, "0-1"),
+     expose("gpuwatch_gpu_memory_clock_max_hertz", kMhzToHertz), kNone},
+    {DeviceMetric::FanPercent, false, {}, expose("gpuwatch_gpu_fan_speed_ratio", kPercentToRatio),
      kNone},
     {DeviceMetric::PerfState, false, {}, expose("gpuwatch_gpu_performance_state", kSame, "0 is P0, the fastest"),
      kNone},
     {DeviceMetric::ClockEventReasons, false, {},
-     expose("gpuwatch_gpu_clock_event_reasons", kSame, "NVML bitmask"), kNone},
-    {DeviceMetric::PcieLinkGen, false, {}, expose("gpuwatch_gpu_pcie_link_generation", kSame, "generation"),
+     expose("gpuwatch_gpu_clock_event_reasons", kSame, "NVML's clock-event bits"), kNone},
+    {DeviceMetric::PcieLinkGen, false, {}, expose("gpuwatch_gpu_pcie_link_generation", kSame),
      kNone},
-    {DeviceMetric::PcieLinkWidth, false, {}, expose("gpuwatch_gpu_pcie_link_width_lanes", kSame, "lanes"), kNone},
+    {DeviceMetric::PcieLinkWidth, false, {}, expose("gpuwatch_gpu_pcie_link_width_lanes", kSame), kNone},
     {DeviceMetric::PcieLinkGenMax, false, {},
-     expose("gpuwatch_gpu_pcie_link_generation_max", kSame, "generation"), kNone},
+     expose("gpuwatch_gpu_pcie_link_generation_max", kSame), kNone},
     {DeviceMetric::PcieLinkWidthMax, false, {},
-     expose("gpuwatch_gpu_pcie_link_width_max_lanes", kSame, "lanes"), kNone},
+     expose("gpuwatch_gpu_pcie_link_width_max_lanes", kSame), kNone},
     {DeviceMetric::PcieTxBytesPerSec, false, {},
-     expose("gpuwatch_gpu_pcie_transmit_bytes_per_second", kSame, "bytes per second"), kNone},
+     expose("gpuwatch_gpu_pcie_transmit_bytes_per_second", kSame), kNone},
     {DeviceMetric::PcieRxBytesPerSec, false, {},
-     expose("gpuwatch_gpu_pcie_receive_bytes_per_second", kSame, "bytes per second"), kNone},
-    {DeviceMetric::SmActivePercent, false, {}, expose("gpuwatch_gpu_sm_active_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_SM_ACTIVE", kPercentToRatio, "ratio")},
+     expose("gpuwatch_gpu_pcie_receive_bytes_per_second", kSame), kNone},
+    {DeviceMetric::SmActivePercent, false, {}, expose("gpuwatch_gpu_sm_active_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_SM_ACTIVE", kPercentToRatio)},
     {DeviceMetric::SmOccupancyPercent, false, {},
-     expose("gpuwatch_gpu_sm_occupancy_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_SM_OCCUPANCY", kPercentToRatio, "ratio")},
+     expose("gpuwatch_gpu_sm_occupancy_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_SM_OCCUPANCY", kPercentToRatio)},
     {DeviceMetric::TensorActivePercent, false, {},
-     expose("gpuwatch_gpu_tensor_active_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", kPercentToRatio, "ratio")},
+     expose("gpuwatch_gpu_tensor_active_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", kPercentToRatio)},
     {DeviceMetric::DramBwUtilPercent, false, {},
-     expose("gpuwatch_gpu_dram_bandwidth_utilization_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_DRAM_ACTIVE", kPercentToRatio, "ratio")},
-    {DeviceMetric::Fp64ActivePercent, false, {}, expose("gpuwatch_gpu_fp64_active_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_PIPE_FP64_ACTIVE", kPercentToRatio, "ratio")},
-    {DeviceMetric::Fp32ActivePercent, false, {}, expose("gpuwatch_gpu_fp32_active_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_PIPE_FP32_ACTIVE", kPercentToRatio, "ratio")},
-    {DeviceMetric::Fp16ActivePercent, false, {}, expose("gpuwatch_gpu_fp16_active_ratio", kPercentToRatio, "0-1"),
-     expose("DCGM_FI_PROF_PIPE_FP16_ACTIVE", kPercentToRatio, "ratio")},
+     expose("gpuwatch_gpu_dram_bandwidth_utilization_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_DRAM_ACTIVE", kPercentToRatio)},
+    {DeviceMetric::Fp64ActivePercent, false, {}, expose("gpuwatch_gpu_fp64_active_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_PIPE_FP64_ACTIVE", kPercentToRatio)},
+    {DeviceMetric::Fp32ActivePercent, false, {}, expose("gpuwatch_gpu_fp32_active_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_PIPE_FP32_ACTIVE", kPercentToRatio)},
+    {DeviceMetric::Fp16ActivePercent, false, {}, expose("gpuwatch_gpu_fp16_active_ratio", kPercentToRatio),
+     expose("DCGM_FI_PROF_PIPE_FP16_ACTIVE", kPercentToRatio)},
     {DeviceMetric::NvlinkTxBytesPerSec, false, {},
-     expose("gpuwatch_gpu_nvlink_transmit_bytes_per_second", kSame, "bytes per second, all links"), kNone},
+     expose("gpuwatch_gpu_nvlink_transmit_bytes_per_second", kSame, "all links"), kNone},
     {DeviceMetric::NvlinkRxBytesPerSec, false, {},
-     expose("gpuwatch_gpu_nvlink_receive_bytes_per_second", kSame, "bytes per second, all links"), kNone},
+     expose("gpuwatch_gpu_nvlink_receive_bytes_per_second", kSame, "all links"), kNone},
     // dcgm-exporter has no engine classes (NVML's engines are not these).
     {DeviceMetric::EngineGraphicsPercent, false, {"engine", "graphics"}, kEngineFamily, kNone},
     {DeviceMetric::EngineComputePercent, false, {"engine", "compute"}, kEngineFamily, kNone},
@@ -181,9 +185,9 @@ struct HostRow {
 
 // The record's process tree (Tree*) has no meaning for an exporter.
 constexpr std::array<HostRow, 3> kHostSeries{{
-    {HostMetric::CpuPercent, expose("gpuwatch_host_cpu_utilization_ratio", kPercentToRatio, "all cores, 0-1")},
-    {HostMetric::MemUsedBytes, expose("gpuwatch_host_memory_used_bytes", kSame, "bytes")},
-    {HostMetric::MemTotalBytes, expose("gpuwatch_host_memory_total_bytes", kSame, "bytes")},
+    {HostMetric::CpuPercent, expose("gpuwatch_host_cpu_utilization_ratio", kPercentToRatio, "all cores")},
+    {HostMetric::MemUsedBytes, expose("gpuwatch_host_memory_used_bytes", kSame)},
+    {HostMetric::MemTotalBytes, expose("gpuwatch_host_memory_total_bytes", kSame)},
 }};
 
 
@@ -241,8 +245,10 @@ std::optional<double> exposed_value(const ExposedName& name, DeviceMetric metric
   return converted(name.conversion, *v);
 }
 
-std::string help_of(const ExposedName& name, std::string_view catalogue_label) {
-  return fmt::format("{} ({})", name.help.empty() ? catalogue_label : name.help, name.unit_help);
+std::string help_of(const ExposedName& name, const MetricInfo& metric) {
+  MetricInfo shown = metric;
+  if (!name.help.empty()) shown.label = name.help;
+  return metric_help(shown, name.conversion.unit, name.note);
 }
 
 // Every family in table order, its samples together as the format requires:
@@ -272,7 +278,7 @@ void device_families(std::string& out, const std::vector<ExposedDevice>& devices
     }
     // A family no device has is left out whole: its HELP alone would claim it.
     if (body.empty()) continue;
-    family_header(out, family.name, help_of(family, info(kSeries[first].metric).label), kSeries[first].counter);
+    family_header(out, family.name, help_of(family, info(kSeries[first].metric)), kSeries[first].counter);
     out += body;
   }
 }
@@ -358,7 +364,7 @@ std::string render_prometheus(const PrometheusInput& input, PrometheusNames name
   for (const HostRow& row : kHostSeries) {
     const std::optional<double> v = input.live.host.latest.values.get(row.metric);
     if (!v || !std::isfinite(*v)) continue;
-    family_header(out, row.native.name, help_of(row.native, info(row.metric).label), false);
+    family_header(out, row.native.name, help_of(row.native, info(row.metric)), false);
     write_sample(out, row.native.name, host_labels, converted(row.native.conversion, *v));
   }
   if (input.processes) {

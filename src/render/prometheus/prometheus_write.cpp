@@ -82,6 +82,10 @@ namespace prometheus_text {
 
 std::string prometheus_help_text(std::string_view text) { return escaped(text, false); }
 
+std::string metric_help(const MetricInfo& metric, std::string_view unit, std::string_view note) {
+  return fmt::format("{} ({}{}{})", metric.label, unit.empty() ? metric.unit : unit, note.empty() ? "" : ", ", note);
+}
+
 std::string prometheus_number(double value) { return fmt::format("{}", value); }
 
 void family_header(std::string& out, std::string_view name, std::string_view help, bool counter) {

@@ -7,12 +7,19 @@
 #include <utility>
 #include <vector>
 
+#include "core/metrics.h"
+
 namespace gpuwatch::prometheus_text {
 
 using PromLabels = std::vector<std::pair<std::string_view, std::string>>;
 
 // HELP text: backslash and newline escaped (quotes are fine there).
 std::string prometheus_help_text(std::string_view text);
+
+// A metric's HELP: the catalogue's label (core/metrics.h), the unit it is
+// exposed in (empty: the catalogue's own) and a note, "Power (W)",
+// "Process GPU use (0-1, since the previous read)".
+std::string metric_help(const MetricInfo& metric, std::string_view unit, std::string_view note);
 
 // Shortest text that reads back as the same double.
 std::string prometheus_number(double value);

@@ -49,6 +49,14 @@ struct GpuView {
   [[nodiscard]] bool lost() const { return device != nullptr && device->lost.has_value(); }
 };
 
+// Labels, units and scales are the catalogue's (core/metrics.h): each
+// metric's tag, and its display unit, in whole numbers where a glance is
+// enough (memory to 0.1 GiB).
+std::string_view tag(DeviceMetric m) { return info(m).tag; }
+DisplayFormat whole(DeviceMetric m) { return rounded(info(m).display, 0); }
+std::string shown(DeviceMetric m, std::optional<double> v) { return v ? tight_text(whole(m), *v) : "–"; }
+
+// A share of a total (memory used of the GPU's): "90%".
 std::string percent_text(std::optional<double> v) { return v ? fmt::format("{:.0f}%", *v) : "–"; }
 
 std::optional<double> memory_share(const GpuView& g) {
@@ -62,17 +70,20 @@ std::string memory_text(const GpuView& g) {
   const auto used = g.get(DeviceMetric::MemUsedBytes);
   const auto total = g.get(DeviceMetric::MemTotalBytes);
   if (!used || !total) return "–";
-  return fmt::format("{:.1f}/{:.1f} GiB {}", *used / kGiB, *total / kGiB, percent_text(memory_share(g)));
+  const DisplayFormat format = rounded(info(DeviceMetric::MemUsedBytes).display, 1);
+  return fmt::format("{}/{} {}", display_value(format, *used), display_text(format, *total),
+                     percent_text(memory_share(g)));
 }
 
 std::string power_text(const GpuView& g) {
   const auto power = g.get(DeviceMetric::PowerWatts);
   if (!power) return "–";
   const auto limit = g.get(DeviceMetric::PowerLimitWatts);
-  return limit ? fmt::format("{:.0f}/{:.0f} W", *power, *limit) : fmt::format("{:.0f} W", *power);
+  const DisplayFormat format = whole(DeviceMetric::PowerWatts);
+  return limit ? display_value(format, *power) + "/" + display_text(format, *limit) : display_text(format, *power);
 }
 
-std::string temp_text(std::optional<double> celsius) { return celsius ? fmt::format("{:.0f}°C", *celsius) : "–"; }
+std::string temp_text(std::optional<double> celsius) { return shown(DeviceMetric::TempGpuCelsius, celsius); }
 
 Style temp_style(std::optional<double> celsius, double warn = 75, double bad = 85) {
   if (!celsius) return Style::Dim;
@@ -114,16 +125,18 @@ ScreenLine title_line(const GpuView& g, std::size_t width) {
   }
   ScreenLine right;
   if (const auto p = g.get(DeviceMetric::PerfState)) {
-    right.add(fmt::format("P{:.0f}", *p), g.freshness(DeviceMetric::PerfState)).add("  ");
+    right.add(fmt::format("{}{:.0f}", info(DeviceMetric::PerfState).unit, *p), g.freshness(DeviceMetric::PerfState))
+        .add("  ");
   }
   const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   right.add(temp_text(temp), g.freshness(DeviceMetric::TempGpuCelsius, temp_style(temp)));
   if (const auto junction = g.get(DeviceMetric::TempJunctionCelsius)) {
-    right.add("  junction ", Style::Dim)
+    right.add(fmt::format("  {} ", tag(DeviceMetric::TempJunctionCelsius)), Style::Dim)
         .add(temp_text(junction), g.freshness(DeviceMetric::TempJunctionCelsius, junction_style(junction)));
   }
   if (const auto fan = g.get(DeviceMetric::FanPercent)) {
-    right.add("  fan ", Style::Dim).add(percent_text(fan), g.freshness(DeviceMetric::FanPercent));
+    right.add(fmt::format("  {} ", tag(DeviceMetric::FanPercent)), Style::Dim)
+        .add(shown(DeviceMetric::FanPercent, fan), g.freshness(DeviceMetric::FanPercent));
   }
   const std::size_t gap = std::max<std::size_t>(2, width > line.width() + right.width() ? width - line.width() - right.width() : 0);
   line.add(std::string(gap, ' '));
@@ -135,11 +148,13 @@ ScreenLine details_line(const GpuView& g) {
   ScreenLine line("  ");
   const auto sm = g.get(DeviceMetric::SmClockMhz);
   const auto sm_max = g.get(DeviceMetric::SmClockMaxMhz);
-  line.add("SM ", Style::Dim);
-  line.add(sm ? (sm_max ? fmt::format("{:.0f}/{:.0f} MHz", *sm, *sm_max) : fmt::format("{:.0f} MHz", *sm)) : "–",
+  const DisplayFormat& mhz = info(DeviceMetric::SmClockMhz).display;
+  line.add(fmt::format("{} ", tag(DeviceMetric::SmClockMhz)), Style::Dim);
+  line.add(sm ? (sm_max ? display_value(mhz, *sm) + "/" + display_text(mhz, *sm_max) : display_text(mhz, *sm)) : "–",
            g.freshness(DeviceMetric::SmClockMhz));
   if (const auto mem = g.get(DeviceMetric::MemClockMhz)) {
-    line.add("  mem ", Style::Dim).add(fmt::format("{:.0f} MHz", *mem), g.freshness(DeviceMetric::MemClockMhz));
+    line.add(fmt::format("  {} ", tag(DeviceMetric::MemClockMhz)), Style::Dim)
+        .add(shown(DeviceMetric::MemClockMhz, mem), g.freshness(DeviceMetric::MemClockMhz));
   }
   const auto gen = g.get(DeviceMetric::PcieLinkGen);
   const auto lanes = g.get(DeviceMetric::PcieLinkWidth);
@@ -154,7 +169,7 @@ ScreenLine details_line(const GpuView& g) {
     if (below && gen_max && lanes_max) line.add(fmt::format(" (max gen{:.0f} x{:.0f})", *gen_max, *lanes_max), Style::Dim);
   }
   if (const auto reasons = throttle_text(g)) {
-    line.add("  throttle ", Style::Dim).add(*reasons, *reasons == "none" ? Style::Good : Style::Warn);
+    line.add(fmt::format("  {} ", tag(DeviceMetric::ClockEventReasons)), Style::Dim).add(*reasons, *reasons == "none" ? Style::Good : Style::Warn);
   }
   if (!g.info.pci_bus_id.empty()) line.add("  " + g.info.pci_bus_id, Style::Dim);
   return line;
@@ -211,20 +226,22 @@ std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* devi
   const LiveDevice empty;
   const LiveDevice& d = device ? *device : empty;
   const auto util = g.get(DeviceMetric::GpuUtilPercent);
+  const auto history = [&](DeviceMetric m) { return metric_history(d, m, samples); };
   side_by_side(out,
-               labelled_graph("util", metric_history(d, DeviceMetric::GpuUtilPercent, samples), 100, percent_text(util),
-                              Style::GraphUtil, util ? Style::Normal : Style::Dim, half, graph_rows),
-               labelled_graph("mem", memory_percent_history(d, samples), 100, memory_text(g), Style::GraphMemory,
-                              Style::Normal, half, graph_rows),
+               labelled_graph(tag(DeviceMetric::GpuUtilPercent), history(DeviceMetric::GpuUtilPercent), 100,
+                              shown(DeviceMetric::GpuUtilPercent, util), Style::GraphUtil,
+                              util ? Style::Normal : Style::Dim, half, graph_rows),
+               labelled_graph(tag(DeviceMetric::MemUsedBytes), memory_percent_history(d, samples), 100, memory_text(g),
+                              Style::GraphMemory, Style::Normal, half, graph_rows),
                half);
   const auto limit = g.get(DeviceMetric::PowerLimitWatts);
   const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   side_by_side(out,
-               labelled_graph("power", metric_history(d, DeviceMetric::PowerWatts, samples), limit.value_or(0),
+               labelled_graph(tag(DeviceMetric::PowerWatts), history(DeviceMetric::PowerWatts), limit.value_or(0),
                               power_text(g), Style::GraphPower, Style::Normal, half, graph_rows),
                // 100 °C is about where every vendor's GPUs slow down.
-               labelled_graph("temp", metric_history(d, DeviceMetric::TempGpuCelsius, samples), 100, temp_text(temp),
-                              Style::GraphTemp, temp_style(temp), half, graph_rows),
+               labelled_graph(tag(DeviceMetric::TempGpuCelsius), history(DeviceMetric::TempGpuCelsius), 100,
+                              temp_text(temp), Style::GraphTemp, temp_style(temp), half, graph_rows),
                half);
   return out;
 }
@@ -236,12 +253,13 @@ ScreenLine gpu_line(const DeviceInfo& info, const LiveDevice* device, std::int64
   if (g.lost()) return line.add("lost: the driver no longer answers for it", Style::Bad);
   const auto util = g.get(DeviceMetric::GpuUtilPercent);
   const auto share = memory_share(g);
-  line.add("util ", Style::Dim).add(horizontal_bar(util ? *util / 100 : kNaN, 10), Style::GraphUtil);
-  line.add(align_right(percent_text(util), 5));
-  line.add("  mem ", Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), Style::GraphMemory);
+  line.add(fmt::format("{} ", tag(DeviceMetric::GpuUtilPercent)), Style::Dim)
+      .add(horizontal_bar(util ? *util / 100 : kNaN, 10), Style::GraphUtil);
+  line.add(align_right(shown(DeviceMetric::GpuUtilPercent, util), 5));
+  line.add(fmt::format("  {} ", tag(DeviceMetric::MemUsedBytes)), Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), Style::GraphMemory);
   line.add(align_right(percent_text(share), 5));
   const auto power = g.get(DeviceMetric::PowerWatts);
-  line.add(align_right(power ? fmt::format("{:.0f} W", *power) : "–", 7));
+  line.add(align_right(power ? display_text(whole(DeviceMetric::PowerWatts), *power) : "–", 7));
   const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   line.add(" ").add(align_right(temp_text(temp), 5), g.freshness(DeviceMetric::TempGpuCelsius, temp_style(temp)));
   if (device && width > line.width() + 3) {

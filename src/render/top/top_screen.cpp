@@ -123,22 +123,33 @@ ScreenLine aggregate_line(const TopView& view, std::size_t width) {
   }
   double mean = 0;
   for (double u : util) mean += u;
+  // Words, units and scales are the catalogue's; many GPUs' power in kilo-
+  // units of the catalogue's watts.
   const bool kilowatts = std::max(power, limit) >= 10'000;
-  const auto watts = [&](double w) { return kilowatts ? fixed(w / 1000, 1) : fixed(w, 0); };
-  const std::string unit = kilowatts ? " kW" : " W";
+  const DisplayFormat& watt = info(DeviceMetric::PowerWatts).display;
+  const auto watts = [&](double w) {
+    return kilowatts ? fixed(w / watt.divisor / 1000, 1) : display_value(rounded(watt, 0), w);
+  };
+  const std::string unit = fmt::format(" {}{}", kilowatts ? "k" : "", watt.unit);
   const std::string memory_share = total > 0 ? fmt::format("{:.0f}%", used / total * 100) : "–";
   // Sixteen 80 GB GPUs make 1280 GiB: whole GiB from 100 on.
-  const int decimals = total >= 100 * kGiB ? 0 : 1;
-  const std::string memory = total > 0 ? fmt::format("{}/{} GiB {}", fixed(used / kGiB, decimals),
-                                                     fixed(total / kGiB, decimals), memory_share)
+  const DisplayFormat& gib = info(DeviceMetric::MemUsedBytes).display;
+  const DisplayFormat memory_format = rounded(gib, total >= 100 * gib.divisor ? 0 : 1);
+  const std::string memory = total > 0 ? fmt::format("{}/{} {}", display_value(memory_format, used),
+                                                     display_text(memory_format, total), memory_share)
                                        : memory_share;
   const auto balance = load_balance(util);
+  const auto tag = [](DeviceMetric m) { return fmt::format("  {} ", info(m).tag); };
   const auto compose = [&](const std::string& memory_text) {
     ScreenLine line;
     line.add(fmt::format("{} GPUs", view.devices.size()), Style::Title);
-    line.add("  util ", Style::Dim).add(util.empty() ? "–" : fmt::format("{:.0f}%", mean / static_cast<double>(util.size())));
-    line.add("  mem ", Style::Dim).add(memory_text);
-    line.add("  power ", Style::Dim).add(limit > 0 ? watts(power) + "/" + watts(limit) + unit : watts(power) + unit);
+    line.add(tag(DeviceMetric::GpuUtilPercent), Style::Dim)
+        .add(util.empty() ? "–"
+                          : tight_text(rounded(info(DeviceMetric::GpuUtilPercent).display, 0),
+                                       mean / static_cast<double>(util.size())));
+    line.add(tag(DeviceMetric::MemUsedBytes), Style::Dim).add(memory_text);
+    line.add(tag(DeviceMetric::PowerWatts), Style::Dim)
+        .add(limit > 0 ? watts(power) + "/" + watts(limit) + unit : watts(power) + unit);
     if (balance) {
       const Style style = balance->band == BalanceBand::Poor   ? Style::Bad
                           : balance->band == BalanceBand::Fair ? Style::Warn
@@ -157,13 +168,19 @@ ScreenLine host_line(const TopView& view, std::size_t width) {
   const auto& host = view.live.host.latest.values;
   ScreenLine line;
   const auto cpu = host.get(HostMetric::CpuPercent);
-  line.add("CPU ", Style::Title).add(align_right(cpu ? fmt::format("{:.0f}%", *cpu) : "–", 4)).add(" ");
+  const DisplayFormat cpu_format = rounded(info(HostMetric::CpuPercent).display, 0);
+  line.add(fmt::format("{} ", info(HostMetric::CpuPercent).tag), Style::Title)
+      .add(align_right(cpu ? tight_text(cpu_format, *cpu) : "–", 4))
+      .add(" ");
   const auto used = host.get(HostMetric::MemUsedBytes);
   const auto total = host.get(HostMetric::MemTotalBytes);
+  const DisplayFormat ram_format = rounded(info(HostMetric::MemUsedBytes).display, 1);
   const std::string ram = used && total && *total > 0
-                              ? fmt::format("{:.1f}/{:.1f} GiB {:.0f}%", *used / kGiB, *total / kGiB, *used / *total * 100)
+                              ? fmt::format("{}/{} {:.0f}%", display_value(ram_format, *used),
+                                            display_text(ram_format, *total), *used / *total * 100)
                               : "–";
-  const std::size_t ram_columns = 6 + ram.size();
+  const std::string ram_label = fmt::format("  {} ", info(HostMetric::MemUsedBytes).tag);
+  const std::size_t ram_columns = ram_label.size() + ram.size();
   const auto& cores = view.live.host.core_percent;
   const std::size_t room = width > line.width() + ram_columns + 2 ? width - line.width() - ram_columns - 2 : 0;
   if (!cores.empty() && room > 0) {
@@ -179,7 +196,7 @@ ScreenLine host_line(const TopView& view, std::size_t width) {
     }
     line.add(block_graph(blocks, 100, blocks.size())[0], Style::GraphUtil);
   }
-  line.add("  RAM ", Style::Title).add(ram);
+  line.add(ram_label, Style::Title).add(ram);
   return line;
 }
 

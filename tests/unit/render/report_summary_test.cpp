@@ -47,8 +47,8 @@ TEST(ReportSummary, AHealthyRunInAFewLines) {
   EXPECT_EQ(text,
             "Run 0123456789ab  train  exit 0 after 12m34s\n"
             "verdict: ok\n"
-            "  GPU name                  util % mean             memory peak power W mean\n"
-            "  0   NVIDIA H100 80GB HBM3          78 60.0 of 80.0 GiB (75 %)          412\n"
+            "  GPU name                  utilization % mean        memory used peak power W mean\n"
+            "  0   NVIDIA H100 80GB HBM3                 78 60.0 of 80.0 GiB (75 %)          412\n"
             "energy: 512.3 kJ (142.3 Wh)\n"
             "full report: gpuwatch report 0123456789ab\n");
 }

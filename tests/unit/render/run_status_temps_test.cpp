@@ -29,8 +29,8 @@ RunStatusReport two_gpus() {
 TEST(RunStatusTemperatures, JunctionOnlyWhereTheGpuHasTheSensor) {
   const RunStatusReport s = two_gpus();
   const std::string text = render_run_status_text(s);
-  EXPECT_NE(text.find("GPU 0  73 °C (+3)  junction 94 °C (+4)"), std::string::npos) << text;
-  EXPECT_NE(text.find("GPU 1  54 °C\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU 0  temp 73 °C (+3)  junction 94 °C (+4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("GPU 1  temp 54 °C\n"), std::string::npos) << text;
   std::string json;
   for (char c : render_run_status_json(s)) {
     if (c != ' ' && c != '\n') json += c;

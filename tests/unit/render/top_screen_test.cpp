@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(GpusAndTerminals, TopLayout,
 
 TEST(TopScreen, OneGpuAt80x24GetsAPanelWithFourGraphs) {
   const Screen screen = compose_top_screen(make_top_view(1), 80, 24);
-  for (const char* label : {"GPU 0", "util", "mem", "power", "temp", "SM ", "throttle none"}) {
+  for (const char* label : {"GPU 0", "util", "mem", "power", "temp", "clock ", "throttle none"}) {
     EXPECT_TRUE(shows(screen, label)) << label << "\n" << all_text(screen);
   }
   EXPECT_TRUE(shows(screen, "40.0/80.0 GiB 50%"));
