@@ -30,15 +30,21 @@ ProcessSort next(ProcessSort sort) {
 
 namespace {
 
-std::optional<double> sort_key(const TopProcess& p, ProcessSort sort) {
+// The value `sort` orders by, for a process row or an owner row alike.
+std::optional<double> sort_key(ProcessSort sort, std::optional<std::uint64_t> gpu_memory_bytes,
+                               std::optional<double> gpu_percent, std::optional<double> cpu_percent) {
   switch (sort) {
     case ProcessSort::GpuMemory:
-      return p.gpu_memory_bytes ? std::optional<double>(static_cast<double>(*p.gpu_memory_bytes)) : std::nullopt;
-    case ProcessSort::GpuPercent: return p.gpu_percent;
-    case ProcessSort::CpuPercent: return p.cpu_percent;
+      return gpu_memory_bytes ? std::optional<double>(static_cast<double>(*gpu_memory_bytes)) : std::nullopt;
+    case ProcessSort::GpuPercent: return gpu_percent;
+    case ProcessSort::CpuPercent: return cpu_percent;
     case ProcessSort::Pid: return std::nullopt;
   }
   return std::nullopt;
+}
+
+std::optional<double> sort_key(const TopProcess& p, ProcessSort sort) {
+  return sort_key(sort, p.gpu_memory_bytes, p.gpu_percent, p.cpu_percent);
 }
 
 std::string or_dash(const std::optional<std::string>& s) { return s.value_or("–"); }
@@ -174,14 +180,7 @@ void add_owner_rows(std::vector<ScreenLine>& out, const TopView& view, std::size
 }
 
 std::optional<double> group_sort_key(const OwnerGroup& g, ProcessSort sort) {
-  switch (sort) {
-    case ProcessSort::GpuMemory:
-      return g.gpu_memory_bytes ? std::optional<double>(static_cast<double>(*g.gpu_memory_bytes)) : std::nullopt;
-    case ProcessSort::GpuPercent: return g.gpu_util_percent_sum;
-    case ProcessSort::CpuPercent: return g.cpu_percent_sum;
-    case ProcessSort::Pid: return std::nullopt;
-  }
-  return std::nullopt;
+  return sort_key(sort, g.gpu_memory_bytes, g.gpu_util_percent_sum, g.cpu_percent_sum);
 }
 
 }  // namespace
