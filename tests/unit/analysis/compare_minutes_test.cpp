@@ -136,7 +136,13 @@ TEST(CompareMinutes, AlignsByEpochAnnotations) {
 }
 
 TEST(CompareMinutes, FoldsAcrossGpusAsTheSamplesDo) {
-  ColumnRollup a{.minute = 0, .count = 60, .weight_ns = 60e9, .mean = 10, .m2 = 60e9 * 4, .min = 6, .max = 14};
+  ColumnRollup a;
+  a.count = 60;
+  a.weight_ns = 60e9;
+  a.mean = 10;
+  a.m2 = 60e9 * 4;
+  a.min = 6;
+  a.max = 14;
   ColumnRollup b = a;
   b.mean = 30;
   b.min = 20;
