@@ -366,7 +366,9 @@ def big_store(args, tmp):
 
 def run_ids(args, env):
     r = subprocess.run([args.bin, "runs", "--format", "json"], env=env, capture_output=True, text=True, check=True)
-    return [run["id"] for run in json.loads(r.stdout)][-2:]
+    listed = json.loads(r.stdout)
+    runs = listed["runs"] if isinstance(listed, dict) else listed  # an object with schema_version since issue 24
+    return [run["id"] for run in runs][-2:]
 
 
 def with_server(args, env, argv, probe):

@@ -1,10 +1,12 @@
 // A request's target, as any client may send it to `gpuwatch serve`: parsing
 // must return or reject, never crash, and what it accepts must hold what the
-// routes rely on (no "." or ".." segment, no control byte, bounded counts).
+// routes rely on (no "." or ".." segment, no control byte, bounded counts);
+// the same bytes as the Host, Authorization and Accept-Encoding headers.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "http/compression.h"
 #include "http/host_check.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
@@ -32,6 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool on_loopback = loopback.allows(text);
   if (on_loopback && !text.empty() && !gpuwatch::is_loopback_host(gpuwatch::host_header_name(text))) __builtin_trap();
   (void)anywhere.allows(text);
+  // And the Accept-Encoding check, as that header.
+  (void)gpuwatch::accepts_gzip(text);
   if (!target) return 0;
   if (target->params.size() > gpuwatch::kMaxQueryParams) __builtin_trap();
   for (const auto& s : target->segments) {

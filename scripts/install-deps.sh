@@ -22,6 +22,7 @@ build_packages=(
   libpcre2-dev                     # --annotate-regex
   libncurses-dev                   # top
   libmicrohttpd-dev                # exporter and serve (the HTTP server, event-driven)
+  zlib1g-dev                       # serve and exporter: gzip answers for clients that accept them
   libtomlplusplus-dev              # matrix --grid FILE.toml (toml++, used header-only)
   help2man                         # the man page, made from --help at build time
   python3 python3-venv             # the Python client (python/), installed into a venv

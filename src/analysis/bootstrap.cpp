@@ -46,11 +46,18 @@ double BinnedSeries::mean_bin_s() const {
 
 BinnedSeries bin_series(std::span<const std::int64_t> time_ns, std::span<const double> values,
                         std::size_t max_points) {
-  BinnedSeries out;
   const std::size_t n = std::min(time_ns.size(), values.size());
-  out.samples = n;
-  if (n == 0) return out;
+  if (n == 0) return {};
   const std::vector<double> weights = time_weights_ns(time_ns.first(n));
+  return bin_weighted(values.first(n), weights, n, max_points);
+}
+
+BinnedSeries bin_weighted(std::span<const double> values, std::span<const double> weights_ns, std::size_t samples,
+                          std::size_t max_points) {
+  BinnedSeries out;
+  const std::size_t n = std::min(values.size(), weights_ns.size());
+  out.samples = samples;
+  if (n == 0) return out;
   const std::size_t points = std::max<std::size_t>(max_points, 1);
   out.per_bin = (n + points - 1) / points;
   for (std::size_t begin = 0; begin < n; begin += out.per_bin) {
@@ -58,9 +65,10 @@ BinnedSeries bin_series(std::span<const std::int64_t> time_ns, std::span<const d
     double weighted = 0;
     double weight = 0;
     for (std::size_t i = begin; i < end; ++i) {
-      weighted += values[i] * weights[i];
-      weight += weights[i];
+      weighted += values[i] * weights_ns[i];
+      weight += weights_ns[i];
     }
+    if (weight <= 0) continue;  // points without time (never from summarize()'s weights)
     out.values.push_back(weighted / weight);
     out.weights_ns.push_back(weight);
   }

@@ -32,6 +32,13 @@ struct BinnedSeries {
 BinnedSeries bin_series(std::span<const std::int64_t> time_ns, std::span<const double> values,
                         std::size_t max_points);
 
+// The same binning of points that already carry their time weights (the
+// per-minute means of `compare` over rollups): consecutive points merged,
+// ceil(n / max_points) to a bin, each bin their weighted mean and summed
+// weight. `samples` is what the points stand for, kept for the record.
+BinnedSeries bin_weighted(std::span<const double> values, std::span<const double> weights_ns, std::size_t samples,
+                          std::size_t max_points);
+
 struct BlockLength {
   std::size_t points = 1;  // in bins
   // True when there were too few points (under 8) to estimate the

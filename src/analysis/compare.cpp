@@ -6,39 +6,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "analysis/bootstrap.h"
+#include "analysis/compare_measured.h"
 
 namespace gpuwatch {
 
+namespace compare_detail {
+
 namespace {
-
-// One run's metric, measured, with its bootstrap means kept for the
-// differences (runs are independent, so replicate r of A pairs with
-// replicate r of B).
-struct Measured {
-  RunStatistics statistics;
-  std::vector<double> bootstrap_means;
-};
-
-std::optional<Measured> measure(const ElapsedSeries& series, const CompareOptions& options, std::uint64_t seed) {
-  auto summary = summarize(series.elapsed_ns, series.values);
-  if (!summary) return std::nullopt;
-  Measured m;
-  RunStatistics& s = m.statistics;
-  s.summary = *summary;
-  const BinnedSeries bins = bin_series(series.elapsed_ns, series.values, options.max_points);
-  const BlockLength block = politis_white_block_length(bins.values);
-  s.points = bins.values.size();
-  s.block_points = std::min(block.points, s.points);
-  s.block_fallback = block.fallback;
-  s.block_s = static_cast<double>(s.block_points) * bins.mean_bin_s();
-  m.bootstrap_means = circular_block_bootstrap_means(bins, s.block_points, options.replicates, seed);
-  const double count = static_cast<double>(summary->count);
-  const double boot_var = sample_variance(m.bootstrap_means);
-  const double sample_var = summary->std * summary->std;
-  s.effective_samples = boot_var > 0 ? std::clamp(sample_var / boot_var, 1.0, count) : count;
-  return m;
-}
 
 std::pair<double, double> percentile_interval(std::vector<double> values, double confidence) {
   std::sort(values.begin(), values.end());
@@ -76,54 +50,85 @@ Difference difference(const Measured& base, const Measured& other, double confid
   return d;
 }
 
-// A different stream per run and metric, all from the one fixed seed.
+}  // namespace
+
+Measured measure_points(const Summary& summary, const BinnedSeries& points, const CompareOptions& options,
+                        std::uint64_t seed) {
+  Measured m;
+  RunStatistics& s = m.statistics;
+  s.summary = summary;
+  const BlockLength block = politis_white_block_length(points.values);
+  s.points = points.values.size();
+  s.block_points = std::min(block.points, s.points);
+  s.block_fallback = block.fallback;
+  s.block_s = static_cast<double>(s.block_points) * points.mean_bin_s();
+  m.bootstrap_means = circular_block_bootstrap_means(points, s.block_points, options.replicates, seed);
+  const double count = static_cast<double>(summary.count);
+  const double boot_var = sample_variance(m.bootstrap_means);
+  const double sample_var = summary.std * summary.std;
+  s.effective_samples = boot_var > 0 ? std::clamp(sample_var / boot_var, 1.0, count) : count;
+  return m;
+}
+
 std::uint64_t stream_seed(std::uint64_t seed, std::size_t run, std::size_t metric) {
   return seed + 0x9E37'79B9'7F4A'7C15ULL * (run * kRunMetricCount + metric + 1);
 }
 
-}  // namespace
-
-Comparison compare_runs(std::span<const RunData> runs, const CompareOptions& options) {
-  if (runs.size() < 2) throw CompareError("compare needs two runs or more");
-  if (!(options.confidence > 0 && options.confidence < 1)) throw CompareError("confidence must be between 0 and 1");
+Comparison assemble(std::vector<ComparedRun> runs, const CompareOptions& options, const MeasureRun& measure) {
   Comparison c;
   c.options = options;
-  const std::vector<ElapsedWindow> windows = compare_windows(runs, options);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    c.runs.push_back({runs[i].run, run_label(i), run_end_elapsed_s(runs[i]), windows[i].from_s, windows[i].to_s});
-    const std::int64_t origin = run_origin_mono_ns(runs[i]);
-    const auto at = [origin](double elapsed_s) { return origin + static_cast<std::int64_t>(elapsed_s * 1e9); };
-    c.runs.back().step_timing =
-        sum_step_timing(step_timing_messages(runs[i].events), at(windows[i].from_s), at(windows[i].to_s) + 1);
-  }
-
-  std::vector<std::vector<std::string>> fallback_metrics(runs.size());
+  c.runs = std::move(runs);
+  std::vector<std::vector<std::string>> fallback_metrics(c.runs.size());
   for (std::size_t m = 0; m < kRunMetricCount; ++m) {
     const auto metric = static_cast<RunMetric>(m);
     MetricComparison mc{metric, {}, {}};
     std::vector<std::optional<Measured>> measured;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const ElapsedSeries series = clip(run_metric_series(runs[i], metric), windows[i].from_s, windows[i].to_s);
-      measured.push_back(measure(series, options, stream_seed(options.seed, i, m)));
+    for (std::size_t i = 0; i < c.runs.size(); ++i) {
+      measured.push_back(measure(i, metric));
       mc.runs.push_back(measured.back() ? std::optional(measured.back()->statistics) : std::nullopt);
       if (measured.back() && measured.back()->statistics.block_fallback) {
         fallback_metrics[i].emplace_back(info(metric).name);
       }
     }
     if (std::none_of(mc.runs.begin(), mc.runs.end(), [](const auto& r) { return r.has_value(); })) continue;
-    mc.differences.resize(runs.size());
-    for (std::size_t i = 1; i < runs.size(); ++i) {
+    mc.differences.resize(c.runs.size());
+    for (std::size_t i = 1; i < c.runs.size(); ++i) {
       if (measured[0] && measured[i]) mc.differences[i] = difference(*measured[0], *measured[i], options.confidence);
     }
     c.metrics.push_back(std::move(mc));
   }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
+  for (std::size_t i = 0; i < c.runs.size(); ++i) {
     if (fallback_metrics[i].empty()) continue;
     c.notes.push_back(fmt::format("run {}: the autocorrelation of {} could not be estimated from so few samples; blocks of "
                                   "n^(1/3) samples were used and the intervals are rough",
                                   c.runs[i].label, fmt::join(fallback_metrics[i], ", ")));
   }
   return c;
+}
+
+}  // namespace compare_detail
+
+Comparison compare_runs(std::span<const RunData> runs, const CompareOptions& options) {
+  using namespace compare_detail;
+  if (runs.size() < 2) throw CompareError("compare needs two runs or more");
+  if (!(options.confidence > 0 && options.confidence < 1)) throw CompareError("confidence must be between 0 and 1");
+  const std::vector<ElapsedWindow> windows = compare_windows(runs, options);
+  std::vector<ComparedRun> compared;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    compared.push_back({runs[i].run, run_label(i), run_end_elapsed_s(runs[i]), windows[i].from_s, windows[i].to_s});
+    const std::int64_t origin = run_origin_mono_ns(runs[i]);
+    const auto at = [origin](double elapsed_s) { return origin + static_cast<std::int64_t>(elapsed_s * 1e9); };
+    compared.back().step_timing =
+        sum_step_timing(step_timing_messages(runs[i].events), at(windows[i].from_s), at(windows[i].to_s) + 1);
+  }
+  const MeasureRun measure = [&](std::size_t i, RunMetric metric) -> std::optional<Measured> {
+    const ElapsedSeries series = clip(run_metric_series(runs[i], metric), windows[i].from_s, windows[i].to_s);
+    const auto summary = summarize(series.elapsed_ns, series.values);
+    if (!summary) return std::nullopt;
+    const BinnedSeries bins = bin_series(series.elapsed_ns, series.values, options.max_points);
+    return measure_points(*summary, bins, options, stream_seed(options.seed, i, static_cast<std::size_t>(metric)));
+  };
+  return assemble(std::move(compared), options, measure);
 }
 
 }  // namespace gpuwatch

@@ -114,6 +114,10 @@ struct ElapsedWindow {
   double to_s = 0;
 };
 std::vector<ElapsedWindow> compare_windows(std::span<const RunData> runs, const CompareOptions& options);
+// The same for runs read without samples (their facts and events), each
+// ending at ends_s[i] seconds since its start.
+std::vector<ElapsedWindow> compare_windows(std::span<const RunData> runs, std::span<const double> ends_s,
+                                           const CompareOptions& options);
 
 // Needs two runs or more. Throws CompareError when the runs cannot be
 // compared as asked (nothing left after the warm-up, no annotations).

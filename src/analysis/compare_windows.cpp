@@ -44,7 +44,8 @@ std::vector<Mark> progress_marks(const RunData& data, std::string_view key) {
   return marks;
 }
 
-std::vector<ElapsedWindow> progress_windows(std::span<const RunData> runs, std::string_view key) {
+std::vector<ElapsedWindow> progress_windows(std::span<const RunData> runs, std::span<const double> ends_s,
+                                            std::string_view key) {
   std::vector<std::vector<Mark>> marks;
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
@@ -63,7 +64,7 @@ std::vector<ElapsedWindow> progress_windows(std::span<const RunData> runs, std::
   if (lo > hi) throw CompareError(fmt::format("cannot align by {}: the runs reached no {} in common", key, key));
   std::vector<ElapsedWindow> windows;
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    ElapsedWindow w{0, run_end_elapsed_s(runs[i])};
+    ElapsedWindow w{0, ends_s[i]};
     const auto first = std::find_if(marks[i].begin(), marks[i].end(), [lo](const Mark& m) { return m.unit >= lo; });
     w.from_s = first->elapsed_s;  // exists: lo is at most this run's largest unit
     const auto past = std::find_if(first, marks[i].end(), [hi](const Mark& m) { return m.unit > hi; });
@@ -102,12 +103,17 @@ std::vector<ElapsedWindow> compare_windows(std::span<const RunData> runs, const 
     }
     ends.push_back(run_end_elapsed_s(r));
   }
+  return compare_windows(runs, ends, options);
+}
+
+std::vector<ElapsedWindow> compare_windows(std::span<const RunData> runs, std::span<const double> ends_s,
+                                           const CompareOptions& options) {
   std::vector<ElapsedWindow> windows;
   if (options.alignment == Alignment::ElapsedTime) {
-    const double common_end = *std::min_element(ends.begin(), ends.end());
-    for (double end : ends) windows.push_back({0, options.span == SpanMode::Common ? common_end : end});
+    const double common_end = *std::min_element(ends_s.begin(), ends_s.end());
+    for (double end : ends_s) windows.push_back({0, options.span == SpanMode::Common ? common_end : end});
   } else {
-    windows = progress_windows(runs, options.alignment == Alignment::Epoch ? "epoch" : "step");
+    windows = progress_windows(runs, ends_s, options.alignment == Alignment::Epoch ? "epoch" : "step");
   }
   for (std::size_t i = 0; i < windows.size(); ++i) {
     windows[i].from_s = std::max(windows[i].from_s, options.warmup_s);
@@ -115,7 +121,7 @@ std::vector<ElapsedWindow> compare_windows(std::span<const RunData> runs, const 
       throw CompareError(fmt::format(
           "nothing left to compare in run {}: its compared part ends at {:.1f} s (it lasts {:.1f} s), "
           "before the warm-up of {:g} s is over",
-          describe(runs[i], i), windows[i].to_s, ends[i], options.warmup_s));
+          describe(runs[i], i), windows[i].to_s, ends_s[i], options.warmup_s));
     }
   }
   return windows;

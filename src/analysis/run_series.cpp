@@ -188,6 +188,18 @@ std::vector<DeviceMetric> run_metric_device_columns() {
   return out;
 }
 
+RunMetricSource source_of(RunMetric m) {
+  const Row& row = kRows[static_cast<std::size_t>(m)];
+  if (row.from_host) return {RunMetricFold::Host, row.column};
+  switch (row.fold) {
+    case Fold::Mean: return {RunMetricFold::Mean, row.column};
+    case Fold::Sum: return {RunMetricFold::Sum, row.column};
+    case Fold::Max: return {RunMetricFold::Max, row.column};
+    case Fold::PercentOfTotal: return {RunMetricFold::PercentOfTotal, row.column};
+  }
+  return {RunMetricFold::Mean, row.column};
+}
+
 std::vector<HostMetric> run_metric_host_columns() {
   std::vector<HostMetric> out;
   for (const Row& row : kRows) {

@@ -52,6 +52,15 @@ const RunMetricInfo& info(RunMetric m);
 std::vector<DeviceMetric> run_metric_device_columns();
 std::vector<HostMetric> run_metric_host_columns();
 
+// Where a metric comes from and how GPUs fold into it, for readers that fold
+// something other than samples (compare over per-minute rollups).
+enum class RunMetricFold : std::uint8_t { Mean, Sum, Max, PercentOfTotal, Host };
+struct RunMetricSource {
+  RunMetricFold fold;
+  std::size_t column;  // a DeviceMetric, or a HostMetric for Host
+};
+RunMetricSource source_of(RunMetric m);
+
 // Times are nanoseconds since the run started; values have no NaN.
 struct ElapsedSeries {
   std::vector<std::int64_t> elapsed_ns;

@@ -1,6 +1,9 @@
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "analysis/compare.h"
+#include "analysis/compare_minutes.h"
 #include "cli/commands.h"
 #include "cli/format_option.h"
 #include "cli/number_flags.h"
@@ -17,6 +20,62 @@ namespace {
 // Up to this many runs, one table per run against the first; more runs get
 // the group summary (one row per run), which stays readable at any count.
 constexpr std::size_t kMaxPairwiseRuns = 4;
+
+struct Flags {
+  std::vector<std::string> runs;
+  std::vector<std::string> store;
+  OutputFormat format = OutputFormat::text;
+  std::string align = "time";
+  std::string span = "common";
+  std::string group;
+  std::string resolution = "auto";
+  double warmup_s = 0;
+};
+
+// Whether the runs together hold more device-samples than compare reads
+// whole; a file (imported in memory) never counts as long.
+bool long_runs(const Flags& f) {
+  double device_samples = 0;
+  LoadOptions facts;
+  facts.device_samples = false;
+  facts.host_samples = false;
+  for (const std::string& ref : f.runs) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(ref, ec)) return false;
+    const RunReader reader(ref, f.store);
+    device_samples += estimated_device_samples(reader.run(), reader.read(facts).devices.size());
+  }
+  return device_samples > kCompareMinutesAboveDeviceSamples;
+}
+
+// The runs from their per-minute rollups, or none when one has none (a
+// file, a run still recording) and `required` is false.
+std::optional<Comparison> compare_by_minutes(const Flags& f, const CompareOptions& options, bool required) {
+  std::vector<RunData> facts;
+  std::vector<RunMinutes> minutes;
+  for (const std::string& ref : f.runs) {
+    std::optional<StoredRunMinutes> run = load_run_minutes(ref, f.store);
+    if (!run && !required) return std::nullopt;
+    if (!run) {
+      throw CompareError(fmt::format("run {} has no per-minute rollups (a file, or a run still recording); "
+                                     "compare it with --resolution samples",
+                                     ref));
+    }
+    facts.push_back(std::move(run->facts));
+    minutes.push_back(std::move(run->minutes));
+  }
+  return compare_minutes(facts, minutes, options);
+}
+
+Comparison compare_as_asked(const Flags& f, const CompareOptions& options) {
+  if (f.resolution == "minutes" || (f.resolution == "auto" && long_runs(f))) {
+    if (auto c = compare_by_minutes(f, options, f.resolution == "minutes")) return std::move(*c);
+  }
+  std::vector<RunData> runs;
+  for (const std::string& ref : f.runs) runs.push_back(load_run(ref, f.store));
+  return compare_runs(runs, options);
+}
+
 }  // namespace
 
 void add_compare(CLI::App& app, int& exit_code) {
@@ -24,15 +83,6 @@ void add_compare(CLI::App& app, int& exit_code) {
       "compare",
       "Compare runs: each against the first (the baseline A), metric by metric, with a confidence interval\n"
       "that says whether each difference is real. More than 4 runs, or --group, give one summary row per run.");
-  struct Flags {
-    std::vector<std::string> runs;
-    std::vector<std::string> store;
-    OutputFormat format = OutputFormat::text;
-    std::string align = "time";
-    std::string span = "common";
-    std::string group;
-    double warmup_s = 0;
-  };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->runs, "Runs: id, unique id prefix, run name or 'last'; the first is the baseline");
   cmd->add_option("--warmup", flags->warmup_s, "Leave out the first S seconds of every run")
@@ -44,6 +94,11 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto* span = cmd->add_option("--span", flags->span, "common: the span every run covers; full: whole runs")
                    ->check(CLI::IsMember({"common", "full"}))
                    ->capture_default_str();
+  cmd->add_option("--resolution", flags->resolution,
+                  "auto: runs of over 1 M device-samples together from their per-minute rollups (a block bootstrap\n"
+                  "over minutes), shorter ones from every sample; samples or minutes: always that way")
+      ->check(CLI::IsMember({"auto", "samples", "minutes"}))
+      ->capture_default_str();
   add_format_option(*cmd, flags->format, {OutputFormat::text, OutputFormat::json, OutputFormat::markdown}, "text, json or markdown");
   cmd->add_option("--group", flags->group,
                   "Summarize every stored run whose name matches this shell pattern (e.g. 'adamw*') instead");
@@ -69,9 +124,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     options.warmup_s = f.warmup_s;
     options.alignment = f.align == "epoch" ? Alignment::Epoch : (f.align == "step" ? Alignment::Step : Alignment::ElapsedTime);
     options.span = f.span == "full" ? SpanMode::Full : SpanMode::Common;
-    std::vector<RunData> runs;
-    for (const std::string& ref : f.runs) runs.push_back(load_run(ref, f.store));
-    print_output(render_compare(compare_runs(runs, options), f.format));
+    print_output(render_compare(compare_as_asked(f, options), f.format));
     exit_code = 0;
   });
 }

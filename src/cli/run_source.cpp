@@ -169,6 +169,13 @@ RunData RunReader::read(const LoadOptions& options) const {
   return data;
 }
 
+std::optional<StoredRunMinutes> load_run_minutes(const std::string& run_ref, const StoreList& stores) {
+  if (is_file(run_ref)) return std::nullopt;
+  StoredRun stored = resolve_stored(run_ref, stores);
+  ensure_rollups(stored);
+  return read_run_minutes(*stored.store, stored.path, stored.run);
+}
+
 RunReport report_run(const std::string& run_ref, const StoreList& stores) {
   keep_freed_memory();
   if (is_file(run_ref)) return build_report(load_run(run_ref, stores));

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "analysis/run_report.h"
 #include "cli/options.h"
 #include "import/import.h"
 #include "core/device_columns.h"
+#include "runs/run_minutes.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -63,6 +65,11 @@ class RunReader {
   std::unique_ptr<RunData> imported_;
   RunInfo run_;
 };
+
+// A stored RUN folded minute by minute for compare (runs/run_minutes.h),
+// its rollups built first as `report` builds them; nullopt for a file, a run
+// still recording and a run whose rollups do not decode.
+std::optional<StoredRunMinutes> load_run_minutes(const std::string& run_ref, const StoreList& stores);
 
 // "gpuwatch: warning: FILE: ..." on stderr for each of the import's warnings.
 void print_import_warnings(const std::string& file, const ImportResult& result);

@@ -63,6 +63,7 @@ struct Request {
   std::string target;  // as sent: path and query, undecoded
   std::string authorization;  // copied on libmicrohttpd's thread, which owns the header list
   std::string host;
+  std::string accept_encoding;
   // Made by a worker before it resumes the connection; queued by access().
   MHD_Response* response = nullptr;
   unsigned status = 0;
@@ -153,7 +154,8 @@ void answer(Request& request, bool stopping) {
     request.status = MHD_HTTP_SERVICE_UNAVAILABLE;
     request.response = error_response("the server is stopping");
   } else {
-    const GpuwatchHttpRequest c_request{request.target.c_str(), request.authorization.c_str(), request.host.c_str()};
+    const GpuwatchHttpRequest c_request{request.target.c_str(), request.authorization.c_str(), request.host.c_str(),
+                                        request.accept_encoding.c_str()};
     server.handler(server.context, &c_request, respond, &request);
   }
   if (request.response == nullptr) {
@@ -234,6 +236,7 @@ MHD_Result access(void* cls, MHD_Connection* connection, const char*, const char
   };
   request->authorization = header("Authorization");
   request->host = header("Host");
+  request->accept_encoding = header("Accept-Encoding");
   // Suspended before the worker may resume it; a job the queue does not take
   // is answered here, the connection resumed by us.
   MHD_suspend_connection(connection);

@@ -18,6 +18,7 @@ struct GpuwatchHttpRequest {
   const char* target;         // path and query, as sent
   const char* authorization;  // the Authorization header's value, "" without one
   const char* host;           // the Host header's value, "" without one
+  const char* accept_encoding;  // the Accept-Encoding header's value, "" without one
 };
 
 // Writes a piece of a streamed body; 0 when the client has gone, or has not
@@ -76,7 +77,7 @@ const GpuwatchHttpApi* gpuwatch_http_api();
 }
 
 namespace gpuwatch {
-inline constexpr int kHttpModuleAbi = 3;
+inline constexpr int kHttpModuleAbi = 4;
 inline constexpr const char* kHttpModuleFile = "libgpuwatch-http.so";
 inline constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 }  // namespace gpuwatch

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "http/compression.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -115,6 +117,20 @@ void HttpServer::run() { api_->run(server_); }
 
 void HttpServer::stop() { api_->stop(server_); }
 
+namespace {
+
+// The body gzipped when the client accepts it and it is worth it; a stream
+// goes as it is (each event must reach the page when it is written).
+void compress_if_accepted(HttpReply& reply, std::string_view accept_encoding) {
+  if (reply.stream || reply.body.size() < kMinCompressedBytes || !accepts_gzip(accept_encoding)) return;
+  std::optional<std::string> compressed = gzip_compress(reply.body);
+  if (!compressed) return;
+  reply.body = std::move(*compressed);
+  reply.headers += "Content-Encoding: gzip\nVary: Accept-Encoding\n";
+}
+
+}  // namespace
+
 void HttpServer::handle(void* context, const GpuwatchHttpRequest* request, GpuwatchHttpRespond respond,
                         void* respond_context) noexcept {
   static constexpr std::string_view kFailed = "internal error\n";
@@ -122,12 +138,13 @@ void HttpServer::handle(void* context, const GpuwatchHttpRequest* request, Gpuwa
   try {
     HttpReply reply;
     try {
-      reply = self->handler_(HttpRequest{request->target, request->authorization, request->host});
+      reply = self->handler_(HttpRequest{request->target, request->authorization, request->host, request->accept_encoding});
     } catch (const std::exception& e) {
       reply = HttpReply{};
       reply.status = 500;
       reply.body = std::string("internal error: ") + e.what() + "\n";
     }
+    compress_if_accepted(reply, request->accept_encoding);
     GpuwatchHttpReply c_reply{reply.status, reply.content_type.c_str(), reply.body.data(), reply.body.size(),
                               reply.headers.empty() ? nullptr : reply.headers.c_str(), nullptr, nullptr, nullptr};
     if (reply.stream) {

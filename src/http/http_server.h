@@ -28,6 +28,7 @@ struct HttpRequest {
   std::string_view target;         // path and query, undecoded
   std::string_view authorization;  // empty without the header
   std::string_view host;           // the Host header, empty without one
+  std::string_view accept_encoding;  // empty without the header
 };
 
 // A streamed body (server-sent events): next() writes what it has through

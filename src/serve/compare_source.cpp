@@ -73,12 +73,6 @@ std::vector<std::size_t> indices(const std::vector<Metric>& metrics) {
 
 }  // namespace
 
-double estimated_device_samples(const RunInfo& run, std::size_t devices) {
-  const double length_s = static_cast<double>(stored_run_end_mono_ns(run) - run.start_mono_ns) / 1e9;
-  const double interval_s = run.interval_s > 0 ? run.interval_s : 1.0;
-  return std::max(0.0, length_s) / interval_s * static_cast<double>(std::max<std::size_t>(devices, 1));
-}
-
 RunData load_reduced_for_compare(Store& store, RunData facts) {
   const RunInfo& run = facts.run;
   const std::int64_t origin = run.start_mono_ns;

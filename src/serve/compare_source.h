@@ -11,21 +11,20 @@
 #include <vector>
 
 #include "core/run.h"
+#include "runs/run_minutes.h"
 #include "store/store.h"
 
 namespace gpuwatch {
 
 // Read whole below this many device-samples, estimated from the runs'
 // lengths, intervals and GPUs (a whole run costs about 300 bytes a sample
-// while it is compared: 1 M about 300 MB).
-inline constexpr double kExactCompareDeviceSamples = 1e6;
+// while it is compared: 1 M about 300 MB). Above it, runs with per-minute
+// rollups are compared from them (runs/run_minutes.h); this reduction is
+// for those without.
+inline constexpr double kExactCompareDeviceSamples = kCompareMinutesAboveDeviceSamples;
 // Means per GPU (and for the host) of a run read in spans: compare's own
 // bootstrap merges a run into at most this many points anyway.
 inline constexpr std::size_t kCompareBins = 16384;
-
-// About how many device-samples `run` holds: its length over its interval,
-// times its GPUs.
-double estimated_device_samples(const RunInfo& run, std::size_t devices);
 
 // The run reduced to kCompareBins means per GPU, read a span at a time.
 // `facts` is the run without samples (devices and events).

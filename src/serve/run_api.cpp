@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/compare.h"
+#include "analysis/compare_minutes.h"
 #include "analysis/rollup_stats.h"
 #include "analysis/run_report.h"
 #include "core/metrics.h"
@@ -20,6 +21,7 @@
 #include "render/step_timing.h"
 #include "render/units.h"
 #include "serve/compare_source.h"
+#include "runs/run_minutes.h"
 #include "runs/run_status_window.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
@@ -270,12 +272,16 @@ std::string series_json(StorePools& stores, std::string_view run_ref, const Requ
   // Pixel columns of a minute or more: the per-minute min and max stored with
   // a finished run draw the same picture at a fraction of the reading.
   const bool minutes_do = (to - from) / points_asked >= 60.0 && run.status != RunStatus::Recording;
-  const StoredRollups stored_rollups(store_path, run);
+  // Only the asked metric's blobs are decoded: one without values (no blob)
+  // costs a lookup, not a device's every column.
+  std::optional<RollupColumns> rollups;
+  if (minutes_do) rollups.emplace(store_path, run);
+  const bool from_rollups = rollups && rollups->available();
   for (const DeviceSeries& d : base.devices) {
-    if (const auto rollups = minutes_do ? stored_rollups.rollups(d.info.index) : std::nullopt) {
+    if (const auto minutes = from_rollups ? rollups->column(d.info.index, *metric) : std::nullopt) {
       std::vector<double> minute_v;
       t.clear();
-      for (const ColumnRollup& minute : rollups->of(*metric)) {
+      for (const ColumnRollup& minute : *minutes) {
         const double begin = static_cast<double>(minute.minute) * 60.0;
         if (begin + 60.0 < from - 60.0 || begin > to + 60.0) continue;
         t.push_back(begin + 20.0);
@@ -350,23 +356,66 @@ RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfi
 
 }  // namespace
 
-std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given) {
+std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given,
+                        AnswerCache& cache) {
   const StorePools::Found found = stores.find(run_ref);
   const RunInfo& run = found.run;
-  // Read-only: a run without rollups is reported from its chunks.
-  RunReport report =
-      build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run));
-  const RunStatusReport status = stored_status(found, config, config_given);
-  report.verdict = status.verdict;
-  report.advisories = status.advisories;
-  return render_report_json(report);
+  const auto make = [&] {
+    // Read-only: a run without rollups is reported from its chunks.
+    RunReport report =
+        build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run));
+    const RunStatusReport status = stored_status(found, config, config_given);
+    report.verdict = status.verdict;
+    report.advisories = status.advisories;
+    return render_report_json(report);
+  };
+  if (run.status == RunStatus::Recording) return make();  // changes with every commit
+  return *cache.get(fmt::format("report\n{}\n{}", found.path.string(), run.id), make);
 }
 
 std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given) {
   return render_run_status_json(stored_status(stores.find(run_ref), config, config_given));
 }
 
-std::string compare_json(StorePools& stores, const RequestTarget& query) {
+namespace {
+
+// The runs compared: from their per-minute rollups when they are long and
+// all have them (analysis/compare_minutes.h), else whole when they fit,
+// else reduced as they are read.
+Comparison compare_found(std::vector<StorePools::Found>& found, std::vector<RunData> facts) {
+  double device_samples = 0;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    device_samples += estimated_device_samples(found[i].run, facts[i].devices.size());
+  }
+  if (device_samples > kCompareMinutesAboveDeviceSamples) {
+    std::vector<RunData> minute_facts;
+    std::vector<RunMinutes> minutes;
+    for (StorePools::Found& f : found) {
+      std::optional<StoredRunMinutes> run = read_run_minutes(*f.store, f.path, f.run);
+      if (!run) break;
+      minute_facts.push_back(std::move(run->facts));
+      minutes.push_back(std::move(run->minutes));
+    }
+    if (minutes.size() == found.size()) return compare_minutes(minute_facts, minutes, CompareOptions{});
+  }
+  const bool exact = device_samples <= kExactCompareDeviceSamples;
+  for (std::size_t i = 0; i < facts.size(); ++i) {
+    Store& store = *found[i].store;
+    facts[i] = exact ? store.load(found[i].run) : load_reduced_for_compare(store, std::move(facts[i]));
+  }
+  Comparison comparison = compare_runs(facts, CompareOptions{});
+  if (!exact) {
+    comparison.notes.push_back(fmt::format(
+        "the runs hold about {:.0f} device-samples and not all have per-minute rollups: each GPU's were read as {} "
+        "means over equal spans of its run (`gpuwatch compare` reads every sample)",
+        device_samples, kCompareBins));
+  }
+  return comparison;
+}
+
+}  // namespace
+
+std::string compare_json(StorePools& stores, const RequestTarget& query, AnswerCache& cache) {
   const auto list = query.param("runs");
   if (!list) throw ApiError(400, "runs is required, e.g. runs=ID,ID");
   std::vector<std::string> refs;
@@ -379,28 +428,18 @@ std::string compare_json(StorePools& stores, const RequestTarget& query) {
     throw ApiError(400, fmt::format("runs takes 2 to {} runs", kMaxComparedRuns));
   }
   std::vector<StorePools::Found> found;
-  std::vector<RunData> runs;
-  double device_samples = 0;
+  std::vector<RunData> facts;
+  std::string key = "compare";
+  bool finished = true;
   for (const std::string& ref : refs) {
     found.push_back(stores.find(ref));
-    runs.push_back(load_run_facts(*found.back().store, found.back().run));
-    device_samples += estimated_device_samples(found.back().run, runs.back().devices.size());
+    facts.push_back(load_run_facts(*found.back().store, found.back().run));
+    key += fmt::format("\n{}\n{}", found.back().path.string(), found.back().run.id);
+    finished = finished && found.back().run.status != RunStatus::Recording;
   }
-  // Whole runs, host included, when they fit: the answer is exactly
-  // `gpuwatch compare`'s. Longer ones are reduced as they are read.
-  const bool exact = device_samples <= kExactCompareDeviceSamples;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    Store& store = *found[i].store;
-    runs[i] = exact ? store.load(found[i].run) : load_reduced_for_compare(store, std::move(runs[i]));
-  }
-  Comparison comparison = compare_runs(runs, CompareOptions{});
-  if (!exact) {
-    comparison.notes.push_back(fmt::format(
-        "the runs hold about {:.0f} device-samples: each GPU's were read as {} means over equal spans of its run "
-        "(`gpuwatch compare` reads every sample)",
-        device_samples, kCompareBins));
-  }
-  return render_compare_json(comparison);
+  const auto make = [&] { return render_compare_json(compare_found(found, std::move(facts))); };
+  if (!finished) return make();  // a running run's answer changes with every commit
+  return *cache.get(key, make);
 }
 
 }  // namespace gpuwatch

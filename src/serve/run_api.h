@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analysis/advisor/config.h"
+#include "serve/answer_cache.h"
 #include "serve/request_target.h"
 #include "serve/store_pool.h"
 #include "store/store.h"
@@ -49,13 +50,17 @@ std::string series_json(StorePools& stores, std::string_view run_ref, const Requ
 std::string host_series_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query);
 // GET /api/runs/ID/report: `gpuwatch report ID --format json`, with the
 // verdict `status` gives.
-std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given);
+// A finished run's answer is kept in `cache` (another engineer's `report`
+// may take seconds over a long run; a second page gets it at once).
+std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given,
+                        AnswerCache& cache);
 // GET /api/runs/ID/status: `gpuwatch status ID --format json` over the run's
 // latest window, the window before it as the reference. Judged with the
 // run's own advisor config unless `config_given` (analysis/run_verdict.h).
 std::string status_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given);
-// GET /api/compare?runs=A,B
-std::string compare_json(StorePools& stores, const RequestTarget& query);
+// GET /api/compare?runs=A,B: long runs from their per-minute rollups
+// (analysis/compare_minutes.h); the answer of finished runs kept in `cache`.
+std::string compare_json(StorePools& stores, const RequestTarget& query, AnswerCache& cache);
 
 // The run `run_ref` names (id, unique id prefix, name, "last"), on an open
 // store; ApiError 404 when it names none.

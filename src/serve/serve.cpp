@@ -1,5 +1,6 @@
 #include "serve/serve.h"
 
+#include <malloc.h>
 #include <poll.h>
 
 #include <algorithm>
@@ -57,6 +58,16 @@ HttpReply json_reply(int status, std::string body) {
 }
 
 HttpReply error_reply(int status, std::string_view message) { return json_reply(status, error_json(message)); }
+
+// The answer of a request that read a long run (a report, a compare): the
+// hundreds of MB it worked in are free by now, but glibc keeps freed heap
+// for reuse, and with four worker threads (an arena each) serve stayed at
+// gigabytes after a few such answers. Given back to the system here, at the
+// cost of a walk over the free lists (milliseconds).
+HttpReply after_large_work(std::string body) {
+  ::malloc_trim(0);
+  return json_reply(200, std::move(body));
+}
 
 HttpReply asset_reply(const WebAsset& asset) {
   HttpReply reply;
@@ -153,9 +164,11 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "host") return json_reply(200, host_series_json(stores_, s[2], *target));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") return json_reply(200, report_json(stores_, s[2], advisor_, advisor_given_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "report") {
+    return after_large_work(report_json(stores_, s[2], advisor_, advisor_given_, answers_));
+  }
   if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_, advisor_given_));
-  if (s[1] == "compare" && s.size() == 2) return json_reply(200, compare_json(stores_, *target));
+  if (s[1] == "compare" && s.size() == 2) return after_large_work(compare_json(stores_, *target, answers_));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
     if (!run_ref) return error_reply(400, "run is required: /api/live?run=ID");

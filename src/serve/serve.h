@@ -15,6 +15,7 @@
 #include "http/http_server.h"
 #include "http/listen_address.h"
 #include "http/published_text.h"
+#include "serve/answer_cache.h"
 #include "serve/live_stream.h"
 #include "serve/store_pool.h"
 
@@ -84,6 +85,8 @@ class Dashboard {
   bool metrics_;
   std::vector<ServeLink> links_;
   PublishedText metrics_body_;
+  // Finished runs' reports and compares: a few, up to 32 MiB in all.
+  AnswerCache answers_{16, std::size_t{32} << 20};
 };
 
 // Serves until SIGINT or SIGTERM; returns the exit code (0 then). Throws

@@ -6,6 +6,7 @@ the runs list, a run's charts, compare and a live run's growing chart. And the l
 headers past 16 KiB are 431 before the token is looked at, a full house gets 503 at once, slow and
 silent clients leave it answering, long runs are compared and streamed within a bound; the token
 comes from a file or the environment and is never printed."""
+import gzip
 import http.client
 import json
 import os
@@ -407,10 +408,15 @@ class ServeLimitsTest(ServeCase):
         status, compared = self.get(f"{base}/api/compare?runs=long-a,long-b")
         self.assertEqual(status, 200, compared)
         self.assertEqual(compared["schema_version"], 1)
-        self.assertTrue(any("means over equal spans" in n for n in compared["notes"]), compared["notes"])
+        self.assertTrue(any("per-minute rollups" in n for n in compared["notes"]), compared["notes"])
         with open(f"/proc/{pid}/status") as f:
             peak_mib = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)) / 1024
         self.assertLess(peak_mib, 150)  # whole, the two runs took about 400 MB
+        # Asked again, gzipped: the kept answer, the same bytes once inflated.
+        req = urllib.request.Request(f"{base}/api/compare?runs=long-a,long-b", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            self.assertEqual(r.headers["Content-Encoding"], "gzip")
+            self.assertEqual(json.loads(gzip.decompress(r.read())), compared)
 
         conn = http.client.HTTPConnection(base.removeprefix("http://"), timeout=30)
         conn.request("GET", "/api/live?run=long-a&since=0")
