@@ -225,9 +225,31 @@ std::string training_line(const TrainingSummary& t) {
   return s;
 }
 
+// Continuation lines of a folded line start this much further in.
+constexpr std::string_view kFoldIndent = "    ";
+
+// Every line wider than `columns` folded at spaces, its continuation lines
+// indented under its text: a narrow terminal would otherwise break them
+// mid-word at its edge.
+std::string folded_at(const std::string& text, std::size_t columns) {
+  std::string out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    const std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    if (display_width(line) <= columns) {
+      out.append(line).append("\n");
+      continue;
+    }
+    const std::string lead(line.substr(0, line.find_first_not_of(' ')));
+    out += wrap_text(line.substr(lead.size()), columns, lead, lead + std::string(kFoldIndent));
+  }
+  return out;
+}
+
 }  // namespace
 
-std::string render_report_summary(const RunReport& r, std::span<const Advisory> advisories) {
+std::string render_report_summary(const RunReport& r, std::span<const Advisory> advisories, std::size_t wrap_columns) {
   const RunInfo& run = r.run;
   const std::vector<Item> found = items(r, advisories);
   Document doc;
@@ -248,15 +270,17 @@ std::string render_report_summary(const RunReport& r, std::span<const Advisory> 
   }
   for (std::size_t i = 0; i < found.size() && i < kSummaryItems; ++i) {
     // One line each, shortened at a word: the full text is a command away.
+    // On a terminal whose width is known, whole and folded instead.
     const std::string head = fmt::format("[{}] {}: ", to_string(found[i].severity), found[i].label);
-    doc.line(head + shorten(found[i].text, kSummaryWidth - std::min(kSummaryWidth / 2, display_width(head))));
+    doc.line(head + (wrap_columns > 0 ? found[i].text
+                                      : shorten(found[i].text, kSummaryWidth - std::min(kSummaryWidth / 2, display_width(head)))));
   }
   if (found.size() > kSummaryItems) {
     doc.line(fmt::format("... and {} more (the advisories in full: gpuwatch status {})", found.size() - kSummaryItems,
                          run.id));
   }
   doc.line(fmt::format("full report: gpuwatch report {}", run.id));
-  return doc.to_text();
+  return wrap_columns > 0 ? folded_at(doc.to_text(), wrap_columns) : doc.to_text();
 }
 
 }  // namespace gpuwatch
