@@ -339,6 +339,33 @@ class TopOnATerminal(unittest.TestCase):
         rows = self.wait(self.shows("EXIT 0"), "top to quit")
         self.assertFalse(any("gpuwatch top" in r for r in rows), rows)  # the screen was given back
 
+    def test_one_gpu_fills_each_screen_with_graphs_with_axes_and_the_filter_narrows_the_list(self):
+        # Issue 26: at 200x50 one GPU left 35 of 50 rows empty, the graphs had no axes, and there was
+        # no / filter. The exact screens are the unit tests' goldens (tests/fixtures/top).
+        self.start(80, 24, f"gpu_count=1;gpu0.processes={self.proc.pid}:{2 * GiB};gpu0.util=97")
+        for width, height in [(80, 24), (120, 40), (200, 50)]:
+            if width != 80:
+                self.term.resize(width, height)
+            # Drawn for this size: the keys on its last row.
+            rows = self.wait(lambda rows: len(rows) >= height and rows[height - 1].startswith("q quit")
+                             and any(r.rstrip().endswith("now") for r in rows)
+                             and any("100%┤" in r for r in rows) and any(str(self.proc.pid) in r for r in rows),
+                             f"graphs with axes at {width}x{height}")
+            rows = rows[:height]
+            self.assertTrue(rows[0].startswith("gpuwatch top"), rows)
+            self.assertLessEqual(sum(1 for r in rows if not r.strip()), 3, "\n".join(rows))
+            self.assertTrue(any("  0%┤" in r for r in rows), rows)
+        self.term.keys("/")
+        self.wait(self.shows("filter: _"), "the filter prompt")
+        self.term.keys("-l", "no-such-command")
+        self.wait(self.shows('no process on a watched GPU matches "no-such-command"'), "the list narrowed")
+        self.term.keys("Enter")
+        self.wait(self.shows("filter: no-such-command  sort:"), "the filter in the header")
+        self.term.keys("Escape")
+        self.wait(self.shows(f"{self.proc.pid} "), "every process again")
+        self.term.keys("q")
+        self.wait(self.shows("EXIT 0"), "top to quit")
+
     def test_a_recording_run_beside_the_gpus_updates_live(self):
         store = os.path.join(self.tmp, "runs.db")
         env = dict(os.environ, GPUWATCH_STORE=store, GPUWATCH_NVML_LIBRARY=FAKE_NVML,
