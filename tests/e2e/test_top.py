@@ -5,6 +5,7 @@ import getpass
 import json
 import os
 import pwd
+import re
 import shlex
 import shutil
 import signal
@@ -291,10 +292,12 @@ class TopOnATerminal(unittest.TestCase):
         self.proc.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def start(self, width, height, scenario, args=""):
+    def start(self, width, height, scenario, args="", term=None):
         self.term = TmuxTerminal(self.tmp, f"gw-top-{os.getpid()}", width, height)
         env = {"GPUWATCH_NVML_LIBRARY": FAKE_NVML, "FAKE_NVML_SET": QUICK + ";" + scenario, "LANG": "C.UTF-8",
                "GPUWATCH_STORE": os.path.join(self.tmp, "runs.db")}
+        if term:
+            env["TERM"] = term
         script = os.path.join(self.tmp, "top.sh")
         write_script(script, env, f"{shlex.quote(BIN)} top {args or '--interval 0.2'}")
         self.term.run_script(script)
@@ -363,6 +366,24 @@ class TopOnATerminal(unittest.TestCase):
         self.wait(self.shows("filter: no-such-command  sort:"), "the filter in the header")
         self.term.keys("Escape")
         self.wait(self.shows(f"{self.proc.pid} "), "every process again")
+        self.term.keys("q")
+        self.wait(self.shows("EXIT 0"), "top to quit")
+
+    def test_each_gpu_has_its_colour_and_values_their_severity(self):
+        # Issue 26: colours were per metric, and 3 % looked like 97 %. The plots' palette
+        # (core/gpu_palette.h) in the 256-colour cube: GPU 0 blue 0x0072B2 -> 25, GPU 1 orange
+        # 0xE69F00 -> 178; utilization 3 % yellow (33), 97 % green (32).
+        self.start(120, 40, "gpu_count=2;gpu0.util=3;gpu1.util=97", term="xterm-256color")
+        rows = self.term.wait_for(self, lambda rows: any("97%" in r for r in rows), "both GPUs' values")
+        coloured = "\n".join(self.term.screen_with_colours())
+
+        def drawn_in(colour, text):  # the colour set last before the text (other attributes may follow it)
+            return re.search(rf"\x1b\[{colour}m(?:\x1b\[[0-9;]*m)*{re.escape(text)}", coloured) is not None
+
+        self.assertTrue(drawn_in("38;5;25", "GPU 0"), repr(coloured))
+        self.assertTrue(drawn_in("38;5;178", "GPU 1"), repr(coloured))
+        self.assertTrue(drawn_in("33", "3%"), repr(coloured))
+        self.assertTrue(drawn_in("32", "97%"), repr(coloured))
         self.term.keys("q")
         self.wait(self.shows("EXIT 0"), "top to quit")
 
