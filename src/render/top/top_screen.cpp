@@ -102,6 +102,14 @@ Layout choose_layout(const TopView& view, std::size_t width, std::size_t height)
     layout.gpus = GpuLayout::Panels;
     layout.panel = tallest_panels(n, std::max(room, n * panel_height(1)), view.interval_s);
     layout.gpu_lines = n * panel_height(layout.panel);
+    // A wide screen whose rows leave stacked panels without axes gives them
+    // axes in two columns (four GPUs at 200x50).
+    const PanelShape paired = tallest_panels(columns, room, view.interval_s);
+    if (!layout.panel.axes && n > 1 && width >= kTwoColumnWidth && paired.axes) {
+      layout.gpus = GpuLayout::TwoColumns;
+      layout.panel = paired;
+      layout.gpu_lines = columns * panel_height(paired);
+    }
   } else if (width >= kTwoColumnWidth && columns * panel_height(1) <= available) {
     layout.gpus = GpuLayout::TwoColumns;
     layout.panel = tallest_panels(columns, std::max(room, columns * panel_height(1)), view.interval_s);
