@@ -32,7 +32,8 @@ std::string render_report(const RunReport& report, OutputFormat format);
 // kSummaryLeastUsedRows least used; every line at most kSummaryWidth columns
 // (names shortened at a word boundary). With `wrap_columns` (a terminal's
 // width, record's end summary), the advisories are given whole and every
-// line wider than that is folded, nothing cut.
+// line of prose wider than that is folded, nothing cut (the GPU table is
+// left whole).
 inline constexpr std::size_t kSummaryGpuRows = 8;
 inline constexpr std::size_t kSummaryLeastUsedRows = 3;
 inline constexpr std::size_t kSummaryItems = 3;

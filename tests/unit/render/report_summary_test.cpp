@@ -158,7 +158,18 @@ TEST(ReportSummary, OnATerminalLongAdvisoriesAreFoldedAtItsWidthNotCut) {
     const std::string text = render_report_summary(report(60), advisories, columns);
     EXPECT_EQ(text.find("…"), std::string::npos) << text;
     for (int i = 0; i < 40; ++i) EXPECT_NE(text.find("word" + std::to_string(100 + i)), std::string::npos) << text;
-    for (const std::string& l : lines_of(text)) EXPECT_LE(display_width(l), columns) << l;
+    // Every line fits but the GPU table's, which keeps its columns whole.
+    std::vector<std::string> table;
+    for (const std::string& l : lines_of(render_report_summary(report(60), advisories))) {
+      if (l.starts_with("  ") && l[2] != ' ') table.push_back(l);
+    }
+    ASSERT_FALSE(table.empty());
+    for (const std::string& l : lines_of(text)) {
+      if (std::find(table.begin(), table.end(), l) == table.end()) {
+        EXPECT_LE(display_width(l), columns) << l;
+      }
+    }
+    for (const std::string& l : table) EXPECT_NE(text.find(l), std::string::npos) << text;
     // The advisory's continuation lines are indented under it.
     EXPECT_NE(text.find("\n    word1"), std::string::npos) << text;
   }
