@@ -1,5 +1,8 @@
 #include "record/end_summary.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <exception>
 
 #include <fmt/format.h>
@@ -22,8 +25,14 @@ std::string judge_finished_run(Store& store, const RunInfo& run, RunReport& repo
   }
 }
 
-std::string end_summary(const RunReport& report, const std::string& note) {
-  return render_report_summary(report, report.advisories) + note;
+std::string end_summary(const RunReport& report, const std::string& note, std::size_t terminal_columns) {
+  return render_report_summary(report, report.advisories, terminal_columns) + note;
+}
+
+std::size_t terminal_columns(std::FILE* out) {
+  winsize size{};
+  if (::isatty(fileno(out)) == 0 || ::ioctl(fileno(out), TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
 }
 
 }  // namespace gpuwatch

@@ -4,6 +4,8 @@
 // so that the two never disagree.
 #pragma once
 
+#include <cstddef>
+#include <cstdio>
 #include <string>
 
 #include "analysis/advisor/config.h"
@@ -18,6 +20,12 @@ namespace gpuwatch {
 std::string judge_finished_run(Store& store, const RunInfo& run, RunReport& report, const AdvisorConfig& config);
 
 // The short summary of a report judge_finished_run() judged, with its note.
-std::string end_summary(const RunReport& report, const std::string& note);
+// `terminal_columns`: the width of the terminal it is printed on, where the
+// advisories are given whole and folded (0: not a terminal, each shortened
+// to one line of kSummaryWidth, the full text a command away).
+std::string end_summary(const RunReport& report, const std::string& note, std::size_t terminal_columns);
+
+// The width of the terminal `out` is, or 0 when it is none.
+std::size_t terminal_columns(std::FILE* out);
 
 }  // namespace gpuwatch

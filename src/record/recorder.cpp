@@ -491,7 +491,7 @@ void report_finished_run(const RecordOptions& o, Store& store, const RunInfo& ru
     const std::string note = judge_finished_run(store, stored, report, o.advisor);
     const std::string text = render_report_text(report);
     if (o.summary) {
-      const std::string shown = o.full_report ? text + note : end_summary(report, note);
+      const std::string shown = o.full_report ? text + note : end_summary(report, note, terminal_columns(stderr));
       write_terminal_text(stderr, "\n" + shown);
     }
     if (o.output_dir || o.compare_with) {

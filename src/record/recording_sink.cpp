@@ -80,6 +80,9 @@ void RecordingSink::post_event(Event event) {
 void RecordingSink::post_annotation(const Annotation& annotation, Timestamp received) {
   std::lock_guard lock(posted_mutex_);
   ++annotations_received_;
+  // An epoch_end annotation names the epoch that ended: the next one starts with its own.
+  if (annotation.kind == AnnotationKind::Epoch && !annotation.epoch_end) progress_.epoch = annotation.count;
+  if (annotation.kind == AnnotationKind::Step) progress_.step = annotation.count;
   annotation_throttle_.add(annotation_event(annotation, received), posted_);
 }
 
@@ -148,12 +151,17 @@ void RecordingSink::print_status(Timestamp time) {
   last_status_mono_ns_ = time.mono_ns;
   std::vector<DeviceSample> latest;
   for (const auto& [index, sample] : latest_) latest.push_back(sample);
+  StatusProgress progress;
+  {
+    std::lock_guard lock(posted_mutex_);
+    progress = progress_;
+  }
   if (!status_.tty) {
-    say(status_.out, format_status_line(latest, latest_host_) + "\n");
+    say(status_.out, format_status_line(latest, latest_host_, 0, progress) + "\n");
     return;
   }
   if (!terminal_) terminal_.emplace(status_.out);
-  terminal_->draw(format_status_line(latest, latest_host_, terminal_->width()));
+  terminal_->draw(format_status_line(latest, latest_host_, terminal_->width(), progress));
 }
 
 void RecordingSink::finish() {

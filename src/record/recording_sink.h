@@ -15,6 +15,7 @@
 #include "annotate/annotation_throttle.h"
 #include "record/live_advisor.h"
 #include "record/terminal_status.h"
+#include "render/status_line.h"
 #include "sampler/sampler.h"
 #include "store/store.h"
 
@@ -72,6 +73,7 @@ class RecordingSink final : public SampleSink {
   std::vector<Event> posted_;
   AnnotationThrottle annotation_throttle_;
   std::size_t annotations_received_ = 0;
+  StatusProgress progress_;  // the latest epoch and step annotated, for the status line; under posted_mutex_
   LiveAdvisor* advisor_ = nullptr;
   std::optional<JobGpuTracker> job_gpus_;
 };

@@ -39,14 +39,15 @@ TerminalStatusLine::~TerminalStatusLine() {
   }
   wake_.notify_all();
   resize_watcher_.join();
-  if (reserved_rows_ == 0) return;
+  if (reserved_.rows == 0) return;
   // The whole screen scrolls again; the status row is cleared.
-  write(fmt::format("{}\x1b[r\x1b[{};1H\x1b[2K{}", kSaveCursor, reserved_rows_, kRestoreCursor));
+  write(fmt::format("{}\x1b[r\x1b[{};1H\x1b[2K{}", kSaveCursor, reserved_.rows, kRestoreCursor));
 }
 
-int TerminalStatusLine::rows() const {
+TerminalStatusLine::Size TerminalStatusLine::size() const {
   winsize ws{};
-  return window_size(out_, ws) ? ws.ws_row : 0;
+  if (!window_size(out_, ws)) return {};
+  return {ws.ws_row, ws.ws_col};
 }
 
 std::size_t TerminalStatusLine::width() const {
@@ -70,33 +71,37 @@ std::size_t TerminalStatusLine::width() const {
 // scrolled that stale status text up into the cursor's row, and the
 // command's next line would be glued to it. The cursor's row holds no line
 // of the command's: it stands after the command's last newline.
-void TerminalStatusLine::reserve(int rows) {
-  write(fmt::format("\x1b" "D\x1b[2K\x1b[J{}\x1b[1;{}r{}\x1b[1A\x1b[2K", kSaveCursor, rows - 1, kRestoreCursor));
-  reserved_rows_ = rows;
+// A change of width alone counts as a resize (issue 26): tmux and xterm
+// reset the scrolling region on any resize, and a watcher that compared
+// heights only left the region unset, the command's lines then scrolling
+// into the status row, which the next refresh wrote over.
+void TerminalStatusLine::reserve(Size size) {
+  write(fmt::format("\x1b" "D\x1b[2K\x1b[J{}\x1b[1;{}r{}\x1b[1A\x1b[2K", kSaveCursor, size.rows - 1, kRestoreCursor));
+  reserved_ = size;
 }
 
 void TerminalStatusLine::watch_resizes() {
   pthread_setname_np(pthread_self(), "gw-resize");
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, kResizeCheck, [this] { return stopping_; })) {
-    if (reserved_rows_ == 0) continue;  // nothing drawn yet
-    const int now_rows = rows();
+    if (reserved_.rows == 0) continue;  // nothing drawn yet
+    const Size now_size = size();
     // The region is set again and the row below the cursor cleared; the
     // line itself is drawn at the next refresh.
-    if (now_rows >= 2 && now_rows != reserved_rows_) reserve(now_rows);
+    if (now_size.rows >= 2 && now_size != reserved_) reserve(now_size);
   }
 }
 
 void TerminalStatusLine::draw(const std::string& line) {
   std::lock_guard lock(mutex_);
-  const int now_rows = rows();
-  if (now_rows < 2) {
+  const Size now_size = size();
+  if (now_size.rows < 2) {
     // Too small, or not saying: the line in place, as a plain terminal gets it.
     write("\r\x1b[K" + line);
     return;
   }
-  if (now_rows != reserved_rows_) reserve(now_rows);
-  write(fmt::format("{}\x1b[{};1H\x1b[2K{}{}", kSaveCursor, now_rows, line, kRestoreCursor));
+  if (now_size != reserved_) reserve(now_size);
+  write(fmt::format("{}\x1b[{};1H\x1b[2K{}{}", kSaveCursor, now_size.rows, line, kRestoreCursor));
 }
 
 void TerminalStatusLine::write(const std::string& text) {

@@ -1,8 +1,9 @@
 // The status line on a terminal, kept on its bottom row: the rows above it
 // become the terminal's scrolling region, so the command's own output scrolls
 // there and never runs into the line (as apt's progress bar does). Follows
-// resizes within a few hundredths of a second; gives the terminal back whole
-// when destroyed.
+// resizes (of its height or only its width: terminals reset the scrolling
+// region on either) within a few hundredths of a second; gives the terminal
+// back whole when destroyed.
 #pragma once
 
 #include <condition_variable>
@@ -28,15 +29,20 @@ class TerminalStatusLine {
   void draw(const std::string& line);
 
  private:
-  // Rows of the terminal now (0 when it does not say).
-  [[nodiscard]] int rows() const;
-  void reserve(int rows);  // with mutex_ held
+  struct Size {
+    int rows = 0;  // 0: the terminal does not say
+    int columns = 0;
+    bool operator==(const Size&) const = default;
+  };
+  [[nodiscard]] Size size() const;
+  void reserve(Size size);  // with mutex_ held
   void write(const std::string& text);
   void watch_resizes();
 
   std::FILE* out_;
   std::mutex mutex_;
-  int reserved_rows_ = 0;  // the terminal's height when the region was set; 0: none set
+  // The terminal's size when the region was set; rows 0: none set.
+  Size reserved_;
   bool stopping_ = false;
   std::condition_variable wake_;
   std::thread resize_watcher_;

@@ -30,12 +30,16 @@ std::string render_report(const RunReport& report, OutputFormat format);
 // and the command for the full report. Bounded whatever the run: with more
 // than kSummaryGpuRows GPUs, one row for all of them and the
 // kSummaryLeastUsedRows least used; every line at most kSummaryWidth columns
-// (names shortened at a word boundary).
+// (names shortened at a word boundary). With `wrap_columns` (a terminal's
+// width, record's end summary), the advisories are given whole and every
+// line of prose wider than that is folded, nothing cut (the GPU table is
+// left whole).
 inline constexpr std::size_t kSummaryGpuRows = 8;
 inline constexpr std::size_t kSummaryLeastUsedRows = 3;
 inline constexpr std::size_t kSummaryItems = 3;
 inline constexpr std::size_t kSummaryWidth = 100;
-std::string render_report_summary(const RunReport& report, std::span<const Advisory> advisories);
+std::string render_report_summary(const RunReport& report, std::span<const Advisory> advisories,
+                                  std::size_t wrap_columns = 0);
 
 // One line, e.g. "exit 0", "killed by signal 9 (SIGKILL)", "recording".
 std::string describe_outcome(const RunInfo& run);

@@ -225,31 +225,55 @@ std::string training_line(const TrainingSummary& t) {
   return s;
 }
 
+// Continuation lines of a folded line start this much further in.
+constexpr std::string_view kFoldIndent = "    ";
+
+// A line of prose; with `columns` (0: none), folded at spaces into lines of
+// at most that many, the continuation lines indented under its start: a
+// narrow terminal would otherwise break it mid-word at its edge. Tables are
+// left whole: folding would undo their columns.
+void add_prose(Document& doc, const std::string& text, std::size_t columns) {
+  if (columns == 0 || display_width(text) <= columns) {
+    doc.line(text);
+    return;
+  }
+  const std::string folded = wrap_text(text, columns, "", kFoldIndent);
+  for (std::size_t pos = 0; pos < folded.size();) {
+    const std::size_t end = std::min(folded.find('\n', pos), folded.size());
+    doc.line(folded.substr(pos, end - pos));
+    pos = end + 1;
+  }
+}
+
 }  // namespace
 
-std::string render_report_summary(const RunReport& r, std::span<const Advisory> advisories) {
+std::string render_report_summary(const RunReport& r, std::span<const Advisory> advisories, std::size_t wrap_columns) {
   const RunInfo& run = r.run;
   const std::vector<Item> found = items(r, advisories);
   Document doc;
   doc.title(fmt::format("Run {}  {}  {} after {}", run.id, run.name.empty() ? "-" : run.name, describe_outcome(run),
                         human_duration(r.wall_duration_s)));
-  doc.line("verdict: " + verdict(run, advisories, !found.empty()));
+  add_prose(doc, "verdict: " + verdict(run, advisories, !found.empty()), wrap_columns);
   add_gpus(doc, r);
   // Only when some recorded GPU was not the job's: then the reader must know.
   if (std::any_of(r.devices.begin(), r.devices.end(),
                   [&](const DeviceReport& d) { return r.job_gpus.known() && !r.job_gpus.contains(d.info.index); })) {
     std::vector<int> recorded;
     for (const DeviceReport& d : r.devices) recorded.push_back(d.info.index);
-    doc.line("job GPUs: " + describe_job_gpus(r.job_gpus, run, recorded));
+    add_prose(doc, "job GPUs: " + describe_job_gpus(r.job_gpus, run, recorded), wrap_columns);
   }
   if (r.total_energy_joules) doc.line("energy: " + energy(*r.total_energy_joules));
   if (r.training) {
-    if (std::string t = training_line(*r.training); !t.empty()) doc.line(t);
+    if (std::string t = training_line(*r.training); !t.empty()) add_prose(doc, t, wrap_columns);
   }
   for (std::size_t i = 0; i < found.size() && i < kSummaryItems; ++i) {
     // One line each, shortened at a word: the full text is a command away.
+    // On a terminal whose width is known, whole and folded instead.
     const std::string head = fmt::format("[{}] {}: ", to_string(found[i].severity), found[i].label);
-    doc.line(head + shorten(found[i].text, kSummaryWidth - std::min(kSummaryWidth / 2, display_width(head))));
+    add_prose(doc,
+              head + (wrap_columns > 0 ? found[i].text
+                                       : shorten(found[i].text, kSummaryWidth - std::min(kSummaryWidth / 2, display_width(head)))),
+              wrap_columns);
   }
   if (found.size() > kSummaryItems) {
     doc.line(fmt::format("... and {} more (the advisories in full: gpuwatch status {})", found.size() - kSummaryItems,

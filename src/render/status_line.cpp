@@ -84,14 +84,24 @@ std::string summed_line(const std::vector<DeviceSample>& latest, const HostValue
                      host_compact(host));
 }
 
+// " | epoch 3 step 1200", or "" before the training said either.
+std::string progress_part(const StatusProgress& p) {
+  std::string out;
+  if (p.epoch) out += fmt::format(" epoch {}", *p.epoch);
+  if (p.step) out += fmt::format(" step {}", *p.step);
+  return out.empty() ? out : " |" + out;
+}
+
 }  // namespace
 
-std::string format_status_line(const std::vector<DeviceSample>& latest, const HostValues& host, std::size_t width) {
+std::string format_status_line(const std::vector<DeviceSample>& latest, const HostValues& host, std::size_t width,
+                               const StatusProgress& progress) {
   // The lines are ASCII: their size is their width.
-  std::string line = seed_line(latest, host);
+  const std::string suffix = progress_part(progress);
+  std::string line = seed_line(latest, host) + suffix;
   if (width == 0 || line.size() <= width) return line;
-  line = compact_line(latest, host);
-  if (line.size() > width && latest.size() > 1) line = summed_line(latest, host);
+  line = compact_line(latest, host) + suffix;
+  if (line.size() > width && latest.size() > 1) line = summed_line(latest, host) + suffix;
   if (line.size() > width) line.resize(width);
   return line;
 }

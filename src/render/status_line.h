@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,13 +14,21 @@
 
 namespace gpuwatch {
 
-// The seed's line; when it is wider than `width` columns (0: no limit), a
+// What the training said last (record --annotate-regex, the annotation
+// socket): shown at the line's end as "| epoch 3 step 1200".
+struct StatusProgress {
+  std::optional<std::int64_t> epoch;
+  std::optional<std::int64_t> step;
+};
+
+// The seed's line, then the progress; when it is wider than `width` columns (0: no limit), a
 // compact one (GPU utilization and memory share per GPU:
 //   "GPU 85% 10% | VRAM 51% 4% | CPU 45% | RAM 29%"),
 // and when even that does not fit, one summing up the GPUs:
 //   "8 GPUs: 48% (10-99%) | VRAM 37% | CPU 45% | RAM 29%".
-// Whatever is still too wide is cut at `width`.
+// each still followed by the progress. Whatever is still too wide is cut at
+// `width`.
 std::string format_status_line(const std::vector<DeviceSample>& latest_per_gpu, const HostValues& host,
-                               std::size_t width = 0);
+                               std::size_t width = 0, const StatusProgress& progress = {});
 
 }  // namespace gpuwatch

@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdint>
 #include <clocale>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
+#include "core/gpu_palette.h"
 #include "render/top/ascii_glyphs.h"
 
 namespace gpuwatch {
@@ -94,6 +96,35 @@ short colour_of(Style style) {
   }
 }
 
+// The GPU colours' pairs follow the styles' six.
+constexpr short kFirstGpuPair = 7;
+
+// One level of the xterm 256-colour cube's six (0, 95, 135, 175, 215, 255)
+// nearest to an 8-bit channel.
+int cube_level(std::uint32_t channel) {
+  if (channel < 48) return 0;
+  if (channel < 115) return 1;
+  return static_cast<int>((channel - 35) / 40);
+}
+
+// GPU `slot`'s colour (core/gpu_palette.h) as the terminal can show it: the
+// nearest colour of the 256-colour cube, or on an 8-colour terminal the
+// basic colour chosen by hand for each (the nearest by distance would make
+// bluish green and sky blue both cyan). Black becomes the terminal's own
+// foreground (-1): on the dark background most terminals have, it would not
+// show.
+short gpu_colour(std::size_t slot, int colours) {
+  const std::uint32_t rgb = gpu_palette_rgb(slot);
+  if (rgb == 0) return -1;
+  if (colours >= 256) {
+    return static_cast<short>(16 + 36 * cube_level(rgb >> 16 & 0xff) + 6 * cube_level(rgb >> 8 & 0xff) +
+                              cube_level(rgb & 0xff));
+  }
+  static constexpr std::array<short, kGpuStyleCount> kBasic{COLOR_BLUE,    COLOR_YELLOW, COLOR_GREEN, COLOR_RED,
+                                                            COLOR_MAGENTA, COLOR_CYAN,   -1,          COLOR_WHITE};
+  return kBasic[slot % kBasic.size()];
+}
+
 }  // namespace
 
 namespace {
@@ -111,6 +142,7 @@ attr_t attributes(Style style) {
     default: break;
   }
   if (g_colour) {
+    if (const int slot = gpu_colour_slot(style); slot >= 0) return a | COLOR_PAIR(kFirstGpuPair + slot);
     if (const short pair = colour_of(style); pair != 0) a |= COLOR_PAIR(pair);
   }
   return a;
@@ -156,6 +188,9 @@ Terminal::Terminal(const std::string& term, bool no_colour) {
     init_pair(4, COLOR_CYAN, -1);
     init_pair(5, COLOR_MAGENTA, -1);
     init_pair(6, COLOR_BLACK, COLOR_CYAN);
+    for (std::size_t slot = 0; slot < kGpuStyleCount; ++slot) {
+      init_pair(static_cast<short>(kFirstGpuPair + static_cast<short>(slot)), gpu_colour(slot, COLORS), -1);
+    }
   }
 }
 

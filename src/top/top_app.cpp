@@ -178,9 +178,10 @@ void refresh(TopView& view, const LiveWindow& window, const BackendSet& backends
   view.live = window.snapshot(std::min(history, window.capacity()));
   view.now_mono_ns = t.mono_ns;
   view.now_wall_ns = t.wall_ns;
-  view.processes = join_processes(view.live, processes, t);
+  view.all_processes = join_processes(view.live, processes, t);
   view.hidden_processes = hidden_processes(backends);
-  sort_processes(view.processes, view.sort);
+  sort_processes(view.all_processes, view.sort);
+  show_processes(view);
   if (selected_owner) {
     const auto groups = owner_groups(view.processes, view.sort);
     const auto it = std::find_if(groups.begin(), groups.end(), [&](const OwnerGroup& g) { return g.owner == *selected_owner; });
@@ -266,10 +267,9 @@ int run_once(const SystemPaths& paths, const TopOptions& options) {
   } else {
     const std::size_t width = options.width != 0 ? options.width : once_columns(options.columns_variable);
     // Tall enough for every panel and every process: a snapshot for a bug
-    // report leaves nothing out.
-    const std::size_t height =
-        options.height != 0 ? options.height
-                            : 24 + 8 * view.devices.size() + view.processes.size() + (view.hidden_processes > 0 ? 1 : 0);
+    // report leaves nothing out, and has no taller graphs than it needs (a
+    // second or two of history).
+    const std::size_t height = options.height != 0 ? options.height : snapshot_height(view);  // at most
     std::fputs(plain_text(compose_top_snapshot(view, width, height)).c_str(), stdout);
   }
   return 0;

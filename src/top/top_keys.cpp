@@ -73,6 +73,55 @@ void toggle_owners(TopView& view) {
 
 }  // namespace
 
+namespace {
+
+// The arrows, j, PgUp, PgDn, Home and End: the selection within the
+// table's rows. False for any other key.
+bool move_selection(int key, TopView& view) {
+  const std::size_t rows = table_rows(view);
+  const std::size_t last = rows > 0 ? rows - 1 : 0;
+  switch (key) {
+    case kKeyDown:
+    case 'j': view.selected = std::min(view.selected + 1, last); return true;
+    case kKeyUp: view.selected = std::min(view.selected > 0 ? view.selected - 1 : 0, last); return true;
+    case kKeyPageDown: view.selected = std::min(view.selected + kProcessPage, last); return true;
+    case kKeyPageUp: view.selected = std::min(view.selected > kProcessPage ? view.selected - kProcessPage : 0, last); return true;
+    case kKeyHome: view.selected = 0; return true;
+    case kKeyEnd: view.selected = last; return true;
+    default: return false;
+  }
+}
+
+void say_filter(TopView& view) {
+  view.message = fmt::format("filter: {}_   (Enter keeps it, Esc clears it)", view.filter);
+}
+
+}  // namespace
+
+void TopKeys::edit_filter(int key, TopView& view) {
+  if (key == '\n' || key == '\r' || key == kKeyEnter) {
+    view.editing_filter = false;
+    view.message = view.filter.empty() ? std::string() : fmt::format("processes matching \"{}\" (Esc: all)", view.filter);
+    return;
+  }
+  if (key == kKeyEscape) {
+    view.editing_filter = false;
+    view.filter.clear();
+    view.message = "filter cleared";
+  } else if (key == kKeyBackspace || key == 127 || key == 8) {
+    if (!view.filter.empty()) view.filter.pop_back();
+    say_filter(view);
+  } else if (key >= 0x20 && key < 0x7f && view.filter.size() < kMaxFilterBytes) {
+    view.filter += static_cast<char>(key);
+    say_filter(view);
+  } else {
+    return;
+  }
+  // The list narrows as the text is typed, the selection back at its top.
+  view.selected = 0;
+  show_processes(view);
+}
+
 void TopKeys::focus_digit(int digit, TopView& view, std::chrono::steady_clock::time_point at) {
   constexpr auto kSecondDigit = std::chrono::seconds(1);
   const auto watched = [&view](int gpu) {
@@ -107,34 +156,22 @@ KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::ti
     }
     return out;
   }
+  if (view.editing_filter) {
+    edit_filter(key, view);
+    return out;
+  }
   if (view.help) {  // any key closes the help
     view.help = false;
     return out;
   }
   view.message.clear();
-  const std::size_t rows = table_rows(view);
+  if (move_selection(key, view)) return out;
   switch (key) {
     case 'q':
     case 'Q': out.quit = true; break;
-    case kKeyDown:
-    case 'j':
-      if (rows > 0) view.selected = std::min(view.selected + 1, rows - 1);
-      break;
-    case kKeyUp:
-      if (view.selected > 0) view.selected = std::min(view.selected - 1, rows > 0 ? rows - 1 : 0);
-      break;
-    case kKeyPageDown:
-      if (rows > 0) view.selected = std::min(view.selected + kProcessPage, rows - 1);
-      break;
-    case kKeyPageUp:
-      view.selected = std::min(view.selected > kProcessPage ? view.selected - kProcessPage : 0, rows > 0 ? rows - 1 : 0);
-      break;
-    case kKeyHome: view.selected = 0; break;
-    case kKeyEnd:
-      if (rows > 0) view.selected = rows - 1;
-      break;
     case 's':
       view.sort = next(view.sort);
+      sort_processes(view.all_processes, view.sort);
       sort_processes(view.processes, view.sort);
       view.message = fmt::format("sorted by {}", to_string(view.sort));
       break;
@@ -153,9 +190,24 @@ KeyOutcome TopKeys::handle(int key, TopView& view, std::chrono::steady_clock::ti
     }
     case 'h':
     case '?': view.help = true; break;
-    case kKeyEscape: view.focus_gpu.reset(); break;
+    case '/':
+      view.editing_filter = true;
+      say_filter(view);
+      break;
+    case kKeyEscape:
+      // The filter first, then the focus: each Esc undoes one narrowing.
+      if (!view.filter.empty()) {
+        view.filter.clear();
+      } else {
+        view.focus_gpu.reset();
+      }
+      show_processes(view);
+      break;
     default:
-      if (key >= '0' && key <= '9') focus_digit(key - '0', view, at);
+      if (key >= '0' && key <= '9') {
+        focus_digit(key - '0', view, at);
+        show_processes(view);  // the focused GPU's processes only
+      }
       break;
   }
   return out;

@@ -22,6 +22,10 @@ inline constexpr int kKeyHome = 0x106;       // ncurses KEY_HOME
 inline constexpr int kKeyEnd = 0x168;        // ncurses KEY_END
 inline constexpr int kKeyPageDown = 0x152;   // ncurses KEY_NPAGE
 inline constexpr int kKeyPageUp = 0x153;     // ncurses KEY_PPAGE
+inline constexpr int kKeyEnter = 0x157;      // ncurses KEY_ENTER
+inline constexpr int kKeyBackspace = 0x107;  // ncurses KEY_BACKSPACE
+// The `/` filter's longest text: a pid, a user, a word of a command.
+inline constexpr std::size_t kMaxFilterBytes = 64;
 // PgUp and PgDn move the selection by this many processes.
 inline constexpr std::size_t kProcessPage = 10;
 
@@ -58,6 +62,8 @@ class TopKeys {
  private:
   void ask_to_kill(TopView& view);
   void focus_digit(int digit, TopView& view, std::chrono::steady_clock::time_point at);
+  // While the filter is typed: text, Backspace, Enter (keep), Esc (clear).
+  void edit_filter(int key, TopView& view);
 
   struct Digit {
     int digit = 0;

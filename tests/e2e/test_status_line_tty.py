@@ -61,6 +61,33 @@ class StatusLineOnATerminal(unittest.TestCase):
     def test_resizes_lose_no_line_of_output(self):
         # Issue 22: after a resize, the lines printed next overwrote the status row and were
         # missing from the screen and the scrollback.
+        self.resize_and_check([(100, 20), (70, 8), (90, 14)])
+
+    def test_a_resize_of_the_width_alone_loses_no_line_of_output(self):
+        # Issue 26: tmux (and xterm) reset the scrolling region on any resize; a change of width
+        # alone went unnoticed, and every line printed after it was written over by the status row.
+        self.resize_and_check([(120, 12), (60, 12)])
+
+    def test_epoch_and_step_are_shown_when_annotated(self):
+        script = os.path.join(self.tmp, "run.sh")
+        done = os.path.join(self.tmp, "done")
+        env = {"GPUWATCH_STORE": os.path.join(self.tmp, "runs.db"), "GPUWATCH_NVML_LIBRARY": FAKE_NVML,
+               "FAKE_NVML_SET": QUICK}
+        regex = r"epoch (?<epoch>\d+) step (?<step>\d+)"
+        write_script(script, env, f"{shlex.quote(BIN)} record --status-line --interval 0.1 --no-summary "
+                     f"--annotate-regex {shlex.quote(regex)} -- bash -c 'i=0; while [ ! -e {done} ]; do "
+                     f"i=$((i+1)); echo \"epoch 3 step $i\"; sleep 0.05; done'")
+        self.term.run_script(script)
+        rows = self.term.wait_for(self, lambda rows: re.search(r"\| epoch 3 step \d+$", rows[11]),
+                                  "epoch and step on the status row")
+        self.assertTrue(rows[11].startswith("GPU"), rows)  # the seed's line or, two GPUs on 80 columns, the compact one
+        open(done, "w").close()
+        self.term.wait_for(self, lambda rows: any(r == "EXIT 0" for r in rows), "the command's end")
+
+    def resize_and_check(self, sizes):
+        """A command printing numbered lines while the terminal takes each of `sizes` in turn: after
+        each, more lines come above the status row, which stays the last; at the end every line is
+        in the scrollback, each on a row of its own."""
         script = os.path.join(self.tmp, "run.sh")
         done = os.path.join(self.tmp, "done")
         env = {"GPUWATCH_STORE": os.path.join(self.tmp, "runs.db"), "GPUWATCH_NVML_LIBRARY": FAKE_NVML,
@@ -79,7 +106,7 @@ class StatusLineOnATerminal(unittest.TestCase):
             return bool(filled) and filled[-1].startswith("GPU")
 
         seen = self.term.wait_for(self, lambda rows: printed(rows) >= 20 and status_last(rows), "20 lines")
-        for width, height in [(100, 20), (70, 8), (90, 14)]:
+        for width, height in sizes:
             before = printed(seen)
             self.term.resize(width, height)
             seen = self.term.wait_for(self, lambda rows: printed(rows) >= before + 12 and status_last(rows),
@@ -96,7 +123,6 @@ class StatusLineOnATerminal(unittest.TestCase):
         missing = sorted(set(range(1, last[0] + 1)) - set(numbers))
         glued = [r for r in history if re.match(r"^training line \d+\D", r)]
         self.assertEqual(missing, [], f"lines lost from the scrollback; rows with more than a line: {glued}")
-
 
 if __name__ == "__main__":
     unittest.main()

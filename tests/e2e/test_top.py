@@ -5,6 +5,7 @@ import getpass
 import json
 import os
 import pwd
+import re
 import shlex
 import shutil
 import signal
@@ -291,10 +292,12 @@ class TopOnATerminal(unittest.TestCase):
         self.proc.wait()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def start(self, width, height, scenario, args=""):
+    def start(self, width, height, scenario, args="", term=None):
         self.term = TmuxTerminal(self.tmp, f"gw-top-{os.getpid()}", width, height)
         env = {"GPUWATCH_NVML_LIBRARY": FAKE_NVML, "FAKE_NVML_SET": QUICK + ";" + scenario, "LANG": "C.UTF-8",
                "GPUWATCH_STORE": os.path.join(self.tmp, "runs.db")}
+        if term:
+            env["TERM"] = term
         script = os.path.join(self.tmp, "top.sh")
         write_script(script, env, f"{shlex.quote(BIN)} top {args or '--interval 0.2'}")
         self.term.run_script(script)
@@ -338,6 +341,51 @@ class TopOnATerminal(unittest.TestCase):
         self.term.keys("q")
         rows = self.wait(self.shows("EXIT 0"), "top to quit")
         self.assertFalse(any("gpuwatch top" in r for r in rows), rows)  # the screen was given back
+
+    def test_one_gpu_fills_each_screen_with_graphs_with_axes_and_the_filter_narrows_the_list(self):
+        # Issue 26: at 200x50 one GPU left 35 of 50 rows empty, the graphs had no axes, and there was
+        # no / filter. The exact screens are the unit tests' goldens (tests/fixtures/top).
+        self.start(80, 24, f"gpu_count=1;gpu0.processes={self.proc.pid}:{2 * GiB};gpu0.util=97")
+        for width, height in [(80, 24), (120, 40), (200, 50)]:
+            if width != 80:
+                self.term.resize(width, height)
+            # Drawn for this size: the keys on its last row.
+            rows = self.wait(lambda rows: len(rows) >= height and rows[height - 1].startswith("q quit")
+                             and any(r.rstrip().endswith("now") for r in rows)
+                             and any("100%┤" in r for r in rows) and any(str(self.proc.pid) in r for r in rows),
+                             f"graphs with axes at {width}x{height}")
+            rows = rows[:height]
+            self.assertTrue(rows[0].startswith("gpuwatch top"), rows)
+            self.assertLessEqual(sum(1 for r in rows if not r.strip()), 3, "\n".join(rows))
+            self.assertTrue(any("  0%┤" in r for r in rows), rows)
+        self.term.keys("/")
+        self.wait(self.shows("filter: _"), "the filter prompt")
+        self.term.keys("-l", "no-such-command")
+        self.wait(self.shows('no process on a watched GPU matches "no-such-command"'), "the list narrowed")
+        self.term.keys("Enter")
+        self.wait(self.shows("filter: no-such-command  sort:"), "the filter in the header")
+        self.term.keys("Escape")
+        self.wait(self.shows(f"{self.proc.pid} "), "every process again")
+        self.term.keys("q")
+        self.wait(self.shows("EXIT 0"), "top to quit")
+
+    def test_each_gpu_has_its_colour_and_values_their_severity(self):
+        # Issue 26: colours were per metric, and 3 % looked like 97 %. The plots' palette
+        # (core/gpu_palette.h) in the 256-colour cube: GPU 0 blue 0x0072B2 -> 25, GPU 1 orange
+        # 0xE69F00 -> 178; utilization 3 % yellow (33), 97 % green (32).
+        self.start(120, 40, "gpu_count=2;gpu0.util=3;gpu1.util=97", term="xterm-256color")
+        rows = self.term.wait_for(self, lambda rows: any("97%" in r for r in rows), "both GPUs' values")
+        coloured = "\n".join(self.term.screen_with_colours())
+
+        def drawn_in(colour, text):  # the colour set last before the text (other attributes may follow it)
+            return re.search(rf"\x1b\[{colour}m(?:\x1b\[[0-9;]*m)*{re.escape(text)}", coloured) is not None
+
+        self.assertTrue(drawn_in("38;5;25", "GPU 0"), repr(coloured))
+        self.assertTrue(drawn_in("38;5;178", "GPU 1"), repr(coloured))
+        self.assertTrue(drawn_in("33", "3%"), repr(coloured))
+        self.assertTrue(drawn_in("32", "97%"), repr(coloured))
+        self.term.keys("q")
+        self.wait(self.shows("EXIT 0"), "top to quit")
 
     def test_a_recording_run_beside_the_gpus_updates_live(self):
         store = os.path.join(self.tmp, "runs.db")

@@ -31,6 +31,10 @@ class TmuxTerminal:
     def screen(self):
         return self.tmux("capture-pane", "-t", self.name, "-p").split("\n")
 
+    def screen_with_colours(self):
+        """The screen's rows with their SGR escape sequences (colours, bold, dim)."""
+        return self.tmux("capture-pane", "-t", self.name, "-p", "-e").split("\n")
+
     def history(self):
         """Every row, the scrollback's first: what the user can still scroll back to."""
         return self.tmux("capture-pane", "-t", self.name, "-p", "-S", "-").split("\n")

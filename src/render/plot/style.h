@@ -9,7 +9,7 @@
 
 namespace gpuwatch::plot {
 
-// Okabe & Ito's colour-blind-safe set, most distinct first, with their yellow
+// Okabe & Ito's colour-blind-safe set (core/gpu_palette.h), most distinct first, with their yellow
 // darkened to read on white. Series past the eighth repeat the colours dashed.
 Rgb series_color(std::size_t i);
 std::span<const double> series_dash(std::size_t i);

@@ -85,6 +85,33 @@ std::string power_text(const GpuView& g) {
 
 std::string temp_text(std::optional<double> celsius) { return shown(DeviceMetric::TempGpuCelsius, celsius); }
 
+// Severity thresholds (docs/top.md), so that a glance tells 3 % from 97 %:
+// a GPU under 30 % busy waits for something (yellow), from 70 % it is used
+// well (green); memory from 85 % full is close to running out (yellow), from
+// 95 % at it (red); power from 95 % of its limit is capped (yellow).
+constexpr double kUtilLowPercent = 30;
+constexpr double kUtilGoodPercent = 70;
+constexpr double kMemoryWarnPercent = 85;
+constexpr double kMemoryBadPercent = 95;
+constexpr double kPowerCappedShare = 0.95;
+
+Style util_style(std::optional<double> percent) {
+  if (!percent) return Style::Dim;
+  if (*percent < kUtilLowPercent) return Style::Warn;
+  return *percent >= kUtilGoodPercent ? Style::Good : Style::Normal;
+}
+
+Style memory_style(std::optional<double> percent) {
+  if (!percent) return Style::Dim;
+  if (*percent >= kMemoryBadPercent) return Style::Bad;
+  return *percent >= kMemoryWarnPercent ? Style::Warn : Style::Normal;
+}
+
+Style power_style(std::optional<double> watts, std::optional<double> limit) {
+  if (!watts) return Style::Dim;
+  return limit && *limit > 0 && *watts >= kPowerCappedShare * *limit ? Style::Warn : Style::Normal;
+}
+
 Style temp_style(std::optional<double> celsius, double warn = 75, double bad = 85) {
   if (!celsius) return Style::Dim;
   if (*celsius >= bad) return Style::Bad;
@@ -113,7 +140,7 @@ std::optional<std::string> throttle_text(const GpuView& g) {
 
 ScreenLine title_line(const GpuView& g, std::size_t width) {
   ScreenLine line;
-  line.add(fmt::format("GPU {}", g.info.index), Style::Title).add("  ").add(g.info.name);
+  line.add(fmt::format("GPU {}", g.info.index), gpu_style(g.info.index)).add("  ").add(g.info.name);
   // The whole GPU's values below; its MIG instances are what CUDA sees.
   if (g.info.mig_enabled.value_or(false)) {
     const std::size_t n = g.info.mig_instances.size();
@@ -175,24 +202,71 @@ ScreenLine details_line(const GpuView& g) {
   return line;
 }
 
+// One graph of a panel: its name, history against [0, full_scale], current
+// value and their styles; `tick` writes a value of its scale ("50%", "350 W").
+struct GraphSpec {
+  std::string_view label;
+  std::vector<double> history;
+  double full_scale = 100;
+  std::string value;
+  Style graph_style = Style::Normal;
+  Style value_style = Style::Normal;
+  std::string (*tick)(double) = nullptr;
+};
+
+std::string percent_tick(double v) { return fmt::format("{:.0f}%", v); }
+std::string watts_tick(double v) { return tight_text(whole(DeviceMetric::PowerWatts), v); }
+std::string celsius_tick(double v) { return tight_text(whole(DeviceMetric::TempGpuCelsius), v); }
+
 // One labelled graph with its current value on the right, `width` wide.
-std::vector<ScreenLine> labelled_graph(std::string_view label, const std::vector<double>& history, double full_scale,
-                                       const std::string& value, Style graph_style, Style value_style,
-                                       std::size_t width, std::size_t rows) {
+std::vector<ScreenLine> labelled_graph(const GraphSpec& g, std::size_t width, std::size_t rows) {
   const std::size_t label_columns = 6;
   const std::size_t graph_columns = width > label_columns + kValueColumns + 1 ? width - label_columns - kValueColumns - 1 : 1;
-  const auto graph = block_graph(history, full_scale, graph_columns, rows);
+  const auto graph = block_graph(g.history, g.full_scale, graph_columns, rows);
   std::vector<ScreenLine> out;
   for (std::size_t r = 0; r < rows; ++r) {
     ScreenLine line;
-    line.add(r + 1 == rows ? std::string(label) : std::string(), Style::Dim).pad_to(label_columns);
-    line.add(graph[r], graph_style).add(" ");
-    if (r + 1 == rows) {
-      line.add(align_right(value, kValueColumns), value_style);
-    }
+    line.add(r + 1 == rows ? std::string(g.label) : std::string(), Style::Dim).pad_to(label_columns);
+    line.add(graph[r], g.graph_style).add(" ");
+    if (r + 1 == rows) line.add(align_right(g.value, kValueColumns), g.value_style);
     out.push_back(std::move(line));
   }
   return out;
+}
+
+// The graph with axes: its name and value above it, its scale on the left
+// (full at the top, half in the middle of an even number of rows, zero at
+// the bottom) and the time under it; rows + 2 lines, `width` wide.
+constexpr std::size_t kScaleColumns = 5;  // "100%", "700 W", "100°C"
+std::vector<ScreenLine> graph_with_axes(const GraphSpec& g, std::size_t width, std::size_t rows,
+                                        double seconds_per_column) {
+  const std::size_t graph_columns = width > kScaleColumns + 2 ? width - kScaleColumns - 1 : 1;
+  std::vector<ScreenLine> out;
+  ScreenLine head;
+  head.add(std::string(g.label), Style::Dim).pad_to(kScaleColumns + 1);
+  head.add(align_right(g.value, graph_columns), g.value_style);
+  out.push_back(std::move(head));
+  const auto graph = block_graph(g.history, g.full_scale, graph_columns, rows);
+  for (std::size_t r = 0; r < rows; ++r) {
+    // Each row's scale value is the one at its top; the bottom row's is zero.
+    std::string tick;
+    if (r == 0 && g.full_scale > 0) tick = g.tick(g.full_scale);
+    if (r + 1 == rows) tick = g.tick(0);
+    // Half the scale where a row's top is exactly there.
+    if (rows >= 4 && rows % 2 == 0 && r == rows / 2) tick = g.tick(g.full_scale / 2);
+    ScreenLine line;
+    line.add(align_right(tick, kScaleColumns), Style::Dim).add(tick.empty() ? "│" : "┤", Style::Dim);
+    line.add(graph[r], g.graph_style);
+    out.push_back(std::move(line));
+  }
+  out.emplace_back(std::string(kScaleColumns + 1, ' ') + time_axis(graph_columns, seconds_per_column), Style::Dim);
+  return out;
+}
+
+std::vector<ScreenLine> panel_graph(const GraphSpec& g, std::size_t width, const PanelShape& shape,
+                                    double seconds_per_column) {
+  return shape.axes ? graph_with_axes(g, width, shape.graph_rows, seconds_per_column)
+                    : labelled_graph(g, width, shape.graph_rows);
 }
 
 void side_by_side(std::vector<ScreenLine>& out, const std::vector<ScreenLine>& left,
@@ -215,7 +289,7 @@ std::string short_gpu_name(const std::string& name) {
 }
 
 std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* device, std::int64_t now,
-                                  std::size_t width, std::size_t graph_rows) {
+                                  std::size_t width, const PanelShape& shape) {
   const GpuView g{info, device, now};
   std::vector<ScreenLine> out;
   out.push_back(title_line(g, width));
@@ -225,23 +299,26 @@ std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* devi
   const std::size_t samples = half;
   const LiveDevice empty;
   const LiveDevice& d = device ? *device : empty;
-  const auto util = g.get(DeviceMetric::GpuUtilPercent);
+  const double seconds_per_column = seconds_per_sample(d, shape.interval_s);
   const auto history = [&](DeviceMetric m) { return metric_history(d, m, samples); };
+  const Style colour = gpu_style(info.index);
+  const auto util = g.get(DeviceMetric::GpuUtilPercent);
+  const auto graph = [&](const GraphSpec& spec) { return panel_graph(spec, half, shape, seconds_per_column); };
   side_by_side(out,
-               labelled_graph(tag(DeviceMetric::GpuUtilPercent), history(DeviceMetric::GpuUtilPercent), 100,
-                              shown(DeviceMetric::GpuUtilPercent, util), Style::GraphUtil,
-                              util ? Style::Normal : Style::Dim, half, graph_rows),
-               labelled_graph(tag(DeviceMetric::MemUsedBytes), memory_percent_history(d, samples), 100, memory_text(g),
-                              Style::GraphMemory, Style::Normal, half, graph_rows),
+               graph({tag(DeviceMetric::GpuUtilPercent), history(DeviceMetric::GpuUtilPercent), 100,
+                      shown(DeviceMetric::GpuUtilPercent, util), colour, util_style(util), percent_tick}),
+               graph({tag(DeviceMetric::MemUsedBytes), memory_percent_history(d, samples), 100, memory_text(g), colour,
+                      memory_style(memory_share(g)), percent_tick}),
                half);
+  const auto power = g.get(DeviceMetric::PowerWatts);
   const auto limit = g.get(DeviceMetric::PowerLimitWatts);
   const auto temp = g.get(DeviceMetric::TempGpuCelsius);
   side_by_side(out,
-               labelled_graph(tag(DeviceMetric::PowerWatts), history(DeviceMetric::PowerWatts), limit.value_or(0),
-                              power_text(g), Style::GraphPower, Style::Normal, half, graph_rows),
+               graph({tag(DeviceMetric::PowerWatts), history(DeviceMetric::PowerWatts), limit.value_or(0), power_text(g),
+                      colour, power_style(power, limit), watts_tick}),
                // 100 °C is about where every vendor's GPUs slow down.
-               labelled_graph(tag(DeviceMetric::TempGpuCelsius), history(DeviceMetric::TempGpuCelsius), 100,
-                              temp_text(temp), Style::GraphTemp, temp_style(temp), half, graph_rows),
+               graph({tag(DeviceMetric::TempGpuCelsius), history(DeviceMetric::TempGpuCelsius), 100, temp_text(temp),
+                      colour, temp_style(temp), celsius_tick}),
                half);
   return out;
 }
@@ -249,14 +326,14 @@ std::vector<ScreenLine> gpu_panel(const DeviceInfo& info, const LiveDevice* devi
 ScreenLine gpu_line(const DeviceInfo& info, const LiveDevice* device, std::int64_t now, std::size_t width) {
   const GpuView g{info, device, now};
   ScreenLine line;
-  line.add(fmt::format("{:>2} ", info.index), Style::Title).add(shorten(short_gpu_name(info.name), 16)).pad_to(20);
+  line.add(fmt::format("{:>2} ", info.index), gpu_style(info.index)).add(shorten(short_gpu_name(info.name), 16)).pad_to(20);
   if (g.lost()) return line.add("lost: the driver no longer answers for it", Style::Bad);
   const auto util = g.get(DeviceMetric::GpuUtilPercent);
   const auto share = memory_share(g);
   line.add(fmt::format("{} ", tag(DeviceMetric::GpuUtilPercent)), Style::Dim)
-      .add(horizontal_bar(util ? *util / 100 : kNaN, 10), Style::GraphUtil);
+      .add(horizontal_bar(util ? *util / 100 : kNaN, 10), util_style(util));
   line.add(align_right(shown(DeviceMetric::GpuUtilPercent, util), 5));
-  line.add(fmt::format("  {} ", tag(DeviceMetric::MemUsedBytes)), Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), Style::GraphMemory);
+  line.add(fmt::format("  {} ", tag(DeviceMetric::MemUsedBytes)), Style::Dim).add(horizontal_bar(share ? *share / 100 : kNaN, 10), memory_style(share));
   line.add(align_right(percent_text(share), 5));
   const auto power = g.get(DeviceMetric::PowerWatts);
   line.add(align_right(power ? display_text(whole(DeviceMetric::PowerWatts), *power) : "–", 7));
@@ -265,7 +342,8 @@ ScreenLine gpu_line(const DeviceInfo& info, const LiveDevice* device, std::int64
   if (device && width > line.width() + 3) {
     line.add("  ");
     const std::size_t columns = width - line.width();
-    line.add(block_graph(metric_history(*device, DeviceMetric::GpuUtilPercent, columns), 100, columns)[0], Style::GraphUtil);
+    line.add(block_graph(metric_history(*device, DeviceMetric::GpuUtilPercent, columns), 100, columns)[0],
+             gpu_style(info.index));
   }
   return line;
 }

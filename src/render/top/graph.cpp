@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include <fmt/format.h>
+
 namespace gpuwatch {
 
 namespace {
@@ -56,6 +58,56 @@ std::vector<double> metric_history(const LiveDevice& device, DeviceMetric metric
     if (i >= first) out.push_back(last);
   }
   return out;
+}
+
+namespace {
+
+// Round steps between ticks, in seconds: a tick every step.
+constexpr std::array<double, 15> kTickSteps{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600};
+// Columns from one tick to the next at least: "-15m" and a gap.
+constexpr double kMinTickColumns = 10;
+
+std::string age_label(double age_s) {
+  const auto s = std::lround(age_s);
+  if (s % 3600 == 0) return fmt::format("-{}h", s / 3600);
+  if (s % 60 == 0) return fmt::format("-{}m", s / 60);
+  return fmt::format("-{}s", s);
+}
+
+}  // namespace
+
+std::string time_axis(std::size_t columns, double seconds_per_column) {
+  std::string out(columns, ' ');
+  constexpr std::string_view kNow = "now";
+  if (columns < kNow.size()) return out;
+  out.replace(columns - kNow.size(), kNow.size(), kNow);
+  if (!(seconds_per_column > 0)) return out;
+  const auto step = std::find_if(kTickSteps.begin(), kTickSteps.end(),
+                                 [&](double s) { return s / seconds_per_column >= kMinTickColumns; });
+  if (step == kTickSteps.end()) return out;
+  std::size_t free_end = columns - kNow.size() - 1;  // labels end before this column, a gap before the next
+  for (double age = *step;; age += *step) {
+    const double back = age / seconds_per_column;  // columns left of the newest
+    if (back >= static_cast<double>(columns)) break;
+    const std::string label = age_label(age);
+    const auto end = columns - static_cast<std::size_t>(std::lround(back));  // one past the tick's column
+    if (end > free_end || end < label.size()) continue;
+    out.replace(end - label.size(), label.size(), label);
+    free_end = end - label.size() > 0 ? end - label.size() - 1 : 0;
+  }
+  return out;
+}
+
+double seconds_per_sample(const LiveDevice& device, double fallback) {
+  const auto& t = device.mono_ns;
+  constexpr std::size_t kGaps = 8;
+  if (t.size() < 2) return fallback;
+  std::vector<double> gaps;
+  for (std::size_t i = t.size() - std::min(t.size() - 1, kGaps); i < t.size(); ++i) {
+    gaps.push_back(static_cast<double>(t[i] - t[i - 1]) / 1e9);
+  }
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
+  return gaps[gaps.size() / 2];
 }
 
 std::vector<double> memory_percent_history(const LiveDevice& device, std::size_t count) {

@@ -27,6 +27,16 @@ std::vector<double> metric_history(const LiveDevice& device, DeviceMetric metric
 // Memory used as a share of the total, per sample: the graph of memory.
 std::vector<double> memory_percent_history(const LiveDevice& device, std::size_t count);
 
+// The time axis under a graph `columns` wide whose columns are
+// `seconds_per_column` apart, the newest on the right: "now" under the last
+// column, and the age at round ticks ("-30s", "-2m", "-1h") ending under
+// theirs, as many as fit with room between them. Exactly `columns` wide.
+std::string time_axis(std::size_t columns, double seconds_per_column);
+
+// The seconds between the device's recent samples (the median gap of the
+// last few), or `fallback` before it has two.
+double seconds_per_sample(const LiveDevice& device, double fallback);
+
 }  // namespace gpuwatch
 
 namespace gpuwatch {

@@ -1,6 +1,7 @@
 #include "render/top/process_table.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <fmt/format.h>
 
@@ -179,6 +180,14 @@ void add_owner_rows(std::vector<ScreenLine>& out, const TopView& view, std::size
   }
 }
 
+// Why the table is empty: nothing there, or nothing the focus and the
+// filter let through.
+std::string empty_table_text(const TopView& view) {
+  const std::string where = view.focus_gpu ? fmt::format("GPU {}", *view.focus_gpu) : std::string("a watched GPU");
+  if (view.filter.empty()) return fmt::format("  no process holds memory on {}", where);
+  return fmt::format("  no process on {} matches \"{}\" (Esc clears the filter)", where, view.filter);
+}
+
 std::optional<double> group_sort_key(const OwnerGroup& g, ProcessSort sort) {
   return sort_key(sort, g.gpu_memory_bytes, g.gpu_util_percent_sum, g.cpu_percent_sum);
 }
@@ -200,7 +209,7 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
   if (hidden_note) --rows;
   out.push_back(view.by_owner ? owner_header(width) : process_header(view, width));
   if (view.processes.empty()) {
-    if (rows > 0) out.emplace_back("  no process holds memory on a watched GPU", Style::Dim);
+    if (rows > 0) out.emplace_back(empty_table_text(view), Style::Dim);
   } else if (view.by_owner) {
     add_owner_rows(out, view, width, rows);
   } else {
@@ -227,6 +236,32 @@ std::vector<OwnerGroup> owner_groups(const std::vector<TopProcess>& processes, P
     return a.owner.name < b.owner.name;
   });
   return groups;
+}
+
+namespace {
+
+bool contains_ignoring_case(std::string_view text, std::string_view part) {
+  const auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  return std::search(text.begin(), text.end(), part.begin(), part.end(),
+                     [&](char a, char b) { return lower(a) == lower(b); }) != text.end();
+}
+
+}  // namespace
+
+bool matches_filter(const TopProcess& p, std::string_view filter) {
+  if (filter.empty()) return true;
+  return contains_ignoring_case(std::to_string(p.pid), filter) || contains_ignoring_case(p.user, filter) ||
+         contains_ignoring_case(attribution_text(p.attribution), filter) || contains_ignoring_case(p.command, filter);
+}
+
+void show_processes(TopView& view) {
+  view.processes.clear();
+  for (const TopProcess& p : view.all_processes) {
+    if (view.focus_gpu && p.gpu != *view.focus_gpu) continue;
+    if (matches_filter(p, view.filter)) view.processes.push_back(p);
+  }
+  const std::size_t rows = table_rows(view);
+  view.selected = rows > 0 ? std::min(view.selected, rows - 1) : 0;
 }
 
 std::size_t table_rows(const TopView& view) {

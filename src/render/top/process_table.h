@@ -21,6 +21,14 @@ std::vector<ScreenLine> process_table(const TopView& view, std::size_t width, st
 // as `sort` says: largest sum first, absent sums last; by pid, by owner.
 std::vector<OwnerGroup> owner_groups(const std::vector<TopProcess>& processes, ProcessSort sort);
 
+// Sets view.processes to those of view.all_processes the view shows: on the
+// focused GPU, matching the filter. Keeps the selection in range.
+void show_processes(TopView& view);
+
+// Whether `p` matches `filter` (its pid, user, owner or command contains it,
+// case ignored; an empty filter matches all).
+bool matches_filter(const TopProcess& p, std::string_view filter);
+
 // Rows the table has in the view's mode: processes, or owners.
 std::size_t table_rows(const TopView& view);
 

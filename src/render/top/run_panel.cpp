@@ -49,10 +49,16 @@ ScreenLine title_line(const RunStatusReport& s, const std::vector<const Advisory
   return line;
 }
 
-// "data wait 62.0 %  step time 0.120 s": the loop's own measurement over the window.
+// "data wait 62.0 %  step time 0.120 s": the loop's own measurement over the
+// window; "data wait –" while the training does not time its steps, so that
+// an annotated run always shows where the number will be.
 void add_step_timing(ScreenLine& line, const std::optional<StepTiming>& t) {
-  if (!t) return;
-  line.add(std::string(kDataWaitShareInfo.short_label) + " ", Style::Dim).add(data_wait_text(*t)).add("  ");
+  line.add(std::string(kDataWaitShareInfo.short_label) + " ", Style::Dim);
+  if (!t) {
+    line.add("–  ", Style::Dim);
+    return;
+  }
+  line.add(data_wait_text(*t)).add("  ");
   line.add(std::string(kStepTimeInfo.short_label) + " ", Style::Dim).add(step_time_text(*t)).add("  ");
 }
 
@@ -64,7 +70,11 @@ ScreenLine progress_line(const RunStatusReport& s) {
   }
   if (p.epoch) line.add("epoch ", Style::Dim).add(*p.epoch).add("  ");
   if (p.step) line.add("step ", Style::Dim).add(std::to_string(*p.step)).add("  ");
-  if (s.steps_per_second) line.add(fmt::format("{:.2f}", *s.steps_per_second)).add(" steps/s  ", Style::Dim);
+  // Steps/s compares two windows: "–" until the run is a window old.
+  if (p.step || s.steps_per_second) {
+    line.add(s.steps_per_second ? fmt::format("{:.2f}", *s.steps_per_second) : "–", s.steps_per_second ? Style::Normal : Style::Dim)
+        .add(" steps/s  ", Style::Dim);
+  }
   add_step_timing(line, s.step_timing_now);
   if (p.loss) {
     line.add("loss ", Style::Dim).add(fmt::format("{:.4g}", *p.loss));

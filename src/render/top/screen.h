@@ -25,8 +25,31 @@ enum class Style : std::uint8_t {
   GraphMemory,
   GraphPower,
   GraphTemp,
+  // One per GPU index, modulo eight: core/gpu_palette.h's colours, the
+  // plots' and the dashboard's (gpu_style()).
+  Gpu0,
+  Gpu1,
+  Gpu2,
+  Gpu3,
+  Gpu4,
+  Gpu5,
+  Gpu6,
+  Gpu7,
 };
-inline constexpr std::size_t kStyleCount = static_cast<std::size_t>(Style::GraphTemp) + 1;
+inline constexpr std::size_t kGpuStyleCount = 8;
+inline constexpr std::size_t kStyleCount = static_cast<std::size_t>(Style::Gpu7) + 1;
+
+// The style of GPU `index`'s graphs and name: its colour wherever it is drawn.
+constexpr Style gpu_style(int index) {
+  const auto slot = static_cast<std::size_t>(index < 0 ? 0 : index) % kGpuStyleCount;
+  return static_cast<Style>(static_cast<std::size_t>(Style::Gpu0) + slot);
+}
+// Which GPU colour `style` is (0-7), or -1 for any other style.
+constexpr int gpu_colour_slot(Style style) {
+  const auto s = static_cast<int>(style);
+  const auto first = static_cast<int>(Style::Gpu0);
+  return s >= first && s < first + static_cast<int>(kGpuStyleCount) ? s - first : -1;
+}
 
 struct Span {
   std::string text;

@@ -24,7 +24,6 @@ namespace {
 // Two panels side by side from this width on (each half then still shows
 // 25 s of history at 1 s).
 constexpr std::size_t kTwoColumnWidth = 150;
-constexpr std::size_t kMaxGraphRows = 4;
 constexpr std::size_t kMinProcessRows = 3;
 // The newest device events (XIDs, ECC errors) shown under the GPUs: enough
 // to see that something happened and when; `report` lists them all.
@@ -34,7 +33,7 @@ enum class GpuLayout { None, Focus, Panels, TwoColumns, Lines };
 
 struct Layout {
   GpuLayout gpus = GpuLayout::None;
-  std::size_t graph_rows = 1;
+  PanelShape panel;
   std::size_t gpu_lines = 0;  // lines the GPU section takes
   std::size_t process_rows = 0;
 };
@@ -62,26 +61,59 @@ std::vector<ScreenLine> device_event_lines(const TopView& view) {
   return out;
 }
 
+// Rows the process table asks for below its header: a row per process (or
+// owner) and the note of hidden ones, at least kMinProcessRows.
+std::size_t wanted_process_rows(const TopView& view) {
+  return std::max(kMinProcessRows, table_rows(view) + (view.hidden_processes > 0 ? 1 : 0));
+}
+
+// The tallest graphs with which `panels` panels fit `room` rows (1 row at
+// least): the screen's rows go to the graphs once the processes have theirs
+// (issue 26: a 200x50 terminal left 35 rows empty under one GPU's four
+// 4-row graphs). Axes where they fit with kAxesFromRows rows or more, else
+// taller graphs without them.
+PanelShape tallest_panels(std::size_t panels, std::size_t room, double interval_s) {
+  const auto fits = [&](PanelShape shape) { return panels * panel_height(shape) <= room; };
+  PanelShape shape{kAxesFromRows, true, interval_s};
+  if (fits(shape)) {
+    while (fits({shape.graph_rows + 1, true, interval_s})) ++shape.graph_rows;
+    return shape;
+  }
+  shape = {1, false, interval_s};
+  while (fits({shape.graph_rows + 1, false, interval_s})) ++shape.graph_rows;
+  return shape;
+}
+
 Layout choose_layout(const TopView& view, std::size_t width, std::size_t height) {
   Layout layout;
   const std::size_t n = view.devices.size();
   const std::size_t fixed = fixed_lines(view);
   const std::size_t available = height > fixed + kMinProcessRows ? height - fixed - kMinProcessRows : 0;
+  const std::size_t wanted = wanted_process_rows(view);
+  const std::size_t room = height > fixed + wanted ? height - fixed - wanted : 0;
+  const std::size_t columns = (n + 1) / 2;
   if (n == 0) {
     layout.gpu_lines = std::min(available, std::max<std::size_t>(1, view.notes.size()));
   } else if (view.focus_gpu && available >= panel_height(1)) {
     layout.gpus = GpuLayout::Focus;
-    layout.graph_rows = std::clamp<std::size_t>((available - 2) / 2, 1, 2 * kMaxGraphRows);
-    layout.gpu_lines = panel_height(layout.graph_rows);
+    layout.panel = tallest_panels(1, std::max(room, panel_height(1)), view.interval_s);
+    layout.gpu_lines = panel_height(layout.panel);
   } else if (n * panel_height(1) <= available) {
     layout.gpus = GpuLayout::Panels;
-    layout.graph_rows = std::clamp<std::size_t>((available / n - 2) / 2, 1, kMaxGraphRows);
-    // Graphs grow only while the process table keeps room for its rows.
-    layout.graph_rows = std::min(layout.graph_rows, n == 1 ? kMaxGraphRows : std::size_t{2});
-    layout.gpu_lines = n * panel_height(layout.graph_rows);
-  } else if (width >= kTwoColumnWidth && (n + 1) / 2 * panel_height(1) <= available) {
+    layout.panel = tallest_panels(n, std::max(room, n * panel_height(1)), view.interval_s);
+    layout.gpu_lines = n * panel_height(layout.panel);
+    // A wide screen whose rows leave stacked panels without axes gives them
+    // axes in two columns (four GPUs at 200x50).
+    const PanelShape paired = tallest_panels(columns, room, view.interval_s);
+    if (!layout.panel.axes && n > 1 && width >= kTwoColumnWidth && paired.axes) {
+      layout.gpus = GpuLayout::TwoColumns;
+      layout.panel = paired;
+      layout.gpu_lines = columns * panel_height(paired);
+    }
+  } else if (width >= kTwoColumnWidth && columns * panel_height(1) <= available) {
     layout.gpus = GpuLayout::TwoColumns;
-    layout.gpu_lines = (n + 1) / 2 * panel_height(1);
+    layout.panel = tallest_panels(columns, std::max(room, columns * panel_height(1)), view.interval_s);
+    layout.gpu_lines = columns * panel_height(layout.panel);
   } else {
     layout.gpus = GpuLayout::Lines;
     layout.gpu_lines = std::min(n, std::max<std::size_t>(available, 1));
@@ -100,7 +132,8 @@ ScreenLine header_line(const TopView& view, std::size_t width) {
   if (view.now_wall_ns != 0) line.add("  " + clock_local_ms(view.now_wall_ns).substr(0, 8));
   line.add(fmt::format("  every {} s", fixed(view.interval_s, view.interval_s < 1 ? 1 : 0)), Style::Dim);
   if (view.paused) line.add("  PAUSED", Style::Warn);
-  const std::string right = fmt::format("{}sort: {}", view.by_owner ? "by owner  " : "", to_string(view.sort));
+  const std::string filter = view.filter.empty() ? "" : fmt::format("filter: {}  ", view.filter);
+  const std::string right = fmt::format("{}{}sort: {}", filter, view.by_owner ? "by owner  " : "", to_string(view.sort));
   line.pad_to(width > right.size() ? width - right.size() : 0).add(right, Style::Dim);
   return line;
 }
@@ -203,8 +236,8 @@ ScreenLine host_line(const TopView& view, std::size_t width) {
 ScreenLine keys_line(const TopView& view, std::size_t width) {
   if (!view.message.empty()) return ScreenLine(view.message, Style::Warn);
   std::vector<std::pair<std::string_view, std::string_view>> keys = {
-      {"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"k", "kill"}, {"o", "owners"}, {"p", "pause"},
-      {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}};
+      {"q", "quit"}, {"↑↓", "select"}, {"s", "sort"}, {"/", "filter"}, {"k", "kill"}, {"o", "owners"},
+      {"p", "pause"}, {"+-", "interval"}, {"0-9", "GPU"}, {"h", "help"}};
   const auto compose = [&keys] {
     ScreenLine line;
     for (const auto& [key, what] : keys) {
@@ -215,7 +248,7 @@ ScreenLine keys_line(const TopView& view, std::size_t width) {
   ScreenLine line = compose();
   // Too wide for 80 columns: the hints that matter least go first (the help
   // lists every key), so that "h help" still shows.
-  for (const std::string_view dropped : {"0-9", "+-"}) {
+  for (const std::string_view dropped : {"0-9", "+-", "p"}) {
     if (line.width() <= width + 2) break;  // its last two columns are blank
     std::erase_if(keys, [dropped](const auto& k) { return k.first == dropped; });
     line = compose();
@@ -231,11 +264,12 @@ std::vector<ScreenLine> help_lines() {
            "  ↑ ↓ j  select a process (k is kill, as in htop, not up)",
            "  PgUp PgDn Home End  ten processes up or down, the first, the last",
            "  s      sort processes: GPU memory, GPU use, CPU, pid",
+           "  /      filter processes by pid, user, owner or command (Enter keeps, Esc clears)",
            "  k      stop the selected process: asks, SIGTERM, then offers SIGKILL",
            "  o      one row per owner: Slurm job, container, pod, unit, user (o: back)",
            "  p      pause the screen (sampling goes on)",
            "  + -    a longer or shorter interval (0.1 s to 60 s)",
-           "  0-9    show one GPU large; the same digit or Esc shows all again",
+           "  0-9    one GPU large, with its processes; the same digit or Esc shows all again",
            "  h      this help; any key closes it",
        }) {
     out.emplace_back(text);
@@ -255,12 +289,12 @@ void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_
       const auto it = std::find_if(view.devices.begin(), view.devices.end(),
                                    [&](const DeviceInfo& d) { return d.index == *view.focus_gpu; });
       const DeviceInfo& info = it != view.devices.end() ? *it : view.devices.front();
-      for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.graph_rows)) out.push_back(line);
+      for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.panel)) out.push_back(line);
       return;
     }
     case GpuLayout::Panels:
       for (const DeviceInfo& info : view.devices) {
-        for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.graph_rows)) {
+        for (auto& line : gpu_panel(info, live_device(view, info.index), now, width, layout.panel)) {
           out.push_back(std::move(line));
         }
       }
@@ -268,10 +302,10 @@ void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_
     case GpuLayout::TwoColumns: {
       const std::size_t half = (width - 2) / 2;
       for (std::size_t i = 0; i < view.devices.size(); i += 2) {
-        const auto left = gpu_panel(view.devices[i], live_device(view, view.devices[i].index), now, half);
+        const auto left = gpu_panel(view.devices[i], live_device(view, view.devices[i].index), now, half, layout.panel);
         std::vector<ScreenLine> right;
         if (i + 1 < view.devices.size()) {
-          right = gpu_panel(view.devices[i + 1], live_device(view, view.devices[i + 1].index), now, half);
+          right = gpu_panel(view.devices[i + 1], live_device(view, view.devices[i + 1].index), now, half, layout.panel);
         }
         for (std::size_t r = 0; r < left.size(); ++r) {
           ScreenLine line = left[r].cut(half);
@@ -295,6 +329,12 @@ void add_gpus(Screen& out, const TopView& view, const Layout& layout, std::size_
 }
 
 }  // namespace
+
+std::size_t snapshot_height(const TopView& view) {
+  const std::size_t gpus = view.devices.empty() ? std::max<std::size_t>(1, view.notes.size())
+                                                : view.devices.size() * panel_height(1);
+  return fixed_lines(view) + gpus + wanted_process_rows(view);
+}
 
 std::size_t process_rows(const TopView& view, std::size_t width, std::size_t height) {
   return choose_layout(view, width, height).process_rows;
@@ -324,8 +364,10 @@ Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t he
 
 Screen compose_top_snapshot(const TopView& view, std::size_t width, std::size_t max_height) {
   // The live screen one line taller, less its line of keys and the blank
-  // lines that pushed that line to the bottom.
-  Screen out = compose_top_screen(view, width, max_height + 1);
+  // lines that pushed that line to the bottom; no taller than its content
+  // needs, so that the graphs do not grow to fill `max_height` (they hold a
+  // second or two of history).
+  Screen out = compose_top_screen(view, width, std::min(max_height, snapshot_height(view)) + 1);
   if (!out.empty()) out.pop_back();
   while (!out.empty() && out.back().width() == 0) out.pop_back();
   return out;

@@ -14,9 +14,14 @@ namespace gpuwatch {
 // Exactly `height` lines, none wider than `width`.
 Screen compose_top_screen(const TopView& view, std::size_t width, std::size_t height);
 
-// `top --once`: the same content in at most `max_height` lines, without the
-// live screen's blank padding and its line of keys (nothing reads keys).
+// `top --once`: the same content in at most `max_height` lines (and no more
+// than snapshot_height()), without the live screen's blank padding and its
+// line of keys (nothing reads keys).
 Screen compose_top_snapshot(const TopView& view, std::size_t width, std::size_t max_height);
+
+// The least height at which a snapshot shows every panel (graphs of one
+// row) and every process: `top --once` without --height.
+std::size_t snapshot_height(const TopView& view);
 
 // How many process rows the screen above shows: the kill key's and the
 // selection's page size.

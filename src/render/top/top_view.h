@@ -48,7 +48,11 @@ struct TopView {
   double interval_s = 1.0;
   std::vector<DeviceInfo> devices;  // the watched GPUs, in the machine's order
   LiveSnapshot live;
-  std::vector<TopProcess> processes;  // sorted as `sort` says
+  // Every process on the watched GPUs, sorted as `sort` says; `processes`
+  // are those shown (show_processes(): the focused GPU's that match the
+  // filter), which the selection and the kill key index.
+  std::vector<TopProcess> all_processes;
+  std::vector<TopProcess> processes;
   // Other users' processes whose GPU use cannot be read without root
   // (hidden_processes(const BackendSet&)): said under the table, so that
   // a short list is not taken for all there is.
@@ -58,7 +62,11 @@ struct TopView {
   // one per process: the `o` key, `--group-by owner`.
   bool by_owner = false;
   std::size_t selected = 0;      // row in `processes`, or in their owner groups when by_owner
-  std::optional<int> focus_gpu;  // one GPU shown alone, large
+  std::optional<int> focus_gpu;  // one GPU shown alone, large, with its processes only
+  // The `/` filter: processes whose pid, user, owner or command contain it
+  // (case ignored); `editing_filter` while it is typed.
+  std::string filter;
+  bool editing_filter = false;
   bool paused = false;
   bool help = false;
   std::string message;                // one line at the bottom: a prompt, what a kill did

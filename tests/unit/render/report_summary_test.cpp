@@ -149,6 +149,32 @@ TEST(ReportSummary, LongAdvisoryTextIsShortenedAtAWord) {
   EXPECT_NE(summary.find(last_word + " "), std::string::npos);
 }
 
+TEST(ReportSummary, OnATerminalLongAdvisoriesAreFoldedAtItsWidthNotCut) {
+  // Issue 26: the end summary cut advisory lines at ~100 columns whatever the terminal's width.
+  std::string summary;
+  for (int i = 0; i < 40; ++i) summary += (i ? " word" : "word") + std::to_string(100 + i);
+  const auto advisories = std::vector{advisory("util.low", Severity::Warning, 0, summary)};
+  for (const std::size_t columns : {std::size_t{60}, std::size_t{80}, std::size_t{200}}) {
+    const std::string text = render_report_summary(report(60), advisories, columns);
+    EXPECT_EQ(text.find("…"), std::string::npos) << text;
+    for (int i = 0; i < 40; ++i) EXPECT_NE(text.find("word" + std::to_string(100 + i)), std::string::npos) << text;
+    // Every line fits but the GPU table's, which keeps its columns whole.
+    std::vector<std::string> table;
+    for (const std::string& l : lines_of(render_report_summary(report(60), advisories))) {
+      if (l.starts_with("  ") && l[2] != ' ') table.push_back(l);
+    }
+    ASSERT_FALSE(table.empty());
+    for (const std::string& l : lines_of(text)) {
+      if (std::find(table.begin(), table.end(), l) == table.end()) {
+        EXPECT_LE(display_width(l), columns) << l;
+      }
+    }
+    for (const std::string& l : table) EXPECT_NE(text.find(l), std::string::npos) << text;
+    // The advisory's continuation lines are indented under it.
+    EXPECT_NE(text.find("\n    word1"), std::string::npos) << text;
+  }
+}
+
 TEST(ReportSummary, NoGpuSaysSo) {
   RunReport r = report(5);
   r.devices.clear();

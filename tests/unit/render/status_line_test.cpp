@@ -76,5 +76,16 @@ TEST(StatusLine, TheCompactLinesSayNaForWhatIsNotKnown) {
             "GPU 50% n/a | VRAM 50% n/a | CPU n/a | RAM n/a");
 }
 
+TEST(StatusLine, EpochAndStepFollowWhenTheTrainingSaidThem) {
+  const std::string seed = "GPU: 85% | VRAM:12.3/24.0GB(51.2%) | CPU: 45.2% | RAM:18.4/64.0GB(28.8%)";
+  EXPECT_EQ(format_status_line({gpu(0, 85, 12.29, 24.0)}, host(45.2, 18.43, 64.0), 0, {3, 1200}),
+            seed + " | epoch 3 step 1200");
+  EXPECT_EQ(format_status_line({gpu(0, 85, 12.29, 24.0)}, host(45.2, 18.43, 64.0), 0, {std::nullopt, 7}),
+            seed + " | step 7");
+  // Too wide with the seed's line: the compact one keeps the progress.
+  EXPECT_EQ(format_status_line({gpu(0, 85, 12.29, 24.0)}, host(45.2, 18.43, 64.0), 80, {3, 1200}),
+            "GPU 85% | VRAM 51% | CPU 45% | RAM 29% | epoch 3 step 1200");
+}
+
 }  // namespace
 }  // namespace gpuwatch

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -101,7 +102,7 @@ TEST(TopScreen, ARecordingRunShowsItsProgressAndItsMostSevereAdvisoriesFirst) {
     ASSERT_EQ(screen.size(), 24u) << gpus;
     const std::string text = all_text(screen);
     EXPECT_NE(text.find("run resnet 25b8a49b3945  recording 12m34s  verdict: warning"), std::string::npos) << text;
-    EXPECT_NE(text.find("epoch 3  step 1200  5.25 steps/s  loss 0.4123"), std::string::npos) << text;
+    EXPECT_NE(text.find("epoch 3  step 1200  5.25 steps/s  data wait –  loss 0.4123"), std::string::npos) << text;
     // The critical one first, then the rest in their order; the third is counted, not shown.
     EXPECT_NE(text.find("critical GPU 2: advisory 2"), std::string::npos) << text;
     EXPECT_NE(text.find("warning (+1 more in gpuwatch status) GPU 0: advisory 0"), std::string::npos) << text;
@@ -227,7 +228,9 @@ TEST(TopScreen, TheMessageReplacesTheKeys) {
 // Issue 22 item 20: `top --once` printed 22 blank lines and the keys line.
 TEST(TopScreen, ASnapshotHasNoPaddingAndNoKeys) {
   const TopView view = make_top_view(1);
-  const Screen live = compose_top_screen(view, 100, 80);
+  // As tall as its content with graphs of one row (issue 26: the graphs
+  // fill a live screen's height), as the live screen of that height shows it.
+  const Screen live = compose_top_screen(view, 100, snapshot_height(view) + 1);
   const Screen once = compose_top_snapshot(view, 100, 80);
   EXPECT_LT(once.size(), 40u) << plain_text(once);
   ASSERT_FALSE(once.empty());
@@ -337,6 +340,95 @@ TEST(TopProcesses, TheProgramIsShownWithoutItsDirectory) {
   EXPECT_NE(process_table(view, 120, 3)[1].text().find(" python train.py --data /data/x"), std::string::npos);
   view.processes[0].command = "[kworker/0:1]";
   EXPECT_NE(process_table(view, 120, 3)[1].text().find("[kworker/0:1]"), std::string::npos);
+}
+
+// The style of the first span whose text contains `needle` on a line that
+// also contains `on_line` (Style::Normal with no such span).
+std::optional<Style> style_of(const Screen& screen, const std::string& on_line, const std::string& needle) {
+  for (const ScreenLine& line : screen) {
+    if (line.text().find(on_line) == std::string::npos) continue;
+    for (const Span& span : line.spans()) {
+      if (span.text.find(needle) != std::string::npos) return span.style;
+    }
+  }
+  return std::nullopt;
+}
+
+void set_util(TopView& view, int gpu, double percent) {
+  for (LiveDevice& d : view.live.devices) {
+    if (d.index != gpu) continue;
+    for (DeviceValues& v : d.values) v.set(DeviceMetric::GpuUtilPercent, percent);
+    d.latest.values.set(DeviceMetric::GpuUtilPercent, percent);
+  }
+}
+
+TEST(TopColours, EachGpuHasItsOwnColourAndValuesTheirSeverity) {
+  // Issue 26: colours were per metric, not per GPU, and 3 % looked like 97 %.
+  TopView view = make_top_view(2);
+  set_util(view, 0, 3);
+  set_util(view, 1, 97);
+  const Screen screen = compose_top_screen(view, 120, 40);
+  EXPECT_EQ(style_of(screen, "GPU 0", "GPU 0"), gpu_style(0)) << all_text(screen);
+  EXPECT_EQ(style_of(screen, "GPU 1", "GPU 1"), gpu_style(1));
+  EXPECT_NE(gpu_style(0), gpu_style(1));
+  EXPECT_EQ(gpu_style(9), gpu_style(1));  // eight colours, as the plots have
+  // The graphs in their GPU's colour: the block characters of each panel.
+  const auto graph_in = [&](Style style) {
+    for (const ScreenLine& line : screen) {
+      for (const Span& span : line.spans()) {
+        if (span.style == style && span.text.find("█") != std::string::npos) return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(graph_in(gpu_style(0))) << all_text(screen);
+  EXPECT_TRUE(graph_in(gpu_style(1))) << all_text(screen);
+  // Utilization's value: low is yellow, high green.
+  const auto low = style_of(screen, "util", "3%");
+  const auto high = style_of(screen, "util", "97%");
+  ASSERT_TRUE(low && high) << all_text(screen);
+  EXPECT_EQ(*low, Style::Warn);
+  EXPECT_EQ(*high, Style::Good);
+}
+
+TEST(TopColours, OneLinePerGpuBarsHaveTheirSeverity) {
+  TopView view = make_top_view(16);
+  set_util(view, 0, 3);
+  set_util(view, 1, 97);
+  const Screen screen = compose_top_screen(view, 80, 24);
+  const auto bar = [&](const std::string& row) {
+    for (const ScreenLine& line : screen) {
+      if (line.text().starts_with(row) && line.spans().size() > 3) return line.spans()[3].style;  // util's bar
+    }
+    return Style::Normal;
+  };
+  EXPECT_EQ(bar(" 0 H100"), Style::Warn) << all_text(screen);
+  EXPECT_EQ(bar(" 1 H100"), Style::Good) << all_text(screen);
+}
+
+TEST(TopGraph, TheTimeAxisEndsWithNowAndLabelsRoundAges) {
+  const std::string axis = time_axis(40, 1);
+  EXPECT_EQ(display_width(axis), 40u);
+  EXPECT_TRUE(axis.ends_with("now")) << axis;
+  // A tick every 10 s (10 columns at 1 s), each label ending under its column.
+  EXPECT_EQ(axis.substr(26, 4), "-10s") << axis;
+  EXPECT_EQ(axis.substr(16, 4), "-20s") << axis;
+  EXPECT_NE(time_axis(100, 2).find("-1m"), std::string::npos) << time_axis(100, 2);
+  EXPECT_NE(time_axis(100, 60).find("-1h"), std::string::npos) << time_axis(100, 60);
+  EXPECT_EQ(time_axis(2, 1), "  ");
+}
+
+TEST(TopScreen, OneGpuAt200x50FillsTheScreenWithGraphsWithAxes) {
+  // Issue 26: 35 of 50 rows were empty under four graphs of 4 rows.
+  const Screen screen = compose_top_screen(make_top_view(1), 200, 50);
+  std::size_t blank = 0;
+  for (const ScreenLine& line : screen) blank += line.width() == 0 ? 1 : 0;
+  EXPECT_LE(blank, 2u) << all_text(screen);
+  EXPECT_TRUE(shows(screen, "100%┤")) << all_text(screen);
+  EXPECT_TRUE(shows(screen, "  0%┤"));
+  EXPECT_TRUE(shows(screen, "700 W┤") || shows(screen, "700W┤")) << all_text(screen);
+  EXPECT_TRUE(shows(screen, "now"));
+  EXPECT_TRUE(shows(screen, "-30s"));
 }
 
 TEST(TopJson, OneSnapshotWithCatalogueNamesAgesAndProcesses) {

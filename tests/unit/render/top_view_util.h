@@ -62,6 +62,7 @@ inline TopView make_top_view(int gpus, std::size_t samples = 120, int processes 
     view.processes.push_back(row);
   }
   sort_processes(view.processes, view.sort);
+  view.all_processes = view.processes;
   return view;
 }
 
