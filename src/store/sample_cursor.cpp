@@ -58,9 +58,9 @@ void clear_rows(Series& s) {
 }
 
 // One GPU's chunks in time order, one decoded at a time.
-class DeviceReader {
+class DeviceChunkReader {
  public:
-  DeviceReader(sqlite3* db, std::int64_t run_row, const DeviceInfo& info, std::vector<int> sources)
+  DeviceChunkReader(sqlite3* db, std::int64_t run_row, const DeviceInfo& info, std::vector<int> sources)
       : chunks_(device_chunks(db, run_row, info.index)), sources_(std::move(sources)), decoded_(decoded_metrics(sources_)) {
     buffer_.info = info;
     buffer_.values.resize(kDeviceMetricCount);
@@ -138,9 +138,9 @@ std::size_t widest_host_cores(sqlite3* db, std::int64_t run_row, std::size_t nam
 }
 
 // The host's chunks in time order, one decoded at a time.
-class HostReader {
+class HostChunkReader {
  public:
-  HostReader(sqlite3* db, std::int64_t run_row)
+  HostChunkReader(sqlite3* db, std::int64_t run_row)
       : chunks_(db, R"sql(
           SELECT first_mono_ns, last_mono_ns, count, data FROM host_chunks
           WHERE run_id = ?1 ORDER BY first_mono_ns, id)sql") {
@@ -212,10 +212,10 @@ struct SampleCursor::State {
   sql::Transaction txn;
   RunData base;
   RunData notes;  // unreadable chunks found so far, not yet handed out
-  std::vector<DeviceReader> devices;  // the selected ones
+  std::vector<DeviceChunkReader> devices;  // the selected ones
   std::vector<std::size_t> positions;  // each one's place in base.devices
   std::map<int, std::string> columns;  // chunk column names by GPU
-  std::optional<HostReader> host;
+  std::optional<HostChunkReader> host;
   std::deque<Event> pending;
 
   State(std::mutex& mutex, sqlite3* connection)
