@@ -339,7 +339,8 @@ class BetweenRows {
 void write_sample_rows(const OpenRows& open, OutputFormat format, const TextSink& emit) {
   auto formatter = make_sample_formatter(format);
   if (!formatter) return;
-  const auto rows = open(RowSelection{std::nullopt, true, true});
+  // Only jsonl prints host rows: csv does not read them.
+  const auto rows = open(RowSelection{std::nullopt, true, format == OutputFormat::jsonl});
   const RunData& base = rows->base();
   std::string buf;
   carry_back_first_reads(*rows, std::nullopt, [&formatter](const DeviceSample& read) { formatter->carry_back(read); });
