@@ -9,12 +9,16 @@
 // rest and the wall clock skipped, it accepts at least that, with the same
 // values in the columns it reads.
 //
+// chunk_column_count, from the header's bytes alone, must agree with the
+// decoder on every chunk it accepts.
+//
 // The same bytes also drive the encoder directly: a small chunk with
 // arbitrary int64 timestamps and values (and absent cells) built from the
 // input must decode to itself, which covers the modulo-2^64 delta paths that
 // valid recordings rarely reach.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -51,6 +55,11 @@ void check_decoded(std::span<const std::uint8_t> blob) {
   std::string error;
   const auto chunk = gpuwatch::decode_chunk(blob, &error);
   if (!append_agrees(blob, chunk, 1) || !append_agrees(blob, chunk, 2)) __builtin_trap();
+  // The header alone (what the sample cursor reads of host chunks) must give
+  // the column count of every chunk the decoder accepts, from any prefix
+  // that holds it.
+  const auto columns = gpuwatch::chunk_column_count(blob.first(std::min<std::size_t>(blob.size(), 21)));
+  if (chunk && (!columns || *columns != chunk->columns.size())) __builtin_trap();
   if (!chunk) {
     if (error.empty()) __builtin_trap();  // every rejection says why
     return;

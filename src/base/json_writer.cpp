@@ -1,5 +1,6 @@
 #include "base/json_writer.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -74,6 +75,14 @@ std::string json_quote(std::string_view s, InvalidUtf8 invalid) {
   std::string out;
   out.reserve(s.size() + 2);
   out.push_back('"');
+  // Keys and most names are printable ASCII that needs no escape: copied
+  // whole (a byte at a time was a sixth of `export --format jsonl`'s time).
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; });
+  if (plain) {
+    out.append(s);
+    out.push_back('"');
+    return out;
+  }
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (static_cast<unsigned char>(c) >= 0x80) {

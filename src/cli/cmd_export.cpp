@@ -43,23 +43,27 @@ void add_export(CLI::App& app, int& exit_code) {
     if (flags->format == OutputFormat::tensorboard && flags->output.empty()) {
       throw CLI::ValidationError("--format tensorboard", "needs -o DIR, the folder TensorBoard reads");
     }
-    const RunData data = load_run(flags->run, flags->store);
+    // Read as it is written, a chunk per series at a time: the first bytes
+    // come at once and memory does not grow with the run (issue 25).
+    const RunRows rows = open_run_rows(flags->run, flags->store);
     if (flags->format == OutputFormat::tensorboard) {
       std::filesystem::create_directories(flags->output);
-      const std::filesystem::path file = std::filesystem::path(flags->output) / tensorboard_file_name(data);
-      write_file_atomically(file, [&](const WriteChunk& w) { write_tensorboard_events(data, w); });
+      const RunData base = rows.open(RowSelection{std::nullopt, false, false})->base();
+      const std::filesystem::path file = std::filesystem::path(flags->output) / tensorboard_file_name(base);
+      write_file_atomically(file, [&](const WriteChunk& w) { write_tensorboard_events(rows.open, w); });
       std::printf("%s\n", file.c_str());
       exit_code = 0;
       return;
     }
     std::optional<int> gpu;
     if (flags->gpu >= 0) {
+      const RunData base = rows.open(RowSelection{std::nullopt, false, false})->base();
       bool found = false;
-      for (const auto& d : data.devices) found = found || d.info.index == flags->gpu;
-      if (!found) throw std::runtime_error(fmt::format("--gpu: run {} has no GPU {}", data.run.id, flags->gpu));
+      for (const auto& d : base.devices) found = found || d.info.index == flags->gpu;
+      if (!found) throw std::runtime_error(fmt::format("--gpu: run {} has no GPU {}", base.run.id, flags->gpu));
       gpu = flags->gpu;
     }
-    auto produce = [&](const TextSink& emit) { write_export(data, flags->format, gpu, emit); };
+    auto produce = [&](const TextSink& emit) { write_export(rows.open, flags->format, gpu, emit); };
     if (flags->output.empty()) {
       produce([](std::string_view s) {
         if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size()) throw std::runtime_error("cannot write to stdout");

@@ -10,8 +10,10 @@
 
 #include "cli/options.h"
 #include "analysis/rollup_stats.h"
+#include "store/sample_cursor.h"
 #include "store/stored_columns.h"
 #include "runs/run_status_window.h"
+#include "render/seed_files.h"
 #include "render/terminal_text.h"
 #include "store/rollups.h"
 #include "store/run_lookup.h"
@@ -131,6 +133,19 @@ RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores)
   StoredRun stored = resolve_stored(run_ref, stores);
   out.base = load_run_base(*stored.store, stored.run);
   out.columns = std::make_unique<StoredColumns>(stored.path, stored.run);
+  return out;
+}
+
+RunRows open_run_rows(const std::string& run_ref, const StoreList& stores) {
+  RunRows out;
+  if (is_file(run_ref)) {
+    out.imported = std::make_unique<RunData>(load_run(run_ref, stores));
+    out.open = rows_in_memory(*out.imported);
+    return out;
+  }
+  StoredRun stored = resolve_stored(run_ref, stores);
+  out.store = std::move(stored.store);
+  out.open = stored_rows(*out.store, std::move(stored.run));
   return out;
 }
 

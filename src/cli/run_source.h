@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "import/import.h"
 #include "core/device_columns.h"
+#include "core/row_cursor.h"
 #include "runs/run_minutes.h"
 #include "store/store.h"
 
@@ -39,6 +40,16 @@ struct RunColumns {
   std::unique_ptr<DeviceColumns> columns;
 };
 RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores);
+
+// RUN as rows in time order (core/row_cursor.h), for `export`: a stored run
+// read a chunk per series at a time (store/sample_cursor.h), so that a run of
+// any length streams out in a bounded memory; a file imported into memory.
+struct RunRows {
+  std::unique_ptr<Store> store;        // behind `open`
+  std::unique_ptr<RunData> imported;   // behind `open`
+  OpenRows open;
+};
+RunRows open_run_rows(const std::string& run_ref, const StoreList& stores);
 
 // RUN read one span at a time: a stored run reads only the chunks that
 // cover the span (`status` polls the last minute of a 35-hour run); a file

@@ -1,6 +1,9 @@
 #include "render/sample_format.h"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -173,6 +176,21 @@ std::string csv_field(std::string_view s) {
   return out + "\"";
 }
 
+// `v` as fmt's "{}" writes it (the shortest form that reads back the same).
+// A whole number below 10^15 (most stored values: bytes, MHz, counts) is
+// written as the integer it is, which is the same text at a fraction of the
+// cost: formatting doubles was half of `export --format csv`'s time (issue 25).
+void append_shortest(std::string& out, double v) {
+  constexpr double kWholeLimit = 1e15;  // fmt's shortest form has no exponent below 10^16
+  if (v > -kWholeLimit && v < kWholeLimit && v == std::trunc(v) && !(v == 0 && std::signbit(v))) {
+    std::array<char, 24> text{};
+    const auto end = std::to_chars(text.data(), text.data() + text.size(), static_cast<std::int64_t>(v)).ptr;
+    out.append(text.data(), end);
+    return;
+  }
+  fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
 // Device rows only: one fixed set of columns, every metric, empty when absent.
 class CsvFormatter final : public SampleFormatter {
  public:
@@ -187,7 +205,7 @@ class CsvFormatter final : public SampleFormatter {
                    elapsed_s(s.time, start), s.device_index, csv_field(info.name));
     for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
       out.push_back(',');
-      if (auto x = s.values.get(static_cast<DeviceMetric>(m))) fmt::format_to(std::back_inserter(out), "{}", *x);
+      if (auto x = s.values.get(static_cast<DeviceMetric>(m))) append_shortest(out, *x);
     }
     out += carried ? ",1\n" : ",\n";
   }

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <deque>
 #include <limits>
-#include <map>
 
 #include <fmt/format.h>
 
+#include "core/device_columns.h"
 #include "core/utf8.h"
 #include "base/json_writer.h"
 #include "render/sample_format.h"
@@ -74,45 +75,136 @@ void write_gpu_fields(JsonWriter& w, const DeviceInfo& info, const DeviceValues&
   }
 }
 
-// One stored row as written: with the device's last slow read repeated.
-struct ShownRow {
-  DeviceSample sample;
-  bool carried = false;
-};
-ShownRow shown_row(SlowCarry& carry, const DeviceSeries& s, std::size_t i) {
-  ShownRow row{device_sample_at(s, i)};
-  row.carried = carry.fill(row.sample);
-  return row;
-}
-
 // Each exported device's first slow read, handed to `carry_back` (a
 // SlowCarry's or a formatter's): the first tick precedes the first slow read,
 // and rows written for the seed tools' scripts must all have a temperature.
 template <typename CarryBack>
-void carry_back_first_reads(const RunData& run, std::optional<int> gpu, const CarryBack& carry_back) {
-  constexpr auto kAge = static_cast<std::size_t>(DeviceMetric::SlowReadAgeSeconds);
-  for (const DeviceSeries& s : run.devices) {
-    if ((gpu && s.info.index != *gpu) || s.values.size() <= kAge) continue;
-    const std::vector<double>& age = s.values[kAge];
-    const auto first = std::find_if(age.begin(), age.end(), [](double v) { return !std::isnan(v); });
-    if (first != age.end()) carry_back(device_sample_at(s, static_cast<std::size_t>(first - age.begin())));
+void carry_back_first_reads(RowCursor& rows, std::optional<int> gpu, const CarryBack& carry_back) {
+  const std::vector<DeviceSeries>& devices = rows.base().devices;
+  for (std::size_t p = 0; p < devices.size(); ++p) {
+    if (gpu && devices[p].info.index != *gpu) continue;
+    if (const auto read = rows.first_slow_read(p)) carry_back(*read);
   }
 }
 
-// (mono time, device position, sample position) for every stored sample, by time.
-struct RowRef {
-  std::int64_t mono_ns;
-  std::size_t device;
-  std::size_t row;
-};
-std::vector<RowRef> rows_by_time(const RunData& run, std::optional<int> gpu) {
-  std::vector<RowRef> rows;
-  for (std::size_t d = 0; d < run.devices.size(); ++d) {
-    if (gpu && run.devices[d].info.index != *gpu) continue;
-    for (std::size_t i = 0; i < run.devices[d].mono_ns.size(); ++i) rows.push_back({run.devices[d].mono_ns[i], d, i});
+// Written out 64 KiB at a time: a write() per row (-o FILE writes straight
+// to its file) cost more than making the row.
+void emit_when_full(std::string& buf, const TextSink& emit) {
+  if (buf.size() < (std::size_t{1} << 16)) return;
+  emit(buf);
+  buf.clear();
+}
+
+// A run in memory as rows: its devices' rows by time (a stable sort, as the
+// columns of a stored run were always merged), host rows among them.
+class MemoryRows final : public RowCursor {
+ public:
+  MemoryRows(const RunData& run, const RowSelection& selection) : run_(run), base_(run_base(run)) {
+    for (std::size_t d = 0; selection.devices && d < run.devices.size(); ++d) {
+      if (selection.device && run.devices[d].info.index != *selection.device) continue;
+      for (std::size_t i = 0; i < run.devices[d].mono_ns.size(); ++i) rows_.push_back({run.devices[d].mono_ns[i], d, i});
+    }
+    std::stable_sort(rows_.begin(), rows_.end(), [](const RowRef& a, const RowRef& b) { return a.mono_ns < b.mono_ns; });
+    host_rows_ = selection.host ? run.host.mono_ns.size() : 0;
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const RowRef& a, const RowRef& b) { return a.mono_ns < b.mono_ns; });
-  return rows;
+  [[nodiscard]] const RunData& base() const override { return base_; }
+  bool next(RunRow& row) override {
+    if (host_i_ < host_rows_ && (row_i_ == rows_.size() || run_.host.mono_ns[host_i_] <= rows_[row_i_].mono_ns)) {
+      row.kind = RunRow::Kind::Host;
+      row.host_sample = host_sample_at(run_.host, host_i_++);
+      return true;
+    }
+    if (row_i_ == rows_.size()) return false;
+    const RowRef& r = rows_[row_i_++];
+    const DeviceSeries& s = run_.devices[r.device];
+    row.kind = RunRow::Kind::Device;
+    row.device = r.device;
+    row.device_sample = sample_at(s, r.row);
+    return true;
+  }
+  std::optional<DeviceSample> first_slow_read(std::size_t device) override {
+    constexpr auto kAge = static_cast<std::size_t>(DeviceMetric::SlowReadAgeSeconds);
+    const DeviceSeries& s = run_.devices.at(device);
+    if (s.values.size() <= kAge) return std::nullopt;
+    const std::vector<double>& age = s.values[kAge];
+    const auto first = std::find_if(age.begin(), age.end(), [](double v) { return !std::isnan(v); });
+    if (first == age.end()) return std::nullopt;
+    return sample_at(s, static_cast<std::size_t>(first - age.begin()));
+  }
+
+ private:
+  struct RowRef {
+    std::int64_t mono_ns;
+    std::size_t device;
+    std::size_t row;
+  };
+  // A series whose wall clock was not loaded gets it from the monotonic one.
+  [[nodiscard]] DeviceSample sample_at(const DeviceSeries& s, std::size_t i) const {
+    if (i < s.wall_ns.size()) return device_sample_at(s, i);
+    DeviceSeries one{s.info, {s.mono_ns[i]}, {run_.run.start_wall_ns + (s.mono_ns[i] - run_.run.start_mono_ns)}, {}, {}};
+    for (const auto& column : s.values) one.values.push_back({i < column.size() ? column[i] : kNaN});
+    return device_sample_at(one, 0);
+  }
+  const RunData& run_;
+  RunData base_;
+  std::vector<RowRef> rows_;
+  std::size_t row_i_ = 0;
+  std::size_t host_rows_ = 0;
+  std::size_t host_i_ = 0;
+};
+
+// A tick of multi-json: the devices sampled at one monotonic time (they
+// share it exactly), as written.
+struct Tick {
+  std::int64_t mono_ns = 0;
+  std::vector<std::pair<DeviceSample, bool>> members;  // the row, its slow values carried
+  std::vector<std::size_t> devices;                    // each member's device position
+};
+
+void write_tick(const RunData& base, const Tick& tick, bool first, std::string& buf) {
+  buf += first ? "\n  " : ",\n  ";
+  JsonWriter w(buf);
+  w.begin_object();
+  w.field("timestamp", iso_local(tick.members.front().first.time.wall_ns));
+  w.field("elapsed_seconds", elapsed(base, tick.mono_ns));
+  // Sums over the GPUs that reported the value; null when none did.
+  struct Sum {
+    double total = 0;
+    std::size_t n = 0;
+    void add(double v) {
+      if (std::isnan(v)) return;
+      total += v;
+      ++n;
+    }
+    [[nodiscard]] double or_nan() const { return n ? total : kNaN; }
+  };
+  Sum used, total, util, power;
+  double max_temp = kNaN;
+  w.key("multi_gpu_data").begin_array();
+  for (std::size_t k = 0; k < tick.members.size(); ++k) {
+    const DeviceValues& v = tick.members[k].first.values;
+    w.begin_object();
+    write_gpu_fields(w, base.devices[tick.devices[k]].info, v, tick.members[k].second);
+    w.end_object();
+    used.add(v.value_or_nan(DeviceMetric::MemUsedBytes));
+    total.add(v.value_or_nan(DeviceMetric::MemTotalBytes));
+    power.add(v.value_or_nan(DeviceMetric::PowerWatts));
+    util.add(v.value_or_nan(DeviceMetric::GpuUtilPercent));
+    if (double t = v.value_or_nan(DeviceMetric::TempGpuCelsius); !std::isnan(t)) {
+      max_temp = std::isnan(max_temp) ? t : std::max(max_temp, t);
+    }
+  }
+  w.end_array();
+  w.key("aggregate_stats").begin_object();
+  w.field("total_memory_used", round_to(used.or_nan() / kMiB, 1));
+  w.field("total_memory_total", round_to(total.or_nan() / kMiB, 1));
+  w.field("total_memory_percent", total.total > 0 ? round_to(used.total / total.total * 100, 1) : kNaN);
+  w.field("average_utilization", util.n ? round_to(util.total / static_cast<double>(util.n), 1) : kNaN);
+  w.field("total_power", round_to(power.or_nan(), 1));
+  w.field("max_temperature", max_temp);
+  w.field("gpu_count", static_cast<std::uint64_t>(tick.members.size()));
+  w.end_object();
+  w.end_object();
 }
 
 }  // namespace
@@ -138,134 +230,144 @@ std::string file_name_part(std::string_view name) {
   return out.empty() ? "run" : out;
 }
 
-void write_seed_single_json(const RunData& run, std::optional<int> gpu, const TextSink& emit) {
-  emit("[");
-  bool first = true;
-  std::string buf;
-  SlowCarry carry;
-  carry_back_first_reads(run, gpu, [&carry](const DeviceSample& read) { carry.carry_back(read); });
-  for (const RowRef& r : rows_by_time(run, gpu)) {
-    const DeviceSeries& s = run.devices[r.device];
-    const ShownRow row = shown_row(carry, s, r.row);
-    buf.clear();
-    buf += first ? "\n  " : ",\n  ";
-    first = false;
-    JsonWriter w(buf);
-    w.begin_object();
-    w.field("timestamp", iso_local(s.wall_ns[r.row]));
-    write_gpu_fields(w, s.info, row.sample.values, row.carried);
-    w.field("elapsed_seconds", elapsed(run, r.mono_ns));
-    w.end_object();
-    emit(buf);
-  }
-  emit(first ? "]\n" : "\n]\n");
+OpenRows rows_in_memory(const RunData& run) {
+  return [&run](const RowSelection& selection) -> std::unique_ptr<RowCursor> {
+    return std::make_unique<MemoryRows>(run, selection);
+  };
 }
 
-void write_seed_multi_json(const RunData& run, const TextSink& emit) {
-  // Devices sampled in one tick share its timestamp exactly.
-  std::map<std::int64_t, std::vector<std::pair<std::size_t, std::size_t>>> ticks;
-  for (const RowRef& r : rows_by_time(run, std::nullopt)) ticks[r.mono_ns].emplace_back(r.device, r.row);
+void write_seed_single_json(const OpenRows& open, std::optional<int> gpu, const TextSink& emit) {
+  const auto rows = open(RowSelection{gpu, true, false});
+  const RunData& base = rows->base();
   emit("[");
   bool first = true;
   std::string buf;
   SlowCarry carry;
-  carry_back_first_reads(run, std::nullopt, [&carry](const DeviceSample& read) { carry.carry_back(read); });
-  for (const auto& [mono, members] : ticks) {
-    buf.clear();
+  carry_back_first_reads(*rows, gpu, [&carry](const DeviceSample& read) { carry.carry_back(read); });
+  for (RunRow row; rows->next(row);) {
+    if (row.kind != RunRow::Kind::Device) continue;
+    const bool carried = carry.fill(row.device_sample);
     buf += first ? "\n  " : ",\n  ";
     first = false;
     JsonWriter w(buf);
     w.begin_object();
-    const DeviceSeries& s0 = run.devices[members.front().first];
-    w.field("timestamp", iso_local(s0.wall_ns[members.front().second]));
-    w.field("elapsed_seconds", elapsed(run, mono));
-    // Sums over the GPUs that reported the value; null when none did.
-    struct Sum {
-      double total = 0;
-      std::size_t n = 0;
-      void add(double v) {
-        if (std::isnan(v)) return;
-        total += v;
-        ++n;
-      }
-      [[nodiscard]] double or_nan() const { return n ? total : kNaN; }
-    };
-    Sum used, total, util, power;
-    double max_temp = kNaN;
-    w.key("multi_gpu_data").begin_array();
-    for (auto [d, i] : members) {
-      const DeviceSeries& s = run.devices[d];
-      const ShownRow row = shown_row(carry, s, i);
-      const DeviceValues& v = row.sample.values;
-      w.begin_object();
-      write_gpu_fields(w, s.info, v, row.carried);
-      w.end_object();
-      used.add(v.value_or_nan(DeviceMetric::MemUsedBytes));
-      total.add(v.value_or_nan(DeviceMetric::MemTotalBytes));
-      power.add(v.value_or_nan(DeviceMetric::PowerWatts));
-      util.add(v.value_or_nan(DeviceMetric::GpuUtilPercent));
-      if (double t = v.value_or_nan(DeviceMetric::TempGpuCelsius); !std::isnan(t)) {
-        max_temp = std::isnan(max_temp) ? t : std::max(max_temp, t);
+    w.field("timestamp", iso_local(row.device_sample.time.wall_ns));
+    write_gpu_fields(w, base.devices[row.device].info, row.device_sample.values, carried);
+    w.field("elapsed_seconds", elapsed(base, row.device_sample.time.mono_ns));
+    w.end_object();
+    emit_when_full(buf, emit);
+  }
+  buf += first ? "]\n" : "\n]\n";
+  emit(buf);
+}
+
+void write_seed_multi_json(const OpenRows& open, const TextSink& emit) {
+  const auto rows = open(RowSelection{std::nullopt, true, false});
+  emit("[");
+  bool first = true;
+  std::string buf;
+  SlowCarry carry;
+  carry_back_first_reads(*rows, std::nullopt, [&carry](const DeviceSample& read) { carry.carry_back(read); });
+  Tick tick;
+  const auto flush = [&] {
+    if (tick.members.empty()) return;
+    write_tick(rows->base(), tick, first, buf);
+    first = false;
+    emit_when_full(buf, emit);
+    tick.members.clear();
+    tick.devices.clear();
+  };
+  for (RunRow row; rows->next(row);) {
+    if (row.kind != RunRow::Kind::Device) continue;
+    if (row.device_sample.time.mono_ns != tick.mono_ns) flush();
+    tick.mono_ns = row.device_sample.time.mono_ns;
+    const bool carried = carry.fill(row.device_sample);
+    tick.members.emplace_back(std::move(row.device_sample), carried);
+    tick.devices.push_back(row.device);
+  }
+  flush();
+  buf += first ? "]\n" : "\n]\n";
+  emit(buf);
+}
+
+namespace {
+
+// jsonl's lines other than device rows: host rows (by their monotonic time,
+// as device rows) and events (by wall time), written before the next device
+// row, merged so that the lines stay in wall-time order among themselves too.
+class BetweenRows {
+ public:
+  BetweenRows(SampleFormatter& formatter, const RunData& base) : formatter_(formatter), start_(base.run.start_mono_ns) {
+    // Events interleave by their wall time (only jsonl prints them): an event
+    // stamped as the run began can read a few ms later on the wall clock than
+    // the first sample, whose wall time the sampler derives from its tick.
+    events_ = base.events;
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const Event& a, const Event& b) { return a.time.wall_ns < b.time.wall_ns; });
+  }
+  void host(HostSample&& sample) { host_.push_back(std::move(sample)); }
+  // An event noted while reading (an unreadable chunk): among those not yet written, by wall time.
+  void event(Event&& e) {
+    const auto after = std::upper_bound(events_.begin() + static_cast<std::ptrdiff_t>(event_i_), events_.end(), e,
+                                        [](const Event& a, const Event& b) { return a.time.wall_ns < b.time.wall_ns; });
+    events_.insert(after, std::move(e));
+  }
+  // Writes what is due before a device row at these times.
+  void until(std::string& buf, std::int64_t mono_ns, std::int64_t wall_ns) {
+    const auto host_due = [&] { return !host_.empty() && host_.front().time.mono_ns <= mono_ns; };
+    const auto event_due = [&] { return event_i_ < events_.size() && events_[event_i_].time.wall_ns <= wall_ns; };
+    while (host_due() || event_due()) {
+      if (host_due() && (!event_due() || host_.front().time.wall_ns <= events_[event_i_].time.wall_ns)) {
+        formatter_.host(buf, host_.front(), start_);
+        host_.pop_front();
+      } else {
+        formatter_.event(buf, events_[event_i_++], start_);
       }
     }
-    w.end_array();
-    w.key("aggregate_stats").begin_object();
-    w.field("total_memory_used", round_to(used.or_nan() / kMiB, 1));
-    w.field("total_memory_total", round_to(total.or_nan() / kMiB, 1));
-    w.field("total_memory_percent", total.total > 0 ? round_to(used.total / total.total * 100, 1) : kNaN);
-    w.field("average_utilization", util.n ? round_to(util.total / static_cast<double>(util.n), 1) : kNaN);
-    w.field("total_power", round_to(power.or_nan(), 1));
-    w.field("max_temperature", max_temp);
-    w.field("gpu_count", static_cast<std::uint64_t>(members.size()));
-    w.end_object();
-    w.end_object();
-    emit(buf);
   }
-  emit(first ? "]\n" : "\n]\n");
-}
 
-void write_sample_rows(const RunData& run, OutputFormat format, const TextSink& emit) {
+ private:
+  SampleFormatter& formatter_;
+  std::int64_t start_;
+  std::deque<HostSample> host_;  // read, not yet written: the few before the next device row
+  std::vector<Event> events_;
+  std::size_t event_i_ = 0;
+};
+
+}  // namespace
+
+void write_sample_rows(const OpenRows& open, OutputFormat format, const TextSink& emit) {
   auto formatter = make_sample_formatter(format);
   if (!formatter) return;
+  // Only jsonl prints host rows: csv does not read them.
+  const auto rows = open(RowSelection{std::nullopt, true, format == OutputFormat::jsonl});
+  const RunData& base = rows->base();
   std::string buf;
-  carry_back_first_reads(run, std::nullopt, [&formatter](const DeviceSample& read) { formatter->carry_back(read); });
+  carry_back_first_reads(*rows, std::nullopt, [&formatter](const DeviceSample& read) { formatter->carry_back(read); });
   formatter->begin(buf);
-  const std::int64_t start = run.run.start_mono_ns;
-  // Events interleave by their wall time (only jsonl prints them): an event
-  // stamped as the run began can read a few ms later on the wall clock than
-  // the first sample, whose wall time the sampler derives from its tick.
-  std::vector<const Event*> events;
-  for (const Event& e : run.events) events.push_back(&e);
-  std::stable_sort(events.begin(), events.end(),
-                   [](const Event* a, const Event* b) { return a->time.wall_ns < b->time.wall_ns; });
-  std::size_t host_i = 0;
-  std::size_t event_i = 0;
-  const auto until = [&](std::int64_t mono_ns, std::int64_t wall_ns) {
-    // Host rows (by their monotonic time, as device rows) and events (by wall
-    // time) due before the next device row, merged so that the lines stay in
-    // wall-time order among themselves too (only jsonl prints them).
-    const auto host_due = [&] { return host_i < run.host.mono_ns.size() && run.host.mono_ns[host_i] <= mono_ns; };
-    const auto event_due = [&] { return event_i < events.size() && events[event_i]->time.wall_ns <= wall_ns; };
-    while (host_due() || event_due()) {
-      if (host_due() && (!event_due() || run.host.wall_ns[host_i] <= events[event_i]->time.wall_ns)) {
-        formatter->host(buf, host_sample_at(run.host, host_i++), start);
-      } else {
-        formatter->event(buf, *events[event_i++], start);
-      }
-    }
-  };
-  for (const RowRef& r : rows_by_time(run, std::nullopt)) {
-    const DeviceSeries& s = run.devices[r.device];
-    until(r.mono_ns, r.row < s.wall_ns.size() ? s.wall_ns[r.row] : run.run.start_wall_ns + (r.mono_ns - start));
-    formatter->device(buf, device_sample_at(s, r.row), s.info, start);
-    if (buf.size() > (1 << 16)) {
-      emit(buf);
-      buf.clear();
-    }
+  BetweenRows between(*formatter, base);
+  for (RunRow row; rows->next(row);) {
+    if (row.kind == RunRow::Kind::Host) between.host(std::move(row.host_sample));
+    if (row.kind == RunRow::Kind::Event) between.event(std::move(row.event));
+    if (row.kind != RunRow::Kind::Device) continue;
+    between.until(buf, row.device_sample.time.mono_ns, row.device_sample.time.wall_ns);
+    formatter->device(buf, row.device_sample, base.devices[row.device].info, base.run.start_mono_ns);
+    emit_when_full(buf, emit);
   }
-  until(std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
-  for (const ProcessRecord& p : run.processes) formatter->process(buf, p);
+  between.until(buf, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max());
+  for (const ProcessRecord& p : base.processes) formatter->process(buf, p);
   emit(buf);
+}
+
+void write_seed_single_json(const RunData& run, std::optional<int> gpu, const TextSink& emit) {
+  write_seed_single_json(rows_in_memory(run), gpu, emit);
+}
+void write_seed_multi_json(const RunData& run, const TextSink& emit) { write_seed_multi_json(rows_in_memory(run), emit); }
+void write_sample_rows(const RunData& run, OutputFormat format, const TextSink& emit) {
+  write_sample_rows(rows_in_memory(run), format, emit);
+}
+void write_export(const RunData& run, OutputFormat format, std::optional<int> gpu, const TextSink& emit) {
+  write_export(rows_in_memory(run), format, gpu, emit);
 }
 
 std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_ns) {
@@ -277,11 +379,11 @@ std::string seed_file_stem(const std::string& run_name, std::int64_t start_wall_
                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-void write_export(const RunData& run, OutputFormat format, std::optional<int> gpu, const TextSink& emit) {
+void write_export(const OpenRows& rows, OutputFormat format, std::optional<int> gpu, const TextSink& emit) {
   switch (format) {
-    case OutputFormat::json: write_seed_single_json(run, gpu, emit); break;
-    case OutputFormat::multi_json: write_seed_multi_json(run, emit); break;
-    default: write_sample_rows(run, format, emit); break;
+    case OutputFormat::json: write_seed_single_json(rows, gpu, emit); break;
+    case OutputFormat::multi_json: write_seed_multi_json(rows, emit); break;
+    default: write_sample_rows(rows, format, emit); break;
   }
 }
 

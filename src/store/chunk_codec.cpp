@@ -99,9 +99,8 @@ bool decode_column(Reader& r, std::size_t n, Sink* sink, std::string* error) {
   return true;
 }
 
-// Format byte and row/column counts, checked against the limits and the
-// blob's length before anything is allocated for them.
-bool read_header(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* error) {
+// Format byte and row/column counts, checked against the limits.
+bool read_counts(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* error) {
   std::uint8_t format = 0;
   if (!r.byte(format)) return fail(error, "empty chunk");
   if (format != kChunkFormat) return fail(error, "unknown chunk format");
@@ -109,6 +108,13 @@ bool read_header(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* err
   if (n > kChunkMaxRows || k > kChunkMaxColumns || n * k > kChunkMaxCells) {
     return fail(error, "chunk header exceeds limits");
   }
+  return true;
+}
+
+// The counts, checked against the blob's length too before anything is
+// allocated for them.
+bool read_header(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* error) {
+  if (!read_counts(r, n, k, error)) return false;
   // Each row costs at least two bytes of timestamps and each column one tag
   // byte: reject impossible headers before allocating for them.
   if (r.remaining() < 2 * n + k) return fail(error, "chunk shorter than its header says");
@@ -116,6 +122,14 @@ bool read_header(Reader& r, std::uint64_t& n, std::uint64_t& k, std::string* err
 }
 
 }  // namespace
+
+std::optional<std::size_t> chunk_column_count(std::span<const std::uint8_t> head) {
+  Reader r(head);
+  std::uint64_t n = 0;
+  std::uint64_t k = 0;
+  if (!read_counts(r, n, k, nullptr)) return std::nullopt;
+  return static_cast<std::size_t>(k);
+}
 
 std::size_t max_chunk_rows(std::size_t columns) {
   if (columns == 0) return kChunkMaxRows;

@@ -75,6 +75,12 @@ std::optional<std::size_t> decode_chunk_append(std::span<const std::uint8_t> blo
                                                std::span<const ColumnTarget> targets, std::vector<std::int64_t>& mono_ns,
                                                std::vector<std::int64_t>* wall_ns, std::string* error = nullptr);
 
+// The column count K of a chunk from its first bytes (any prefix that holds
+// the header: 21 bytes always do), without reading the rest: what a reader
+// needs to size a series before decoding it (sample_cursor.cpp, host cores).
+// nullopt for a header decode_chunk would refuse.
+std::optional<std::size_t> chunk_column_count(std::span<const std::uint8_t> head);
+
 // The largest row count per chunk that keeps `columns` within the limits.
 std::size_t max_chunk_rows(std::size_t columns);
 

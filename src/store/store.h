@@ -149,6 +149,7 @@ class Store {
 
  private:
   friend class RunImport;
+  friend class SampleCursor;  // store/sample_cursor.h: reads on this connection
   struct Impl;
   explicit Store(std::unique_ptr<Impl> impl);
   static void open_and_migrate(Impl& impl, std::span<const Migration> migrations);

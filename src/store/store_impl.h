@@ -157,6 +157,9 @@ struct Store::Impl {
   // Which columns of later schema steps the runs table has.
   void find_optional_columns();
   RunData load_locked(const RunInfo& run, const LoadOptions& options);
+  // load_locked's reading, within a read transaction the caller holds
+  // (sample_cursor.cpp), without cutting the chunks to the asked span.
+  RunData read_locked(const RunInfo& run, const LoadOptions& options);
 };
 
 }  // namespace gpuwatch

@@ -11,6 +11,7 @@
 #include "store/recorder_lock.h"
 #include "store/schema.h"
 #include "store/store_impl.h"
+#include "store/store_read.h"
 
 namespace gpuwatch {
 namespace {
@@ -80,31 +81,6 @@ RunInfo run_from_row(const sql::Stmt& q) {
   return r;
 }
 
-std::vector<std::string_view> split_commas(std::string_view s) {
-  std::vector<std::string_view> out;
-  while (!s.empty()) {
-    const auto comma = s.find(',');
-    out.push_back(s.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-// For each metric of `table`, the chunk column holding it (-1: none), given
-// the column names recorded with the run. An empty list means this build's
-// own order.
-template <typename Table>
-std::vector<int> column_sources(const Table& table, std::string_view recorded) {
-  std::vector<int> source(table.size(), -1);
-  const auto names = recorded.empty() ? split_commas(metric_names(table)) : split_commas(recorded);
-  for (std::size_t j = 0; j < names.size(); ++j) {
-    const int m = metric_index_by_name(table, names[j]);
-    if (m >= 0) source[static_cast<std::size_t>(m)] = static_cast<int>(j);
-  }
-  return source;
-}
-
 void parse_device_lists(DeviceInfo& d, std::string_view supported, std::string_view statics) {
   for (auto name : split_commas(supported)) {
     if (int m = metric_index_by_name(kDeviceMetrics, name); m >= 0) d.supported.push_back(static_cast<DeviceMetric>(m));
@@ -119,9 +95,6 @@ void parse_device_lists(DeviceInfo& d, std::string_view supported, std::string_v
     if (m >= 0 && res.ec == std::errc{}) d.static_values.set(static_cast<DeviceMetric>(m), v);
   }
 }
-
-// A destination column that the caller did not ask for: it stays empty.
-constexpr int kNotAsked = -2;
 
 // Appends the decoded rows of `c` to time and value columns; `source` maps
 // each destination column to a chunk column (-1: absent, kNotAsked).
@@ -143,13 +116,21 @@ void append_columns(const Chunk& c, const std::vector<int>& source, const auto& 
   }
 }
 
-// Decodes the chunk in columns col..col+3 of `q` (first and last mono time,
-// row count, blob) straight onto the end of `s`, for the metrics `source`
-// maps; a chunk that does not decode or disagrees with its row is left out
-// and reported through `corrupt`.
-template <typename Corrupt>
+}  // namespace
+
+std::vector<std::string_view> split_commas(std::string_view s) {
+  std::vector<std::string_view> out;
+  while (!s.empty()) {
+    const auto comma = s.find(',');
+    out.push_back(s.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    s.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std::vector<int>& source,
-                         bool wall_clock, const Corrupt& corrupt) {
+                         bool wall_clock, const CorruptChunk& corrupt) {
   std::vector<ColumnTarget> targets;
   for (std::size_t m = 0; m < source.size(); ++m) {
     if (source[m] < 0) continue;
@@ -175,8 +156,6 @@ void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std
   }
   corrupt(first, s.info.index, why);
 }
-
-}  // namespace
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
   std::string select(kRunColumns);
@@ -375,6 +354,8 @@ void read_devices(sqlite3* db, std::int64_t row_id, const LoadOptions& options, 
   }
 }
 
+}  // namespace
+
 // An event in place of samples that could not be read.
 void note_corrupt_chunk(RunData& data, std::int64_t first_mono, std::optional<int> device, std::string_view why) {
   const std::int64_t wall = data.run.start_wall_ns + (first_mono - data.run.start_mono_ns);
@@ -396,6 +377,8 @@ std::optional<Chunk> decode_checked_chunk(const sql::Stmt& q, int col, RunData& 
   if (!c) note_corrupt_chunk(data, first, std::nullopt, why);
   return c;
 }
+
+namespace {
 
 // Sizes every whole-run column once: growing ten-million-row columns by
 // doubling costs more than decoding them.
@@ -457,6 +440,8 @@ void pad_unrecorded_metrics(RunData& data, const LoadedDevices& loaded) {
   }
 }
 
+}  // namespace
+
 // The host metrics' column names recorded with the run (empty: this build's order).
 std::string host_column_names(sqlite3* db, std::int64_t row_id) {
   sql::Stmt host_cols(db, "SELECT host_columns FROM runs WHERE id = ?");
@@ -480,6 +465,8 @@ void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std
     for (const auto& v : c.columns[named + k]) dst.push_back(from_fixed(v, 100));
   }
 }
+
+namespace {
 
 void read_host(sqlite3* db, std::int64_t row_id, const LoadOptions& options, RunData& data) {
   const std::string host_names = host_column_names(db, row_id);
@@ -544,10 +531,17 @@ void read_events(sqlite3* db, std::int64_t row_id, std::vector<Event>& out) {
 }  // namespace
 
 RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options) {
-  sqlite3* raw = db.get();
   // One read transaction: a consistent snapshot, while the writer goes on
   // appending to the WAL.
-  sql::Transaction txn(raw, sql::Transaction::Kind::Read);
+  sql::Transaction txn(db.get(), sql::Transaction::Kind::Read);
+  RunData data = read_locked(run, options);
+  txn.commit();
+  trim_to_span(data, options);
+  return data;
+}
+
+RunData Store::Impl::read_locked(const RunInfo& run, const LoadOptions& options) {
+  sqlite3* raw = db.get();
   RunData data;
   data.run = run;
 
@@ -564,8 +558,6 @@ RunData Store::Impl::load_locked(const RunInfo& run, const LoadOptions& options)
     read_processes(raw, run.row_id, {processes_have_gpu_use, processes_have_attribution}, data.processes);
     read_events(raw, run.row_id, data.events);
   }
-  txn.commit();
-  trim_to_span(data, options);
   return data;
 }
 

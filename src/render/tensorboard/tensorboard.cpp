@@ -41,31 +41,84 @@ std::vector<std::pair<std::int64_t, std::int64_t>> annotated_steps(const std::ve
   return out;
 }
 
+// One tag's points as its rows come: runs of `per_point` consecutive values
+// (NaN: no value, skipped), each kept as its mean at its last row. A tag
+// holds at most kMaxTensorboardPointsPerTag points, so a GPU's tags stay a
+// few MiB whatever the run's length.
+class TagPoints {
+ public:
+  struct Point {
+    std::int64_t mono_ns;
+    std::int64_t wall_ns;
+    double mean;
+  };
+  void count(double v) { valid_ += std::isnan(v) ? 0 : 1; }
+  // After the counting pass: how many values each point stands for.
+  void start() { per_point_ = std::max<std::size_t>((valid_ + kMaxTensorboardPointsPerTag - 1) / kMaxTensorboardPointsPerTag, 1); }
+  void add(double v, std::int64_t mono_ns, std::int64_t wall_ns) {
+    if (std::isnan(v)) return;
+    sum_ += v;
+    last_ = {mono_ns, wall_ns, 0};
+    if (++in_point_ == per_point_) close();
+  }
+  const std::vector<Point>& finish() {
+    if (in_point_ > 0) close();
+    return points_;
+  }
+
+ private:
+  void close() {
+    last_.mean = sum_ / static_cast<double>(in_point_);
+    points_.push_back(last_);
+    sum_ = 0;
+    in_point_ = 0;
+  }
+  std::size_t valid_ = 0;
+  std::size_t per_point_ = 1;
+  double sum_ = 0;
+  std::size_t in_point_ = 0;
+  Point last_{};
+  std::vector<Point> points_;
+};
+
 class EventWriter {
  public:
-  EventWriter(const RunData& data, const TextSink& emit)
-      : run_(data.run), steps_(annotated_steps(data.events)), emit_(emit) {}
+  EventWriter(const RunData& base, const TextSink& emit)
+      : run_(base.run), steps_(annotated_steps(base.events)), emit_(emit) {}
 
-  // One tag's series (NaN: no value), `wall_ns` empty where only the
-  // monotonic clock was loaded.
-  void series(const std::string& tag, std::span<const std::int64_t> mono_ns, std::span<const std::int64_t> wall_ns,
-              std::span<const double> values) {
-    std::vector<std::size_t> valid;
-    for (std::size_t i = 0; i < values.size() && i < mono_ns.size(); ++i) {
-      if (!std::isnan(values[i])) valid.push_back(i);
+  // The tags of one series (a GPU: `device` its index; the host: nullopt),
+  // read in two passes: one counts each tag's values, the next makes its
+  // points.
+  void series(const OpenRows& open, std::optional<int> device) {
+    const std::size_t metrics = device ? kDeviceMetricCount : kHostMetricCount;
+    std::vector<TagPoints> tags(metrics);
+    for (const bool counting : {true, false}) {
+      for (TagPoints& t : tags) {
+        if (!counting) t.start();
+      }
+      const auto rows = open(RowSelection{device, device.has_value(), !device});
+      for (RunRow row; rows->next(row);) {
+        if (row.kind == RunRow::Kind::Event) continue;
+        const Timestamp time = device ? row.device_sample.time : row.host_sample.time;
+        for (std::size_t m = 0; m < metrics; ++m) {
+          const double v = device ? row.device_sample.values.value_or_nan(static_cast<DeviceMetric>(m))
+                                  : row.host_sample.values.value_or_nan(static_cast<HostMetric>(m));
+          if (counting) {
+            tags[m].count(v);
+          } else {
+            tags[m].add(v, time.mono_ns, time.wall_ns);
+          }
+        }
+      }
     }
-    const std::size_t per_point = (valid.size() + kMaxTensorboardPointsPerTag - 1) / kMaxTensorboardPointsPerTag;
-    std::string out;
-    for (std::size_t first = 0, n = 0; first < valid.size(); first += std::max<std::size_t>(per_point, 1), ++n) {
-      const std::size_t last = std::min(valid.size(), first + std::max<std::size_t>(per_point, 1)) - 1;
-      double sum = 0;
-      for (std::size_t k = first; k <= last; ++k) sum += values[valid[k]];
-      const std::size_t at = valid[last];
-      const std::int64_t wall = at < wall_ns.size() ? wall_ns[at] : run_.start_wall_ns + (mono_ns[at] - run_.start_mono_ns);
-      const double mean = sum / static_cast<double>(last - first + 1);
-      append_point(out, tag, mono_ns[at], wall, static_cast<std::int64_t>(n), mean);
+    for (std::size_t m = 0; m < metrics; ++m) {
+      const std::string tag = device ? fmt::format("gpu{}/{}", *device, kDeviceMetrics[m].name)
+                                     : fmt::format("host/{}", kHostMetrics[m].name);
+      std::string out;
+      std::int64_t n = 0;
+      for (const TagPoints::Point& p : tags[m].finish()) append_point(out, tag, p.mono_ns, p.wall_ns, n++, p.mean);
+      emit_(out);
     }
-    emit_(out);
   }
 
   void logged_scalars(const std::vector<Event>& events) {
@@ -104,21 +157,20 @@ class EventWriter {
 
 }  // namespace
 
-void write_tensorboard_events(const RunData& data, const TextSink& emit) {
+void write_tensorboard_events(const OpenRows& open, const TextSink& emit) {
+  // The run's facts and events; a cursor that reads no rows.
+  const RunData base = open(RowSelection{std::nullopt, false, false})->base();
   std::string first;
-  tensorboard::append_record(first, tensorboard::file_version_event(static_cast<double>(data.run.start_wall_ns) / 1e9));
+  tensorboard::append_record(first, tensorboard::file_version_event(static_cast<double>(base.run.start_wall_ns) / 1e9));
   emit(first);
-  EventWriter writer(data, emit);
-  for (const DeviceSeries& d : data.devices) {
-    for (std::size_t m = 0; m < d.values.size() && m < kDeviceMetricCount; ++m) {
-      writer.series(fmt::format("gpu{}/{}", d.info.index, kDeviceMetrics[m].name), d.mono_ns, d.wall_ns, d.values[m]);
-    }
-  }
-  for (std::size_t m = 0; m < data.host.values.size() && m < kHostMetricCount; ++m) {
-    writer.series(fmt::format("host/{}", kHostMetrics[m].name), data.host.mono_ns, data.host.wall_ns,
-                  data.host.values[m]);
-  }
-  writer.logged_scalars(data.events);
+  EventWriter writer(base, emit);
+  for (const DeviceSeries& d : base.devices) writer.series(open, d.info.index);
+  writer.series(open, std::nullopt);
+  writer.logged_scalars(base.events);
+}
+
+void write_tensorboard_events(const RunData& data, const TextSink& emit) {
+  write_tensorboard_events(rows_in_memory(data), emit);
 }
 
 std::string tensorboard_file_name(const RunData& data) {

@@ -20,6 +20,10 @@ inline constexpr std::size_t kMaxTensorboardPointsPerTag = 10000;
 // "host/cpu_percent", and "log/loss" for each scalar the training logged)
 // its points. A point's step is the training step annotated at or before it
 // (gpuwatch.step(), --annotate-regex), else the point's index in its tag.
+// The rows are read one series at a time, twice (each tag's count of values
+// decides how many a point stands for), so that memory holds one GPU's
+// points, not the run.
+void write_tensorboard_events(const OpenRows& rows, const TextSink& emit);
 void write_tensorboard_events(const RunData& data, const TextSink& emit);
 
 // "events.out.tfevents.<start unix s>.<host>.gpuwatch": the name TensorBoard

@@ -175,6 +175,19 @@ TEST(ChunkCodec, AppendRejectsEveryTruncationAndLeavesOutputsAsTheyWere) {
   }
 }
 
+TEST(ChunkCodec, ColumnCountComesFromTheHeaderAlone) {
+  const Bytes blob = encode_chunk(regular_chunk(300, 22, 7));
+  const std::span<const std::uint8_t> bytes(blob);
+  EXPECT_EQ(chunk_column_count(bytes.first(21)), 22u);
+  EXPECT_EQ(chunk_column_count(bytes.first(4)), 22u);  // format, 300 (two bytes), 22
+  EXPECT_FALSE(chunk_column_count(bytes.first(3)).has_value());
+  EXPECT_FALSE(chunk_column_count({}).has_value());
+  const Bytes other_format = {2, 1, 1};
+  EXPECT_FALSE(chunk_column_count(other_format).has_value());
+  const Bytes too_many_columns = {kChunkFormat, 1, 0xff, 0xff, 0x03};  // 65535 columns
+  EXPECT_FALSE(chunk_column_count(too_many_columns).has_value());
+}
+
 TEST(ChunkCodec, MalformedInputsAreRejected) {
   std::string why;
   // Unknown format byte.
