@@ -159,9 +159,12 @@ RunVerdict stored_run_verdict(const RunInfo& run, const RunRead& read, const Adv
                               std::int64_t end_mono_ns, const RunSources& sources) {
   LoadOptions base_only;
   base_only.device_samples = false;
-  const RunData base = read(base_only);
-  if (!judged_from_columns(base, end_mono_ns)) {
-    const RunData whole = read(LoadOptions{});
+  RunData base = read(base_only);
+  // A file read into memory gives its samples whatever was asked: judged whole.
+  const bool in_memory =
+      std::any_of(base.devices.begin(), base.devices.end(), [](const DeviceSeries& d) { return !d.mono_ns.empty(); });
+  if (in_memory || !judged_from_columns(base, end_mono_ns)) {
+    const RunData whole = in_memory ? std::move(base) : read(LoadOptions{});
     const double age_s = static_cast<double>(end_mono_ns - run.start_mono_ns) / 1e9;
     return finished_run_verdict(whole, build_report(whole), age_s, config);
   }
