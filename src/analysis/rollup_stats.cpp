@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 namespace gpuwatch {
 
@@ -31,6 +32,18 @@ std::optional<Summary> summarize(std::span<const ColumnRollup> minutes) {
   s.p50 = std::clamp(quantiles[0], s.min, s.max);
   s.p95 = std::clamp(quantiles[1], s.min, s.max);
   return s;
+}
+
+std::optional<ThrottleReport> throttle_time(std::span<const ColumnRollup> minutes) {
+  const ColumnRollup all = merge_rollups(minutes);
+  if (!all.exact) return std::nullopt;
+  std::vector<WeightedMask> masks;
+  masks.reserve(all.histogram.size());
+  for (const RollupBin& b : all.histogram) {
+    if (b.value < 0 || b.value != std::floor(b.value)) return std::nullopt;
+    masks.push_back({static_cast<std::uint64_t>(b.value), b.weight_ns / 1e9});
+  }
+  return throttle_time(masks);
 }
 
 }  // namespace gpuwatch

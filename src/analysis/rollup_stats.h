@@ -7,6 +7,7 @@
 
 #include "analysis/run_report.h"
 #include "analysis/stats.h"
+#include "analysis/throttle.h"
 #include "core/rollup.h"
 
 namespace gpuwatch {
@@ -16,6 +17,12 @@ namespace gpuwatch {
 // 1e-12), p50 and p95 equal when the rollups hold exact values, else within
 // kRollupRelativeError (0.25 %) of them.
 std::optional<Summary> summarize(std::span<const ColumnRollup> minutes);
+
+// throttle_time() from the clock-event reasons' rollups: their histogram
+// holds each mask with its time, so the shares equal the samples' to
+// rounding. Nullopt when a minute was bucketed (more than
+// kRollupExactValues masks) or holds a value that is not a mask.
+std::optional<ThrottleReport> throttle_time(std::span<const ColumnRollup> minutes);
 
 // build_report(base, columns) with every device's statistics from `rollups`
 // where it has them; the samples from `columns` are then read only for the

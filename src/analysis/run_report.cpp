@@ -43,6 +43,7 @@ constexpr DeviceMetric kActivityMetrics[] = {DeviceMetric::GpuUtilPercent, Devic
                                              DeviceMetric::PowerWatts};
 constexpr DeviceMetric kEnergyMetrics[] = {DeviceMetric::PowerWatts, DeviceMetric::EnergyJoules,
                                            DeviceMetric::SlowReadAgeSeconds, DeviceMetric::ClockEventReasons};
+static_assert(kEnergyMetrics[3] == DeviceMetric::ClockEventReasons, "the reasons are last: left out when rolled up");
 constexpr DeviceMetric kLinkMetrics[] = {DeviceMetric::GpuUtilPercent, DeviceMetric::PcieLinkGen,
                                          DeviceMetric::PcieLinkWidth};
 static_assert(kEnergyMetrics[0] == DeviceMetric::PowerWatts, "power is summarized with the first pass");
@@ -171,6 +172,20 @@ std::vector<MetricSummary> summaries_from_rollups(const DeviceRollups& rollups) 
   return out;
 }
 
+// What a device's rollups give: every statistic, and the throttling when
+// the clock-event reasons' histogram is exact (rollup_stats.h).
+struct FromRollups {
+  std::vector<MetricSummary> summaries;
+  std::optional<ThrottleReport> throttle;
+};
+
+std::optional<FromRollups> from_rollups(const RollupSource* source, int device_index) {
+  if (!source) return std::nullopt;
+  const std::optional<DeviceRollups> r = source->rollups(device_index);
+  if (!r) return std::nullopt;
+  return FromRollups{summaries_from_rollups(*r), throttle_time(r->of(DeviceMetric::ClockEventReasons))};
+}
+
 DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
                            std::span<const Segment> segments, const RollupSource* rollup_source) {
   DeviceResult result;
@@ -181,13 +196,10 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
   // only for what needs them in order: the detectors, energy and phases.
   // A device's rollups take tens of MB: summarized and let go before the
   // passes, so that the two are not in memory together.
+  std::optional<FromRollups> from = from_rollups(rollup_source, facts.info.index);
+  const bool rollups = from.has_value();
   std::optional<std::vector<MetricSummary>> rollup_summaries;
-  if (rollup_source) {
-    if (const std::optional<DeviceRollups> r = rollup_source->rollups(facts.info.index)) {
-      rollup_summaries = summaries_from_rollups(*r);
-    }
-  }
-  const bool rollups = rollup_summaries.has_value();
+  if (from) rollup_summaries = std::move(from->summaries);
   std::optional<double> total_bytes = facts.info.static_values.get(DeviceMetric::MemTotalBytes);
   if (rollups && !total_bytes) {
     const auto total = std::find_if(rollup_summaries->begin(), rollup_summaries->end(),
@@ -207,12 +219,16 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
     add_segment_device(result.epochs, segments, activity);
   }
   {
-    const DeviceSeries energy = columns.load(facts.info.index, kEnergyMetrics, WallClock::Skip);
+    // Without the clock-event reasons when their rollups gave the throttling.
+    const auto energy_metrics = std::span<const DeviceMetric>(kEnergyMetrics).first(
+        from && from->throttle ? std::size(kEnergyMetrics) - 1 : std::size(kEnergyMetrics));
+    const DeviceSeries energy = columns.load(facts.info.index, energy_metrics, WallClock::Skip);
     if (!rollups) {
       // Power was summarized with the first pass.
       add_summaries(report, energy, std::span<const DeviceMetric>(kEnergyMetrics).subspan(1));
     }
     add_energy_detectors(report, energy);
+    if (from && from->throttle && from->throttle->sampled_s > 0) report.throttle = std::move(from->throttle);
   }
   {
     const DeviceSeries link = columns.load(facts.info.index, kLinkMetrics, WallClock::Skip);

@@ -61,11 +61,10 @@ std::string verdict_word(const std::vector<Advisory>& advisories) {
   return std::string(to_string(worst->severity));
 }
 
-RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_report, double age_s,
-                                const AdvisorConfig& config) {
-  const std::vector<EpochPeak> epochs = epoch_peaks(whole);
-  RunVerdict v;
-  v.advisories = advise(AdvisorInput{whole_report, whole, age_s, epochs}, config);
+namespace {
+
+// The whole run's advisories (`v`) merged with those recorded in `whole`'s events.
+RunVerdict with_recorded(RunVerdict v, const RunData& whole, double age_s, const AdvisorConfig& config) {
   // Only what the live advisor said in the run's steady part counts: while
   // its window held the job's start (before warmup_s + window_s) or its end
   // (the last window_s), a DDP job's start-up and teardown read as idle GPUs
@@ -104,6 +103,27 @@ RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_rep
   order_advisories(v.advisories);
   v.word = verdict_word(v.advisories);
   return v;
+}
+
+}  // namespace
+
+RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_report, double age_s,
+                                const AdvisorConfig& config) {
+  const std::vector<EpochPeak> epochs = epoch_peaks(whole);
+  RunVerdict v;
+  v.advisories = advise(AdvisorInput{whole_report, whole, age_s, epochs}, config);
+  return with_recorded(std::move(v), whole, age_s, config);
+}
+
+RunVerdict finished_run_verdict(const ColumnRun& run, const RunReport& whole_report, double age_s,
+                                const AdvisorConfig& config) {
+  const std::vector<EpochPeak> epochs = epoch_peaks(run.base, run.columns, run.last_sample_ns);
+  AdvisorInput in{whole_report, run.base, age_s, epochs, &run.end_span};
+  in.columns = &run.columns;
+  in.first_sample_ns = run.first_sample_ns;
+  RunVerdict v;
+  v.advisories = advise(in, config);
+  return with_recorded(std::move(v), run.base, age_s, config);
 }
 
 }  // namespace gpuwatch

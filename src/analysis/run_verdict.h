@@ -58,4 +58,18 @@ std::string verdict_word(const std::vector<Advisory>& advisories);
 RunVerdict finished_run_verdict(const RunData& whole, const RunReport& whole_report, double age_s,
                                 const AdvisorConfig& config);
 
+// A finished run too long to hold in memory, as the advisor reads it then
+// (AdvisorInput::columns): its samples stay in the store.
+struct ColumnRun {
+  const RunData& base;       // the run, its events and processes, devices' facts without samples
+  const RunData& end_span;   // its last advisor_span_s() of samples, wall clock included
+  const DeviceColumns& columns;
+  std::int64_t first_sample_ns = 0;
+  std::int64_t last_sample_ns = 0;
+};
+// The same verdict from `whole_report` (the run's report from its columns
+// and rollups) and what the rules read on demand.
+RunVerdict finished_run_verdict(const ColumnRun& run, const RunReport& whole_report, double age_s,
+                                const AdvisorConfig& config);
+
 }  // namespace gpuwatch

@@ -54,4 +54,12 @@ struct ThrottleReport {
 ThrottleReport throttle_time(std::span<const std::int64_t> time_ns, std::span<const double> reasons,
                              std::int64_t max_half_gap_ns = 0);
 
+// The same over masks already weighted by their time: each mask and its
+// seconds (the samples', or a histogram's bins of the column).
+struct WeightedMask {
+  std::uint64_t mask = 0;
+  double seconds = 0;
+};
+ThrottleReport throttle_time(std::span<const WeightedMask> masks);
+
 }  // namespace gpuwatch

@@ -8,7 +8,6 @@
 #include "cli/output.h"
 #include "cli/run_selection.h"
 #include "cli/run_source.h"
-#include "cli/run_status_source.h"
 #include "render/job_report.h"
 #include "render/report.h"
 #include "render/run_group.h"
@@ -52,12 +51,7 @@ void add_report(CLI::App& app, int& exit_code) {
       return;
     }
     if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB, or --job ID)");
-    RunReport report = report_run(flags->run, flags->store);
-    // The verdict `status` gives, from the same function: one per run.
-    const RunStatusReport status =
-        run_status(RunReader(flags->run, flags->store), advisor_choice(flags->advisor), std::nullopt, false);
-    report.verdict = status.verdict;
-    report.advisories = status.advisories;
+    const RunReport report = report_run(flags->run, flags->store, advisor_choice(flags->advisor));
     print_output(render_report(report, flags->format));
     exit_code = 0;
   });

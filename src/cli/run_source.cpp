@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/options.h"
+#include "cli/run_status_source.h"
 #include "analysis/rollup_stats.h"
 #include "store/sample_cursor.h"
 #include "store/stored_columns.h"
@@ -158,7 +159,11 @@ RunReader::RunReader(const std::string& run_ref, const StoreList& stores) {
   StoredRun stored = resolve_stored(run_ref, stores);
   store_ = std::move(stored.store);
   run_ = std::move(stored.run);
+  columns_ = std::make_unique<StoredColumns>(stored.path, run_);
+  rollups_ = std::make_unique<StoredRollups>(stored.path, run_);
 }
+
+RunSources RunReader::sources() const { return {columns_.get(), rollups_.get()}; }
 
 RunReader::RunReader(std::unique_ptr<Store> store, RunInfo run) : store_(std::move(store)), run_(std::move(run)) {}
 
@@ -191,13 +196,41 @@ std::optional<StoredRunMinutes> load_run_minutes(const std::string& run_ref, con
   return read_run_minutes(*stored.store, stored.path, stored.run);
 }
 
-RunReport report_run(const std::string& run_ref, const StoreList& stores) {
+namespace {
+
+void set_verdict(RunReport& report, std::vector<Advisory> advisories) {
+  report.verdict = verdict_word(advisories);
+  report.advisories = std::move(advisories);
+}
+
+// A long finished run's verdict from its report, as `status` judges it.
+void judge_from_columns(RunReport& report, const StoredRun& stored, const RunData& base, const DeviceColumns& columns,
+                        const AdvisorChoice& advisor) {
+  const RunRead read = [&stored](const LoadOptions& o) { return stored.store->load(stored.run, o); };
+  set_verdict(report, column_run_verdict(base, report, read, columns, judging_config(read, advisor), stored_run_end_mono_ns(stored.run)).advisories);
+}
+
+}  // namespace
+
+RunReport report_run(const std::string& run_ref, const StoreList& stores, const AdvisorChoice& advisor) {
   keep_freed_memory();
-  if (is_file(run_ref)) return build_report(load_run(run_ref, stores));
-  StoredRun stored = resolve_stored(run_ref, stores);
-  ensure_rollups(stored);
-  return build_report(load_run_base(*stored.store, stored.run), StoredColumns(stored.path, stored.run),
-                      StoredRollups(stored.path, stored.run));
+  RunReport report;
+  if (is_file(run_ref)) {
+    report = build_report(load_run(run_ref, stores));
+  } else {
+    StoredRun stored = resolve_stored(run_ref, stores);
+    ensure_rollups(stored);
+    const RunData base = load_run_base(*stored.store, stored.run);
+    const StoredColumns columns(stored.path, stored.run);
+    report = build_report(base, columns, StoredRollups(stored.path, stored.run));
+    if (stored.run.status != RunStatus::Recording && judged_from_columns(base, stored_run_end_mono_ns(stored.run))) {
+      judge_from_columns(report, stored, base, columns, advisor);
+      return report;
+    }
+  }
+  // The verdict `status` gives, from the same function: one per run.
+  set_verdict(report, run_status(RunReader(run_ref, stores), advisor, std::nullopt, false).advisories);
+  return report;
 }
 
 }  // namespace gpuwatch::cli

@@ -8,11 +8,13 @@
 #include <string>
 
 #include "analysis/run_report.h"
+#include "cli/advisor_options.h"
 #include "cli/options.h"
 #include "import/import.h"
 #include "core/device_columns.h"
 #include "core/row_cursor.h"
 #include "runs/run_minutes.h"
+#include "runs/run_status_window.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
@@ -27,9 +29,11 @@ inline constexpr const char* kRunHelp = "Run id, unique id prefix, run name, 'la
 // and its warnings are printed on stderr.
 RunData load_run(const std::string& run_ref, const StoreList& stores);
 
-// The report of RUN. A stored run is read one GPU and a few metrics at a
-// time, so that a 35-hour recording does not have to fit in memory.
-RunReport report_run(const std::string& run_ref, const StoreList& stores);
+// The report of RUN with its verdict (the one `status` gives). A stored run
+// is read one GPU and a few metrics at a time, so that a 35-hour recording
+// does not have to fit in memory; a long finished one is judged from that
+// same report (runs/run_status_window.h), never read whole.
+RunReport report_run(const std::string& run_ref, const StoreList& stores, const AdvisorChoice& advisor);
 
 // RUN without its device samples, and where they come from: a stored run's
 // GPUs are read on demand, one at a time (on read-only connections of their
@@ -70,11 +74,16 @@ class RunReader {
   [[nodiscard]] std::int64_t end_mono_ns() const;
   // options.since_mono_ns / until_mono_ns / metrics / host apply to files too.
   [[nodiscard]] RunData read(const LoadOptions& options) const;
+  // The store's own column and rollup readers for a run found by its
+  // store's path (none for a file, or a store opened by the caller).
+  [[nodiscard]] RunSources sources() const;
 
  private:
   std::unique_ptr<Store> store_;
   std::unique_ptr<RunData> imported_;
   RunInfo run_;
+  std::unique_ptr<DeviceColumns> columns_;
+  std::unique_ptr<RollupSource> rollups_;
 };
 
 // A stored RUN folded minute by minute for compare (runs/run_minutes.h),

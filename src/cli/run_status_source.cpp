@@ -39,11 +39,16 @@ Windows choose_windows(const RunReader& reader, std::int64_t window_ns, std::opt
 RunStatusReport run_status(const RunReader& reader, const AdvisorChoice& advisor, std::optional<double> since_s,
                            bool remembered) {
   const RunRead read = [&reader](const LoadOptions& o) { return reader.read(o); };
-  AdvisorConfig config = run_advisor_config(read, advisor.config, advisor.given);
-  if (advisor.window_s) config.window_s = *advisor.window_s;
+  const AdvisorConfig config = judging_config(read, advisor);
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   const Windows w = choose_windows(reader, window_ns, since_s, remembered);
-  return status_over_windows(reader.run(), read, StatusWindows{w.now_end, w.before_end}, config);
+  return status_over_windows(reader.run(), read, StatusWindows{w.now_end, w.before_end}, config, reader.sources());
+}
+
+AdvisorConfig judging_config(const RunRead& read, const AdvisorChoice& advisor) {
+  AdvisorConfig config = run_advisor_config(read, advisor.config, advisor.given);
+  if (advisor.window_s) config.window_s = *advisor.window_s;
+  return config;
 }
 
 std::optional<RunStatusReport> watched_run_status(const std::string& run_ref, const std::string& store_flag,

@@ -22,6 +22,10 @@ namespace gpuwatch::cli {
 RunStatusReport run_status(const RunReader& reader, const AdvisorChoice& advisor, std::optional<double> since_s,
                            bool remembered);
 
+// The config a run is judged with: the user's (AdvisorChoice) or the run's
+// own, with the user's window.
+AdvisorConfig judging_config(const RunRead& read, const AdvisorChoice& advisor);
+
 // For `top`: the status of RUN, or with run_ref empty of the store's latest
 // run that is still recording (none: no store, or nothing recording). Reads
 // the store on a read-only connection, which never blocks its writer.

@@ -11,6 +11,8 @@
 #include "analysis/advisor/config.h"
 #include "analysis/run_status.h"
 #include "analysis/run_verdict.h"
+#include "core/device_columns.h"
+#include "core/rollup.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -24,17 +26,39 @@ struct StatusWindows {
   std::optional<std::int64_t> before_end_mono_ns;
 };
 
+// Where a long finished run's samples are read for its verdict: the
+// store's own readers (store/stored_columns.h, store/rollups.h) when the
+// caller has them; without, columns through RunRead and no rollups.
+struct RunSources {
+  const DeviceColumns* columns = nullptr;
+  const RollupSource* rollups = nullptr;
+};
+
 // A live run's advisories are the advisor's over "now"; a finished one's
 // are stored_run_verdict()'s, so that every surface gives one verdict.
 RunStatusReport status_over_windows(const RunInfo& run, const RunRead& read, const StatusWindows& windows,
-                                    const AdvisorConfig& config);
+                                    const AdvisorConfig& config, const RunSources& sources = {});
 
 // A finished run's verdict (analysis/run_verdict.h) over all of it, as
 // `record`'s end summary, `status`, `report`, `top`, `serve` and the
 // exporter give it. end_mono_ns: where its data ends (stored_run_end_mono_ns()
-// of a stored run, the last sample of a file).
+// of a stored run, the last sample of a file). A short run is read whole;
+// a long one (judged_from_columns()) never is: its report comes from its
+// columns and rollups, and the rules read only what they need.
 RunVerdict stored_run_verdict(const RunInfo& run, const RunRead& read, const AdvisorConfig& config,
-                              std::int64_t end_mono_ns);
+                              std::int64_t end_mono_ns, const RunSources& sources = {});
+
+// Runs up to this many device-samples are read whole for their verdict
+// (about 8 bytes a value, 30 columns: ~120 MB); longer ones from columns.
+inline constexpr double kWholeRunVerdictMaxSamples = 500'000;
+// Whether `base` (the run without device samples) is that long: its span
+// over its interval, times its GPUs.
+bool judged_from_columns(const RunData& base, std::int64_t end_mono_ns);
+
+// A long run's verdict when the caller built its whole report already
+// (`report`): `base` is the run without device samples.
+RunVerdict column_run_verdict(const RunData& base, const RunReport& whole_report, const RunRead& read,
+                              const DeviceColumns& columns, const AdvisorConfig& config, std::int64_t end_mono_ns);
 
 // The config to judge `run` with: `fallback` when the user gave it (`given`),
 // else the one the run was recorded with, else `fallback`. Reads the run's

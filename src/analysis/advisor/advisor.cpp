@@ -22,6 +22,12 @@ std::span<const double> column(const DeviceSeries& series, DeviceMetric metric) 
              : std::span<const double>();
 }
 
+JudgedSamples::JudgedSamples(const DeviceView& d, DeviceMetric metric) : series_(d.series) {
+  if (series_ || !d.columns) return;
+  const DeviceMetric metrics[] = {metric};
+  loaded_ = d.columns->load(d.report->info.index, metrics, WallClock::Skip);
+}
+
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / kGiB); }
 std::string percent(double value) {
   // Whole numbers where that is exact enough: "49.6 %" must not read "50 %"
@@ -112,6 +118,12 @@ std::optional<double> peak_within(const DeviceSeries& s, std::int64_t begin_ns, 
   return peak;
 }
 
+const DeviceSeries* device_series(const RunData& data, int index) {
+  const auto it = std::find_if(data.devices.begin(), data.devices.end(),
+                               [&](const DeviceSeries& s) { return s.info.index == index; });
+  return it == data.devices.end() ? nullptr : &*it;
+}
+
 int severity_rank(Severity s) { return static_cast<int>(s); }
 
 // The first sample of any series: where the samples the rules judge begin.
@@ -127,8 +139,9 @@ std::int64_t first_sample_ns(const RunData& data) {
 // The messages over the samples the rules judge (the window, or a finished
 // run's whole span), and those after the last sample: a finished run's last
 // message may follow it.
-std::optional<StepTiming> window_step_timing(const RunData& data, const AdvisorConfig& config) {
-  const std::int64_t begin = first_sample_ns(data);
+std::optional<StepTiming> window_step_timing(const AdvisorInput& in, const AdvisorConfig& config) {
+  const RunData& data = in.recent_data;
+  const std::int64_t begin = in.columns && in.first_sample_ns ? *in.first_sample_ns : first_sample_ns(data);
   const std::vector<StepTimingMessage> messages = step_timing_messages(data.events);
   auto timing = sum_step_timing(messages, begin, std::numeric_limits<std::int64_t>::max());
   if (!timing || timing->steps < config.data_wait_min_steps) return std::nullopt;
@@ -137,20 +150,38 @@ std::optional<StepTiming> window_step_timing(const RunData& data, const AdvisorC
 
 }  // namespace
 
-std::vector<EpochPeak> epoch_peaks(const RunData& data) {
-  const std::int64_t end_ns = last_sample_ns(data);
-  std::vector<Segment> epochs = segments_from_events(data.events, end_ns);
+namespace {
+
+// The completed epochs of a run whose last sample is at end_ns, without peaks.
+std::vector<EpochPeak> completed_epochs(const std::vector<Event>& events, std::int64_t end_ns) {
+  std::vector<Segment> epochs = segments_from_events(events, end_ns);
   std::erase_if(epochs, [](const Segment& s) { return s.kind != SegmentKind::Epoch; });
   // Still open, or cut short by the run's end (an epoch_end line closes one for good).
   if (!epochs.empty() && epochs.back().end_mono_ns >= end_ns) epochs.pop_back();
   std::vector<EpochPeak> out;
-  for (const Segment& e : epochs) {
-    EpochPeak peak{e.label, e.start_mono_ns, e.end_mono_ns, {}};
-    for (const DeviceSeries& s : data.devices) {
-      if (auto p = peak_within(s, e.start_mono_ns, e.end_mono_ns)) peak.devices.push_back({s.info.index, *p});
-    }
-    out.push_back(std::move(peak));
+  for (const Segment& e : epochs) out.push_back({e.label, e.start_mono_ns, e.end_mono_ns, {}});
+  return out;
+}
+
+void add_peaks(std::vector<EpochPeak>& epochs, const DeviceSeries& s) {
+  for (EpochPeak& e : epochs) {
+    if (auto p = peak_within(s, e.start_mono_ns, e.end_mono_ns)) e.devices.push_back({s.info.index, *p});
   }
+}
+
+}  // namespace
+
+std::vector<EpochPeak> epoch_peaks(const RunData& data) {
+  std::vector<EpochPeak> out = completed_epochs(data.events, last_sample_ns(data));
+  for (const DeviceSeries& s : data.devices) add_peaks(out, s);
+  return out;
+}
+
+std::vector<EpochPeak> epoch_peaks(const RunData& base, const DeviceColumns& columns, std::int64_t end_ns) {
+  std::vector<EpochPeak> out = completed_epochs(base.events, end_ns);
+  if (out.empty()) return out;
+  constexpr DeviceMetric kMemory[] = {DeviceMetric::MemUsedBytes};
+  for (const DeviceSeries& facts : base.devices) add_peaks(out, columns.load(facts.info.index, kMemory, WallClock::Skip));
   return out;
 }
 
@@ -162,12 +193,17 @@ RunData advisor_window(const RunData& span, const AdvisorConfig& config, std::in
 
 std::vector<Advisory> advise(const AdvisorInput& in, const AdvisorConfig& config) {
   Context ctx{in, config, in.run_age_s >= config.warmup_s, {}, model_verdict(in.recent_data, config),
-              std::min(config.window_s, in.run_age_s) / 2, window_step_timing(in.recent_data, config)};
+              std::min(config.window_s, in.run_age_s) / 2, window_step_timing(in, config)};
   for (const DeviceReport& d : in.recent.devices) {
     if (!in_use(in.recent, d)) continue;
-    const auto series = std::find_if(in.recent_data.devices.begin(), in.recent_data.devices.end(),
-                                     [&](const DeviceSeries& s) { return s.info.index == d.info.index; });
-    ctx.devices.push_back({&d, series == in.recent_data.devices.end() ? nullptr : &*series, total_memory(d)});
+    const DeviceSeries* series = device_series(in.recent_data, d.info.index);
+    if (!in.columns) {
+      ctx.devices.push_back({&d, series, total_memory(d), series, nullptr});
+      continue;
+    }
+    // Judged from the columns; the end is the hang span's.
+    const DeviceSeries* end = in.hang_span ? device_series(*in.hang_span, d.info.index) : nullptr;
+    ctx.devices.push_back({&d, nullptr, total_memory(d), end, in.columns});
   }
   std::vector<Advisory> out;
   advisor_rules::memory_rules(ctx, out);

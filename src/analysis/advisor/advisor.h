@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "analysis/advisor/advisory.h"
 #include "analysis/advisor/config.h"
 #include "analysis/run_report.h"
+#include "core/device_columns.h"
 #include "core/run.h"
 
 namespace gpuwatch {
@@ -34,6 +36,10 @@ struct EpochPeak {
 // out. Meant for the whole run so far, not the window: a leak shows across
 // epochs that a one-minute window never holds together.
 std::vector<EpochPeak> epoch_peaks(const RunData& data);
+// The same for a run without device samples in memory (`base`: its events
+// and devices' facts), its memory read one device at a time from `columns`.
+// end_ns: the last sample of the run.
+std::vector<EpochPeak> epoch_peaks(const RunData& base, const DeviceColumns& columns, std::int64_t end_ns);
 
 struct AdvisorInput {
   const RunReport& recent;     // build_report() over the window's samples
@@ -45,6 +51,16 @@ struct AdvisorInput {
   // more than the window for the hang rule (job.hung needs hang_after_s of
   // samples, longer than the default window); null: recent_data is all.
   const RunData* hang_span = nullptr;
+  // A finished run too long to hold in memory (runs/run_status_window.h):
+  // `recent` is its whole report, `recent_data` its events and devices'
+  // facts without samples, `hang_span` its end. The few rules that judge
+  // samples over the whole run (low utilization's share and bursts, steady
+  // memory growth) read the column they need from here, one device at a
+  // time, only when the report already points that way.
+  const DeviceColumns* columns = nullptr;
+  // With `columns`: the run's first sample (recent_data has none), where the
+  // step timing the rules judge begins.
+  std::optional<std::int64_t> first_sample_ns = std::nullopt;
 };
 
 // The last window_s (ending at end_mono_ns) of `span`, which a caller read

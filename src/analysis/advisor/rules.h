@@ -16,8 +16,25 @@ namespace gpuwatch::advisor_rules {
 
 struct DeviceView {
   const DeviceReport* report = nullptr;
-  const DeviceSeries* series = nullptr;  // the window's samples; null if the caller had none
+  const DeviceSeries* series = nullptr;  // the window's samples; null if the caller had none (or `columns`)
   std::optional<double> total_bytes;     // the device's memory
+  // Samples at the end of what is judged (when it ended, the last sample's
+  // time): `series`, or with AdvisorInput::columns the hang span's.
+  const DeviceSeries* end = nullptr;
+  const DeviceColumns* columns = nullptr;  // AdvisorInput::columns
+};
+
+// The samples of one metric the rules judge a device by: the window's, or
+// for a finished run judged from its columns, that column read now.
+class JudgedSamples {
+ public:
+  JudgedSamples(const DeviceView& d, DeviceMetric metric);
+  // Null when there are none to judge.
+  [[nodiscard]] const DeviceSeries* get() const { return loaded_ ? &*loaded_ : series_; }
+
+ private:
+  const DeviceSeries* series_ = nullptr;
+  std::optional<DeviceSeries> loaded_;
 };
 
 struct ModelVerdict {

@@ -251,12 +251,12 @@ void collective_waits(const Context& ctx, std::vector<Advisory>& out) {
 }  // namespace
 
 std::optional<double> process_gone_s(const Context& ctx, const DeviceView& d) {
-  if (!d.series || d.series->wall_ns.empty()) return std::nullopt;
+  if (!d.end || d.end->wall_ns.empty()) return std::nullopt;
   std::optional<std::int64_t> last_seen;
   for (const ProcessRecord& p : ctx.in.recent.processes) {
     if (p.device_index == d.report->info.index) last_seen = std::max(last_seen.value_or(0), p.last_seen_wall_ns);
   }
-  const std::int64_t end = d.series->wall_ns.back();
+  const std::int64_t end = d.end->wall_ns.back();
   if (!last_seen || end - *last_seen < kProcessGoneNs) return std::nullopt;
   return static_cast<double>(end - *last_seen) / 1e9;
 }

@@ -119,6 +119,9 @@ bool used_by_job(const Context& ctx, const DeviceView& d, const DeviceSeries& s)
                   [&](const ProcessRecord& p) { return p.device_index == d.report->info.index; })) {
     return true;
   }
+  // The report covers the span or part of it (a finished run read from its
+  // columns has only its end in the span, the whole run in the report).
+  if (const Summary* used = d.report->find(DeviceMetric::MemUsedBytes); used && used->max >= kJobMemoryBytes) return true;
   const auto memory = column(s, DeviceMetric::MemUsedBytes);
   return std::any_of(memory.begin(), memory.end(), [](double v) { return v >= kJobMemoryBytes; });
 }

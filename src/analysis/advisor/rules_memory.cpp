@@ -130,10 +130,11 @@ std::optional<double> part_growth(std::span<const double> value) {
 // window of 60 s or more (issue 23: it was called a possible leak while the
 // window still held its rise in both halves).
 bool grows_in_every_quarter(const DeviceView& d, double growth_bytes) {
-  if (!d.series) return false;
-  const auto memory = column(*d.series, DeviceMetric::MemUsedBytes);
+  const JudgedSamples samples(d, DeviceMetric::MemUsedBytes);
+  if (!samples.get()) return false;
+  const auto memory = column(*samples.get(), DeviceMetric::MemUsedBytes);
   if (memory.empty()) return false;
-  const PresentSamples p = present_samples(d.series->mono_ns, memory);
+  const PresentSamples p = present_samples(samples.get()->mono_ns, memory);
   if (p.time_ns.size() < 12) return false;
   constexpr int kParts = 4;
   constexpr double kShareOfGrowth = 0.1;
@@ -182,8 +183,8 @@ void sudden_drop(const Context& ctx, const DeviceView& d, std::vector<Advisory>&
                                  {"to_bytes", largest->to_bytes, "bytes"},
                                  {"fall_percent", fall / *d.total_bytes * 100, "percent"}};
   std::string when;
-  if (d.series && !d.series->mono_ns.empty()) {
-    const double ago_s = static_cast<double>(d.series->mono_ns.back() - largest->time_ns) / 1e9;
+  if (d.end && !d.end->mono_ns.empty()) {
+    const double ago_s = static_cast<double>(d.end->mono_ns.back() - largest->time_ns) / 1e9;
     evidence.push_back({"seconds_ago", ago_s, "seconds"});
     when = fmt::format(", {} ago", seconds(ago_s));
   }

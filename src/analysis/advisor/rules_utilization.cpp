@@ -66,8 +66,9 @@ InputSigns input_signs(const Context& ctx, const DeviceView& d) {
   };
   signs.gaps = d.report->idle_gaps;
   signs.idle_throughout = !signs.gaps;
-  if (!enough(signs.gaps) && d.series) {
-    if (auto b = bursts(*d.series); enough(b)) {
+  if (!enough(signs.gaps)) {
+    const JudgedSamples samples(d, DeviceMetric::GpuUtilPercent);
+    if (auto b = samples.get() ? bursts(*samples.get()) : std::nullopt; enough(b)) {
       signs.gaps = b;
       signs.from_bursts = true;
     }
@@ -113,11 +114,14 @@ std::string input_reason(const InputSigns& s) {
 std::optional<double> sustained_low_share(const Context& ctx, const DeviceView& d) {
   const AdvisorConfig& c = ctx.config;
   const Summary* util = d.report->find(DeviceMetric::GpuUtilPercent);
-  if (!util || !d.series || util->span_s < ctx.min_coverage_s) return std::nullopt;
-  const auto share = share_below(*d.series, c.util_low_percent);
   // Sustained: low on average and low most of the time, so one long
-  // evaluation pause in a busy window is not "low".
-  if (!share || util->mean >= c.util_low_percent || *share < c.util_low_share_percent) return std::nullopt;
+  // evaluation pause in a busy window is not "low". The mean first: the
+  // share may have to read a long run's samples.
+  if (!util || util->span_s < ctx.min_coverage_s || util->mean >= c.util_low_percent) return std::nullopt;
+  const JudgedSamples samples(d, DeviceMetric::GpuUtilPercent);
+  if (!samples.get()) return std::nullopt;
+  const auto share = share_below(*samples.get(), c.util_low_percent);
+  if (!share || *share < c.util_low_share_percent) return std::nullopt;
   return share;
 }
 

@@ -144,6 +144,35 @@ TEST(RollupStats, BucketKeysKeepOrderAndSign) {
   }
 }
 
+TEST(RollupStats, ThrottlingFromTheReasonsHistogramIsTheSamples) {
+  // Clock-event reasons: idle, power cap, thermal and both, absent at times.
+  const Column c = irregular([](int i, std::uint64_t) {
+    constexpr double kMasks[] = {0, 1, 4, 4, 4 | 0x20, 0x40, 4};
+    return kMasks[static_cast<std::size_t>(i / 50 % 7)];
+  });
+  const ThrottleReport raw = throttle_time(c.time_ns, c.values);
+  const auto rolled = throttle_time(rollup_column(c.time_ns, c.values, kStart, 1));
+  ASSERT_TRUE(rolled);
+  EXPECT_NEAR(rolled->sampled_s, raw.sampled_s, 1e-9 * raw.sampled_s);
+  EXPECT_NEAR(rolled->throttled_percent, raw.throttled_percent, 1e-9);
+  EXPECT_NEAR(rolled->power_percent, raw.power_percent, 1e-9);
+  EXPECT_NEAR(rolled->thermal_percent, raw.thermal_percent, 1e-9);
+  ASSERT_EQ(rolled->by_reason.size(), raw.by_reason.size());
+  for (std::size_t k = 0; k < raw.by_reason.size(); ++k) {
+    EXPECT_EQ(rolled->by_reason[k].reason.bit, raw.by_reason[k].reason.bit);
+    EXPECT_NEAR(rolled->by_reason[k].seconds, raw.by_reason[k].seconds, 1e-9 * raw.sampled_s);
+  }
+  EXPECT_GT(raw.power_percent, 0);
+  // A bucketed column holds no masks: the samples must say.
+  ColumnRollup bucketed;
+  bucketed.count = 1;
+  bucketed.weight_ns = 1e9;
+  bucketed.mean = bucketed.min = bucketed.max = 4;
+  bucketed.exact = false;
+  bucketed.histogram = {{rollup_bucket_value(rollup_bucket_key(4)), 1e9}};
+  EXPECT_FALSE(throttle_time(std::span<const ColumnRollup>(&bucketed, 1)));
+}
+
 TEST(RollupStats, ALoneSampleAndNoSampleAreAsSummarizeHasThem) {
   const std::vector<std::int64_t> t{kStart, kStart + kSec};
   const std::vector<double> one{kNaN, 42};
