@@ -40,11 +40,13 @@ function summaryCells(r) {
   const s = sum(r);
   if (!s) return [0, 1, 2, 3, 4].map(() => el('td', {class: 'num muted'}, '…'));
   if (s instanceof Error) return [0, 1, 2, 3, 4].map(() => el('td', {class: 'num muted', title: s.message}, '—'));
-  const cause = s.root_cause ? `${s.root_cause.summary}${s.root_cause.suggestion ? '\nNext: ' + s.root_cause.suggestion : ''}` : 'nothing to act on';
+  const cause = s.verdict === null ? 'a long run: judged on its page' : s.root_cause
+    ? `${s.root_cause.summary}${s.root_cause.suggestion ? '\nNext: ' + s.root_cause.suggestion : ''}` : 'nothing to act on';
   return [el('td', {class: 'num'}, s.util_percent_mean === null ? '—' : `${fmtNumber(s.util_percent_mean, 0)} %`),
     el('td', {class: 'num'}, fmtEnergy(s.energy_joules)), el('td', {class: 'num'}, fmtSignificant(s.final_loss)),
     el('td', {class: 'num'}, fmtSignificant(s.steps_per_s, 3)),
-    el('td', {title: cause}, el('span', {class: `badge verdict-${s.verdict}`}, s.verdict))];
+    el('td', {title: cause}, s.verdict === null ? el('span', {class: 'muted'}, 'on its page')
+      : el('span', {class: `badge verdict-${s.verdict}`}, s.verdict))];
 }
 
 function runRow(r, update) {

@@ -14,6 +14,7 @@
 #include "core/log_message.h"
 #include "core/step_timing.h"
 #include "runs/run_status_window.h"
+#include "serve/compare_source.h"
 #include "serve/run_api.h"
 #include "store/rollups.h"
 #include "store/stored_columns.h"
@@ -242,14 +243,18 @@ std::string summary_json(StorePools& stores, std::string_view run_ref, const Adv
   const RunInfo& run = found.run;
   const RunData base = load_run_base(*found.store, run);
   const RunReport report = build_report(base, StoredColumns(found.path, run), StoredRollups(found.path, run));
-  const RunStatusReport status = stored_status(found, config, config_given);
+  // A finished run's verdict reads it whole (about 300 bytes a device-sample): the runs list asks
+  // for every row, so a long run's is left to its own page.
+  const bool judged = estimated_device_samples(run, base.devices.size()) <= kSummaryVerdictMaxDeviceSamples;
+  const RunStatusReport status = judged ? stored_status(found, config, config_given) : RunStatusReport{};
   std::string out;
   JsonWriter w(out);
   w.begin_object().field("schema_version", kServeGpusSchemaVersion).field("run", run.id);
   w.field("duration_s", seconds_since_start(run, stored_run_end_mono_ns(run)));
   write_gpu_utilization(w, report);
   w.field("energy_joules", report.total_energy_joules).field("final_loss", final_loss(report));
-  w.field("steps_per_s", run_steps_per_s(run, base.events)).field("verdict", status.verdict);
+  w.field("steps_per_s", run_steps_per_s(run, base.events));
+  w.field("verdict", judged ? std::optional<std::string>(status.verdict) : std::nullopt);
   w.key("root_cause");
   if (const Advisory* a = root_cause(status.advisories)) {
     w.begin_object().field("id", a->id).field("severity", to_string(a->severity)).field("gpu", a->device_index);

@@ -19,6 +19,10 @@ namespace gpuwatch {
 // at most about 2 x points values.
 std::string training_json(StorePools& stores, std::string_view run_ref, const RequestTarget& query);
 
+// Past this many device-samples (estimated), a summary carries no verdict:
+// judging a finished run reads it whole.
+inline constexpr double kSummaryVerdictMaxDeviceSamples = 1e6;
+
 // GET /api/runs/ID/summary: duration, GPUs, mean utilization, energy, final
 // loss, steps/s and the verdict with its root cause: the runs list's columns.
 std::string summary_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given);

@@ -9,13 +9,14 @@ docs/serve.md at 1400 and 390 px."""
 import json
 import os
 import re
+import subprocess
 import sys
 import threading
 import time
 import unittest
 
 from browser import CHROMIUM, console_messages, dump_dom, evaluate, screenshot
-from test_serve import BROWSER_TIMEOUT_S, SCENARIO, ServeCase, canvases
+from test_serve import BROWSER_TIMEOUT_S, MAKE_RUN_STORE, SCENARIO, ServeCase, canvases
 
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
 
@@ -92,6 +93,23 @@ class StoryApiTest(StoryCase):
         self.assertEqual(info["gpu_colors"][:2], ["#0072b2", "#e69f00"])  # the plots' palette
         self.assertEqual(self.get(f"{base}/api/runs/{run}/training?points=0")[0], 400)
         self.assertEqual(self.get(f"{base}/api/runs/nosuchrun/summary")[0], 404)
+
+
+    def test_a_long_runs_summary_is_not_judged_by_reading_it_whole(self):
+        # 8 GPUs, 30 min at 80 Hz: 1.15 M device-samples, past what a summary judges.
+        subprocess.run([MAKE_RUN_STORE, "--out", self.store, "--hours", "0.5", "--hz", "80", "--name", "long"],
+                       check=True, capture_output=True, timeout=300)
+        base = self.serve()
+        pid = self.procs[-1].pid
+        status, s = self.get(f"{base}/api/runs/long/summary")
+        self.assertEqual(status, 200, s)
+        self.assertIsNone(s["verdict"])
+        self.assertIsNone(s["root_cause"])
+        self.assertEqual(len(s["gpus"]), 8)
+        self.assertGreater(s["util_percent_mean"], 0)
+        with open(f"/proc/{pid}/status") as f:
+            peak_mib = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)) / 1024
+        self.assertLess(peak_mib, 150)  # judged, the run is read whole: about 350 MB
 
 
 @unittest.skipUnless(CHROMIUM, "chromium is not installed")
