@@ -20,8 +20,10 @@ const MARKERS = {
 // Charted first, in this order (the charts that show the run's problem go before them, run.js);
 // the run's other metrics, and those of these that stayed at zero, go under "More metrics".
 const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'sm_clock_mhz', 'temp_gpu_celsius',
-  'sm_active_percent', 'sm_occupancy_percent', 'tensor_active_percent', 'dram_bw_util_percent',
-  'fp64_active_percent', 'fp32_active_percent', 'fp16_active_percent'];
+  'sm_active_percent', 'sm_occupancy_percent', 'tensor_active_percent', 'dram_bw_util_percent'];
+// Under "More metrics" (not even fetched) unless the report shows a value above zero: on most
+// trainings (bf16) they stay at zero.
+const PRIMARY_WHEN_USED = ['fp64_active_percent', 'fp32_active_percent', 'fp16_active_percent'];
 
 let page = {cleanup: []}; // the current page's resources, released on navigation
 
@@ -273,6 +275,23 @@ function seedMetadata(message) {
   } catch (e) {
     return null;
   }
+}
+
+// fetch(from, to, points) shared by the charts of one answer: the last request's answer is
+// reused for the same request, and a whole-run answer of at least as many points for a whole-run
+// request within SHARED_FETCH_MS (the first read, made before the charts know their width, then
+// serves them all; later, a live run's zoom-out reads it again).
+const SHARED_FETCH_MS = 3000;
+
+function sharedFetch(fetch) {
+  let last = null;
+  return (from, to, points) => {
+    const whole = from === undefined && to === undefined;
+    const reuse = last && last.from === from && last.to === to && (whole
+      ? last.points >= points && Date.now() - last.at < SHARED_FETCH_MS : last.points === points);
+    if (!reuse) last = {from, to, points, at: Date.now(), answer: fetch(from, to, points)};
+    return last.answer;
+  };
 }
 
 function seriesParams(metric, from, to, points) {

@@ -30,10 +30,12 @@ async function showRun(main, id) {
   const {primary, others} = splitMetrics(view.metrics);
   view.others = others;
   moreBox.addEventListener('toggle', () => { if (moreBox.open) drawMore(view); });
+  showMore(view);
   // The training's charts before the GPUs' (a run is judged by its loss first); the charts that
   // show the run's problem go before both when the report has come (orderCharts).
   const trainingSet = el('div', {class: 'chart-set'}), gpuSet = el('div', {class: 'chart-set'});
   charts.append(trainingSet, gpuSet);
+  view.gpuSet = gpuSet;
   const training = trainingCharts(view, trainingSet);
   const gpu = Promise.all(primary.map((m) => addGpuChart(view, gpuSet, m)));
   const shown = judging.then((answers) => showJudgement(view, answers));
@@ -50,14 +52,21 @@ function splitMetrics(metrics) {
   return {primary, others: metrics.filter((m) => !PRIMARY.includes(m.name))};
 }
 
+// Points to ask for before a chart knows its width: a chart's at this window's width (two to a
+// row on a wide screen, one on a narrow one).
+function chartPoints() {
+  const w = window.innerWidth;
+  return Math.max(200, Math.round(w > 1200 ? w / 2 : w));
+}
+
 function drawMore(view) {
   for (const m of view.others) if (!view.group.find(m.name)) addGpuChart(view, view.more, m);
 }
 
 function showMore(view) {
-  const n = view.others.length + view.more.childElementCount;
+  const n = view.others.filter((m) => !view.group.find(m.name)).length + view.more.childElementCount;
   view.moreBox.hidden = !n;
-  view.moreBox.querySelector('summary').textContent = `More metrics (${Math.max(n, view.others.length)})`;
+  view.moreBox.querySelector('summary').textContent = `More metrics (${n})`;
 }
 
 function addGpuChart(view, container, m) {
@@ -113,15 +122,22 @@ function showJudgement(view, [report, status]) {
 // a training in bf16) under "More metrics".
 function orderCharts(view, report, status) {
   const wanted = problemMetrics(rootCauses((status && status.advisories) || report.advisories || []));
+  const devs = report.devices || [];
+  const most = (name) => Math.max(-Infinity, ...devs.map((d) => ((d.metrics || {})[name] || {}).max ?? -Infinity));
+  // The precision pipes a run used, among the charts (run.js draws them only now).
+  for (const m of view.others.filter((x) => PRIMARY_WHEN_USED.includes(x.name) && most(x.name) > 0)) {
+    view.others = view.others.filter((x) => x !== m);
+    if (!view.group.find(m.name)) addGpuChart(view, view.gpuSet, m);
+  }
   for (const metric of [...wanted].reverse()) {
     const item = view.group.find(metric);
     if (item && view.charts.contains(item.box)) view.charts.prepend(item.box);
   }
-  const stat = (d, name) => ((d.metrics || {})[name] || {});
+  // A GPU metric that stayed at zero, or had no value, on every GPU.
+  const gpuMetric = (name) => view.metrics.some((m) => m.name === name);
   for (const item of view.group.items) {
-    const devs = report.devices || [];
-    const zero = devs.length && devs.every((d) => stat(d, item.metric).max === 0);
-    if (zero && view.charts.contains(item.box) && !wanted.includes(item.metric)) view.more.append(item.box);
+    const idle = devs.length && gpuMetric(item.metric) && !(most(item.metric) > 0);
+    if (idle && view.charts.contains(item.box) && !wanted.includes(item.metric)) view.more.append(item.box);
   }
   showMore(view);
 }
@@ -144,13 +160,8 @@ function referenceLines(view, report) {
 // The host's CPU and memory and the command's own CPU, RSS and reads (/api/runs/ID/host, every
 // metric in one answer), in the run's chart group so they zoom with the GPUs' charts.
 async function hostCharts(box, view) {
-  let last = {key: null, answer: null};
-  const hostData = (from, to, points) => {
-    const key = `${from}|${to}|${points}`;
-    if (last.key !== key) last = {key, answer: api(`${view.path}/host`, seriesParams(undefined, from, to, points))};
-    return last.answer;
-  };
-  const first = await hostData(undefined, undefined, 600);
+  const hostData = sharedFetch((from, to, points) => api(`${view.path}/host`, seriesParams(undefined, from, to, points)));
+  const first = await hostData(undefined, undefined, chartPoints());
   if (!first.metrics.length) return;
   const charts = el('div', {class: 'charts'});
   box.replaceChildren(el('h2', {}, 'Host'), charts);

@@ -23,16 +23,10 @@ function groupScalars(scalars) {
 }
 
 async function trainingCharts(view, container) {
-  const cache = {key: null, answer: null};
-  const data = (from, to, points) => {
-    const key = `${from}|${to}|${points}`;
-    if (cache.key !== key) cache.answer = api(`${view.path}/training`, seriesParams(undefined, from, to, points));
-    cache.key = key;
-    return cache.answer;
-  };
+  const data = sharedFetch((from, to, points) => api(`${view.path}/training`, seriesParams(undefined, from, to, points)));
   let first;
   try {
-    first = await data(undefined, undefined, 800);
+    first = await data(undefined, undefined, chartPoints());
   } catch (e) {
     return; // an older server: no training charts
   }

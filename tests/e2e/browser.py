@@ -99,6 +99,7 @@ class _Pipe:
 
     def call(self, method, params=None, session=None, timeout_s=TIMEOUT_S):
         import json
+        import select
         import time
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
@@ -115,6 +116,9 @@ class _Pipe:
                         raise RuntimeError(f"{method}: {reply['error']}")
                     return reply.get("result", {})
                 self.events.append(reply)
+            ready, _, _ = select.select([self.inp], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
             chunk = os.read(self.inp, 1 << 20)
             if not chunk:
                 break
@@ -125,7 +129,8 @@ class _Pipe:
 def evaluate(url, expression, size=(1400, 1000), wait_s=6.0, screenshot_path=None, timeout_s=TIMEOUT_S):
     """Opens ``url`` in a viewport of ``size`` CSS pixels (emulated: a headless window is at least
     500 px wide, so 390 px is only reachable this way), waits ``wait_s`` seconds of real time,
-    and returns ``(value of expression, console errors and uncaught exceptions)``; saves a PNG of
+    and returns ``(value of expression, console errors and uncaught exceptions)`` (a promise's
+    value when it is one); saves a PNG of
     the viewport at ``screenshot_path`` when given."""
     import base64
     import time
@@ -157,8 +162,8 @@ def evaluate(url, expression, size=(1400, 1000), wait_s=6.0, screenshot_path=Non
                       session=session)
             pipe.call("Page.navigate", {"url": url}, session=session)
             time.sleep(wait_s)
-            value = pipe.call("Runtime.evaluate", {"expression": expression, "returnByValue": True},
-                              session=session)["result"].get("value")
+            value = pipe.call("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True},
+                              session=session, timeout_s=timeout_s)["result"].get("value")
             if screenshot_path:
                 shot = pipe.call("Page.captureScreenshot", {"format": "png"},
                                  session=session)

@@ -140,6 +140,16 @@ class StoryPagesTest(StoryCase):
         self.assertTrue(any(x.startswith("checkpoint") for x in labels), labels)
         self.assertFalse([x for x in labels if "end" in x or "job_gpus" in x], labels)
         self.assertIn('<select id="xaxis"', dom)
+        # The x axis switched to steps, to epochs and back: every chart redrawn, markers kept.
+        switch = ("(async () => { const out = []; for (const v of ['step', 'epoch', 'time']) {"
+                  " const s = document.getElementById('xaxis'); s.value = v; s.dispatchEvent(new Event('change'));"
+                  " await new Promise((done) => setTimeout(done, 300));"
+                  " out.push(document.querySelector('canvas[data-metric=\"training.loss\"]').dataset.labels); }"
+                  " return out; })()")
+        labels_by_axis, errors = evaluate(f"{base}/#/run/{run}", switch, wait_s=8, timeout_s=BROWSER_TIMEOUT_S)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(labels_by_axis), 3)
+        self.assertTrue(all("epoch 2" in x for x in labels_by_axis), labels_by_axis)
         self.assertEqual(console_messages(f"{base}/#/run/{run}", timeout_s=BROWSER_TIMEOUT_S), [])
         # The runs list: the summary columns, filled in.
         dom = dump_dom(f"{base}/#/", timeout_s=BROWSER_TIMEOUT_S)
