@@ -3,15 +3,27 @@
 'use strict';
 
 const TOKEN = new URLSearchParams(location.search).get('token');
-const GPU_COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2',
-  '#17becf', '#7f7f7f', '#bcbd22'];
-const RUN_COLORS = ['#1f6fc5', '#d3262f', '#2ca02c', '#ff7f0e'];
+// GPU i's colour: the plots' palette (/api/info's gpu_colors, render/plot/style.cpp: Okabe & Ito's
+// colour-blind-safe set), so that a GPU has one colour on the page and in every picture; past
+// the palette, the colours repeat dashed. Grey until /api/info answered (an older server).
+let GPU_COLORS = ['#555555'];
+const RUN_COLORS = ['#0072b2', '#e69f00', '#009e73', '#d55e00'];
 const HOST_COLOR = '#444c56';
-const MARKER_COLORS = {epoch: '#7a5cc2', phase: '#1d8a4a', xid: '#c0392b', gpu_lost: '#c0392b'};
-// Charted first, in this order; the run's other metrics go under "More metrics".
-const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'temp_gpu_celsius',
-  'sm_active_percent', 'sm_occupancy_percent', 'tensor_active_percent', 'dram_bw_util_percent',
-  'fp64_active_percent', 'fp32_active_percent', 'fp16_active_percent'];
+// Kinds of events drawn as markers, with their colour and rank (chart.js: lower ranks' labels
+// are drawn first). Other kinds (job_gpus, signal, advisory, step, log ...) are the recorder's
+// own bookkeeping or drawn as curves: not markers.
+const MARKERS = {
+  epoch: {color: '#7a5cc2', rank: 0}, phase: {color: '#1d8a4a', rank: 1}, mark: {color: '#6b7480', rank: 2},
+  xid: {color: '#c0392b', rank: 1}, gpu_lost: {color: '#c0392b', rank: 1},
+  ecc_double_bit: {color: '#c0392b', rank: 1},
+};
+// Charted first, in this order (the charts that show the run's problem go before them, run.js);
+// the run's other metrics, and those of these that stayed at zero, go under "More metrics".
+const PRIMARY = ['gpu_util_percent', 'mem_used_bytes', 'power_watts', 'sm_clock_mhz', 'temp_gpu_celsius',
+  'sm_active_percent', 'sm_occupancy_percent', 'tensor_active_percent', 'dram_bw_util_percent'];
+// Under "More metrics" (not even fetched) unless the report shows a value above zero: on most
+// trainings (bf16) they stay at zero.
+const PRIMARY_WHEN_USED = ['fp64_active_percent', 'fp32_active_percent', 'fp16_active_percent'];
 
 let page = {cleanup: []}; // the current page's resources, released on navigation
 
@@ -73,6 +85,23 @@ function fmtNumber(v, decimals = 1) {
   return Number(v).toLocaleString('en-US', {minimumFractionDigits: decimals, maximumFractionDigits: decimals});
 }
 
+// A value with about `digits` significant digits, for numbers of any size (a loss of 0.000123,
+// a rate of 1234.5): "0.000123", "1,235".
+function fmtSignificant(v, digits = 4) {
+  if (v === null || v === undefined || !isFinite(v)) return '—';
+  if (v === 0) return '0';
+  const decimals = Math.max(0, Math.min(8, digits - 1 - Math.floor(Math.log10(Math.abs(v)))));
+  return fmtNumber(v, decimals);
+}
+
+// Joules as people read them: "812 J", "41.2 kJ", "3.43 kWh".
+function fmtEnergy(j) {
+  if (j === null || j === undefined || !isFinite(j)) return '—';
+  if (j >= 3.6e6) return `${fmtSignificant(j / 3.6e6, 3)} kWh`;
+  if (j >= 1e4) return `${fmtSignificant(j / 1e3, 3)} kJ`;
+  return `${fmtNumber(j, 0)} J`;
+}
+
 // A stored value shown in its display unit (value / divisor, decimals).
 function fmtDisplay(v, display, withUnit = true) {
   if (v === null || v === undefined) return '—';
@@ -97,6 +126,7 @@ function fmtStart(iso) {
 const fmtCommand = (c) => Array.isArray(c) ? c.join(' ') : (c || '');
 const statusBadge = (s) => el('span', {class: `status status-${s}`}, s);
 const gpuColor = (i) => GPU_COLORS[i % GPU_COLORS.length];
+const gpuDashed = (i) => i >= GPU_COLORS.length && GPU_COLORS.length > 1;
 
 function setCrumbs(...parts) {
   document.getElementById('crumbs').replaceChildren(...parts.flatMap((p, i) => i ? [' / ', p] : [p]));
@@ -104,28 +134,39 @@ function setCrumbs(...parts) {
 
 // ---- charts shared by the run and compare pages -----------------------------------------------
 
-// A group of charts over one time axis: dragging across any chart zooms all of them (each
-// refetches its series for the span), double-click zooms out. `axis` ({xFormat, xSteps}) is
-// for an x that is not seconds (compare by epoch).
-class ChartGroup {
-  constructor(axis = {}) { this.items = []; this.span = null; this.axis = axis; }
+// A group of charts over one x axis: dragging across any chart zooms all of them (each
+// refetches its series for the span), double-click zooms out; the charts share a crosshair.
+// `axis` ({xFormat, xSteps}) is for an x that is not seconds (compare by epoch). On a run's page
+// the x axis may be steps or epochs instead of time: setMapping({toX, toT, xFormat, xSteps})
+// maps each series' seconds on draw (the series are kept in seconds), and null goes back to time.
+let syncKeys = 0;
 
-  // load(from, to, points) resolves to the chart's series list.
+class ChartGroup {
+  constructor(axis = {}) {
+    this.items = []; this.span = null; this.axis = axis; this.mapping = null; this.markers = [];
+    this.syncKey = `group-${++syncKeys}`;
+  }
+
+  // load(from, to, points) resolves to the chart's series list, in seconds.
   add(container, {metric, title, display, legend, load, markers}) {
     const canvas = el('canvas', {class: 'chart', dataset: {metric, points: '0'}});
-    const box = el('div', {class: 'chart-box'},
+    const box = el('div', {class: 'chart-box', dataset: {metric}},
       el('div', {class: 'chart-head'}, el('h3', {}, title), el('div', {class: 'legend'}, legend.map(([color, text]) => legendItem(color, text)))),
       canvas);
     container.append(box);
+    const m = this.mapping;
     const chart = new window.LineChart(canvas, {
       // Axis ticks get the decimals their step needs, the tooltip the display's.
-      format: (v, step) => fmtNumber(v, step ? Math.max(0, Math.ceil(-Math.log10(step))) : (display ? display.decimals : 1))
+      format: (v, step) => (step ? fmtNumber(v, Math.max(0, Math.ceil(-Math.log10(step))))
+        : display ? fmtNumber(v, display.decimals) : fmtSignificant(v))
         + (display && display.unit ? ' ' + display.unit : ''),
-      onZoom: (a, b) => this.zoom([a, b]),
+      onZoom: (a, b) => this.zoom(this.mapping ? [this.mapping.toT(a), this.mapping.toT(b)] : [a, b]),
       onReset: () => this.zoom(null),
+      syncKey: this.syncKey,
       ...this.axis,
+      ...(m ? {xFormat: m.xFormat, xSteps: m.xSteps} : {}),
     });
-    const item = {metric, chart, load, markers: markers || [], display};
+    const item = {metric, chart, load, box, markers: markers || this.markers, display, raw: []};
     this.items.push(item);
     return this.refresh(item);
   }
@@ -133,10 +174,53 @@ class ChartGroup {
   async refresh(item) {
     const [from, to] = this.span || [undefined, undefined];
     try {
-      item.chart.setData(await item.load(from, to, item.chart.plotWidth()), item.markers, this.span);
+      item.raw = await item.load(from, to, item.chart.plotWidth());
+      this.draw(item);
     } catch (e) {
       showError(e);
     }
+  }
+
+  // The item's series (seconds) drawn on the group's x axis.
+  draw(item) {
+    const map = this.mapping;
+    const x = (ts) => map ? ts.map(map.toX) : ts;
+    const series = item.raw.map((s) => ({...s, t: x(s.t)}));
+    const markers = item.markers.map((mk) => ({...mk, t: map ? map.toX(mk.t) : mk.t}));
+    const span = this.span && map ? this.span.map(map.toX) : this.span;
+    item.chart.setData(series, markers, span);
+  }
+
+  setMapping(mapping) {
+    this.mapping = mapping;
+    for (const item of this.items) {
+      item.chart.setAxis(mapping ? mapping.xFormat : this.axis.xFormat, mapping ? mapping.xSteps : this.axis.xSteps);
+      this.draw(item);
+    }
+  }
+
+  // Live: points (seconds) appended to one series of an item; nulls left out, so a slow
+  // metric read every few ticks is one line, not dots.
+  append(item, name, style, t, v) {
+    const keep = t.map((_, i) => i).filter((i) => v[i] !== null && v[i] !== undefined);
+    if (!keep.length) return;
+    let s = item.raw.find((x) => x.name === name);
+    if (!s) { s = {name, ...style, t: [], v: []}; item.raw.push(s); }
+    const after = s.t.length ? s.t[s.t.length - 1] : -Infinity;
+    for (const i of keep) if (t[i] > after) { s.t.push(t[i]); s.v.push(v[i]); }
+    item.dirty = true;
+  }
+
+  // New markers (live events) on every chart.
+  addMarkers(list) {
+    if (!list.length) return;
+    this.markers.push(...list);
+    for (const item of this.items) { if (item.markers !== this.markers) item.markers.push(...list); item.dirty = true; }
+  }
+
+  // Redraws what append() or addMarkers() changed: once per live event, not once per series.
+  flush() {
+    for (const item of this.items) if (item.dirty) { item.dirty = false; this.draw(item); }
   }
 
   zoom(span) {
@@ -151,479 +235,68 @@ function legendItem(color, text) {
   return el('span', {}, el('i', {style: {background: color}}), text);
 }
 
+// The run's events as markers: an epoch's start "epoch N", a phase's start its name, a mark its
+// text, a device event its kind; ends (an epoch or phase without a name) as lines without a label.
+// An imported seed file's training_metadata ({"epoch": 1, "phase": "training"}, stored as a
+// mark, docs/import.md) gives its epochs and phases where they change.
 function eventMarkers(events) {
-  return (events || []).filter((e) => e.kind in MARKER_COLORS).map((e) => ({
-    t: e.t, color: MARKER_COLORS[e.kind],
-    label: e.kind === 'epoch' ? (e.message ? `epoch ${e.message}` : 'epoch ends') : e.kind === 'phase' ? (e.message || 'end') : e.kind,
-  }));
+  const out = [];
+  const seen = {epoch: undefined, phase: undefined};
+  for (const e of events || []) {
+    const meta = e.kind === 'mark' ? seedMetadata(e.message) : null;
+    if (meta) {
+      for (const kind of ['epoch', 'phase']) {
+        if (meta[kind] === undefined || meta[kind] === null || String(meta[kind]) === seen[kind]) continue;
+        seen[kind] = String(meta[kind]);
+        out.push(eventMarker({t: e.t, kind, message: seen[kind]}));
+      }
+    } else if (e.kind in MARKERS) {
+      out.push(eventMarker(e));
+    }
+  }
+  return out;
+}
+
+function eventMarker(e) {
+  const style = MARKERS[e.kind];
+  const end = (e.kind === 'epoch' || e.kind === 'phase') && !e.message;
+  const text = e.kind === 'epoch' ? `epoch ${e.message}` : e.kind === 'phase' || e.kind === 'mark' ? e.message
+    : e.gpu === null || e.gpu === undefined ? e.kind : `${e.kind} GPU ${e.gpu}`;
+  return {t: e.t, color: style.color, rank: end ? 3 : style.rank,
+    label: end ? '' : text.length > 28 ? text.slice(0, 27) + '…' : text};
+}
+
+// A mark holding a seed file's training_metadata object, or null.
+function seedMetadata(message) {
+  if (!message || message[0] !== '{') return null;
+  try {
+    const m = JSON.parse(message);
+    return m && typeof m === 'object' && ('epoch' in m || 'phase' in m) ? m : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// fetch(from, to, points) shared by the charts of one answer: the last request's answer is
+// reused for the same request, and a whole-run answer of at least as many points for a whole-run
+// request within SHARED_FETCH_MS (the first read, made before the charts know their width, then
+// serves them all; later, a live run's zoom-out reads it again).
+const SHARED_FETCH_MS = 3000;
+
+function sharedFetch(fetch) {
+  let last = null;
+  return (from, to, points) => {
+    const whole = from === undefined && to === undefined;
+    const reuse = last && last.from === from && last.to === to && (whole
+      ? last.points >= points && Date.now() - last.at < SHARED_FETCH_MS : last.points === points);
+    if (!reuse) last = {from, to, points, at: Date.now(), answer: fetch(from, to, points)};
+    return last.answer;
+  };
 }
 
 function seriesParams(metric, from, to, points) {
   return {...(metric === undefined ? {} : {metric}), from: from === undefined ? undefined : from.toFixed(3),
     to: to === undefined ? undefined : to.toFixed(3), points};
-}
-
-// ---- #/ the runs list -------------------------------------------------------------------------
-
-const RUN_COLUMNS = [
-  {key: 'name', text: 'name', value: (r) => r.name || ''},
-  {key: 'id', text: 'id', value: (r) => r.id},
-  {key: 'status', text: 'status', value: (r) => r.status},
-  {key: 'start', text: 'start', value: (r) => r.start || ''},
-  {key: 'duration_s', text: 'duration', num: true, value: (r) => r.duration_s || 0},
-  {key: 'gpus', text: 'GPUs', num: true, value: (r) => (r.gpus || []).length},
-  {key: 'command', text: 'command', value: (r) => fmtCommand(r.command)},
-];
-
-const listState = {sort: 'start', dir: -1, q: '', status: '', selected: new Set()};
-
-async function showRuns(main) {
-  setCrumbs('runs');
-  const {runs} = await api('/api/runs');
-  const search = el('input', {type: 'search', placeholder: 'search by name', value: listState.q});
-  const status = el('select', {},
-    ['', 'recording', 'finished', 'interrupted'].map((s) => el('option', {value: s}, s || 'any status')));
-  status.value = listState.status;
-  const compare = el('button', {type: 'button'}, 'compare');
-  const tbody = el('tbody');
-  const headRow = el('tr', {}, el('th', {}, ''));
-  const tableEl = el('table', {id: 'runs'}, el('thead', {}, headRow), tbody);
-
-  const render = () => {
-    const q = listState.q.toLowerCase();
-    const col = RUN_COLUMNS.find((c) => c.key === listState.sort);
-    const shown = runs
-      .filter((r) => (!q || (r.name || '').toLowerCase().includes(q)) && (!listState.status || r.status === listState.status))
-      .sort((a, b) => {
-        const x = col.value(a), y = col.value(b);
-        return (x < y ? -1 : x > y ? 1 : 0) * listState.dir;
-      });
-    headRow.replaceChildren(el('th', {}, ''), ...RUN_COLUMNS.map((c) => el('th', {
-      class: 'sortable' + (c.num ? ' num' : ''), title: 'sort by ' + c.text,
-      onclick: () => {
-        listState.dir = listState.sort === c.key ? -listState.dir : (c.num || c.key === 'start' ? -1 : 1);
-        listState.sort = c.key;
-        render();
-      },
-    }, c.text, listState.sort === c.key ? el('span', {class: 'arrow'}, listState.dir > 0 ? ' ▲' : ' ▼') : '')));
-    tbody.replaceChildren(...shown.map((r) => {
-      const box = el('input', {type: 'checkbox', checked: listState.selected.has(r.id),
-        onclick: (e) => e.stopPropagation(),
-        onchange: (e) => { e.target.checked ? listState.selected.add(r.id) : listState.selected.delete(r.id); update(); }});
-      return el('tr', {dataset: {runId: r.id}, class: r.live ? 'live' : null,
-        onclick: () => { location.hash = `#/run/${r.id}`; }},
-      el('td', {}, box), el('td', {}, r.name || el('span', {class: 'muted'}, '(none)')),
-      el('td', {class: 'mono'}, r.id), el('td', {}, statusBadge(r.status)),
-      el('td', {}, fmtStart(r.start)), el('td', {class: 'num'}, fmtDuration(r.duration_s)),
-      el('td', {class: 'num', title: (r.gpus || []).map((g) => `${g.gpu}: ${g.name}`).join('\n')}, (r.gpus || []).length),
-      el('td', {class: 'cmd', title: fmtCommand(r.command)}, fmtCommand(r.command)));
-    }));
-    if (!shown.length) tbody.append(el('tr', {}, el('td', {colspan: 8, class: 'muted'}, 'No runs match.')));
-  };
-  const update = () => {
-    for (const id of [...listState.selected]) if (!runs.some((r) => r.id === id)) listState.selected.delete(id);
-    const n = listState.selected.size;
-    compare.disabled = n < 2 || n > 4;
-    compare.textContent = n ? `compare (${n})` : 'compare';
-  };
-  search.addEventListener('input', () => { listState.q = search.value; render(); });
-  status.addEventListener('change', () => { listState.status = status.value; render(); });
-  compare.addEventListener('click', () => {
-    // Oldest first: the oldest selected run is compare's baseline A.
-    const ids = runs.filter((r) => listState.selected.has(r.id))
-      .sort((x, y) => (x.start < y.start ? -1 : x.start > y.start ? 1 : 0)).map((r) => r.id);
-    location.hash = `#/compare/${ids.join(',')}`;
-  });
-  main.replaceChildren(
-    el('div', {class: 'toolbar'}, search, status, compare,
-      el('span', {class: 'hint'}, `${runs.length} runs · pick 2 to 4 to compare (the oldest is the baseline)`)),
-    tableEl);
-  render();
-  update();
-}
-
-// ---- #/run/ID ---------------------------------------------------------------------------------
-
-async function showRun(main, id) {
-  setCrumbs(el('a', {href: '#/'}, 'runs'), id);
-  // The report of a long run takes longest: the charts are drawn without waiting for it.
-  const reportPromise = api(`/api/runs/${encodeURIComponent(id)}/report`).catch((e) => e);
-  // The advisories: the advisor over the run's latest window (`gpuwatch status`).
-  const statusPromise = api(`/api/runs/${encodeURIComponent(id)}/status`).catch((e) => e);
-  const detail = await api(`/api/runs/${encodeURIComponent(id)}`);
-  const run = detail.run;
-  setCrumbs(el('a', {href: '#/'}, 'runs'), run.name || run.id);
-  const statusCell = el('dd', {}, statusBadge(run.status));
-  const headStatus = el('span', {}, statusBadge(run.status));
-  const durationCell = el('dd', {}, fmtDuration(run.duration_s));
-  const fact = (k, v, cls) => el('div', {}, el('dt', {}, k), v instanceof Node ? v : el('dd', {class: cls}, v));
-  const facts = el('dl', {class: 'facts'},
-    fact('name', run.name || '—'), fact('id', run.id, 'mono'), fact('host', run.host || '—'),
-    fact('start', fmtStart(run.start)), fact('duration', durationCell), fact('status', statusCell),
-    fact('exit code', run.exit_code === null || run.exit_code === undefined ? '—' : run.exit_code),
-    fact('interval', run.interval_s ? `${run.interval_s} s` : '—'),
-    fact('GPUs', (detail.devices || []).map((d) => `${d.gpu}: ${d.name}`).join(', ') || '—'),
-    fact('cwd', run.cwd || '—', 'mono'), fact('command', fmtCommand(run.command), 'cmd mono'));
-  const progress = el('div', {class: 'progress', hidden: true});
-  const charts = el('div', {class: 'charts'});
-  const more = el('div', {class: 'charts'});
-  const group = new ChartGroup();
-  const markers = eventMarkers(detail.events);
-  const devices = detail.devices || [];
-  const legend = devices.map((d) => [gpuColor(d.gpu), `GPU ${d.gpu}`]);
-
-  const addChart = (container, m) => group.add(container, {
-    metric: m.name, display: m.display, markers,
-    title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit || ''})`, legend,
-    load: async (from, to, points) => {
-      const s = await api(`/api/runs/${encodeURIComponent(id)}/series`, seriesParams(m.name, from, to, points));
-      const div = (s.display && s.display.divisor) || 1;
-      return s.devices.map((d) => ({name: `GPU ${d.gpu}`, color: gpuColor(d.gpu), t: d.t,
-        v: d.v.map((x) => x === null ? null : x / div)}));
-    },
-  });
-  const metrics = detail.metrics || [];
-  const primary = metrics.filter((m) => PRIMARY.includes(m.name))
-    .sort((a, b) => PRIMARY.indexOf(a.name) - PRIMARY.indexOf(b.name));
-  const others = metrics.filter((m) => !PRIMARY.includes(m.name));
-  const moreBox = others.length ? el('details', {}, el('summary', {}, `More metrics (${others.length})`), more) : '';
-  if (moreBox) {
-    moreBox.addEventListener('toggle', () => {
-      if (moreBox.open && !more.childElementCount) others.forEach((m) => addChart(more, m));
-    }, {once: false});
-  }
-
-  const reportBox = el('section', {}, el('p', {class: 'muted'}, 'Reading the report…'));
-  const hostBox = el('section', {});
-  main.replaceChildren(
-    el('h1', {}, run.name || run.id, ' ', headStatus), facts, progress,
-    el('h2', {}, 'Timelines ', el('span', {class: 'hint'}, '· drag across a chart to zoom, double-click to zoom out')),
-    primary.length || others.length ? charts : el('p', {class: 'muted'}, 'No device metrics in this run.'), moreBox,
-    hostBox, reportBox);
-  const reportShown = Promise.all([reportPromise, statusPromise]).then(([report, status]) => {
-    if (report instanceof Error) {
-      showError(report); // the run without its report: the charts stay
-      reportBox.replaceChildren();
-    } else {
-      reportBox.replaceChildren(reportSections(report, status instanceof Error ? null : status, id, metrics));
-    }
-  });
-  await Promise.all([...primary.map((m) => addChart(charts, m)), hostCharts(hostBox, id, group, markers), reportShown]);
-  if (run.live && main.isConnected) followLive(id, group, metrics, {progress, durationCell, statuses: [statusCell, headStatus]});
-}
-
-// The host's CPU and memory and the command's own CPU, RSS and reads (/api/runs/ID/host, every
-// metric in one answer), in the run's chart group so they zoom with the GPUs' charts. Drawn as
-// stored: they do not grow with a live run.
-async function hostCharts(box, id, group, markers) {
-  let last = {key: null, answer: null};
-  const hostData = (from, to, points) => {
-    const key = `${from}|${to}|${points}`;
-    if (last.key !== key) {
-      last = {key, answer: api(`/api/runs/${encodeURIComponent(id)}/host`, seriesParams(undefined, from, to, points))};
-    }
-    return last.answer;
-  };
-  const first = await hostData(undefined, undefined, 600);
-  if (!first.metrics.length) return;
-  const charts = el('div', {class: 'charts'});
-  box.replaceChildren(el('h2', {}, 'Host'), charts);
-  await Promise.all(first.metrics.map((m) => group.add(charts, {
-    metric: `host.${m.metric}`, display: m.display, markers,
-    title: `${m.label} (${m.display.unit || m.unit})`, legend: [[HOST_COLOR, 'host']],
-    load: async (from, to, points) => {
-      const h = (await hostData(from, to, points)).metrics.find((x) => x.metric === m.metric);
-      const div = (m.display && m.display.divisor) || 1;
-      return h ? [{name: m.label, color: HOST_COLOR, t: h.t, v: h.v.map((x) => x === null ? null : x / div)}] : [];
-    },
-  })));
-}
-
-// Appends /api/live's samples to the charts until the run ends.
-function followLive(id, group, metrics, ui) {
-  // From the last time the charts have, so nothing recorded in between is lost.
-  let since = 0;
-  for (const item of group.items) {
-    for (const series of item.chart.series) {
-      if (series.t.length) since = Math.max(since, series.t[series.t.length - 1]);
-    }
-  }
-  const source = new EventSource(apiUrl('/api/live', {run: id, since: String(since)}));
-  page.cleanup.push(() => source.close());
-  source.addEventListener('samples', (ev) => {
-    const data = JSON.parse(ev.data);
-    let last = 0;
-    for (const dev of data.devices || []) {
-      for (const [key, values] of Object.entries(dev.values || {})) {
-        const item = group.find(key);
-        if (!item) continue;
-        const name = `GPU ${dev.gpu}`;
-        const existing = item.chart.series.find((s) => s.name === name);
-        const after = existing && existing.t.length ? existing.t[existing.t.length - 1] : -Infinity;
-        const div = (item.display && item.display.divisor) || 1;
-        const keep = dev.t.map((t, i) => i).filter((i) => dev.t[i] > after); // skip what /series gave
-        item.chart.append(name, gpuColor(dev.gpu), keep.map((i) => dev.t[i]),
-          keep.map((i) => values[i] === null ? null : values[i] / div));
-      }
-      if (dev.t.length) last = Math.max(last, dev.t[dev.t.length - 1]);
-    }
-    if (last) ui.durationCell.textContent = fmtDuration(last);
-    const p = data.progress;
-    if (p) {
-      ui.progress.hidden = false;
-      ui.progress.textContent = ['epoch ' + (p.epoch ?? '—'), 'step ' + (p.step ?? '—'),
-        'loss ' + (p.loss === null || p.loss === undefined ? '—' : p.loss)].join(' · ');
-    }
-  });
-  source.addEventListener('end', (ev) => {
-    source.close();
-    let status = 'finished';
-    try { status = JSON.parse(ev.data).status || status; } catch (e) { /* keep the default */ }
-    for (const cell of ui.statuses) cell.replaceChildren(statusBadge(status));
-    ui.progress.append(` · run ${status}`);
-  });
-  source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) showError('live updates: the connection closed');
-  };
-}
-
-// `metrics`: the run's metric descriptors (/api/runs/ID), whose labels and display formats are
-// the catalogue's (docs/metrics.md); a metric the run has no values of falls back to its name.
-function describe(metrics, name) {
-  return (metrics || []).find((m) => m.name === name)
-    || {name, label: name, unit: '', display: {unit: '', divisor: 1, decimals: 1}};
-}
-
-function reportSections(report, status, id, metrics) {
-  const out = [el('h2', {}, 'Load balance'), loadBalance(report, describe(metrics, 'gpu_util_percent'))];
-  if ((report.devices || []).length > 1) {
-    out.push(el('h2', {}, 'Memory per GPU ', el('span', {class: 'hint'}, '· one scale for all; dashed: the GPU\'s mean')),
-      memoryGrid(id, report, describe(metrics, 'mem_used_bytes')));
-  }
-  const span = status && status.window_s ? el('span', {class: 'hint'}, ` · over the last ${fmtDuration(status.window_s)}`) : '';
-  out.push(el('h2', {}, 'Advisories', span), advisories(report, status));
-  out.push(el('h2', {}, 'Phases'), segmentTable(report.phases, 'phase', metrics));
-  out.push(el('h2', {}, 'Epochs'), segmentTable(report.epochs, 'epoch', metrics));
-  return el('section', {}, out);
-}
-
-const BANDS = 'bands: excellent < 5 %, good < 10 %, fair < 20 %, poor ≥ 20 %';
-
-function loadBalance(report, util) {
-  const lb = (report.load_balance || []).find((x) => x.metric === 'gpu_util_percent');
-  if (!lb) return el('p', {class: 'muted'}, 'No load balance: it needs two or more of the job\'s GPUs.');
-  const gpus = (report.job_gpus && report.job_gpus.gpus) || lb.per_gpu_mean.map((_, i) => i);
-  const rows = lb.per_gpu_mean.map((mean, i) => {
-    const gpu = gpus[i] === undefined ? i : gpus[i];
-    return el('div', {class: 'bar-row'},
-      el('span', {}, `GPU ${gpu}`, lb.straggler_gpu === gpu ? ' ⚑' : ''),
-      el('div', {class: 'bar', title: fmtDisplay(mean, util.display)},
-        el('span', {style: {width: `${Math.max(0, Math.min(100, mean))}%`, background: gpuColor(gpu)}})),
-      el('span', {class: 'num'}, fmtDisplay(mean, util.display)));
-  });
-  return el('div', {class: 'balance'},
-    el('div', {}, `Mean ${util.label} per GPU · CV `, el('b', {}, `${fmtNumber(lb.cv_percent)} %`), ' ',
-      el('b', {class: `quality-${lb.quality}`}, lb.quality),
-      lb.straggler_gpu !== null && lb.straggler_gpu !== undefined ? ` · straggler GPU ${lb.straggler_gpu} (⚑)` : '',
-      el('span', {class: 'hint'}, ` · ${BANDS}`)),
-    rows);
-}
-
-// Seed 001's per-GPU memory breakdown: a small chart per GPU on one y scale, with its
-// time-weighted mean (the report's) dashed, laid out 1×2, 2×2, 2×3, 2×4, then rows of four.
-function memoryGrid(id, report, memory) {
-  const devices = report.devices;
-  const columns = devices.length <= 2 ? devices.length : devices.length <= 4 ? 2 : devices.length <= 6 ? 3 : 4;
-  const grid = el('div', {class: 'memory-grid', style: {gridTemplateColumns: `repeat(${columns}, minmax(0, 1fr))`}});
-  const shown = memory.display;
-  const gib = shown.divisor || 1;
-  const stat = (d, k) => ((d.metrics || {}).mem_used_bytes || {})[k];
-  const top = Math.max(...devices.map((d) => stat(d, 'max') || 0)) / gib;
-  const boxes = devices.map((d) => {
-    const canvas = el('canvas', {class: 'chart small', dataset: {metric: 'mem_used_bytes', gpu: String(d.gpu), points: '0'}});
-    const mean = stat(d, 'mean');
-    const box = el('div', {class: 'chart-box'}, el('div', {class: 'chart-head'},
-      el('h3', {}, `GPU ${d.gpu}`),
-      el('span', {class: 'hint'}, mean === undefined || mean === null ? 'no memory samples'
-        : `mean ${fmtDisplay(mean, shown)} · max ${fmtDisplay(stat(d, 'max'), shown)}`)), canvas);
-    grid.append(box);
-    return {d, canvas, mean};
-  });
-  // After the boxes are in the page, so that the charts know their width.
-  requestAnimationFrame(async () => {
-    const charts = boxes.map((b) => ({...b, chart: new window.LineChart(b.canvas, {
-      format: (v, step) => fmtNumber(v, step ? Math.max(0, Math.ceil(-Math.log10(step))) : shown.decimals)
-        + (shown.unit ? ' ' + shown.unit : ''),
-      yRange: [0, top > 0 ? top * 1.05 : 1]})}));
-    try {
-      const s = await api(`/api/runs/${encodeURIComponent(id)}/series`,
-        seriesParams('mem_used_bytes', undefined, undefined, charts[0].chart.plotWidth()));
-      for (const c of charts) {
-        const line = s.devices.find((x) => x.gpu === c.d.gpu) || {t: [], v: []};
-        const series = [{name: `GPU ${c.d.gpu}`, color: gpuColor(c.d.gpu), t: line.t,
-          v: line.v.map((x) => x === null ? null : x / gib)}];
-        if (c.mean !== undefined && c.mean !== null && line.t.length) {
-          series.push({name: 'mean', color: '#888', dash: true, t: [line.t[0], line.t[line.t.length - 1]],
-            v: [c.mean / gib, c.mean / gib]});
-        }
-        c.chart.setData(series, []);
-      }
-    } catch (e) {
-      showError(e);
-    }
-  });
-  return grid;
-}
-
-// The advisor over the run's latest window (/api/runs/ID/status, advisor.md's objects); without
-// it, the `advisory` events a `record --advise` run stored.
-function advisories(report, status) {
-  let list = status ? status.advisories : null;
-  if (!Array.isArray(list)) {
-    list = (report.events || []).filter((e) => e.kind === 'advisory').map((e) => {
-      const m = /^\[(\w+)\]\s*(.*)$/.exec(e.message || '');
-      return {severity: m ? m[1] : '', gpu: e.gpu, summary: m ? m[2] : e.message, suggestion: ''};
-    });
-  }
-  if (!list.length) return el('p', {class: 'muted'}, 'No advisories.');
-  return table(['severity', 'GPU', 'summary', 'suggestion'], list.map((a) => [
-    {text: a.severity || '—', class: `sev-${a.severity}`},
-    a.gpu === null || a.gpu === undefined ? 'run' : a.gpu,
-    (a.id ? a.id + ': ' : '') + (a.summary || ''), a.suggestion || '']));
-}
-
-// Phases or epochs: label, occurrences, duration, and per GPU the mean of each metric below,
-// headed by its label and display unit ("GPU utilization % mean").
-const SEGMENT_METRICS = ['gpu_util_percent', 'mem_used_bytes', 'power_watts'];
-
-function segmentTable(list, what, metrics) {
-  if (!list || !list.length) return el('p', {class: 'muted'}, `No ${what}s annotated.`);
-  const mean = (d, k) => (d[k] && d[k].mean !== undefined ? d[k].mean : null);
-  const perGpu = (seg, m) => (seg.devices || []).map((d) => fmtDisplay(mean(d, m.name), m.display, false)).join(' / ');
-  const gpus = `GPU ${(list[0].devices || []).map((d) => d.gpu).join(' / ')}`;
-  const shown = SEGMENT_METRICS.map((name) => describe(metrics, name));
-  const title = (m) => `${m.label}${m.display.unit ? ' ' + m.display.unit : ''} mean (${gpus})`;
-  return table([what, {text: 'occurrences', num: true}, {text: 'duration', num: true}, ...shown.map(title)],
-    list.map((s) => [s.label + (s.merged_labels ? ` (${s.merged_labels} labels)` : ''), num(s.occurrences),
-      num(fmtDuration(s.duration_s)), ...shown.map((m) => perGpu(s, m))]));
-}
-
-// ---- #/compare/ID,ID --------------------------------------------------------------------------
-
-// How compare folds a metric over GPUs ("mean over GPUs", "sum over GPUs", "max over GPUs").
-const FOLDS = {
-  sum: (xs) => xs.reduce((a, b) => a + b, 0),
-  max: (xs) => Math.max(...xs),
-  mean: (xs) => xs.reduce((a, b) => a + b, 0) / xs.length,
-};
-
-// One line from a run's per-GPU series, as compare folds them: per pixel column each GPU's mean
-// there, else its latest reading (up to its own last sample), folded over the GPUs; a column
-// where every GPU's value is null (a gap) breaks the line.
-function foldDevices(devices, from, to, points, fold) {
-  const cols = new Map(); // column → {t, sums: Map(gpu → [sum, n]), gap}
-  const lastCol = new Map();
-  for (const d of devices) {
-    for (let i = 0; i < d.t.length; i++) {
-      const c = Math.min(points - 1, Math.floor((d.t[i] - from) / ((to - from) || 1) * points));
-      if (!cols.has(c)) cols.set(c, {t: d.t[i], sums: new Map()});
-      lastCol.set(d.gpu, c);
-      const col = cols.get(c);
-      const acc = col.sums.get(d.gpu) || [0, 0];
-      if (d.v[i] !== null) col.sums.set(d.gpu, [acc[0] + d.v[i], acc[1] + 1]);
-      else if (!acc[1]) col.sums.set(d.gpu, [0, 0]);
-    }
-  }
-  const latest = new Map();
-  const t = [], v = [];
-  for (const c of [...cols.keys()].sort((a, b) => a - b)) {
-    const col = cols.get(c);
-    for (const [gpu, [sum, n]] of col.sums) latest.set(gpu, n ? sum / n : null);
-    const vals = [...latest].filter(([gpu, x]) => x !== null && c <= lastCol.get(gpu)).map(([, x]) => x);
-    t.push(col.t);
-    v.push(vals.length ? fold(vals) : null);
-  }
-  return {t, v};
-}
-
-async function showCompare(main, idList, align) {
-  const ids = idList.split(',').filter(Boolean);
-  setCrumbs(el('a', {href: '#/'}, 'runs'), 'compare');
-  const [cmp, ...details] = await Promise.all([
-    api('/api/compare', {runs: ids.join(',')}),
-    ...ids.map((id) => api(`/api/runs/${encodeURIComponent(id)}`)),
-  ]);
-  const runs = details.map((d, i) => ({id: ids[i], detail: d, label: (cmp.runs[i] || {}).label || String.fromCharCode(65 + i),
-    name: d.run.name || d.run.id, color: RUN_COLORS[i % RUN_COLORS.length]}));
-  const root = el('div', {id: 'compare', dataset: {runs: ids.join(',')}});
-  const charts = el('div', {class: 'charts'});
-  for (const r of runs) r.epochs = epochAxis(r.detail.events, r.detail.run.duration_s);
-  // By epoch only when every run marked its epochs (annotations.md).
-  const alignSelect = runs.every((r) => r.epochs) ? el('select', {id: 'align', title: 'align the runs by'},
-    el('option', {value: 'time'}, 'by time'), el('option', {value: 'epoch'}, 'by epoch')) : null;
-  const alignHint = el('span', {class: 'hint'});
-  const cmpMetric = (name) => (cmp.metrics || []).find((m) => m.metric === name);
-  const displayOf = (name) => {
-    for (const r of runs) {
-      const m = (r.detail.metrics || []).find((x) => x.name === name);
-      if (m) return m;
-    }
-    return null;
-  };
-  root.append(
-    el('h1', {}, 'Compare ', runs.map((r, i) => [i ? ' · ' : '', el('a', {href: `#/run/${r.id}`}, `${r.label} ${r.name}`)])),
-    table(['run', 'name', 'id', 'start', 'status', 'compared span'], runs.map((r, i) => {
-      const c = cmp.runs[i] || {};
-      return [el('b', {style: {color: r.color}}, r.label), r.name, {text: r.id, class: 'mono'}, fmtStart(r.detail.run.start),
-        statusBadge(r.detail.run.status), `${fmtNumber(c.window_from_s)}–${fmtNumber(c.window_to_s)} s of ${fmtNumber(c.end_s)} s`];
-    })),
-    el('p', {class: 'muted'}, cmp.direction || ''),
-    el('h2', {}, 'Statistics'), compareTable(cmp, runs, displayOf),
-    el('h2', {}, 'Timelines ', alignSelect || '', alignHint), charts);
-  main.replaceChildren(root);
-
-  const shared = (runs[0].detail.metrics || []).filter((m) => PRIMARY.includes(m.name) &&
-    runs.every((r) => (r.detail.metrics || []).some((x) => x.name === m.name)));
-  const draw = (mode) => {
-    const byEpoch = mode === 'epoch';
-    alignHint.textContent = byEpoch
-      ? ' · x: epochs since each run\'s first epoch mark, each epoch stretched to one unit; each line folds the run\'s GPUs as compare does; drag to zoom'
-      : ' · aligned by time since each run\'s start; each line folds the run\'s GPUs as compare does (named per chart); drag to zoom';
-    const group = new ChartGroup(byEpoch ? EPOCH_AXIS : {});
-    charts.replaceChildren();
-    charts.dataset.align = mode;
-    return Promise.all(shared.map((m) => {
-      const agg = (cmpMetric(m.name) || {}).aggregation || 'mean over GPUs';
-      const foldName = agg.startsWith('sum') ? 'sum' : agg.startsWith('max') ? 'max' : 'mean';
-      return group.add(charts, {
-        metric: m.name, display: m.display,
-        title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
-        legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
-        load: (from, to, points) => Promise.all(runs.map(async (r) => {
-          // By epoch, the span zoomed to (in epochs) is each run's own span of time.
-          const [a, b] = byEpoch && from !== undefined ? [r.epochs.toT(from), r.epochs.toT(to)] : [from, to];
-          const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, a, b, points));
-          const div = (s.display && s.display.divisor) || 1;
-          const line = foldDevices(s.devices, s.from, s.to, points, FOLDS[foldName]);
-          let t = line.t, v = line.v.map((x) => x === null ? null : x / div);
-          if (byEpoch) { // the time before the first epoch mark has no place on this axis
-            const keep = t.map((x, i) => i).filter((i) => t[i] >= r.epochs.start);
-            t = keep.map((i) => r.epochs.toX(line.t[i]));
-            v = keep.map((i) => v[i]);
-          }
-          return {name: `${r.label} ${r.name}`, color: r.color, t, v};
-        })),
-      });
-    }));
-  };
-  // A link of its own, like every other view: #/compare/A,B/epoch.
-  if (alignSelect) {
-    alignSelect.value = align === 'epoch' ? 'epoch' : 'time';
-    alignSelect.addEventListener('change', () => { location.hash = `#/compare/${ids.join(',')}/${alignSelect.value}`; });
-  } else if (align === 'epoch') {
-    showError('aligned by time: not every run has epoch marks (annotations.md)');
-  }
-  await draw(alignSelect ? alignSelect.value : 'time');
 }
 
 const EPOCH_AXIS = {
@@ -652,36 +325,6 @@ function epochAxis(events, endS) {
   return {start: bounds[0], toX, toT};
 }
 
-function compareTable(cmp, runs, displayOf) {
-  const rows = [];
-  const sentences = [];
-  for (const m of cmp.metrics || []) {
-    const desc = displayOf(m.metric);
-    const display = desc ? desc.display : m.unit === 'B' ? {unit: 'MiB', divisor: 1048576, decimals: 1}
-      : {unit: m.unit, divisor: 1, decimals: 2};
-    const byLabel = Object.fromEntries((m.runs || []).map((r) => [r.label, r]));
-    const base = byLabel[cmp.baseline] || (m.runs || [])[0] || {};
-    for (const d of m.differences || []) {
-      const other = byLabel[d.label] || {};
-      const pct = (x) => (x === null || x === undefined ? '—' : `${fmtNumber(x, 1)} %`);
-      rows.push([(desc && desc.label) || m.metric, m.aggregation, m.better, d.label,
-        num(fmtDisplay(base.mean, display)), num(fmtDisplay(other.mean, display)),
-        num(fmtDisplay(d.delta, display)), num(pct(d.delta_percent)),
-        num(`${fmtDisplay(d.ci_low, display, false)} to ${fmtDisplay(d.ci_high, display, false)}`),
-        num(d.ci_low_percent === null || d.ci_low_percent === undefined ? '—' : `${pct(d.ci_low_percent)} to ${pct(d.ci_high_percent)}`),
-        {text: d.real ? 'yes' : 'no', class: d.real ? 'real-yes' : 'real-no'}]);
-      if (d.sentence) sentences.push(el('li', {class: d.real ? 'real-yes' : 'real-no'}, d.sentence));
-    }
-  }
-  if (!rows.length) return el('p', {class: 'muted'}, 'No metric in common.');
-  const base = cmp.baseline || 'A';
-  return el('div', {},
-    table(['metric', 'across GPUs', 'better', 'run', {text: `${base} mean`, num: true}, {text: 'run mean', num: true},
-      {text: `run − ${base}`, num: true}, {text: '%', num: true}, {text: '95 % interval', num: true},
-      {text: '95 % interval %', num: true}, 'real'], rows),
-    el('ul', {class: 'sentences'}, sentences),
-    (cmp.notes || []).length ? el('ul', {class: 'hint'}, cmp.notes.map((n) => el('li', {}, n))) : '');
-}
 
 // ---- routing ----------------------------------------------------------------------------------
 
@@ -707,17 +350,22 @@ async function route() {
 
 // The header's links (serve --link NAME=URL: the fleet's Grafana dashboard, say), and whether
 // this server also has /metrics.
-async function showLinks() {
-  try {
-    const info = await api('/api/info');
-    const links = (info.links || []).map((l) => el('a', {href: l.url, target: '_blank', rel: 'noopener noreferrer'}, l.name));
-    if (info.metrics) links.push(el('a', {href: apiUrl('/metrics'), title: 'Prometheus text of every GPU'}, '/metrics'));
-    document.getElementById('links').replaceChildren(...links);
-  } catch (e) {
-    // An older server without /api/info: no links.
-  }
+function showLinks(info) {
+  const links = (info.links || []).map((l) => el('a', {href: l.url, target: '_blank', rel: 'noopener noreferrer'}, l.name));
+  if (info.metrics) links.push(el('a', {href: apiUrl('/metrics'), title: 'Prometheus text of every GPU'}, '/metrics'));
+  document.getElementById('links').replaceChildren(...links);
 }
 
-window.addEventListener('hashchange', route);
-showLinks();
-route();
+async function start() {
+  try {
+    const info = await api('/api/info');
+    if (Array.isArray(info.gpu_colors) && info.gpu_colors.length) GPU_COLORS = info.gpu_colors;
+    showLinks(info);
+  } catch (e) {
+    // An older server without /api/info: no links, grey GPUs.
+  }
+  window.addEventListener('hashchange', route);
+  route();
+}
+
+window.addEventListener('DOMContentLoaded', start);

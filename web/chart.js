@@ -1,6 +1,10 @@
 // gpuwatch serve: line charts drawn by uPlot (web/vendor/uplot/, embedded in the binary).
-// new LineChart(canvas, {format, onZoom, onReset, xFormat, xSteps, yRange}); chart.setData(series, markers, span);
-// series: [{name, color, t: [x], v: [number|null], dash}] (null = gap); markers: [{t, label, color}].
+// new LineChart(canvas, {format, onZoom, onReset, xFormat, xSteps, yRange, syncKey}); chart.setData(series, markers, span);
+// series: [{name, color, t: [x], v: [number|null], dash}] (null = gap); markers: [{t, label, color, rank}]
+// (rank: 0 an epoch's start, 1 a phase's or a device event, 2 a mark, 3 an end: lower ranks' labels
+// are drawn first and never hidden by a higher one at the same place); chart.setRefs([{v, label}]):
+// horizontal reference lines (a capacity, a limit), always inside the y range. Charts given one
+// syncKey share a crosshair.
 // x is seconds since the start unless xFormat and xSteps say otherwise (compare by epoch); yRange
 // fixes the y axis (small multiples that share one scale).
 // The `canvas` given is a placeholder: it is replaced by uPlot's chart, whose canvas takes over its
@@ -13,7 +17,8 @@ const TIME_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 
   7200, 10800, 21600, 43200, 86400];
 const FONT_PX = 11;
 const FONT = `${FONT_PX}px system-ui, sans-serif`;
-const TEXT = '#5b6470', GRID = '#e3e6ea', FRAME = '#b8bec6';
+const TEXT = '#5b6470', GRID = '#e3e6ea', FRAME = '#b8bec6', REF = '#888888';
+const LABEL_ROWS = 2;
 
 // A "nice" step (1, 2, 5 × 10^k) giving about `count` ticks over `span`.
 function niceStep(span, count) {
@@ -54,6 +59,7 @@ class LineChart {
     this.xSteps = opts.xSteps || TIME_STEPS;
     this.series = [];
     this.markers = [];
+    this.refs = [];
     this.span = null; // [from, to] when zoomed; null = the data's extent
     this.attrs = {class: canvas.getAttribute('class') || 'chart', data: {...canvas.dataset}};
     // The element uPlot draws into; its size comes from app.css (.chart-plot, .chart-plot.small).
@@ -95,6 +101,18 @@ class LineChart {
     this.markers = markers || this.markers;
     this.span = span || null;
     this.draw();
+  }
+
+  setRefs(refs) {
+    this.refs = refs || [];
+    if (this.plot) this.plot.redraw(true, true);
+  }
+
+  // Another x axis (time, steps, epochs): the chart is built again with its ticks.
+  setAxis(xFormat, xSteps) {
+    this.xFormat = xFormat || formatElapsed;
+    this.xSteps = xSteps || TIME_STEPS;
+    this.shape = null;
   }
 
   // Live samples: append points to the series named `name` (created when new).
@@ -155,6 +173,7 @@ class LineChart {
         x: true, y: false,
         drag: {x: !!this.opts.onZoom, y: false, setScale: false},
         bind: {dblclick: () => null}, // double-click is onReset (the listener on the host)
+        sync: this.opts.syncKey ? {key: this.opts.syncKey, setSeries: false} : undefined,
       },
       scales: {
         x: {time: false, range: (u, lo, hi) => this.xRange(lo, hi)},
@@ -206,6 +225,7 @@ class LineChart {
     if (this.opts.yRange) return [this.opts.yRange[0], this.opts.yRange[1]];
     let y0 = lo, y1 = hi;
     if (!isValue(y0) || !isValue(y1) || !isFinite(y0) || !isFinite(y1)) { y0 = 0; y1 = 1; }
+    for (const r of this.refs) { y0 = Math.min(y0, r.v); y1 = Math.max(y1, r.v * 1.04); }
     if (y0 > 0 && y0 < (y1 - y0) * 0.5) y0 = 0;
     if (y1 === y0) {
       const d = Math.abs(y0) * 0.1 || 1;
@@ -231,24 +251,58 @@ class LineChart {
     ctx.font = `${FONT_PX * dpr}px system-ui, sans-serif`;
     ctx.textAlign = 'left';
     ctx.textBaseline = 'top';
+    this.drawRefs(u);
+    this.drawMarkers(u);
+    ctx.restore();
+  }
+
+  // Reference lines: dashed, grey, labelled at the right end.
+  drawRefs(u) {
+    const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
+    const {left, top, width} = u.bbox;
+    ctx.textAlign = 'right';
+    ctx.textBaseline = 'bottom';
+    for (const r of this.refs) {
+      const y = Math.round(u.valToPos(r.v, 'y', true)) + 0.5;
+      ctx.strokeStyle = REF;
+      ctx.setLineDash([6 * dpr, 4 * dpr]);
+      ctx.beginPath(); ctx.moveTo(left, y); ctx.lineTo(left + width, y); ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = REF;
+      ctx.fillText(String(r.label), left + width - 4 * dpr, Math.max(top + FONT_PX * dpr + 2 * dpr, y - 2 * dpr));
+    }
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'top';
+  }
+
+  // The markers: a dashed vertical line each; their labels in up to LABEL_ROWS rows, an
+  // epoch's first, then phases and device events, marks, and ends last, so an "end" at the
+  // same time as a start never hides it. A label that fits no row is left out (the line stays).
+  drawMarkers(u) {
+    const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
+    const {top, height} = u.bbox;
     const [x0, x1] = [u.scales.x.min, u.scales.x.max];
-    let lastLabelEnd = -Infinity;
-    for (const m of this.markers) {
-      if (m.t < x0 || m.t > x1) continue;
-      const x = Math.round(u.valToPos(m.t, 'x', true)) + 0.5;
+    const shown = this.markers.filter((m) => m.t >= x0 && m.t <= x1)
+      .map((m) => ({...m, x: Math.round(u.valToPos(m.t, 'x', true)) + 0.5}));
+    for (const m of shown) {
       ctx.strokeStyle = m.color || '#999';
       ctx.setLineDash([4 * dpr, 3 * dpr]);
-      ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + height); ctx.stroke();
-      ctx.setLineDash([]);
-      const label = String(m.label);
-      const labelWidth = ctx.measureText(label).width;
-      if (x + 3 * dpr > lastLabelEnd) { // skip labels that would overlap the previous one
-        ctx.fillStyle = m.color || '#666';
-        ctx.fillText(label, x + 3 * dpr, top + 2 * dpr);
-        lastLabelEnd = x + 3 * dpr + labelWidth + 6 * dpr;
-      }
+      ctx.beginPath(); ctx.moveTo(m.x, top); ctx.lineTo(m.x, top + height); ctx.stroke();
     }
-    ctx.restore();
+    ctx.setLineDash([]);
+    const rows = Array.from({length: LABEL_ROWS}, () => []); // taken [from, to] per row
+    const ranked = shown.filter((m) => m.label).sort((a, b) => (a.rank || 0) - (b.rank || 0) || a.x - b.x);
+    const drawn = [];
+    for (const m of ranked) {
+      const from = m.x + 3 * dpr, to = from + ctx.measureText(m.label).width + 6 * dpr;
+      const row = rows.findIndex((taken) => taken.every(([a, b]) => to <= a || from >= b));
+      if (row < 0) continue;
+      rows[row].push([from, to]);
+      ctx.fillStyle = m.color || '#666';
+      ctx.fillText(m.label, from, top + 2 * dpr + row * (FONT_PX + 2) * dpr);
+      drawn.push(m.label);
+    }
+    u.ctx.canvas.dataset.labels = drawn.join('|'); // what a reader can see (the browser tests)
   }
 
   // A drag across the plot: onZoom(from, to) in x units; the selection box is then cleared.

@@ -131,7 +131,8 @@ plot::Line reduce_span(const RunInfo& run, const std::vector<std::int64_t>& mono
   return builder.reduce(std::span(t).subspan(begin, end - begin), std::span(column).subspan(begin, end - begin), grid);
 }
 
-// from, to and points of a series request, checked; to defaults to the run's end.
+}  // namespace
+
 BucketGrid series_grid(const RequestTarget& query, const RunInfo& run) {
   const double points_asked = number_param(query, "points").value_or(static_cast<double>(kDefaultSeriesPoints));
   if (points_asked < 1 || points_asked > static_cast<double>(kMaxSeriesPoints)) {
@@ -144,8 +145,6 @@ BucketGrid series_grid(const RequestTarget& query, const RunInfo& run) {
   }
   return BucketGrid{from, to, static_cast<std::size_t>(points_asked)};
 }
-
-}  // namespace
 
 double seconds_since_start(const RunInfo& run, std::int64_t mono_ns) {
   return static_cast<double>(mono_ns - run.start_mono_ns) / 1e9;
@@ -340,8 +339,6 @@ std::string host_series_json(StorePools& stores, std::string_view run_ref, const
   return out;
 }
 
-namespace {
-
 RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfig& fallback, bool config_given) {
   const RunInfo& run = found.run;
   Store& s = *found.store;
@@ -353,8 +350,6 @@ RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfi
   if (windows.now_end_mono_ns - window_ns > run.start_mono_ns) windows.before_end_mono_ns = windows.now_end_mono_ns - window_ns;
   return status_over_windows(run, read, windows, config);
 }
-
-}  // namespace
 
 std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given,
                         AnswerCache& cache) {

@@ -8,6 +8,8 @@
 
 #include "analysis/advisor/config.h"
 #include "serve/answer_cache.h"
+#include "analysis/downsample.h"
+#include "analysis/run_status.h"
 #include "serve/request_target.h"
 #include "serve/store_pool.h"
 #include "store/store.h"
@@ -61,6 +63,14 @@ std::string status_json(StorePools& stores, std::string_view run_ref, const Advi
 // GET /api/compare?runs=A,B: long runs from their per-minute rollups
 // (analysis/compare_minutes.h); the answer of finished runs kept in `cache`.
 std::string compare_json(StorePools& stores, const RequestTarget& query, AnswerCache& cache);
+
+// from, to and points of a series request (to defaults to the run's end),
+// checked: ApiError 400 otherwise.
+BucketGrid series_grid(const RequestTarget& query, const RunInfo& run);
+
+// The run's status with the window before its latest as the reference,
+// judged with the run's own advisor config unless `config_given`.
+RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfig& fallback, bool config_given);
 
 // The run `run_ref` names (id, unique id prefix, name, "last"), on an open
 // store; ApiError 404 when it names none.

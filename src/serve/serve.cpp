@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <thread>
 
@@ -14,9 +15,11 @@
 #include "base/host_name.h"
 #include "base/stop_signals.h"
 #include "base/json_writer.h"
+#include "render/plot/style.h"
 #include "serve/access_token.h"
 #include "serve/request_target.h"
 #include "serve/run_api.h"
+#include "serve/training_api.h"
 #include "serve/web_assets.h"
 
 namespace gpuwatch {
@@ -77,6 +80,15 @@ HttpReply asset_reply(const WebAsset& asset) {
   return reply;
 }
 
+// The plots' palette holds this many colours; series past them repeat it dashed.
+constexpr std::size_t kGpuColorCount = 8;
+
+// "#0072b2"
+std::string rgb_text(const plot::Rgb& c) {
+  const auto byte = [](double x) { return static_cast<int>(std::lround(std::clamp(x, 0.0, 1.0) * 255)); };
+  return fmt::format("#{:02x}{:02x}{:02x}", byte(c.r), byte(c.g), byte(c.b));
+}
+
 // GET /api/info: what the page's header shows.
 std::string info_json(const std::vector<ServeLink>& links, bool metrics) {
   std::string out;
@@ -85,6 +97,10 @@ std::string info_json(const std::vector<ServeLink>& links, bool metrics) {
   w.field("version", GPUWATCH_VERSION).field("metrics", metrics);
   w.key("links").begin_array();
   for (const ServeLink& link : links) w.begin_object().field("name", link.name).field("url", link.url).end_object();
+  w.end_array();
+  // The plots' colours, so that GPU i has one colour on the page and in every picture.
+  w.key("gpu_colors").begin_array();
+  for (std::size_t i = 0; i < kGpuColorCount; ++i) w.value(rgb_text(plot::series_color(i)));
   w.end_array().end_object();
   return out;
 }
@@ -168,6 +184,8 @@ HttpReply Dashboard::route(const HttpRequest& request) {
     return after_large_work(report_json(stores_, s[2], advisor_, advisor_given_, answers_));
   }
   if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_, advisor_given_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "training") return json_reply(200, training_json(stores_, s[2], *target));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "summary") return json_reply(200, summary_json(stores_, s[2], advisor_, advisor_given_));
   if (s[1] == "compare" && s.size() == 2) return after_large_work(compare_json(stores_, *target, answers_));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");

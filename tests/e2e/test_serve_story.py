@@ -1,0 +1,222 @@
+"""The run page tells the story of a run (issue 26): a training annotated through the Python
+client (epochs, train and val phases, loss, lr, val_loss, a batch size, checkpoint marks) on two
+fake GPUs. The API gives its training curves reduced to what is drawn and a summary per run; in
+headless Chromium the page shows the verdict card, the training charts beside the GPUs', epoch
+and phase labels that can be read (never an "end" over them, no internal events), every panel
+growing while the run records, the runs list following the store, no horizontal overflow at
+390 px and no console error. With GPUWATCH_SCREENSHOTS=docs/img it writes the pictures of
+docs/serve.md at 1400 and 390 px."""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+from browser import CHROMIUM, console_messages, dump_dom, evaluate, screenshot
+from test_serve import BROWSER_TIMEOUT_S, MAKE_RUN_STORE, SCENARIO, ServeCase, canvases
+
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+
+
+def story(epochs, train_s, val_s):
+    """A training that says what it does through the client, about (train_s + val_s) x epochs long."""
+    return ("import time, gpuwatch\n"
+            "gpuwatch.log(batch_size=32)\n"
+            "step = 0\n"
+            f"for e in range(1, {epochs + 1}):\n"
+            "    gpuwatch.epoch(e)\n"
+            "    with gpuwatch.phase('train'):\n"
+            f"        end = time.monotonic() + {train_s}\n"
+            "        while time.monotonic() < end:\n"
+            "            step += 1\n"
+            "            gpuwatch.step(step)\n"
+            "            gpuwatch.log(loss=2.0 / step ** 0.5, lr=0.001 * 0.9 ** e)\n"
+            "            time.sleep(0.02)\n"
+            "    with gpuwatch.phase('val'):\n"
+            f"        time.sleep({val_s})\n"
+            "        gpuwatch.log(val_loss=2.2 / step ** 0.5)\n"
+            "    gpuwatch.mark(f'checkpoint {e}')\n")
+
+
+def chart(dom, metric):
+    """The attributes of the canvas of `metric`'s chart (the run's charts, not the memory grid)."""
+    found = [c for c in canvases(dom) if c.get("data-metric") == metric and "data-gpu" not in c]
+    return found[0] if found else {}
+
+
+class StoryCase(ServeCase):
+    def record_story(self, name, epochs=3, train_s=1.6, val_s=0.5):
+        r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--", sys.executable, "-c",
+                        story(epochs, train_s, val_s), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(self.run_gw("runs", "--format", "json").stdout)["runs"][-1]["id"]
+
+    def start_story(self, name, epochs, train_s=1.6, val_s=0.5):
+        rec = self.start_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--", sys.executable, "-c",
+                            story(epochs, train_s, val_s), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR)
+        self.procs.append(rec)
+        self.wait_for(lambda: os.path.exists(self.store) and name in self.run_gw("runs").stdout, what=f"the run {name}")
+        return rec
+
+
+class StoryApiTest(StoryCase):
+    def test_training_curves_and_summary(self):
+        run = self.record_story("story")
+        base = self.serve()
+        status, t = self.get(f"{base}/api/runs/{run}/training?points=10")
+        self.assertEqual(status, 200, t)
+        self.assertEqual(t["schema_version"], 1)
+        self.assertEqual(t["batch_size"], 32)
+        self.assertEqual({s["name"] for s in t["scalars"]}, {"loss", "lr", "val_loss"})  # not batch_size
+        for s in t["scalars"]:
+            self.assertLessEqual(len(s["t"]), 2 * 10 + 2, s["name"])  # reduced to what is drawn
+            self.assertEqual(len(s["t"]), len(s["v"]))
+        rates = {r["name"]: r for r in t["rates"]}
+        self.assertEqual(sorted(rates), ["samples_per_s", "steps_per_s"])
+        steps = [v for v in rates["steps_per_s"]["v"] if v is not None]
+        self.assertTrue(steps and all(v > 0 for v in steps), steps)
+        self.assertAlmostEqual(rates["samples_per_s"]["v"][-1], 32 * rates["steps_per_s"]["v"][-1])
+        self.assertLessEqual(len(t["steps"]["t"]), 10 + 1)
+        self.assertEqual(t["steps"]["v"], sorted(t["steps"]["v"]))
+        status, s = self.get(f"{base}/api/runs/{run}/summary")
+        self.assertEqual(status, 200, s)
+        self.assertEqual(s["schema_version"], 2)
+        self.assertEqual([g["gpu"] for g in s["gpus"]], [0, 1])
+        self.assertGreater(s["steps_per_s"], 5)
+        self.assertLess(s["final_loss"], 0.5)
+        self.assertIn(s["verdict"], ("ok", "info", "warning", "critical"))
+        self.assertGreater(s["duration_s"], 3)
+        status, info = self.get(f"{base}/api/info")
+        self.assertEqual(info["gpu_colors"][:2], ["#0072b2", "#e69f00"])  # the plots' palette
+        self.assertEqual(self.get(f"{base}/api/runs/{run}/training?points=0")[0], 400)
+        self.assertEqual(self.get(f"{base}/api/runs/nosuchrun/summary")[0], 404)
+
+
+    def test_a_long_runs_summary_is_not_judged_by_reading_it_whole(self):
+        # 8 GPUs, 30 min at 80 Hz: 1.15 M device-samples, past what a summary judges.
+        subprocess.run([MAKE_RUN_STORE, "--out", self.store, "--hours", "0.5", "--hz", "80", "--name", "long"],
+                       check=True, capture_output=True, timeout=300)
+        base = self.serve()
+        pid = self.procs[-1].pid
+        status, s = self.get(f"{base}/api/runs/long/summary")
+        self.assertEqual(status, 200, s)
+        self.assertIsNone(s["verdict"])
+        self.assertIsNone(s["root_cause"])
+        self.assertEqual(len(s["gpus"]), 8)
+        self.assertGreater(s["util_percent_mean"], 0)
+        with open(f"/proc/{pid}/status") as f:
+            peak_mib = int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1)) / 1024
+        self.assertLess(peak_mib, 150)  # judged, the run is read whole: about 350 MB
+
+
+@unittest.skipUnless(CHROMIUM, "chromium is not installed")
+class StoryPagesTest(StoryCase):
+    def test_the_run_page_tells_the_story(self):
+        run = self.record_story("story")
+        other = self.record_story("other", epochs=2)
+        base = self.serve()
+        dom = dump_dom(f"{base}/#/run/{run}", timeout_s=BROWSER_TIMEOUT_S, size=(1400, 1000))
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        # The verdict card, first on the page, with the numbers a run is judged by.
+        self.assertLess(dom.index('id="verdict"'), dom.index('id="charts"'))
+        self.assertRegex(dom, r'id="verdict-word">(ok|info|warning|critical)<')
+        self.assertRegex(dom, r'id="steps-per-s"><span class="vlabel">steps/s</span><b>[0-9.,]+</b>')
+        self.assertRegex(dom, r'id="final-loss"><span class="vlabel">final loss</span><b>0\.[0-9]+</b>')
+        self.assertIn("GPU 1", dom[dom.index('id="verdict"'):dom.index('id="charts"')])
+        # The training charts, train and val overlaid, drawn beside the GPUs'.
+        for metric in ("training.loss", "training.lr", "training.steps_per_s", "training.samples_per_s",
+                       "gpu_util_percent", "temp_gpu_celsius"):
+            self.assertGreater(int(chart(dom, metric).get("data-points", 0)), 0, metric)
+        loss_box = dom[dom.index('data-metric="training.loss"'):]
+        self.assertIn("val_loss", loss_box[:600])
+        # Markers say what they mean: every epoch and phase by its name, no "end", no bookkeeping.
+        labels = chart(dom, "gpu_util_percent").get("data-labels", "").split("|")
+        self.assertIn("epoch 1", labels)
+        self.assertIn("epoch 3", labels)
+        self.assertIn("val", labels)
+        self.assertTrue(any(x.startswith("checkpoint") for x in labels), labels)
+        self.assertFalse([x for x in labels if "end" in x or "job_gpus" in x], labels)
+        self.assertIn('<select id="xaxis"', dom)
+        # The x axis switched to steps, to epochs and back: every chart redrawn, markers kept.
+        switch = ("(async () => { const out = []; for (const v of ['step', 'epoch', 'time']) {"
+                  " const s = document.getElementById('xaxis'); s.value = v; s.dispatchEvent(new Event('change'));"
+                  " await new Promise((done) => setTimeout(done, 300));"
+                  " out.push(document.querySelector('canvas[data-metric=\"training.loss\"]').dataset.labels); }"
+                  " return out; })()")
+        labels_by_axis, errors = evaluate(f"{base}/#/run/{run}", switch, wait_s=8, timeout_s=BROWSER_TIMEOUT_S)
+        self.assertEqual(errors, [])
+        self.assertEqual(len(labels_by_axis), 3)
+        self.assertTrue(all("epoch 2" in x for x in labels_by_axis), labels_by_axis)
+        self.assertEqual(console_messages(f"{base}/#/run/{run}", timeout_s=BROWSER_TIMEOUT_S), [])
+        # The runs list: the summary columns, filled in.
+        dom = dump_dom(f"{base}/#/", timeout_s=BROWSER_TIMEOUT_S)
+        for column in ("mean util", "energy", "final loss", "steps/s", "verdict"):
+            self.assertIn(f">{column}<", dom)
+        row = re.search(rf'<tr data-run-id="{other}".*?</tr>', dom, re.S).group(0)
+        self.assertRegex(row, r'class="badge verdict-\w+"')
+        self.assertNotIn(">…<", row)
+        self.assertEqual(console_messages(f"{base}/#/", timeout_s=BROWSER_TIMEOUT_S), [])
+        shots = os.environ.get("GPUWATCH_SCREENSHOTS")  # a folder: docs/img/ when refreshing them
+        if shots:
+            screenshot(f"{base}/#/run/{run}", os.path.join(shots, "serve-run.png"), size=(1400, 2000))
+            screenshot(f"{base}/#/", os.path.join(shots, "serve-runs.png"), size=(1400, 500))
+
+    def test_nothing_overflows_a_phone(self):
+        run = self.record_story("story", epochs=2)
+        base = self.serve()
+        shots = os.environ.get("GPUWATCH_SCREENSHOTS")
+        for fragment, name in (("#/", "runs"), (f"#/run/{run}", "run")):
+            # A phone's viewport, emulated (a headless window is at least 500 px wide).
+            shot = os.path.join(shots, f"serve-{name}-390.png") if shots and name == "run" else None
+            (width, charts), errors = evaluate(
+                f"{base}/{fragment}", "[document.documentElement.scrollWidth, document.querySelectorAll('canvas.chart').length]",
+                size=(390, 2400), wait_s=8, screenshot_path=shot, timeout_s=BROWSER_TIMEOUT_S)
+            self.assertLessEqual(width, 390, fragment)
+            self.assertEqual(errors, [], fragment)
+            if name == "run":
+                self.assertGreater(charts, 4)
+
+    def test_every_panel_follows_a_live_run(self):
+        dump_dom("about:blank", budget_ms=100, timeout_s=BROWSER_TIMEOUT_S)  # Chromium's slow first start
+        self.start_story("live", epochs=5, train_s=1.5, val_s=0.5)
+        base = self.serve()
+        at_load = {}
+        for metric in ("gpu_util_percent", "temp_gpu_celsius"):
+            _, s = self.get(f"{base}/api/runs/live/series?metric={metric}&points=10000")
+            at_load[metric] = sum(1 for d in s["devices"] for v in d["v"] if v is not None)
+        dom = dump_dom(f"{base}/#/run/live", budget_ms=30000, timeout_s=BROWSER_TIMEOUT_S)
+        self.assertIn("run finished", dom)
+        for metric in ("gpu_util_percent", "temp_gpu_celsius"):
+            self.assertGreater(int(chart(dom, metric).get("data-points", 0)), at_load[metric] + 20, metric)
+        for metric in ("host.cpu_percent", "training.loss"):
+            self.assertGreater(int(chart(dom, metric).get("data-points", 0)), 2, metric)
+        labels = chart(dom, "gpu_util_percent").get("data-labels", "").split("|")
+        self.assertIn("epoch 5", labels)  # an epoch begun after the page opened
+        self.assertRegex(dom, r'<dt>exit code</dt><dd>0</dd>')
+        self.assertRegex(dom, r'id="verdict-word">(ok|info|warning|critical)<')
+        self.assertNotRegex(dom, r"loss \d\.\d{6}")  # rounded for people
+
+    def test_the_runs_list_follows_the_store(self):
+        self.record_story("first", epochs=1, train_s=0.5, val_s=0.1)
+        base = self.serve()
+        # The page opens on one run; a second one starts while it is shown, records and ends.
+        rows = "[...document.querySelectorAll('#runs tbody tr')].map((r) => r.textContent)"
+        seen = {}
+        page = threading.Thread(target=lambda: seen.update(zip(("rows", "errors"), evaluate(
+            f"{base}/#/", rows, wait_s=25, timeout_s=BROWSER_TIMEOUT_S))))
+        page.start()
+        time.sleep(4)
+        self.record_story("second", epochs=2, train_s=1.0, val_s=0.2)
+        page.join(timeout=BROWSER_TIMEOUT_S)
+        self.assertEqual(seen.get("errors"), [])
+        second = [r for r in seen["rows"] if r.startswith("second")]
+        self.assertEqual(len(second), 1, seen["rows"])
+        self.assertIn("finished", second[0])
+        self.assertRegex(second[0], r"(ok|info|warning|critical)")  # its summary read when it ended
+
+
+if __name__ == "__main__":
+    unittest.main()
