@@ -13,6 +13,7 @@
 // loop: busy steps with a short input stall every 3 s, an epoch boundary every
 // 30 min with a validation dip, memory that creeps up by a few MiB per hour,
 // and GPU 3 about 10 % slower than the rest.
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -156,13 +157,16 @@ int run(const Options& o) {
   run.end_wall_ns = wall0 + static_cast<std::int64_t>(static_cast<double>(ticks) / o.hz * 1e9);
   run.exit_code = 0;
   run.end_reason = "exited";
-  store->finish_run(run);
+  const auto finish_start = std::chrono::steady_clock::now();
+  store->finish_run(run);  // compaction, free pages given back, rollups
   store.reset();  // the last connection checkpoints the WAL into the file
+  const std::chrono::duration<double> finish_s = std::chrono::steady_clock::now() - finish_start;
   std::error_code ec;
   const auto bytes = std::filesystem::file_size(o.out, ec);
-  std::printf("%s: run %s, %lld device-samples, %llu device values; file %llu bytes, %.2f B per value\n",
+  std::printf("%s: run %s, %lld device-samples, %llu device values; finish %.1f s; file %llu bytes, %.2f B per value\n",
               o.out.c_str(), run.id.c_str(), static_cast<long long>(ticks * o.gpus),
-              static_cast<unsigned long long>(device_values), static_cast<unsigned long long>(ec ? 0 : bytes),
+              static_cast<unsigned long long>(device_values), finish_s.count(),
+              static_cast<unsigned long long>(ec ? 0 : bytes),
               device_values > 0 && !ec ? static_cast<double>(bytes) / static_cast<double>(device_values) : 0.0);
   return 0;
 }
