@@ -144,7 +144,9 @@ int run(const Options& o) {
     for (int g = 0; g < o.gpus; ++g) {
       DeviceSample s = sample_at(g, tick, t_s, rng, energy[static_cast<std::size_t>(g)], 1.0 / o.hz);
       s.time = when;
-      for (std::size_t m = 0; m < kDeviceMetricCount; ++m) device_values += s.values.has(static_cast<DeviceMetric>(m)) ? 1 : 0;
+      for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+        device_values += s.values.has(static_cast<DeviceMetric>(m)) ? 1 : 0;
+      }
       store->append(s);
     }
     if (tick % per_second == 0) {

@@ -39,6 +39,7 @@ constexpr int kMantissaBits = 10;
 constexpr std::uint64_t kExactBelow = std::uint64_t{1} << (kMantissaBits + 1);
 constexpr std::size_t kFirstPassBuckets = kExactBelow + (64 - (kMantissaBits + 1)) * (std::size_t{1} << kMantissaBits);
 constexpr std::uint64_t kLinearBuckets = std::uint64_t{1} << 16;
+constexpr std::uint64_t kMantissas = std::uint64_t{1} << kMantissaBits;
 
 std::uint64_t distance(std::int64_t from, std::int64_t to) {
   return static_cast<std::uint64_t>(to) - static_cast<std::uint64_t>(from);
@@ -63,9 +64,8 @@ std::size_t MedianGapFinder::bucket_of(std::int64_t gap_ns) const {
   const auto g = static_cast<std::uint64_t>(gap_ns);
   if (g < kExactBelow) return static_cast<std::size_t>(g);
   const int shift = std::bit_width(g) - (kMantissaBits + 1);  // 1 for gaps of 12 bits
-  const std::uint64_t mantissa = (g >> shift) - (std::uint64_t{1} << kMantissaBits);
-  return static_cast<std::size_t>(kExactBelow + (static_cast<std::uint64_t>(shift) - 1) * (std::uint64_t{1} << kMantissaBits) +
-                                  mantissa);
+  const std::uint64_t mantissa = (g >> shift) - kMantissas;
+  return static_cast<std::size_t>(kExactBelow + (static_cast<std::uint64_t>(shift) - 1) * kMantissas + mantissa);
 }
 
 void MedianGapFinder::add(std::int64_t time_ns) {
@@ -126,8 +126,8 @@ void MedianGapFinder::narrow_after_first_pass() {
     lo_ns_ = hi_ns_ = static_cast<std::int64_t>(i);
     return;
   }
-  const std::uint64_t shift = (i - kExactBelow) / (std::uint64_t{1} << kMantissaBits) + 1;
-  const std::uint64_t mantissa = (i - kExactBelow) % (std::uint64_t{1} << kMantissaBits) + (std::uint64_t{1} << kMantissaBits);
+  const std::uint64_t shift = (i - kExactBelow) / kMantissas + 1;
+  const std::uint64_t mantissa = (i - kExactBelow) % kMantissas + kMantissas;
   lo_ns_ = static_cast<std::int64_t>(mantissa << shift);
   hi_ns_ = static_cast<std::int64_t>(((mantissa + 1) << shift) - 1);
 }

@@ -69,6 +69,7 @@ class SeriesCompactor {
     read.bind(1, id);
     if (!read.step()) return;
     auto chunk = decode_chunk(read.blob(0));
+    read.reset();  // no statement left running across the write transactions below
     if (!chunk || chunk->rows() == 0) {
       emit();
       return;
@@ -112,8 +113,14 @@ class SeriesCompactor {
     current_ = {};
   }
 
+  // The merged chunk and the removal of those it replaces, in one short
+  // transaction: a reader sees every row exactly once at any moment, the
+  // WAL holds one merged chunk's pages at a time (one transaction per series
+  // grew it to gigabytes at 100 M device-samples), and another recorder's
+  // commit waits for one merge at most.
   void write(const Merged& m) const {
     const std::vector<std::uint8_t> blob = encode_chunk(m.chunk);
+    sql::Transaction txn(db_, sql::Transaction::Kind::Write);
     sql::Stmt insert(db_, device_ ? fmt::format("INSERT INTO {} (run_id, device_idx, first_mono_ns, last_mono_ns, "
                                                 "count, data) VALUES (?1, ?6, ?2, ?3, ?4, ?5)", table_)
                                   : fmt::format("INSERT INTO {} (run_id, first_mono_ns, last_mono_ns, count, data) "
@@ -127,6 +134,7 @@ class SeriesCompactor {
       remove.reset();
       remove.bind(1, id).run();
     }
+    txn.commit();
   }
 
   sqlite3* db_;
@@ -147,12 +155,10 @@ void Store::Impl::compact_run_locked(std::int64_t run_row) {
     while (q.step()) series.emplace_back(static_cast<int>(q.int64(0)));
   }
   series.emplace_back(std::nullopt);
-  // One transaction per series: a reader sees a series either before or
-  // after, and a failure leaves the earlier series compacted.
+  // One transaction per merged chunk (SeriesCompactor::write): a failure
+  // leaves what was merged before it merged, and the rest as it was.
   for (const std::optional<int>& device : series) {
-    sql::Transaction txn(raw, sql::Transaction::Kind::Write);
     SeriesCompactor(raw, run_row, device).run();
-    txn.commit();
     // The replaced chunks' pages, given back before the next series so that
     // the file never holds much more than the run's data (the series' old
     // and new chunks at most).

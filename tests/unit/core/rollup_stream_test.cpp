@@ -71,7 +71,8 @@ Column training_column(std::size_t rows, bool many_values, std::uint64_t seed) {
   std::uint64_t rng = seed;
   std::int64_t t = kStart + 3 * kTick;
   for (std::size_t i = 0; i < rows; ++i) {
-    t += i == rows / 2 ? 20 * 60 * 1'000'000'000LL : (i % 500 == 7 ? 0 : kTick + static_cast<std::int64_t>(next(rng) % 200'000));
+    const std::int64_t jitter = static_cast<std::int64_t>(next(rng) % 200'000);
+    t += i == rows / 2 ? 20 * 60 * 1'000'000'000LL : (i % 500 == 7 ? 0 : kTick + jitter);
     c.time_ns.push_back(t);
     const std::uint64_t r = next(rng);
     double v = many_values ? std::round((90 + static_cast<double>(r % 560'000) / 1000) * 1000) / 1000
@@ -133,7 +134,8 @@ TEST(MedianGapFinder, FindsTheMedianOfAnyGaps) {
     const std::uint64_t scale = std::uint64_t{1} << (next(rng) % 40);
     const std::size_t n = 1 + next(rng) % 3000;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto g = static_cast<std::int64_t>(next(rng) % scale) - (round % 7 == 0 ? static_cast<std::int64_t>(scale / 3) : 0);
+      const auto back = round % 7 == 0 ? static_cast<std::int64_t>(scale / 3) : 0;  // some gaps below zero
+      const auto g = static_cast<std::int64_t>(next(rng) % scale) - back;
       t.push_back(t.back() + g);
     }
     EXPECT_EQ(cap_in_passes(t), default_half_gap_cap_ns(t)) << "round " << round;

@@ -141,9 +141,8 @@ TEST_F(StoreFinishTest, AnOlderStoreKeepsItsFreePagesUntilVacuumed) {
     sqlite3* old = nullptr;
     fs::create_directories(path_.parent_path());
     ASSERT_EQ(sqlite3_open(path_.c_str(), &old), SQLITE_OK);
-    EXPECT_EQ(sqlite3_exec(old, "PRAGMA auto_vacuum = NONE; PRAGMA journal_mode = WAL; CREATE TABLE x (a); DROP TABLE x",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    const char* sql = "PRAGMA auto_vacuum = NONE; PRAGMA journal_mode = WAL; CREATE TABLE x (a); DROP TABLE x";
+    EXPECT_EQ(sqlite3_exec(old, sql, nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(old);
   }
   auto store = Store::open(path_, false);
