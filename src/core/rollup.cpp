@@ -19,10 +19,10 @@ bool exact_in_fixed_point(double v, double scale) {
 }
 
 bool few_distinct_values(std::span<const double> values, double scale) {
-  std::unordered_set<double> seen;
+  RollupExactness exactness(scale);
   for (double v : values) {
-    if (std::isnan(v)) continue;
-    if (seen.insert(v).second && (seen.size() > kRollupExactValues || !exact_in_fixed_point(v, scale))) return false;
+    exactness.add(v);
+    if (!exactness.exact()) return false;
   }
   return true;
 }
@@ -44,6 +44,34 @@ void combine_bins(std::vector<RollupBin>& bins) {
 std::int64_t minute_of(std::int64_t t, std::int64_t start) {
   const std::int64_t d = t - start;
   return d >= 0 ? d / kRollupMinuteNs : -((-d + kRollupMinuteNs - 1) / kRollupMinuteNs);
+}
+
+// One minute's rollup from its samples' values and time weights (in time
+// order: the sums are taken in that order, which the streaming builder keeps).
+ColumnRollup rollup_minute(std::int64_t minute, std::span<const double> values, std::span<const double> weights,
+                           bool exact) {
+  ColumnRollup r;
+  r.minute = minute;
+  r.count = values.size();
+  r.exact = exact;
+  r.min = r.max = values.front();
+  double sum = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    r.weight_ns += weights[i];
+    sum += values[i] * weights[i];
+    r.min = std::min(r.min, values[i]);
+    r.max = std::max(r.max, values[i]);
+  }
+  r.mean = sum / r.weight_ns;
+  r.histogram.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double d = values[i] - r.mean;
+    r.m2 += weights[i] * d * d;
+    const double v = exact ? values[i] : rollup_bucket_value(rollup_bucket_key(values[i]));
+    r.histogram.push_back({v, weights[i]});
+  }
+  combine_bins(r.histogram);
+  return r;
 }
 
 }  // namespace
@@ -86,31 +114,61 @@ std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, s
     const std::int64_t minute = minute_of(times[begin], start_mono_ns);
     std::size_t end = begin;
     while (end < present.size() && minute_of(times[end], start_mono_ns) == minute) ++end;
-    ColumnRollup r;
-    r.minute = minute;
-    r.count = end - begin;
-    r.exact = exact;
-    r.min = r.max = present[begin];
-    double sum = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      r.weight_ns += weights[i];
-      sum += present[i] * weights[i];
-      r.min = std::min(r.min, present[i]);
-      r.max = std::max(r.max, present[i]);
-    }
-    r.mean = sum / r.weight_ns;
-    r.histogram.reserve(end - begin);
-    for (std::size_t i = begin; i < end; ++i) {
-      const double d = present[i] - r.mean;
-      r.m2 += weights[i] * d * d;
-      const double v = exact ? present[i] : rollup_bucket_value(rollup_bucket_key(present[i]));
-      r.histogram.push_back({v, weights[i]});
-    }
-    combine_bins(r.histogram);
-    out.push_back(std::move(r));
+    const std::span<const double> all_values(present);
+    const std::span<const double> all_weights(weights);
+    out.push_back(rollup_minute(minute, all_values.subspan(begin, end - begin),
+                                all_weights.subspan(begin, end - begin), exact));
     begin = end;
   }
   return out;
+}
+
+void RollupExactness::add(double value) {
+  if (!exact_ || std::isnan(value)) return;
+  if (seen_.insert(value).second && (seen_.size() > kRollupExactValues || !exact_in_fixed_point(value, scale_))) {
+    exact_ = false;
+    seen_ = {};  // no longer needed: give the memory back
+  }
+}
+
+ColumnRollupBuilder::ColumnRollupBuilder(std::int64_t start_mono_ns, std::int64_t half_gap_cap_ns, bool exact,
+                                         Emit emit)
+    : start_mono_ns_(start_mono_ns), cap_ns_(half_gap_cap_ns), exact_(exact), emit_(std::move(emit)) {}
+
+void ColumnRollupBuilder::add(std::int64_t time_ns, double value) {
+  if (std::isnan(value)) return;
+  double left_half_ns = 0;
+  if (has_pending_) {
+    // As half_gap_weights_ns: integer halves, each capped.
+    left_half_ns = static_cast<double>(std::min((time_ns - pending_time_ns_) / 2, cap_ns_));
+    close_pending(left_half_ns);
+  }
+  has_pending_ = true;
+  pending_time_ns_ = time_ns;
+  pending_value_ = value;
+  pending_left_half_ns_ = left_half_ns;
+}
+
+void ColumnRollupBuilder::close_pending(double right_half_ns) {
+  double w = 0.0 + pending_left_half_ns_ + right_half_ns;
+  w = w > 0 ? w : 1;  // as rollup_column: a lone sample still counts
+  const std::int64_t minute = minute_of(pending_time_ns_, start_mono_ns_);
+  if (!values_.empty() && minute != minute_) {
+    emit_(rollup_minute(minute_, values_, weights_ns_, exact_));
+    values_.clear();
+    weights_ns_.clear();
+  }
+  minute_ = minute;
+  values_.push_back(pending_value_);
+  weights_ns_.push_back(w);
+}
+
+void ColumnRollupBuilder::finish() {
+  if (has_pending_) close_pending(0);
+  has_pending_ = false;
+  if (!values_.empty()) emit_(rollup_minute(minute_, values_, weights_ns_, exact_));
+  values_.clear();
+  weights_ns_.clear();
 }
 
 ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {

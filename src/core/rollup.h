@@ -14,8 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
+#include <unordered_set>
 #include <vector>
 
 #include "core/metrics.h"
@@ -87,6 +89,50 @@ double rollup_bucket_value(std::int64_t key);
 // few and each is a whole number of 1/scale (as the store keeps them).
 std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, std::span<const double> values,
                                         std::int64_t start_mono_ns, double scale);
+
+// Whether a column's rollups keep exact values (rollup_column's rule: at
+// most kRollupExactValues distinct values, each a whole number of 1/scale),
+// told from its values one at a time, holding at most that many values.
+class RollupExactness {
+ public:
+  explicit RollupExactness(double scale) : scale_(scale) {}
+  void add(double value);  // NaN is absent and ignored
+  [[nodiscard]] bool exact() const { return exact_; }
+
+ private:
+  double scale_;
+  bool exact_ = true;
+  std::unordered_set<double> seen_;
+};
+
+// rollup_column's minutes from one sample at a time (time order), holding
+// one minute's samples: for columns too long to hold whole (the recorder's
+// finish, issue 25). The whole-column quantities come from passes before
+// this one: `half_gap_cap_ns` from MedianGapFinder (core/time_weights.h),
+// `exact` from RollupExactness; with them the minutes equal
+// rollup_column's, bit for bit. Each finished minute goes to `emit`.
+class ColumnRollupBuilder {
+ public:
+  using Emit = std::function<void(const ColumnRollup&)>;
+  ColumnRollupBuilder(std::int64_t start_mono_ns, std::int64_t half_gap_cap_ns, bool exact, Emit emit);
+  void add(std::int64_t time_ns, double value);  // NaN is absent and ignored
+  void finish();  // emits the last minute
+
+ private:
+  void close_pending(double right_half_ns);
+
+  std::int64_t start_mono_ns_;
+  std::int64_t cap_ns_;
+  bool exact_;
+  Emit emit_;
+  bool has_pending_ = false;  // the last sample, whose right neighbour is not seen yet
+  std::int64_t pending_time_ns_ = 0;
+  double pending_value_ = 0;
+  double pending_left_half_ns_ = 0;
+  std::int64_t minute_ = 0;  // of the samples in values_
+  std::vector<double> values_;
+  std::vector<double> weights_ns_;
+};
 
 // Several minutes as one. The histogram stays exact only when every part is.
 ColumnRollup merge_rollups(std::span<const ColumnRollup> parts);

@@ -69,30 +69,40 @@ bool decode_minute(blob::Reader& r, std::int64_t& minute, double scale, ColumnRo
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, double scale) {
-  std::vector<std::uint8_t> out;
+void encode_rollups_header(std::vector<std::uint8_t>& out, std::uint64_t minutes) {
   blob::Writer w(out);
   w.byte(kRollupFormat);
-  w.varint(minutes.size());
+  w.varint(minutes);
+}
+
+void encode_rollup_minute(std::vector<std::uint8_t>& out, const ColumnRollup& m, std::int64_t prev_minute,
+                          double scale) {
+  blob::Writer w(out);
+  w.varint(blob::zigzag(blob::wrap_sub(m.minute, prev_minute)));
+  w.varint(m.count);
+  w.varint(whole_ns(m.weight_ns));
+  w.f64(m.mean);
+  w.f64(m.m2);
+  w.f64(m.min);
+  w.f64(m.max);
+  w.byte(m.exact ? 1 : 0);
+  w.varint(m.histogram.size());
+  std::int64_t prev_key = 0;
+  for (const RollupBin& b : m.histogram) {
+    const std::int64_t key = key_of(b.value, m.exact, scale);
+    w.varint(blob::zigzag(blob::wrap_sub(key, prev_key)));
+    w.varint(whole_ns(b.weight_ns));
+    prev_key = key;
+  }
+}
+
+std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, double scale) {
+  std::vector<std::uint8_t> out;
+  encode_rollups_header(out, minutes.size());
   std::int64_t prev_minute = 0;
   for (const ColumnRollup& m : minutes) {
-    w.varint(blob::zigzag(blob::wrap_sub(m.minute, prev_minute)));
+    encode_rollup_minute(out, m, prev_minute, scale);
     prev_minute = m.minute;
-    w.varint(m.count);
-    w.varint(whole_ns(m.weight_ns));
-    w.f64(m.mean);
-    w.f64(m.m2);
-    w.f64(m.min);
-    w.f64(m.max);
-    w.byte(m.exact ? 1 : 0);
-    w.varint(m.histogram.size());
-    std::int64_t prev_key = 0;
-    for (const RollupBin& b : m.histogram) {
-      const std::int64_t key = key_of(b.value, m.exact, scale);
-      w.varint(blob::zigzag(blob::wrap_sub(key, prev_key)));
-      w.varint(whole_ns(b.weight_ns));
-      prev_key = key;
-    }
   }
   return out;
 }

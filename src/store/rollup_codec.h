@@ -30,6 +30,13 @@ inline constexpr std::uint8_t kRollupFormat = 1;
 
 std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, double scale);
 
+// The same blob in pieces, for columns too long to hold their minutes: the
+// header (format and minute count), then each minute appended to `out`
+// after the one before it (`prev_minute`: that minute's index, 0 for the
+// first). The header's length is known before the minutes are.
+void encode_rollups_header(std::vector<std::uint8_t>& out, std::uint64_t minutes);
+void encode_rollup_minute(std::vector<std::uint8_t>& out, const ColumnRollup& m, std::int64_t prev_minute, double scale);
+
 // Total over arbitrary bytes: nullopt (and a reason in `error`) for anything
 // that is not a well-formed blob; allocates no more than the blob's size allows.
 std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> blob, double scale,

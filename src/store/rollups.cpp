@@ -1,20 +1,25 @@
 // Per-minute rollups of a finished run: built from its chunks once the run is
-// complete (the time weights need the whole run's typical gap), written in
-// one transaction, read back per device for `report`.
+// complete (the time weights need the whole run's typical gap), streaming: a
+// few passes over each device's chunks, one chunk decoded at a time, and
+// each column's blob written a piece at a time, so that the recorder's
+// finish stays within a few MiB whatever the run's length (issue 25).
 #include "store/rollups.h"
+
+#include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 
+#include "core/time_weights.h"
 #include "store/rollup_codec.h"
 #include "store/sqlite_util.h"
 
 namespace gpuwatch {
 namespace {
 
-// Columns decoded per pass over a device's chunks while building: each holds
-// a double per sample (10 MB for 35 h at 10 Hz), so a few at a time keep the
-// recorder's closing peak near 100 MB at that size.
-constexpr std::size_t kRollupMetricsPerPass = 3;
+// A column's encoded minutes are written once this many bytes wait.
+constexpr std::size_t kBlobPieceBytes = 64 * 1024;
+
 sql::Db open_db(const std::filesystem::path& path, bool writable) {
   const int flags = (writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
   return sql::open(path.string(), flags, path);
@@ -32,12 +37,6 @@ bool has_rollups_in(sqlite3* db, std::int64_t run_row) {
   return q.step();
 }
 
-struct Blob {
-  int device = 0;
-  std::string_view metric;
-  std::vector<std::uint8_t> data;
-};
-
 // The run as the store sees it now (status settled), by row id or public id.
 std::optional<RunInfo> find_run(Store& store, const RunInfo& run) {
   for (RunInfo& r : store.list_runs()) {
@@ -46,43 +45,187 @@ std::optional<RunInfo> find_run(Store& store, const RunInfo& run) {
   return std::nullopt;
 }
 
-// Every column's rollups, or nullopt when a chunk does not decode (the
-// rollups would then disagree with what the chunks say today).
-std::optional<std::vector<Blob>> make_blobs(Store& store, const RunInfo& run) {
-  std::vector<DeviceMetric> metrics;
-  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
-    if (kDeviceMetrics[m].cadence != Cadence::Static) metrics.push_back(static_cast<DeviceMetric>(m));
+// A column of one device, and what its minutes need from the whole run: the
+// time weights' cap (the median gap) and whether its values stay exact.
+struct ColumnPlan {
+  DeviceMetric metric;
+  MedianGapFinder gaps;
+  RollupExactness exactness;
+  bool has_values = false;
+  // Once planned (the finders above are then emptied).
+  std::int64_t half_gap_cap_ns = 1;
+  bool exact = true;
+
+  explicit ColumnPlan(DeviceMetric m) : metric(m), exactness(info(m).scale) {}
+  void settle() {
+    half_gap_cap_ns = gaps.half_gap_cap_ns();
+    exact = exactness.exact();
+    gaps = {};
+    exactness = RollupExactness(info(metric).scale);
   }
+};
+
+std::vector<ColumnPlan> rolled_columns() {
+  std::vector<ColumnPlan> plans;
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (kDeviceMetrics[m].cadence != Cadence::Static) plans.emplace_back(static_cast<DeviceMetric>(m));
+  }
+  return plans;
+}
+
+// Each present value of the plan's column in `piece`, with its time.
+template <typename Fn>
+void for_each_value(const DeviceSeries& piece, DeviceMetric m, Fn&& fn) {
+  const std::vector<double>& values = piece.values[static_cast<std::size_t>(m)];
+  if (values.size() != piece.mono_ns.size()) return;  // a metric the run never recorded
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!std::isnan(values[i])) fn(piece.mono_ns[i], values[i]);
+  }
+}
+
+// The whole-run quantities of every column of `device`: passes over its
+// chunks until every median gap is known (two for regular sampling). False
+// when a chunk does not decode: the rollups would disagree with what the
+// chunks say today.
+bool plan_device(Store& store, const RunInfo& run, int device, std::vector<ColumnPlan>& plans) {
+  for (bool first = true;; first = false) {
+    const bool readable = store.visit_device_chunks(run, device, [&](const DeviceSeries& piece) {
+      for (ColumnPlan& p : plans) {
+        if (p.gaps.done()) continue;
+        for_each_value(piece, p.metric, [&p, first](std::int64_t t, double v) {
+          if (first) p.exactness.add(v);
+          p.has_values = true;
+          p.gaps.add(t);
+        });
+      }
+    });
+    if (!readable) return false;
+    bool known = true;
+    for (ColumnPlan& p : plans) known = p.gaps.end_pass() && known;
+    if (!known) continue;
+    for (ColumnPlan& p : plans) p.settle();
+    return true;
+  }
+}
+
+// One pass building every column's minutes; `emit(column, minute)`.
+bool roll_device(Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans,
+                 const std::function<void(std::size_t, const ColumnRollup&)>& emit) {
+  std::vector<ColumnRollupBuilder> builders;
+  builders.reserve(plans.size());
+  for (std::size_t j = 0; j < plans.size(); ++j) {
+    builders.emplace_back(run.start_mono_ns, plans[j].half_gap_cap_ns, plans[j].exact,
+                          [&emit, j](const ColumnRollup& m) { emit(j, m); });
+  }
+  const bool readable = store.visit_device_chunks(run, device, [&](const DeviceSeries& piece) {
+    for (std::size_t j = 0; j < plans.size(); ++j) {
+      if (!plans[j].has_values) continue;
+      ColumnRollupBuilder& b = builders[j];
+      for_each_value(piece, plans[j].metric, [&b](std::int64_t t, double v) { b.add(t, v); });
+    }
+  });
+  for (ColumnRollupBuilder& b : builders) b.finish();
+  return readable;
+}
+
+// One column's blob as its minutes come (rollup_codec.h's layout): a first
+// pass only counts minutes and bytes, the second writes them a piece at a
+// time into a zeroblob of that length.
+struct ColumnBlob {
+  std::uint64_t minutes = 0;
+  std::size_t bytes = 0;  // of the minutes, after the header
+  std::int64_t prev_minute = 0;
+  std::int64_t rowid = 0;
+  std::size_t written = 0;  // bytes already in the row
+  std::vector<std::uint8_t> pending;
+
+  void add(const ColumnRollup& m, double scale) {
+    encode_rollup_minute(pending, m, prev_minute, scale);
+    prev_minute = m.minute;
+  }
+};
+
+void write_piece(sqlite3* db, ColumnBlob& blob) {
+  sql::write_blob(db, "rollups", "data", blob.rowid, blob.written, blob.pending);
+  blob.written += blob.pending.size();
+  blob.pending.clear();
+}
+
+// Inserts the device's rows, each a zeroblob of its final length, with its
+// header waiting to be written first.
+void insert_rows(sqlite3* db, std::int64_t run_row, int device, const std::vector<ColumnPlan>& plans,
+                 std::vector<ColumnBlob>& blobs) {
+  sql::Stmt insert(db, "INSERT INTO rollups (run_id, device_idx, metric, data) VALUES (?1, ?2, ?3, zeroblob(?4))");
+  for (std::size_t j = 0; j < plans.size(); ++j) {
+    ColumnBlob& b = blobs[j];
+    if (b.minutes == 0) continue;
+    std::vector<std::uint8_t> header;
+    encode_rollups_header(header, b.minutes);
+    insert.reset();
+    insert.bind(1, run_row).bind(2, std::int64_t{device}).bind(3, info(plans[j].metric).name);
+    insert.bind(4, static_cast<std::int64_t>(header.size() + b.bytes)).run();
+    b.rowid = sqlite3_last_insert_rowid(db);
+    b.pending = std::move(header);
+    b.bytes += b.pending.size();
+    b.prev_minute = 0;
+  }
+}
+
+// Writes the rollups of one device: sizes, then rows, then their bytes, in
+// one write transaction. False when a chunk does not decode.
+bool write_device(sqlite3* db, Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans) {
+  std::vector<ColumnBlob> blobs(plans.size());
+  const bool sized = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
+    ColumnBlob& b = blobs[j];
+    b.add(m, info(plans[j].metric).scale);
+    b.bytes += b.pending.size();
+    b.pending.clear();
+    ++b.minutes;
+  });
+  if (!sized) return false;
+  sql::Transaction txn(db, sql::Transaction::Kind::Write);
+  insert_rows(db, run.row_id, device, plans, blobs);
+  const bool written = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
+    ColumnBlob& b = blobs[j];
+    b.add(m, info(plans[j].metric).scale);
+    if (b.pending.size() >= kBlobPieceBytes) write_piece(db, b);
+  });
+  if (!written) return false;
+  for (ColumnBlob& b : blobs) {
+    if (b.minutes == 0) continue;
+    if (!b.pending.empty()) write_piece(db, b);
+    if (b.written != b.bytes) throw StoreError("the run's chunks changed while its rollups were written");
+  }
+  txn.commit();
+  return true;
+}
+
+// Every device's rollups, or false (nothing marked done) when a chunk does
+// not decode. Each device is planned before any is written.
+bool write_rollups(sqlite3* db, Store& store, const RunInfo& run) {
   LoadOptions facts;
   facts.device_samples = false;
   facts.host = false;
-  std::vector<Blob> blobs;
+  std::vector<std::pair<int, std::vector<ColumnPlan>>> devices;
   for (const DeviceSeries& device : store.load(run, facts).devices) {
-    for (std::size_t i = 0; i < metrics.size(); i += kRollupMetricsPerPass) {
-      LoadOptions options;
-      options.device = device.info.index;
-      options.host = false;
-      options.device_wall_clock = false;
-      const std::size_t end = std::min(i + kRollupMetricsPerPass, metrics.size());
-      options.metrics.emplace(metrics.begin() + static_cast<std::ptrdiff_t>(i),
-                              metrics.begin() + static_cast<std::ptrdiff_t>(end));
-      const RunData data = store.load(run, options);
-      for (const Event& e : data.events) {
-        if (e.kind == "store_corrupt_chunk") return std::nullopt;
-      }
-      if (data.devices.empty()) continue;
-      const DeviceSeries& s = data.devices.front();
-      for (const DeviceMetric m : *options.metrics) {
-        const auto k = static_cast<std::size_t>(m);
-        const std::vector<ColumnRollup> minutes =
-            rollup_column(s.mono_ns, s.values[k], run.start_mono_ns, kDeviceMetrics[k].scale);
-        if (!minutes.empty()) {
-          blobs.push_back({device.info.index, kDeviceMetrics[k].name, encode_rollups(minutes, kDeviceMetrics[k].scale)});
-        }
-      }
-    }
+    std::vector<ColumnPlan> plans = rolled_columns();
+    if (!plan_device(store, run, device.info.index, plans)) return false;
+    devices.emplace_back(device.info.index, std::move(plans));
   }
-  return blobs;
+  {
+    sql::Transaction txn(db, sql::Transaction::Kind::Write);
+    sql::Stmt clear(db, "DELETE FROM rollups WHERE run_id = ?1");
+    clear.bind(1, run.row_id).run();
+    txn.commit();
+  }
+  for (const auto& [device, plans] : devices) {
+    if (!write_device(db, store, run, device, plans)) return false;
+  }
+  sql::Transaction txn(db, sql::Transaction::Kind::Write);
+  sql::Stmt done(db, "INSERT OR REPLACE INTO rollup_runs (run_id, format) VALUES (?1, ?2)");
+  done.bind(1, run.row_id).bind(2, std::int64_t{kRollupFormat}).run();
+  txn.commit();
+  return true;
 }
 
 }  // namespace
@@ -94,20 +237,7 @@ bool build_rollups(const std::filesystem::path& store_path, const RunInfo& asked
   if (run->status == RunStatus::Recording) return false;
   const sql::Db db = open_db(store_path, true);
   if (has_rollups_in(db.get(), run->row_id)) return true;
-  const auto blobs = make_blobs(*store, *run);
-  if (!blobs) return false;
-  sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
-  sql::Stmt clear(db.get(), "DELETE FROM rollups WHERE run_id = ?1");
-  clear.bind(1, run->row_id).run();
-  sql::Stmt insert(db.get(), "INSERT INTO rollups (run_id, device_idx, metric, data) VALUES (?1, ?2, ?3, ?4)");
-  for (const Blob& b : *blobs) {
-    insert.reset();
-    insert.bind(1, run->row_id).bind(2, std::int64_t{b.device}).bind(3, b.metric).bind_blob(4, b.data).run();
-  }
-  sql::Stmt done(db.get(), "INSERT OR REPLACE INTO rollup_runs (run_id, format) VALUES (?1, ?2)");
-  done.bind(1, run->row_id).bind(2, std::int64_t{kRollupFormat}).run();
-  txn.commit();
-  return true;
+  return write_rollups(db.get(), *store, *run);
 }
 
 void build_rollups_quietly(const std::filesystem::path& store_path, std::int64_t run_row) noexcept {

@@ -44,6 +44,20 @@ Db open(const std::string& name, int flags, const std::filesystem::path& path);
 // Runs one or more statements without results (DDL, pragmas, BEGIN/COMMIT).
 void exec(sqlite3* db, std::string_view sql);
 
+// Writes `bytes` at `offset` into the blob in `column` of row `rowid` of
+// `table` (incremental blob I/O: the blob exists, e.g. as a zeroblob, and is
+// long enough), so that a large blob is written a piece at a time.
+void write_blob(sqlite3* db, const char* table, const char* column, std::int64_t rowid, std::size_t offset,
+                std::span<const std::uint8_t> bytes);
+
+// Gives free pages back to the file system a bounded step at a time, each
+// step its own short write transaction, so that another writer (a recorder
+// committing once a second) waits for one step, never for the whole. Only a
+// store created with auto_vacuum = INCREMENTAL (as this build creates them) can: in an older
+// one this does nothing, and its free pages are reused by the next runs.
+// Returns the number of pages given back.
+std::int64_t release_free_pages(sqlite3* db);
+
 // A prepared statement. Text and blobs are bound without copying
 // (SQLITE_STATIC), so a bound buffer must outlive the step() that uses it;
 // every caller binds and steps within one expression or block.

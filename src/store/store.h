@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -146,6 +147,15 @@ class Store {
   // The run's samples as columns. Chunks that fail to decode are skipped
   // and reported as events of kind "store_corrupt_chunk".
   [[nodiscard]] RunData load(const RunInfo& run, const LoadOptions& options = {});
+  // One device's chunks of `run` in the order load() reads them, each decoded
+  // alone and handed to `visit`: its times and every metric recorded (NaN
+  // where absent; a metric the run never recorded stays empty; no wall
+  // clock). For passes over a run too long to load whole (the rollups'
+  // build): one chunk's rows in memory at a time, within one read
+  // transaction. Returns false at the first chunk that does not decode or
+  // disagrees with its row (where load() notes a store_corrupt_chunk event).
+  bool visit_device_chunks(const RunInfo& run, int device_index,
+                           const std::function<void(const DeviceSeries&)>& visit);
 
  private:
   friend class RunImport;

@@ -3,7 +3,9 @@
 // 8 GPUs goes from a million chunk rows to a few thousand, and reading it
 // back for a report costs half as much: per-row overhead (SQLite steps,
 // allocations per decoded column) was half the time.
+#include <limits>
 #include <optional>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -18,6 +20,8 @@ namespace {
 // Large enough that per-chunk costs vanish, small enough that a reader
 // decoding one chunk (rows x columns x 16 bytes) stays at a few MiB.
 constexpr std::size_t kCompactRows = 8192;
+// Chunk ids read at a time.
+constexpr std::size_t kIdsPerPage = 4096;
 
 struct Merged {
   Chunk chunk;
@@ -46,22 +50,13 @@ class SeriesCompactor {
 
   void run() {
     sql::Stmt read(db_, fmt::format("SELECT data FROM {} WHERE id = ?1", table_));
-    for (const std::int64_t id : chunk_ids()) {
-      read.reset();
-      read.bind(1, id);
-      if (!read.step()) continue;
-      auto chunk = decode_chunk(read.blob(0));
-      if (!chunk || chunk->rows() == 0) {
-        emit();
-        continue;
-      }
-      const bool fits = current_.chunk.columns.empty() ||
-                        (chunk->columns.size() == current_.chunk.columns.size() &&
-                         current_.chunk.rows() + chunk->rows() <= max_rows(chunk->columns.size()));
-      if (!fits) emit();
-      append_chunk(current_.chunk, std::move(*chunk));
-      current_.old_ids.push_back(id);
-      if (current_.chunk.rows() >= kCompactRows) emit();
+    const std::int64_t last_old_id = max_id();
+    std::optional<std::pair<std::int64_t, std::int64_t>> after;  // (first_mono_ns, id) of the last visited
+    for (;;) {
+      const std::vector<std::pair<std::int64_t, std::int64_t>> page = chunk_page(last_old_id, after);
+      if (page.empty()) break;
+      after = page.back();
+      for (const auto& [first_mono, id] : page) merge_chunk(read, id);
     }
     emit();
   }
@@ -69,18 +64,48 @@ class SeriesCompactor {
  private:
   static std::size_t max_rows(std::size_t columns) { return std::min(kCompactRows * 2, max_chunk_rows(columns)); }
 
-  // The series' chunk ids in time order, read before any is rewritten: the
-  // rewrite inserts and deletes rows of this table, which a cursor still open
-  // over it might then visit or skip (SQLite leaves that undefined). 8 bytes
-  // a chunk: 10 MB for a device's 1.25 M one-second chunks.
-  std::vector<std::int64_t> chunk_ids() const {
-    sql::Stmt select(db_, fmt::format("SELECT id FROM {} WHERE run_id = ?1{} ORDER BY first_mono_ns, id", table_,
-                                      device_ ? " AND device_idx = ?2" : ""));
-    select.bind(1, run_row_);
+  void merge_chunk(sql::Stmt& read, std::int64_t id) {
+    read.reset();
+    read.bind(1, id);
+    if (!read.step()) return;
+    auto chunk = decode_chunk(read.blob(0));
+    read.reset();  // no statement left running across the write transactions below
+    if (!chunk || chunk->rows() == 0) {
+      emit();
+      return;
+    }
+    const bool fits = current_.chunk.columns.empty() ||
+                      (chunk->columns.size() == current_.chunk.columns.size() &&
+                       current_.chunk.rows() + chunk->rows() <= max_rows(chunk->columns.size()));
+    if (!fits) emit();
+    append_chunk(current_.chunk, std::move(*chunk));
+    current_.old_ids.push_back(id);
+    if (current_.chunk.rows() >= kCompactRows) emit();
+  }
+
+  std::int64_t max_id() const {
+    sql::Stmt q(db_, fmt::format("SELECT max(id) FROM {}", table_));
+    return q.step() ? q.int64(0) : 0;
+  }
+
+  // The next of the series' chunks in time order, (first_mono_ns, id), a
+  // page at a time: memory stays flat however many one-second chunks a long
+  // run left (a device's 1.26 M at 350 h held 10 MB of ids). Only ids up to
+  // `last_old_id`: the merged chunks written meanwhile come after it (a new
+  // row's id is above every id in the table, and each merged chunk is
+  // inserted before the chunks it replaces are deleted).
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunk_page(
+      std::int64_t last_old_id, const std::optional<std::pair<std::int64_t, std::int64_t>>& after) const {
+    sql::Stmt select(db_, fmt::format("SELECT first_mono_ns, id FROM {} WHERE run_id = ?1{} AND id <= ?3 AND "
+                                      "(first_mono_ns, id) > (?4, ?5) ORDER BY first_mono_ns, id LIMIT {}",
+                                      table_, device_ ? " AND device_idx = ?2" : "", kIdsPerPage));
+    select.bind(1, run_row_).bind(3, last_old_id);
     if (device_) select.bind(2, std::int64_t{*device_});
-    std::vector<std::int64_t> ids;
-    while (select.step()) ids.push_back(select.int64(0));
-    return ids;
+    select.bind(4, after ? after->first : std::numeric_limits<std::int64_t>::min());
+    select.bind(5, after ? after->second : std::numeric_limits<std::int64_t>::min());
+    std::vector<std::pair<std::int64_t, std::int64_t>> page;
+    while (select.step()) page.emplace_back(select.int64(0), select.int64(1));
+    return page;
   }
 
   void emit() {
@@ -88,8 +113,14 @@ class SeriesCompactor {
     current_ = {};
   }
 
+  // The merged chunk and the removal of those it replaces, in one short
+  // transaction: a reader sees every row exactly once at any moment, the
+  // WAL holds one merged chunk's pages at a time (one transaction per series
+  // grew it to gigabytes at 100 M device-samples), and another recorder's
+  // commit waits for one merge at most.
   void write(const Merged& m) const {
     const std::vector<std::uint8_t> blob = encode_chunk(m.chunk);
+    sql::Transaction txn(db_, sql::Transaction::Kind::Write);
     sql::Stmt insert(db_, device_ ? fmt::format("INSERT INTO {} (run_id, device_idx, first_mono_ns, last_mono_ns, "
                                                 "count, data) VALUES (?1, ?6, ?2, ?3, ?4, ?5)", table_)
                                   : fmt::format("INSERT INTO {} (run_id, first_mono_ns, last_mono_ns, count, data) "
@@ -103,6 +134,7 @@ class SeriesCompactor {
       remove.reset();
       remove.bind(1, id).run();
     }
+    txn.commit();
   }
 
   sqlite3* db_;
@@ -123,12 +155,14 @@ void Store::Impl::compact_run_locked(std::int64_t run_row) {
     while (q.step()) series.emplace_back(static_cast<int>(q.int64(0)));
   }
   series.emplace_back(std::nullopt);
-  // One transaction per series: a reader sees a series either before or
-  // after, and a failure leaves the earlier series compacted.
+  // One transaction per merged chunk (SeriesCompactor::write): a failure
+  // leaves what was merged before it merged, and the rest as it was.
   for (const std::optional<int>& device : series) {
-    sql::Transaction txn(raw, sql::Transaction::Kind::Write);
     SeriesCompactor(raw, run_row, device).run();
-    txn.commit();
+    // The replaced chunks' pages, given back before the next series so that
+    // the file never holds much more than the run's data (the series' old
+    // and new chunks at most).
+    sql::release_free_pages(raw);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "store/chunk_codec.h"
+#include "store/chunk_columns.h"
 #include "store/attribution_column.h"
 #include "store/command_json.h"
 #include "store/recorder_lock.h"
@@ -117,45 +118,6 @@ void append_columns(const Chunk& c, const std::vector<int>& source, const auto& 
 }
 
 }  // namespace
-
-std::vector<std::string_view> split_commas(std::string_view s) {
-  std::vector<std::string_view> out;
-  while (!s.empty()) {
-    const auto comma = s.find(',');
-    out.push_back(s.substr(0, comma));
-    if (comma == std::string_view::npos) break;
-    s.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std::vector<int>& source,
-                         bool wall_clock, const CorruptChunk& corrupt) {
-  std::vector<ColumnTarget> targets;
-  for (std::size_t m = 0; m < source.size(); ++m) {
-    if (source[m] < 0) continue;
-    const auto j = static_cast<std::size_t>(source[m]);
-    if (targets.size() <= j) targets.resize(j + 1);
-    targets[j] = {&s.values[m], kDeviceMetrics[m].scale};
-  }
-  const std::size_t before = s.mono_ns.size();
-  const std::int64_t first = q.int64(col);
-  std::string why;
-  const auto rows = decode_chunk_append(q.blob(col + 3), targets, s.mono_ns, wall_clock ? &s.wall_ns : nullptr, &why);
-  if (rows && *rows > 0 && static_cast<std::int64_t>(*rows) == q.int64(col + 2) && s.mono_ns[before] == first &&
-      s.mono_ns.back() == q.int64(col + 1)) {
-    return;
-  }
-  if (rows) {  // decoded, but not what its row says: take it back out
-    s.mono_ns.resize(before);
-    if (wall_clock) s.wall_ns.resize(before);
-    for (const ColumnTarget& t : targets) {
-      if (t.out) t.out->resize(before);
-    }
-    why = "chunk disagrees with its row's count or time range";
-  }
-  corrupt(first, s.info.index, why);
-}
 
 std::vector<RunInfo> Store::Impl::query_runs(std::string_view tail, const std::function<void(sql::Stmt&)>& bind) {
   std::string select(kRunColumns);

@@ -1,7 +1,7 @@
 // What store_read.cpp (Store::load) shares with sample_cursor.cpp (a run read
-// a chunk at a time): mapping stored chunk columns to metrics and decoding
-// one chunk onto the end of a series, with the same checks. Private to the
-// store.
+// a chunk at a time), beside chunk_columns.h (mapping stored chunk columns to
+// metrics, decoding a device chunk onto a series): the host's chunks and
+// corrupt-chunk events, with the same checks. Private to the store.
 #pragma once
 
 #include <cstdint>
@@ -14,40 +14,18 @@
 #include "core/metrics.h"
 #include "core/run.h"
 #include "store/chunk_codec.h"
+#include "store/chunk_columns.h"
 #include "store/sqlite_util.h"
 #include "store/store_impl.h"
 
 namespace gpuwatch {
 
-std::vector<std::string_view> split_commas(std::string_view s);
-
 // A destination column that the caller did not ask for: it stays empty.
 inline constexpr int kNotAsked = -2;
-
-// For each metric of `table`, the chunk column holding it (-1: none), given
-// the column names recorded with the run. An empty list means this build's
-// own order.
-template <typename Table>
-std::vector<int> column_sources(const Table& table, std::string_view recorded) {
-  std::vector<int> source(table.size(), -1);
-  const auto names = recorded.empty() ? split_commas(metric_names(table)) : split_commas(recorded);
-  for (std::size_t j = 0; j < names.size(); ++j) {
-    const int m = metric_index_by_name(table, names[j]);
-    if (m >= 0) source[static_cast<std::size_t>(m)] = static_cast<int>(j);
-  }
-  return source;
-}
 
 // Told of a chunk left out: its first mono time, its device (none: the
 // host's), and why.
 using CorruptChunk = std::function<void(std::int64_t first_mono_ns, std::optional<int> device, std::string_view why)>;
-
-// Decodes the chunk in columns col..col+3 of `q` (first and last mono time,
-// row count, blob) straight onto the end of `s`, for the metrics `source`
-// maps; a chunk that does not decode or disagrees with its row is left out
-// and reported through `corrupt`.
-void append_device_chunk(const sql::Stmt& q, int col, DeviceSeries& s, const std::vector<int>& source,
-                         bool wall_clock, const CorruptChunk& corrupt);
 
 // An event in place of samples that could not be read.
 void note_corrupt_chunk(RunData& data, std::int64_t first_mono, std::optional<int> device, std::string_view why);
