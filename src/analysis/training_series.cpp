@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "analysis/step_timing.h"
 #include "core/log_message.h"
 #include "core/step_timing.h"
 
@@ -58,9 +59,19 @@ TrainingSeries training_series(std::span<const Event> events) {
       }
     }
   }
+  // The messages keep the monotonic clock; the events say how it stood to
+  // the wall clock.
+  const auto log = std::find_if(events.begin(), events.end(), [](const Event& e) { return e.kind == "log"; });
+  if (log != events.end()) {
+    const std::int64_t wall_minus_mono_ns = log->time.wall_ns - log->time.mono_ns;
+    for (const StepTimingMessage& m : step_timing_messages(events)) {
+      out.data_wait_percent.push_back({m.mono_ns + wall_minus_mono_ns, 100 * m.data_wait_s / m.step_time_s});
+    }
+  }
   const auto by_time = [](const TrainingPoint& a, const TrainingPoint& b) { return a.wall_ns < b.wall_ns; };
   std::stable_sort(out.steps.begin(), out.steps.end(), by_time);
   std::stable_sort(out.batch_size.begin(), out.batch_size.end(), by_time);
+  std::stable_sort(out.data_wait_percent.begin(), out.data_wait_percent.end(), by_time);
   for (ScalarSeries& s : out.scalars) std::stable_sort(s.points.begin(), s.points.end(), by_time);
   return out;
 }

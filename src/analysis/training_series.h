@@ -36,7 +36,10 @@ struct TrainingSeries {
   std::vector<ScalarSeries> scalars;
   std::vector<TrainingPoint> steps;       // the step counter
   std::vector<TrainingPoint> batch_size;  // kBatchSizeLogName
-  [[nodiscard]] bool empty() const { return scalars.empty() && steps.size() < 2; }
+  // The share of each step-timing message's steps spent waiting for data,
+  // in percent (analysis/step_timing.h), at the message's end.
+  std::vector<TrainingPoint> data_wait_percent;
+  [[nodiscard]] bool empty() const { return scalars.empty() && steps.size() < 2 && data_wait_percent.empty(); }
 };
 TrainingSeries training_series(std::span<const Event> events);
 

@@ -90,6 +90,16 @@ std::optional<TrainingPanel> throughput_panel(const TrainingSeries& series, doub
   return panel;
 }
 
+std::optional<TrainingPanel> data_wait_panel(const TrainingSeries& series) {
+  if (series.data_wait_percent.empty()) return std::nullopt;
+  TrainingPanel panel;
+  panel.title = "data wait (% of step time)";
+  add_curve(panel, {panel.title, ScalarSplit::Train, series.data_wait_percent});
+  panel.range.add(0.0);
+  panel.range.add(100.0);  // a share: read against the whole
+  return panel;
+}
+
 }  // namespace
 
 std::vector<TrainingPanel> training_panels(const TrainingSeries& series, double span_s) {
@@ -101,9 +111,12 @@ std::vector<TrainingPanel> training_panels(const TrainingSeries& series, double 
   // The loss first: what a run is judged by.
   std::stable_partition(panels.begin(), panels.end(), [](const TrainingPanel& p) { return p.title == "loss"; });
   std::optional<TrainingPanel> rate = throughput_panel(series, span_s);
-  const std::size_t room = kMaxTrainingPanels - (rate ? 1 : 0);
+  std::optional<TrainingPanel> wait = data_wait_panel(series);
+  const std::size_t room = kMaxTrainingPanels - (rate ? 1 : 0) - (wait ? 1 : 0);
   if (panels.size() > room) panels.resize(room);
-  if (rate) panels.push_back(std::move(*rate));
+  for (std::optional<TrainingPanel>* p : {&rate, &wait}) {
+    if (*p) panels.push_back(std::move(**p));
+  }
   return panels;
 }
 

@@ -1,7 +1,8 @@
 // The training's own signals as panels beside the GPUs' (docs/plot.md): one
 // panel per group of logged scalars (loss first; "loss" and "val_loss" in
 // one panel, train solid, validation dashed, test dotted), then the steps
-// per second, or the samples per second when a batch size is logged.
+// per second, or the samples per second when a batch size is logged, then
+// the share of each step spent waiting for data when the loop measures it.
 // Internal to render/plot.
 #pragma once
 

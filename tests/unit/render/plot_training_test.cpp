@@ -120,6 +120,19 @@ TEST(PlotTraining, ALoggedBatchSizeMakesSamplesPerSecond) {
   EXPECT_TRUE(drawn_near(px, d.geometry.panels.back(), 300, 160, colors::kTrain));
 }
 
+TEST(PlotTraining, TheDataWaitShareWhenTheLoopMeasuresIt) {
+  RunData run = make_run(SyntheticRun{});
+  for (int t = 1; t <= 600; ++t) {
+    run.events.push_back(event_at(t, "log", "data_wait_s=0.25 step_time_s=1 timed_steps=5"));
+  }
+  const Drawn d = draw_timeline(run);
+  ASSERT_EQ(d.geometry.panels.size(), 6u);  // the timing names are no scalars: only the share
+  EXPECT_NE(text_with(*d.canvas, "data wait (% of step time)"), nullptr);
+  const Pixels px(*d.canvas);
+  EXPECT_TRUE(drawn_near(px, d.geometry.panels.back(), 300, 25, colors::kTrain));
+  EXPECT_FALSE(drawn_near(px, d.geometry.panels.back(), 300, 60, colors::kTrain));
+}
+
 TEST(PlotTraining, ARunWithoutAnnotationsKeepsItsPicture) {
   const Drawn d = draw_timeline(make_run(SyntheticRun{}));
   EXPECT_EQ(d.geometry.panels.size(), 5u);
