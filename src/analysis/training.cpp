@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "analysis/job_gpus.h"
+#include "analysis/run_verdict.h"
 #include "core/step_timing.h"
 
 namespace gpuwatch {
@@ -24,6 +26,11 @@ std::optional<double> latest_logged(std::span<const Event> events, std::string_v
 }
 
 bool is_dense_annotation(const Event& e) { return e.kind == "step" || e.kind == "log"; }
+
+bool is_internal_event(const Event& e) {
+  return e.kind == kJobGpusEventKind || e.kind == kAdvisorConfigEventKind || e.kind == "marks_dropped" ||
+         e.kind == "logs_dropped";
+}
 
 std::optional<TrainingSummary> summarize_training(std::span<const Event> events) {
   TrainingSummary t;

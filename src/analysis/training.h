@@ -23,6 +23,14 @@ std::optional<double> latest_logged(std::span<const Event> events, std::string_v
 // Events stored for every step or scalar: the report summarizes them instead of listing them.
 bool is_dense_annotation(const Event& e);
 
+// Events the recorder stores for itself rather than for the user: which GPUs
+// were the job's (job_gpus), the advisor's configuration, how many
+// annotations it did not keep (the training summary counts those). Pictures
+// and text reports leave them out; the JSON report and `report --full` keep
+// them. processes_hidden is not one: it tells the reader of the process
+// table that the table is not whole.
+bool is_internal_event(const Event& e);
+
 struct ScalarSummary {
   std::string name;
   std::size_t count = 0;  // stored values (at most one a second)

@@ -24,6 +24,7 @@ void add_plot(CLI::App& app, int& exit_code) {
     int height = 0;
     std::string title;
     std::string store;
+    std::string align = "time";
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->runs, "Run id, unique id prefix, run name, or 'last'; compare takes two or more")
@@ -41,6 +42,11 @@ void add_plot(CLI::App& app, int& exit_code) {
       ->check(whole_check("pixels", plot::kMinSidePx, plot::kMaxSidePx, "1600"));
   cmd->add_option("--height", flags->height, "Height in pixels (default: by kind)")
       ->check(whole_check("pixels", plot::kMinSidePx, plot::kMaxSidePx, "900"));
+  cmd->add_option("--align", flags->align,
+                  "compare: the x axis, time since each run's start, or the runs' step or epoch annotations "
+                  "(as compare --align)")
+      ->check(CLI::IsMember({"time", "step", "epoch"}))
+      ->type_name("time|step|epoch");
   cmd->add_option("--title", flags->title, "Title of the picture (default: made from the kind and the run)");
   add_store_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
@@ -54,6 +60,7 @@ void add_plot(CLI::App& app, int& exit_code) {
     options.width_px = flags->width;
     options.height_px = flags->height;
     options.title = flags->title;
+    options.align = *plot::plot_align_by_name(flags->align);
     // What no run can fix is a usage error, found before loading anything.
     try {
       plot::file_format(flags->output);

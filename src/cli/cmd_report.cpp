@@ -24,6 +24,7 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string group;
     std::string job;
     AdvisorFlags advisor;
+    bool full = false;
   };
   auto flags = std::make_shared<Flags>();
   cmd->add_option("RUN", flags->run, kRunHelp);
@@ -33,6 +34,9 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--job", flags->job,
                   "Instead of one run: the job across nodes, every run of this job id (record --job, Slurm's or\n"
                   "torchelastic's) in the stores given, with the nodes' load balance and the straggler node");
+  cmd->add_flag("--full", flags->full,
+                "Text and Markdown: also list the events the recorder stores for itself (job_gpus, advisor_config,\n"
+                "marks_dropped, ...), which the JSON always has");
   add_advisor_options(*cmd, flags->advisor);
   add_stores_option(*cmd, flags->store);
   cmd->callback([flags, &exit_code] {
@@ -52,7 +56,7 @@ void add_report(CLI::App& app, int& exit_code) {
     }
     if (flags->run.empty()) throw CLI::RequiredError("RUN (or --group GLOB, or --job ID)");
     const RunReport report = report_run(flags->run, flags->store, advisor_choice(flags->advisor));
-    print_output(render_report(report, flags->format));
+    print_output(render_report(report, flags->format, flags->full));
     exit_code = 0;
   });
 }

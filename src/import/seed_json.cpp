@@ -255,12 +255,48 @@ class SeedImporter {
       builder_.describe_device(gpu.index, gpu.name, vendor_from(gpu.type, gpu.name));
     }
     if (const auto metadata = field(object, "training_metadata"); metadata && !metadata->is_null()) {
-      // Attached once per run by the wrapper; repeated copies say nothing new.
-      std::string message = simdjson::minify(*metadata);
-      if (message != last_metadata_) builder_.add_event(time, std::nullopt, "mark", message);
-      last_metadata_ = std::move(message);
+      training_metadata(*metadata, time);
     }
     notes_.read();
+  }
+
+  // The wrapper's `epoch`, `phase` and `step` become the annotations
+  // `record` stores (an epoch or phase each time it changes), so that the
+  // report's epoch and phase tables and the plots' markers have them; the
+  // whole object is a mark when anything else in it changed (attached once
+  // per run by the wrapper: repeated copies say nothing new).
+  void training_metadata(dom::element metadata, std::size_t time) {
+    std::string rest = simdjson::minify(metadata);
+    dom::object fields;
+    if (metadata.get(fields) == simdjson::SUCCESS) {
+      rest.clear();
+      for (auto [key, value] : fields) {
+        if (key == "epoch" || key == "step") {
+          progress(time, key, value);
+        } else if (key == "phase") {
+          std::string_view phase;
+          if (value.get(phase) == simdjson::SUCCESS && phase.size() <= kMaxNameBytes) changed(time, "phase", phase);
+        } else if (key != "batch") {  // the batch within the epoch: a step counter that restarts
+          rest += fmt::format("{}={};", key, simdjson::minify(value));
+        }
+      }
+    }
+    if (rest != last_metadata_) builder_.add_event(time, std::nullopt, "mark", simdjson::minify(metadata));
+    last_metadata_ = std::move(rest);
+  }
+
+  void progress(std::size_t time, std::string_view kind, dom::element value) {
+    double v = 0;
+    if (value.get(v) != simdjson::SUCCESS || !std::isfinite(v) || v < 0 || v != std::floor(v) || v > 9e15) return;
+    changed(time, kind, fmt::format("{}", static_cast<std::int64_t>(v)));
+  }
+
+  // An event of `kind` when its message differs from the one before.
+  void changed(std::size_t time, std::string_view kind, std::string_view message) {
+    std::string& last = last_progress_[kind == "epoch" ? 0 : kind == "phase" ? 1 : 2];
+    if (message == last) return;
+    builder_.add_event(time, std::nullopt, kind, message);
+    last = std::string(message);
   }
 
   std::string finish() {
@@ -281,6 +317,7 @@ class SeedImporter {
   bool gputop_ = false;
   std::size_t bad_entries_ = 0;
   std::string last_metadata_;
+  std::array<std::string, 3> last_progress_;  // epoch, phase, step
 };
 
 }  // namespace

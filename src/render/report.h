@@ -16,11 +16,14 @@ namespace gpuwatch {
 
 inline constexpr int kReportSchemaVersion = 2;
 
-std::string render_report_text(const RunReport& report);
-std::string render_report_markdown(const RunReport& report);
+// Text and Markdown leave out the events the recorder stores for itself
+// (is_internal_event: job_gpus, advisor_config, ...) unless `full`
+// (`report --full`); the JSON always has them.
+std::string render_report_text(const RunReport& report, bool full = false);
+std::string render_report_markdown(const RunReport& report, bool full = false);
 std::string render_report_json(const RunReport& report);
 // In `format`: text, json or markdown (any other: text).
-std::string render_report(const RunReport& report, OutputFormat format);
+std::string render_report(const RunReport& report, OutputFormat format, bool full = false);
 
 // What `record` prints at its end unless --full: the outcome, a verdict
 // ("ok", or the outcome and the verdict word with the advisory it names

@@ -285,7 +285,7 @@ void add_host(Document& doc, const RunReport& r) {
   }
 }
 
-void add_processes_and_events(Document& doc, const RunReport& r) {
+void add_processes_and_events(Document& doc, const RunReport& r, bool full) {
   if (!r.processes.empty()) {
     doc.heading("Processes on GPUs");
     TextTable t;
@@ -318,7 +318,7 @@ void add_processes_and_events(Document& doc, const RunReport& r) {
     }
     doc.table(std::move(t));
   }
-  add_events(doc, r);
+  add_events(doc, r, full);
 }
 
 // The verdict `status` and `record`'s summary give, when the caller judged
@@ -335,7 +335,7 @@ void add_verdict(Document& doc, const RunReport& r) {
   }
 }
 
-Document report_document(const RunReport& r) {
+Document report_document(const RunReport& r, bool full) {
   Document doc;
   const RunInfo& run = r.run;
   doc.title(fmt::format("Run {}  {}  [{}] {}", run.id, run.name.empty() ? "-" : run.name, to_string(run.status),
@@ -376,7 +376,7 @@ Document report_document(const RunReport& r) {
     doc.line(fmt::format("{:.1f} J ({:.4f} Wh)", *r.total_energy_joules, *r.total_energy_joules / 3600));
   }
   add_host(doc, r);
-  add_processes_and_events(doc, r);
+  add_processes_and_events(doc, r, full);
   return doc;
 }
 
@@ -427,14 +427,16 @@ std::string describe_job_gpus(const JobGpus& job, const RunInfo& run, const std:
   return s;
 }
 
-std::string render_report_text(const RunReport& report) { return report_document(report).to_text(); }
-std::string render_report_markdown(const RunReport& report) { return report_document(report).to_markdown(); }
+std::string render_report_text(const RunReport& report, bool full) { return report_document(report, full).to_text(); }
+std::string render_report_markdown(const RunReport& report, bool full) {
+  return report_document(report, full).to_markdown();
+}
 
-std::string render_report(const RunReport& report, OutputFormat format) {
+std::string render_report(const RunReport& report, OutputFormat format, bool full) {
   switch (format) {
     case OutputFormat::json: return render_report_json(report);
-    case OutputFormat::markdown: return render_report_markdown(report);
-    default: return render_report_text(report);
+    case OutputFormat::markdown: return render_report_markdown(report, full);
+    default: return render_report_text(report, full);
   }
 }
 

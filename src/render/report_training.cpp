@@ -1,11 +1,13 @@
 #include "render/report_training.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "analysis/training.h"
 #include "render/step_timing.h"
 #include "render/table.h"
 #include "render/units.h"
@@ -85,10 +87,16 @@ void add_training(Document& doc, const RunReport& r) {
   }
 }
 
-void add_events(Document& doc, const RunReport& r) {
+void add_events(Document& doc, const RunReport& r, bool full) {
   std::vector<const Event*> listed;
+  std::set<std::string> internal;  // kinds left out: the recorder's own
   for (const Event& e : r.events) {
-    if (e.kind != "epoch" && e.kind != "phase") listed.push_back(&e);
+    if (e.kind == "epoch" || e.kind == "phase") continue;
+    if (!full && is_internal_event(e)) {
+      internal.insert(e.kind);
+    } else {
+      listed.push_back(&e);
+    }
   }
   if (listed.empty()) return;
   doc.heading("Events");
@@ -97,7 +105,7 @@ void add_events(Document& doc, const RunReport& r) {
   t.first_numeric_column = 99;  // all text; a long message folds under its column
   std::map<std::string, std::size_t> omitted;
   for (const auto& [kind, n] : r.events_omitted) {
-    if (kind != "epoch" && kind != "phase") omitted[kind] += n;
+    if (kind != "epoch" && kind != "phase" && (full || !internal.contains(kind))) omitted[kind] += n;
   }
   const std::size_t half = kEventRowsShown / 2;
   for (std::size_t i = 0; i < listed.size(); ++i) {

@@ -107,9 +107,40 @@ class Import(GpuwatchTestCase):
     def test_training_metadata_becomes_a_mark(self):
         run_id = self.import_file(fixture("seed_wrapper_w7900.json"))[0]
         events = self.report(run_id)["events"]
-        self.assertEqual(len(events), 1)
-        self.assertEqual(events[0]["kind"], "mark")
-        self.assertEqual(json.loads(events[0]["message"])["lr"], "1e-3")
+        marks = [e for e in events if e["kind"] == "mark"]
+        self.assertEqual(len(marks), 1)
+        self.assertEqual(json.loads(marks[0]["message"])["lr"], "1e-3")
+        # Its epoch and phase are the annotations record stores (issue 26).
+        self.assertEqual([(e["kind"], e["message"]) for e in events if e["kind"] != "mark"],
+                         [("epoch", "1"), ("phase", "training")])
+
+    def test_seed_epochs_and_phases_are_annotations(self):
+        # The wrapper's training_metadata on every sample: epochs 1 and 2, each with a training and a
+        # validation phase, the batch counting within them (issue 26: "No epochs annotated").
+        rows = []
+        for i, (epoch, phase, batch) in enumerate([(1, "training", 10), (1, "training", 20), (1, "validation", 1),
+                                                  (2, "training", 10), (2, "training", 20), (2, "validation", 1),
+                                                  (2, "validation", 2)]):
+            rows.append({"timestamp": "2025-08-29T04:35:%02d.000000" % (10 + i), "gpu_name": "AMD Radeon Pro W7900",
+                         "gpu_type": "AMD", "utilization": 90 + i, "memory_used": 1424.3, "memory_total": 49152.0,
+                         "power": 250.0, "temperature": 75.0, "elapsed_seconds": float(i),
+                         "training_metadata": {"epoch": epoch, "batch": batch, "phase": phase, "optimizer": "adamw"}})
+        path = os.path.join(self.tmp, "gpu_stats_epochs.json")
+        with open(path, "w") as f:
+            json.dump(rows, f)
+        run_id = self.import_file(path)[0]
+        rep = self.report(run_id)
+        self.assertEqual([row["label"] for row in rep["epochs"]], ["1", "2"])
+        self.assertEqual([row["label"] for row in rep["phases"]], ["training", "validation"])
+        self.assertEqual([row["occurrences"] for row in rep["phases"]], [2, 2])
+        # One mark: the batch changing is no news.
+        self.assertEqual(len([e for e in rep["events"] if e["kind"] == "mark"]), 1)
+        text = self.run_gw("report", run_id).stdout
+        self.assertIn("Epochs (from annotations)", text)
+        out = os.path.join(self.tmp, "epochs.png")
+        r = self.run_gw("plot", run_id, "-o", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertGreater(os.path.getsize(out), 0)
 
     def test_w7900_sensors_go_through_a_seed_file_and_back(self):
         # The amdgpu fixture's edge 56, junction 73, mem 69 (m°C in hwmon).

@@ -24,9 +24,13 @@ class JobGpus(GpuwatchTestCase):
         self.assertNotIn("stopping the command", r.stderr)
         self.assertIn("job GPUs: 1 (where the command's processes ran); also recorded, not judged: 0", r.stderr)
         self.assertNotRegex(r.stderr, r"\] [a-z_.]+ GPU 0")  # no advisory about GPU 0
-        self.assertIn("Job GPUs  1 (where the command's processes ran); also recorded, not judged: 0",
-                      self.run_gw("report", "last").stdout)
+        text = self.run_gw("report", "last").stdout
+        self.assertIn("Job GPUs  1 (where the command's processes ran); also recorded, not judged: 0", text)
+        # The recorder's own job_gpus event: said in words above, listed only with --full and in the JSON.
+        self.assertNotIn("source=process_tree", text)
+        self.assertIn("source=process_tree", self.run_gw("report", "last", "--full").stdout)
         report = self.report()
+        self.assertIn("job_gpus", [e["kind"] for e in report["events"]])
         self.assertEqual(report["job_gpus"], {"source": "process_tree", "gpus": [1]})
         self.assertEqual(self.recorded(report), [0, 1])
         self.assertEqual(report["load_balance"], [])  # one job GPU: nothing to balance

@@ -135,6 +135,8 @@ class Plot(GpuwatchTestCase):
             (["four", "--kind", "pie", "-o", out], "--kind"),
             (["four", "--width", "10", "-o", out], "--width"),
             (["four"], "--output"),
+            (["four", "--align", "step", "-o", out], "only compare aligns runs"),
+            (["four", "two", "--align", "loss", "-o", out], "--align"),
         ]
         for args, message in cases:
             r = self.plot(*args)
@@ -159,6 +161,11 @@ class Plot(GpuwatchTestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("has no GPU samples to plot", r.stderr)
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "h.png")))
+        # Runs recorded without annotations cannot be aligned by step: said, no file.
+        r = self.plot("four", "two", "--align", "step", "-o", os.path.join(self.tmp, "s.png"))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("has no step annotations to align by", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "s.png")))
 
     def test_a_file_plots_as_a_stored_run_does(self):
         # RUN as a file to import: every kind, and compared with a stored run.
@@ -173,5 +180,5 @@ class Plot(GpuwatchTestCase):
     def test_help(self):
         r = self.plot("--help")
         self.assertEqual(r.returncode, 0)
-        for word in KINDS + ["--metric", "--width", "--height", "--store", "--title"]:
+        for word in KINDS + ["--metric", "--width", "--height", "--store", "--title", "--align"]:
             self.assertIn(word, r.stdout)

@@ -13,6 +13,7 @@
 #include "render/plot/plot_data.h"
 #include "render/plot/scale.h"
 #include "render/plot/series.h"
+#include "render/plot/training_panel.h"
 
 namespace gpuwatch::plot::detail {
 
@@ -23,9 +24,14 @@ PlotNeeds balance_needs(const PlotOptions& options);
 PlotNeeds compare_needs(const PlotOptions& options);
 PlotNeeds histogram_needs(const PlotOptions& options);
 
+// The training panels a timeline of `run` draws under its GPUs' (training_panel.h).
+std::vector<TrainingPanel> timeline_training(const PlotRun& run);
+
 PlotGeometry draw_timeline(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
 PlotGeometry draw_per_gpu(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
 PlotGeometry draw_balance(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
+// Whether any of the runs logged a loss: compare draws a row for it.
+bool compare_has_loss(std::span<const PlotRun> runs);
 PlotGeometry draw_compare(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options);
 PlotGeometry draw_histogram(Canvas& canvas, const PlotRun& run, const PlotOptions& options);
 

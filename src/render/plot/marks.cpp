@@ -5,6 +5,7 @@
 #include <numbers>
 #include <utility>
 
+#include "analysis/training.h"
 #include "render/plot/cairo_library.h"
 #include "render/plot/labels.h"
 #include "render/plot/series.h"
@@ -87,16 +88,30 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
   cairo_api().restore(cr);
 }
 
+namespace {
+
+int marker_rank(const Event& e) {
+  if (e.kind == "epoch") return e.message.empty() ? 3 : 0;
+  if (e.kind == "phase") return e.message.empty() ? 3 : 1;
+  return e.device_index ? 1 : 2;
+}
+
+}  // namespace
+
 std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color) {
   std::vector<Marker> markers;
   for (const Event& e : data.events) {
     // Steps and logged scalars come every second: lines, not markers.
-    if (e.kind == "step" || e.kind == "log") continue;
+    if (is_dense_annotation(e) || is_internal_event(e)) continue;
     Marker m;
     m.t = seconds_between(origin_ns, e.time.wall_ns);
+    m.wall_ns = e.time.wall_ns;
     m.label = event_label(e);
     m.color = colors::kEvent;
     m.device_index = e.device_index;
+    m.rank = marker_rank(e);
+    m.ends = m.rank == 3;
+    m.mark = e.kind == "mark";
     if (color) {
       m.color = *color;
     } else if (e.device_index) {
@@ -110,6 +125,24 @@ std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, s
   return markers;
 }
 
+namespace {
+
+// A small triangle hanging from the area's top edge: a mark stays in sight
+// where its label found no room.
+void draw_mark_triangle(Canvas& canvas, double x, double top, Rgb color) {
+  constexpr double kHalfWidth = 4.5;
+  constexpr double kHeight = 7;
+  cairo_t* cr = canvas.cr();
+  cairo_api().new_path(cr);
+  cairo_api().set_source_rgb(cr, color.r, color.g, color.b);
+  cairo_api().move_to(cr, x - kHalfWidth, top);
+  cairo_api().line_to(cr, x + kHalfWidth, top);
+  cairo_api().line_to(cr, x, top + kHeight);
+  cairo_api().fill(cr);
+}
+
+}  // namespace
+
 void draw_markers(Canvas& canvas, const Frame& frame, std::span<const Marker> markers) {
   const Rect& a = frame.area;
   double last_x = -1;
@@ -117,6 +150,7 @@ void draw_markers(Canvas& canvas, const Frame& frame, std::span<const Marker> ma
   for (const Marker& m : markers) {
     const double x = std::floor(frame.px(m.t)) + 0.5;
     if (x < a.x || x > a.right()) continue;
+    if (m.mark) draw_mark_triangle(canvas, x, a.y, m.color);
     // Markers on one pixel column in one colour are one line.
     if (last_color && x == last_x && last_color->r == m.color.r && last_color->g == m.color.g &&
         last_color->b == m.color.b) {
@@ -132,6 +166,63 @@ double marker_band_height(Canvas& canvas, std::size_t rows) {
   return static_cast<double>(rows) * (canvas.line_height(fonts::kNote) + 2);
 }
 
+namespace {
+
+// Markers this close (pixels) read as one place: one label for them.
+constexpr double kSamePlacePx = 2;
+
+struct LabelGroup {
+  double x = 0;
+  double t = 0;
+  int rank = 3;
+  Rgb color;
+  std::string text;
+};
+
+// The label of markers at one place: the starts' labels by rank, or only
+// the ends' when nothing starts there; each label once.
+std::string group_text(std::span<const Marker* const> group) {
+  const bool any_start = std::any_of(group.begin(), group.end(), [](const Marker* m) { return !m->ends; });
+  std::vector<const Marker*> shown;
+  for (const Marker* m : group) {
+    if (m->ends && any_start) continue;
+    if (std::none_of(shown.begin(), shown.end(), [&](const Marker* s) { return s->label == m->label; })) {
+      shown.push_back(m);
+    }
+  }
+  std::stable_sort(shown.begin(), shown.end(), [](const Marker* a, const Marker* b) { return a->rank < b->rank; });
+  std::string text;
+  for (const Marker* m : shown) text += (text.empty() ? "" : " \u00b7 ") + m->label;
+  return text;
+}
+
+std::vector<LabelGroup> label_groups(const Frame& frame, std::span<const Marker> markers) {
+  std::vector<LabelGroup> groups;
+  std::vector<const Marker*> group;
+  double group_x = 0;
+  const auto close_group = [&] {
+    if (group.empty()) return;
+    const Marker* first = *std::min_element(group.begin(), group.end(),
+                                            [](const Marker* a, const Marker* b) { return a->rank < b->rank; });
+    groups.push_back({group_x, group.front()->t, first->rank, first->color, group_text(group)});
+    group.clear();
+  };
+  for (const Marker& m : markers) {
+    const double x = std::floor(frame.px(m.t)) + 0.5;
+    if (x < frame.band.x || x > frame.band.right()) continue;
+    if (!group.empty() && x - group_x > kSamePlacePx) close_group();
+    if (group.empty()) group_x = x;
+    group.push_back(&m);
+  }
+  close_group();
+  std::stable_sort(groups.begin(), groups.end(), [](const LabelGroup& a, const LabelGroup& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.t < b.t;
+  });
+  return groups;
+}
+
+}  // namespace
+
 std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<const Marker> markers) {
   const Rect& band = frame.band;
   const double row_h = canvas.line_height(fonts::kNote) + 2;
@@ -139,10 +230,9 @@ std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<con
   if (rows == 0) return 0;
   std::vector<std::vector<std::pair<double, double>>> taken(rows);
   std::size_t placed = 0;
-  for (const Marker& m : markers) {
-    const double x = std::floor(frame.px(m.t)) + 0.5;
-    if (x < band.x || x > band.right()) continue;
-    const std::string text = canvas.fit(m.label, std::min(kLabelMaxWidth, band.w - 4), fonts::kNote);
+  for (const LabelGroup& g : label_groups(frame, markers)) {
+    const double x = g.x;
+    const std::string text = canvas.fit(g.text, std::min(kLabelMaxWidth, band.w - 4), fonts::kNote);
     if (text.empty()) continue;
     const double w = canvas.text_width(text, fonts::kNote);
     // Right of the marker, or left of it near the right edge.
@@ -158,7 +248,7 @@ std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<con
       if (!free) continue;
       row.emplace_back(from, to);
       const double top = band.bottom() - static_cast<double>(r + 1) * row_h;
-      canvas.line(x, top + 1, x, top + row_h - 1, m.color, 1.5);
+      canvas.line(x, top + 1, x, top + row_h - 1, g.color, 1.5);
       canvas.text(text, left, top + 1, HAlign::Left, VAlign::Top, fonts::kNote, colors::kText);
       ++placed;
       break;

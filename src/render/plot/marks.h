@@ -2,6 +2,7 @@
 // labels in the band above the area), bars.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,19 +21,31 @@ void draw_line(Canvas& canvas, const Frame& frame, std::span<const LinePoint> po
 
 struct Marker {
   double t = 0;  // seconds, the frame's x
+  std::int64_t wall_ns = 0;  // the event's time, exactly
   Rgb color;
   std::string label;
   std::optional<int> device_index;  // the GPU the event concerns, if one
+  // Which label wins a place in the band: epochs (0) before phases and a
+  // GPU's own events (1), before marks and the rest (2), before the end of
+  // an epoch or phase (3), which a start at the same place says already.
+  int rank = 2;
+  bool ends = false;  // the end of an epoch or phase
+  bool mark = false;  // the user's own mark (a checkpoint): a triangle on the area's top edge too
 };
 // The run's events as markers: a GPU's event in that GPU's colour (by its
-// position in the run), others grey, or all in `color` when given.
+// position in the run), others grey, or all in `color` when given. Steps,
+// logged scalars and the recorder's own bookkeeping (is_internal_event) are
+// not markers.
 std::vector<Marker> event_markers(const RunData& data, std::int64_t origin_ns, std::optional<Rgb> color = {});
-// Thin vertical lines across the plot area.
+// Thin vertical lines across the plot area, and the marks' triangles.
 void draw_markers(Canvas& canvas, const Frame& frame, std::span<const Marker> markers);
 // Room for `rows` rows of labels.
 double marker_band_height(Canvas& canvas, std::size_t rows);
-// Labels in the frame's band, nearest row first; a label that finds no free
-// place in any row is left out (its marker stays). Returns how many were placed.
+// Labels in the frame's band. Markers on the same few pixels share one label
+// ("epoch 2 · train"), an end left out when a start is there too; labels are
+// placed by rank, then time, each in the nearest row with room, so an end
+// never takes an epoch's place. A label that finds no free place in any row
+// is left out (its marker stays). Returns how many were placed.
 std::size_t draw_marker_labels(Canvas& canvas, const Frame& frame, std::span<const Marker> markers);
 
 struct Bar {

@@ -59,6 +59,23 @@ PlotSize plot_size(const PlotOptions& options) {
           options.height_px > 0 ? options.height_px : d.height_px};
 }
 
+PlotSize plot_size(const PlotOptions& options, std::span<const PlotRun> runs) {
+  PlotSize size = plot_size(options);
+  if (options.height_px > 0 || runs.empty()) return size;
+  std::size_t extra_panels = 0;
+  if (options.kind == PlotKind::Timeline) extra_panels = detail::timeline_training(runs[0]).size();
+  if (options.kind == PlotKind::Compare && detail::compare_has_loss(runs)) extra_panels = 1;
+  size.height_px = std::min(kMaxSidePx, size.height_px + static_cast<int>(extra_panels) * detail::kTrainingPanelHeightPx);
+  return size;
+}
+
+std::optional<PlotAlign> plot_align_by_name(std::string_view name) {
+  if (name == "time") return PlotAlign::Time;
+  if (name == "step") return PlotAlign::Step;
+  if (name == "epoch") return PlotAlign::Epoch;
+  return std::nullopt;
+}
+
 bool plottable(DeviceMetric metric) {
   return metric != DeviceMetric::ClockEventReasons && metric != DeviceMetric::SlowReadAgeSeconds &&
          metric != DeviceMetric::kCount;
@@ -87,6 +104,9 @@ void check_plot_request(std::size_t run_count, const PlotOptions& options) {
     if (run_count < 2) throw PlotError(fmt::format("compare needs two or more runs, got {}", run_count));
   } else if (run_count != 1) {
     throw PlotError(fmt::format("{} takes exactly one run, got {} (compare takes several)", kind, run_count));
+  }
+  if (options.align != PlotAlign::Time && options.kind != PlotKind::Compare) {
+    throw PlotError(fmt::format("{} is drawn over time: only compare aligns runs by step or epoch", kind));
   }
   if (options.metric) {
     if (!takes_metric(options.kind)) {
@@ -142,7 +162,7 @@ PlotGeometry render_plot(Canvas& canvas, std::span<const PlotRun> runs, const Pl
 void write_plot(std::span<const PlotRun> runs, const PlotOptions& options, const std::filesystem::path& out) {
   file_format(out);  // a bad name fails before any drawing
   check_plot_request(runs.size(), options);
-  const PlotSize size = plot_size(options);
+  const PlotSize size = plot_size(options, runs);
   write_canvas_file(out, size.width_px, size.height_px, [&](Canvas& canvas) { render_plot(canvas, runs, options); });
 }
 

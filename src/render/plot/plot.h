@@ -1,11 +1,14 @@
 // Pictures of runs, written as PNG, SVG or PDF (chosen by the file name).
 //
 //   timeline   utilization, memory, power, temperature and SM clock over
-//              elapsed time, one line per GPU, events as vertical markers
+//              elapsed time, one line per GPU, events as vertical markers;
+//              under them the training's loss, logged scalars and steps/s
+//              when the run annotated them (training_panel.h)
 //   per-gpu    one panel per GPU in seed 001's grid (1×2, 2×2, 2×3, 2×4, ...)
 //   balance    per-GPU means of utilization and memory, and their coefficient
 //              of variation against the 5 / 10 / 20 % quality bands
-//   compare    two or more runs on one elapsed-time axis, and their means
+//   compare    two or more runs on one elapsed-time (or step, epoch) axis,
+//              their means, and their loss curves overlaid
 //   histogram  how long each GPU spent at each value of one metric
 //
 // A run is read one GPU at a time and reduced to what its picture shows
@@ -36,6 +39,12 @@ std::string_view to_string(PlotKind kind);
 std::optional<PlotKind> plot_kind_by_name(std::string_view name);
 std::vector<std::string> plot_kind_names();
 
+// compare's x axis: time since each run's start, or the runs' training
+// progress from their annotations (step counter, epochs), as `compare
+// --align` matches runs.
+enum class PlotAlign { Time, Step, Epoch };
+std::optional<PlotAlign> plot_align_by_name(std::string_view name);
+
 struct PlotOptions {
   PlotKind kind = PlotKind::Timeline;
   int width_px = 0;   // 0: the kind's default
@@ -44,6 +53,7 @@ struct PlotOptions {
   // (default: utilization, memory and power); the other kinds take none.
   std::optional<DeviceMetric> metric;
   std::string title;  // empty: one made from the kind and the run
+  PlotAlign align = PlotAlign::Time;  // compare only
 };
 
 inline constexpr int kMinSidePx = 320;
@@ -54,6 +64,9 @@ struct PlotSize {
 };
 PlotSize default_size(PlotKind kind);
 PlotSize plot_size(const PlotOptions& options);  // the defaults filled in
+// For these runs: taller by the training panels the picture draws
+// (timeline, compare) unless the height was given.
+PlotSize plot_size(const PlotOptions& options, std::span<const PlotRun> runs);
 
 // Metrics that are quantities over time (not bitmasks or bookkeeping).
 bool plottable(DeviceMetric metric);

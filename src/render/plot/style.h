@@ -22,6 +22,10 @@ inline constexpr Rgb kGrid = rgb_hex(0xe3e3e3);
 inline constexpr Rgb kReference = rgb_hex(0x888888);  // capacity, limits, CV bands
 inline constexpr Rgb kEvent = rgb_hex(0x555555);
 inline constexpr Rgb kNoData = rgb_hex(0x999999);
+// The training's own curves (training_panel.h): told apart by dash too.
+inline constexpr Rgb kTrain = rgb_hex(0x1b1b1b);
+inline constexpr Rgb kVal = rgb_hex(0xb5651d);
+inline constexpr Rgb kTest = rgb_hex(0x6a3d9a);
 }  // namespace colors
 
 namespace fonts {

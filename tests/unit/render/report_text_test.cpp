@@ -102,5 +102,39 @@ TEST(ReportText, EventMessagesAreWholeAndFoldAtWords) {
   }
 }
 
+// Issue 26: the recorder's own bookkeeping (which GPUs were the job's, the
+// advisor's configuration, dropped annotations) is no event of the run for a
+// reader; the JSON and report --full keep it.
+TEST(ReportText, InternalEventsOnlyInJsonAndFull) {
+  RunReport r = report(60);
+  const std::int64_t t = r.run.start_wall_ns;
+  r.events.push_back(Event{Timestamp{0, t}, std::nullopt, "job_gpus", "source=process_tree gpus=0,1"});
+  r.events.push_back(Event{Timestamp{0, t + 1}, std::nullopt, "marks_dropped", "4900 marks not stored"});
+  r.events.push_back(Event{Timestamp{0, t + 2}, std::nullopt, "advisor_config", "window_s = 2"});
+  r.events.push_back(Event{Timestamp{0, t + 3}, std::nullopt, "mark", "checkpoint saved"});
+  for (const OutputFormat format : {OutputFormat::text, OutputFormat::markdown}) {
+    const std::string shown = render_report(r, format);
+    EXPECT_NE(shown.find("checkpoint saved"), std::string::npos) << shown;
+    for (const char* internal : {"job_gpus", "source=process_tree", "marks_dropped"}) {
+      EXPECT_EQ(shown.find(internal), std::string::npos) << internal << "\n" << shown;
+    }
+    const std::string full = render_report(r, format, true);
+    for (const char* internal : {"source=process_tree gpus=0,1", "marks_dropped"}) {
+      EXPECT_NE(full.find(internal), std::string::npos) << internal << "\n" << full;
+    }
+  }
+  const std::string json = render_report_json(r);
+  EXPECT_NE(json.find("source=process_tree gpus=0,1"), std::string::npos);
+  EXPECT_NE(json.find("\"marks_dropped\""), std::string::npos);
+}
+
+// Only internal events: no events table at all.
+TEST(ReportText, NoEventsTableForInternalEventsAlone) {
+  RunReport r = report(60);
+  r.events.push_back(Event{Timestamp{0, r.run.start_wall_ns}, std::nullopt, "job_gpus", "source=process_tree gpus=0"});
+  EXPECT_EQ(render_report_text(r).find("Events"), std::string::npos);
+  EXPECT_NE(render_report_text(r, true).find("Events"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuwatch
