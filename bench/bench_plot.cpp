@@ -6,9 +6,12 @@
 //   bench_plot [--gpus 8] [--hours 35] [--hz 10] [--out DIR]
 //       a synthetic run made in memory first (only the columns the plots
 //       read): the reduction from memory and the drawing, not the store
-//   bench_plot --store FILE [--out DIR]
-//       the store's latest run (compare: its latest two), read GPU by GPU
-//       as `gpuwatch plot` reads it (make one with make_run_store)
+//   bench_plot --store FILE [--out DIR] [--samples]
+//       the store's latest run (compare: its latest two) as `gpuwatch plot`
+//       reads it (make one with make_run_store): from its per-minute rollups
+//       when it is longer in minutes than the picture is wide, else GPU by
+//       GPU from its samples; --samples always from the samples (the cost
+//       before issue 25)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "render/plot/plot.h"
+#include "runs/stored_plot.h"
 #include "store/stored_columns.h"
 #include "../tests/unit/render/plot_test_util.h"
 #include "rss.h"
@@ -38,16 +42,18 @@ double cpu_s() {
          static_cast<double>(r.ru_utime.tv_usec + r.ru_stime.tv_usec) / 1e6;
 }
 
-// Times `draw` (one picture) and prints a row of the table.
+// Times `draw` (one picture) and prints a row of the table; `from_rollups`
+// is read once it drew.
 template <typename Draw>
-void measure(const std::string& kind, std::size_t runs, Draw draw) {
+void measure(const std::string& kind, std::size_t runs, Draw draw, const bool& from_rollups) {
   const double base = current_rss_mib();
   reset_peak_rss();
   const double cpu0 = cpu_s();
   const auto t0 = std::chrono::steady_clock::now();
   draw();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("| %s | %zu | %.2f | %.2f | %.0f |\n", kind.c_str(), runs, wall, cpu_s() - cpu0, peak_rss_mib() - base);
+  std::printf("| %s | %zu | %.2f | %.2f | %.0f | %s |\n", kind.c_str(), runs, wall, cpu_s() - cpu0,
+              peak_rss_mib() - base, from_rollups ? "rollups" : "samples");
 }
 
 gpuwatch::plot::PlotOptions options_for(const std::string& kind) {
@@ -56,25 +62,30 @@ gpuwatch::plot::PlotOptions options_for(const std::string& kind) {
   return options;
 }
 
-void bench_store(const std::string& path, const std::string& out) {
+void bench_store(const std::string& path, const std::string& out, bool samples_only) {
   using namespace gpuwatch;
   std::vector<RunInfo> runs = Store::open(path, true)->list_runs();
   if (runs.size() > 2) runs.erase(runs.begin(), runs.end() - 2);
   std::reverse(runs.begin(), runs.end());  // the latest first
   std::printf("store %s: latest run %s\n", path.c_str(), runs.empty() ? "(none)" : runs.front().id.c_str());
-  std::printf("| kind | runs | wall s | CPU s | peak RSS above the start, MiB |\n|---|---|---|---|---|\n");
+  std::printf("| kind | runs | wall s | CPU s | peak RSS above the start, MiB | read from |\n"
+              "|---|---|---|---|---|---|\n");
   for (const std::string& name : plot::plot_kind_names()) {
     const plot::PlotOptions options = options_for(name);
     const std::size_t count = options.kind == plot::PlotKind::Compare ? 2 : 1;
     if (runs.size() < count) continue;
+    bool from_rollups = false;
     measure(name, count, [&] {
       std::vector<plot::PlotRun> read;
       for (std::size_t r = 0; r < count; ++r) {
-        RunData base = load_run_base(*Store::open(path, true), runs[r]);
-        read.push_back(plot::read_for_plot(std::move(base), StoredColumns(path, runs[r]), options));
+        RunData base = plot::load_plot_base(*Store::open(path, true), runs[r]);
+        const plot::StoredPlotRollups rollups(path, runs[r], plot::plot_needs(options).columns());
+        read.push_back(plot::read_for_plot(std::move(base), StoredColumns(path, runs[r]), options,
+                                           samples_only ? nullptr : &rollups));
+        from_rollups = read.back().from_rollups;
       }
       plot::write_plot(read, options, out + "/bench_" + name + ".png");
-    });
+    }, from_rollups);
   }
 }
 
@@ -95,12 +106,15 @@ void bench_memory(std::size_t gpus, double hours, double hz, const std::string& 
   for (const auto& d : runs[0].devices) samples += d.wall_ns.size();
   std::printf("run: %zu GPUs x %.1f h at %.0f Hz = %zu device-samples; %.0f MiB resident with two such runs\n",
               gpus, hours, hz, samples, current_rss_mib());
-  std::printf("| kind | runs | wall s | CPU s | peak RSS above the data, MiB |\n|---|---|---|---|---|\n");
+  std::printf("| kind | runs | wall s | CPU s | peak RSS above the data, MiB | read from |\n"
+              "|---|---|---|---|---|---|\n");
+  const bool from_samples = false;
   for (const std::string& name : plot::plot_kind_names()) {
     const plot::PlotOptions options = options_for(name);
     const std::size_t count = options.kind == plot::PlotKind::Compare ? 2 : 1;
-    measure(name, count,
-            [&] { plot::write_plot(std::span(runs).first(count), options, out + "/bench_" + name + ".png"); });
+    measure(
+        name, count, [&] { plot::write_plot(std::span(runs).first(count), options, out + "/bench_" + name + ".png"); },
+        from_samples);
   }
 }
 
@@ -112,18 +126,25 @@ int main(int argc, char** argv) {
   double hz = 10;
   std::string out = ".";
   std::string store;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool samples_only = false;
+  for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--gpus") gpus = std::stoul(argv[i + 1]);
-    if (flag == "--hours") hours = std::stod(argv[i + 1]);
-    if (flag == "--hz") hz = std::stod(argv[i + 1]);
-    if (flag == "--out") out = argv[i + 1];
-    if (flag == "--store") store = argv[i + 1];
+    if (flag == "--samples") {
+      samples_only = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
+    const std::string value = argv[++i];
+    if (flag == "--gpus") gpus = std::stoul(value);
+    if (flag == "--hours") hours = std::stod(value);
+    if (flag == "--hz") hz = std::stod(value);
+    if (flag == "--out") out = value;
+    if (flag == "--store") store = value;
   }
   if (store.empty()) {
     bench_memory(gpus, hours, hz, out);
   } else {
-    bench_store(store, out);
+    bench_store(store, out, samples_only);
   }
   return 0;
 }

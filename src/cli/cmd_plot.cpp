@@ -5,9 +5,23 @@
 #include "cli/options.h"
 #include "cli/run_source.h"
 #include "render/plot/plot.h"
+#include "runs/stored_plot.h"
 #include "store/store.h"
 
 namespace gpuwatch::cli {
+
+namespace {
+
+// RUN reduced for the picture; a stored run that is long from its rollups
+// (plot.h read_for_plot), of only the metrics the picture draws.
+plot::PlotRun read_run(const std::string& ref, const StoreList& stores, const plot::PlotOptions& options) {
+  RunColumns source = open_run_columns(ref, stores);
+  if (source.store_path.empty()) return plot::read_for_plot(std::move(source.base), *source.columns, options);
+  const plot::StoredPlotRollups rollups(source.store_path, source.base.run, plot::plot_needs(options).columns());
+  return plot::read_for_plot(std::move(source.base), *source.columns, options, &rollups);
+}
+
+}  // namespace
 
 void add_plot(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
@@ -75,10 +89,7 @@ void add_plot(CLI::App& app, int& exit_code) {
     // One run at a time, one GPU at a time: only the reduced runs are kept.
     std::vector<plot::PlotRun> runs;
     runs.reserve(flags->runs.size());
-    for (const std::string& ref : flags->runs) {
-      RunColumns source = open_run_columns(ref, flags->store);
-      runs.push_back(plot::read_for_plot(std::move(source.base), *source.columns, options));
-    }
+    for (const std::string& ref : flags->runs) runs.push_back(read_run(ref, flags->store, options));
     plot::write_plot(runs, options, flags->output);
     exit_code = 0;
   });

@@ -15,6 +15,7 @@
 #include "store/stored_columns.h"
 #include "runs/run_status_window.h"
 #include "render/seed_files.h"
+#include "runs/stored_plot.h"
 #include "render/terminal_text.h"
 #include "store/rollups.h"
 #include "store/run_lookup.h"
@@ -132,8 +133,9 @@ RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores)
     return out;
   }
   StoredRun stored = resolve_stored(run_ref, stores);
-  out.base = load_run_base(*stored.store, stored.run);
+  out.base = plot::load_plot_base(*stored.store, stored.run);  // `plot` reads no host samples
   out.columns = std::make_unique<StoredColumns>(stored.path, stored.run);
+  out.store_path = stored.path;
   return out;
 }
 

@@ -3,6 +3,7 @@
 // name, "last") or a file that `import` understands.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,7 @@ struct RunColumns {
   std::unique_ptr<RunData> imported;  // the file's samples, behind `columns`
   RunData base;
   std::unique_ptr<DeviceColumns> columns;
+  std::filesystem::path store_path;  // a stored run's store (its rollups); empty for a file
 };
 RunColumns open_run_columns(const std::string& run_ref, const StoreList& stores);
 

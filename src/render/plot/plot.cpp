@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "render/plot/kinds.h"
+#include "render/plot/plot_rollups.h"
 
 namespace gpuwatch::plot {
 
@@ -137,8 +138,17 @@ PlotNeeds plot_needs(const PlotOptions& options) {
   throw PlotError("unknown plot kind");
 }
 
-PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options) {
-  return reduce_run(std::move(base), columns, plot_needs(options));
+PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options,
+                      const RollupSource* rollups) {
+  const PlotNeeds needs = plot_needs(options);
+  const auto width_px = static_cast<std::size_t>(plot_size(options).width_px);
+  if (rollups != nullptr && draw_from_rollups(base.run, width_px)) {
+    if (std::optional<PlotRun> run = reduce_run_from_rollups(base, *rollups, needs)) {
+      run->base = std::move(base);
+      return std::move(*run);
+    }
+  }
+  return reduce_run(std::move(base), columns, needs);
 }
 
 PlotGeometry render_plot(Canvas& canvas, std::span<const PlotRun> runs, const PlotOptions& options) {

@@ -14,7 +14,8 @@
 // A run is read one GPU at a time and reduced to what its picture shows
 // (plot_data.h): the min and max of a few thousand buckets per line, exact
 // means and distributions. A 35-hour run of 8 GPUs is never in memory whole,
-// and every peak stays visible.
+// and every peak stays visible. A run longer in minutes than its picture is
+// wide in pixels is read from its per-minute rollups (plot_rollups.h).
 #pragma once
 
 #include <filesystem>
@@ -26,6 +27,7 @@
 
 #include "core/device_columns.h"
 #include "core/metrics.h"
+#include "core/rollup.h"
 #include "core/run.h"
 #include "render/plot/canvas.h"
 #include "render/plot/frame.h"
@@ -94,7 +96,12 @@ struct PlotGeometry {
 PlotNeeds plot_needs(const PlotOptions& options);
 // Reads a run for the picture: `base` is the run without device samples
 // (load_run_base, run_base), `columns` where its GPUs' samples come from.
-PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options);
+// A finished run that spans more minutes than the picture is wide in pixels
+// is read from `rollups` instead, when given and every GPU has them
+// (plot_rollups.h): a picture of two weeks then reads megabytes, not
+// gigabytes.
+PlotRun read_for_plot(RunData base, const DeviceColumns& columns, const PlotOptions& options,
+                      const RollupSource* rollups = nullptr);
 
 // Draws the picture on `canvas` (whose size it uses). Throws PlotError for
 // a bad request or runs with nothing to draw. The runs must have been read

@@ -22,9 +22,8 @@ std::int64_t tick_tolerance_ns(const RunInfo& run) {
   return static_cast<std::int64_t>(std::max(run.interval_s, 0.001) * 0.5e9);
 }
 
-// How long a value stays current for the mean across GPUs: a few of the
-// metric's read periods (slow metrics every slow interval, stored with the
-// run; costly ones every kCostlyPeriodSeconds; see core/metrics.h).
+}  // namespace
+
 std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
   const double interval = std::max(run.interval_s, 0.001);
   double period = interval;
@@ -36,6 +35,8 @@ std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric) {
   }
   return static_cast<std::int64_t>(3 * period * 1e9);
 }
+
+namespace {
 
 // A line over the whole span of its times, whatever it is.
 BucketGrid span_grid(std::span<const double> t, std::size_t buckets) {

@@ -61,6 +61,7 @@ struct PlotRun {
   std::vector<DeviceData> devices;  // parallel to base.devices
   std::int64_t line_origin_ns = 0;  // where the lines' seconds count from
   std::vector<Line> means;          // by DeviceMetric, for PlotNeeds::means
+  bool from_rollups = false;        // read from per-minute rollups (plot_rollups.h), not samples
   [[nodiscard]] bool has_samples() const;
   [[nodiscard]] const Line& mean(DeviceMetric m) const { return means[static_cast<std::size_t>(m)]; }
 };
@@ -69,6 +70,13 @@ struct PlotRun {
 // (each holding one GPU's columns at full resolution), and keeps what
 // `needs` asks for. Throws what `columns` throws.
 PlotRun reduce_run(RunData base, const DeviceColumns& columns, const PlotNeeds& needs, unsigned threads = 2);
+
+// How long a value of `metric` stays current: three of its read periods
+// (slow metrics every slow interval, stored with the run; costly ones every
+// kCostlyPeriodSeconds; see core/metrics.h). Ends a value's part in the mean
+// over GPUs; a stretch of minutes without a value this long breaks a line
+// drawn from rollups.
+std::int64_t max_age_ns(const RunInfo& run, DeviceMetric metric);
 
 // Time zero of a run's pictures: its start by the wall clock (or its first
 // sample when that came earlier or the start is unknown).
