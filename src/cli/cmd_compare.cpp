@@ -21,7 +21,7 @@ namespace {
 // the group summary (one row per run), which stays readable at any count.
 constexpr std::size_t kMaxPairwiseRuns = 4;
 
-struct Flags {
+struct CompareFlags {
   std::vector<std::string> runs;
   std::vector<std::string> store;
   OutputFormat format = OutputFormat::text;
@@ -34,7 +34,7 @@ struct Flags {
 
 // Whether the runs together hold more device-samples than compare reads
 // whole; a file (imported in memory) never counts as long.
-bool long_runs(const Flags& f) {
+bool long_runs(const CompareFlags& f) {
   double device_samples = 0;
   LoadOptions facts;
   facts.device_samples = false;
@@ -50,7 +50,7 @@ bool long_runs(const Flags& f) {
 
 // The runs from their per-minute rollups, or none when one has none (a
 // file, a run still recording) and `required` is false.
-std::optional<Comparison> compare_by_minutes(const Flags& f, const CompareOptions& options, bool required) {
+std::optional<Comparison> compare_by_minutes(const CompareFlags& f, const CompareOptions& options, bool required) {
   std::vector<RunData> facts;
   std::vector<RunMinutes> minutes;
   for (const std::string& ref : f.runs) {
@@ -67,7 +67,7 @@ std::optional<Comparison> compare_by_minutes(const Flags& f, const CompareOption
   return compare_minutes(facts, minutes, options);
 }
 
-Comparison compare_as_asked(const Flags& f, const CompareOptions& options) {
+Comparison compare_as_asked(const CompareFlags& f, const CompareOptions& options) {
   if (f.resolution == "minutes" || (f.resolution == "auto" && long_runs(f))) {
     if (auto c = compare_by_minutes(f, options, f.resolution == "minutes")) return std::move(*c);
   }
@@ -83,7 +83,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       "compare",
       "Compare runs: each against the first (the baseline A), metric by metric, with a confidence interval\n"
       "that says whether each difference is real. More than 4 runs, or --group, give one summary row per run.");
-  auto flags = std::make_shared<Flags>();
+  auto flags = std::make_shared<CompareFlags>();
   cmd->add_option("RUN", flags->runs, "Runs: id, unique id prefix, run name or 'last'; the first is the baseline");
   cmd->add_option("--warmup", flags->warmup_s, "Leave out the first S seconds of every run")
       ->check(number_check({"seconds", 0, std::nullopt, false, "30"}))
@@ -104,7 +104,7 @@ void add_compare(CLI::App& app, int& exit_code) {
                   "Summarize every stored run whose name matches this shell pattern (e.g. 'adamw*') instead");
   add_stores_option(*cmd, flags->store);
   cmd->callback([flags, span, &exit_code] {
-    const Flags& f = *flags;
+    const CompareFlags& f = *flags;
     if (!f.group.empty()) {
       if (!f.runs.empty()) throw CLI::ValidationError("--group", "give either RUNs or --group, not both");
       print_output(render_run_group(load_run_group(f.group, f.store), f.format));

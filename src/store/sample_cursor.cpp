@@ -56,6 +56,12 @@ void clear_rows(Series& s) {
   for (auto& column : s.values) column.clear();
 }
 
+}  // namespace
+
+// Named, not anonymous: SampleCursor::State holds them (in a unity build
+// GCC's -Wsubobject-linkage takes this file for a header).
+namespace sample_cursor_parts {
+
 // One GPU's chunks in time order, one decoded at a time.
 class DeviceChunkReader {
  public:
@@ -152,6 +158,10 @@ class HostChunkReader {
   bool done_ = false;
 };
 
+}  // namespace sample_cursor_parts
+
+namespace {
+
 // The GPUs whose chunks name them, including any the devices table lacks
 // (Store::load adds those without facts): one index seek per GPU.
 std::vector<int> chunk_devices(sqlite3* db, std::int64_t run_row) {
@@ -177,6 +187,9 @@ std::map<int, std::string> recorded_columns(sqlite3* db, std::int64_t run_row) {
 }
 
 }  // namespace
+
+using sample_cursor_parts::DeviceChunkReader;
+using sample_cursor_parts::HostChunkReader;
 
 struct SampleCursor::State {
   std::unique_lock<std::mutex> lock;
