@@ -18,10 +18,10 @@ serve=$!
 "$GW" record --name story-fast --interval 0.2 -- python3 scripts/gpu-verify/train_story.py \
   --epochs "$EPOCHS" --items "$ITEMS" >"$OUT/record_fast.txt" 2>&1 &
 rec=$!
-sleep 20
+sleep 12
 run=$(curl -s http://127.0.0.1:9410/api/runs | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][-1]["id"])')
 echo "live run $run"
-timeout 20 curl -sN "http://127.0.0.1:9410/api/live?run=$run" >"$OUT/live_stream.txt" 2>/dev/null
+timeout 15 curl -sN "http://127.0.0.1:9410/api/live?run=$run" >"$OUT/live_stream.txt" 2>/dev/null
 curl -s "http://127.0.0.1:9410/api/runs/$run" >"$OUT/live_run.json"
 "$GW" top --once --width 160 >"$OUT/top_160.txt" 2>&1
 "$GW" top --once --format json >"$OUT/top.json" 2>&1
