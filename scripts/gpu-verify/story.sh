@@ -11,12 +11,13 @@ set -u
 export GPUWATCH_STORE=$OUT/runs.db
 export PYTHONPATH=$PWD/python:$PWD/scripts/gpu-verify
 EPOCHS=${EPOCHS:-6}
-ITEMS=${ITEMS:-20000}
+FAST_ITEMS=${FAST_ITEMS:-80000}  # long enough for the live captures
+SLOW_ITEMS=${SLOW_ITEMS:-20000}
 
 "$GW" serve --listen 127.0.0.1:9410 >"$OUT/serve_log.txt" 2>&1 &
 serve=$!
 "$GW" record --name story-fast --interval 0.2 -- python3 scripts/gpu-verify/train_story.py \
-  --epochs "$EPOCHS" --items "$ITEMS" >"$OUT/record_fast.txt" 2>&1 &
+  --epochs "$EPOCHS" --items "$FAST_ITEMS" >"$OUT/record_fast.txt" 2>&1 &
 rec=$!
 sleep 12
 run=$(curl -s http://127.0.0.1:9410/api/runs | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][-1]["id"])')
@@ -28,14 +29,14 @@ curl -s "http://127.0.0.1:9410/api/runs/$run" >"$OUT/live_run.json"
 "$GW" status --format json >"$OUT/status_live.json" 2>&1
 wait "$rec"; echo "fast run exit $?"
 "$GW" record --name story-slow --interval 0.2 -- python3 scripts/gpu-verify/train_story.py \
-  --epochs "$EPOCHS" --items "$ITEMS" --slow-loader >"$OUT/record_slow.txt" 2>&1
+  --epochs "$EPOCHS" --items "$SLOW_ITEMS" --slow-loader >"$OUT/record_slow.txt" 2>&1
 echo "slow run exit $?"
 kill "$serve"; wait "$serve" 2>/dev/null
 "$GW" report story-fast >"$OUT/report_fast.txt" 2>&1
 "$GW" report story-fast --format json >"$OUT/report_fast.json" 2>&1
 "$GW" report story-slow >"$OUT/report_slow.txt" 2>&1
 "$GW" compare story-fast story-slow --align epoch >"$OUT/compare.txt" 2>&1
-"$GW" plot story-fast -o "$OUT/timeline.png" >/dev/null 2>&1
+"$GW" plot story-fast -o "$OUT/timeline.png" >/dev/null 2>"$OUT/plot_error.txt"
 "$GW" plot story-fast story-slow --kind compare --align epoch -o "$OUT/compare.png" >/dev/null 2>&1 ||
   "$GW" plot story-fast story-slow --kind compare -o "$OUT/compare.png" >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >"$OUT/gpu.txt"

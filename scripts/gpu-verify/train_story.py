@@ -35,10 +35,13 @@ class ClassImages(torch.utils.data.Dataset):
         return self.means[label] + 0.8 * torch.randn(3, 64, 64), label
 
 
-def run_epoch(model, optimizer, loader, device, epoch):
+def run_epoch(model, optimizer, loader, device, epoch, step):
+    """Returns the global step count after the epoch."""
     model.train()
     with gpuwatch.phase("train"):
         for images, labels in gpuwatch.loader(loader):
+            step += 1
+            gpuwatch.step(step)
             images, labels = images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
             optimizer.zero_grad(set_to_none=True)
             loss = torch.nn.functional.cross_entropy(model(images), labels)
@@ -57,6 +60,7 @@ def run_epoch(model, optimizer, loader, device, epoch):
     gpuwatch.log(val_loss=total / max(count, 1))
     gpuwatch.mark(f"checkpoint epoch {epoch}")
     print(f"epoch {epoch} val_loss {total / max(count, 1):.4f}", flush=True)
+    return step
 
 
 def main():
@@ -77,9 +81,10 @@ def main():
     gpuwatch.model(module=model)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.7)
+    step = 0
     for epoch in range(1, args.epochs + 1):
         gpuwatch.epoch(epoch)
-        run_epoch(model, optimizer, loader, device, epoch)
+        step = run_epoch(model, optimizer, loader, device, epoch, step)
         schedule.step()
 
 
