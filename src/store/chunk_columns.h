@@ -30,7 +30,9 @@ inline std::vector<std::string_view> split_commas(std::string_view s) {
 template <typename Table>
 std::vector<int> column_sources(const Table& table, std::string_view recorded) {
   std::vector<int> source(table.size(), -1);
-  const auto names = recorded.empty() ? split_commas(metric_names(table)) : split_commas(recorded);
+  // The views point into `own` when the run recorded no names: it must outlive them.
+  const std::string own = recorded.empty() ? metric_names(table) : std::string();
+  const auto names = split_commas(recorded.empty() ? std::string_view(own) : recorded);
   for (std::size_t j = 0; j < names.size(); ++j) {
     const int m = metric_index_by_name(table, names[j]);
     if (m >= 0) source[static_cast<std::size_t>(m)] = static_cast<int>(j);

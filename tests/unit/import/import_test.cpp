@@ -76,11 +76,14 @@ TEST_F(ImportFixtures, SeedWrapperFormat) {
   EXPECT_DOUBLE_EQ(at(s, DeviceMetric::TempGpuCelsius, 4), 77.0);
   EXPECT_EQ(s.info.supported.size(), 5u);
   EXPECT_EQ(s.info.static_values.get(DeviceMetric::MemTotalBytes), 49152 * kMiB);
-  ASSERT_EQ(d.events.size(), 1u);
-  EXPECT_EQ(d.events[0].kind, "mark");
-  EXPECT_EQ(d.events[0].time.mono_ns, 10'500'000'000);
+  // The wrapper's epoch and phase become annotations; the whole object a mark.
+  ASSERT_EQ(d.events.size(), 3u);
+  EXPECT_EQ(d.events[0].kind, "epoch");
+  EXPECT_EQ(d.events[1].kind, "phase");
+  EXPECT_EQ(d.events[2].kind, "mark");
+  EXPECT_EQ(d.events[2].time.mono_ns, 10'500'000'000);
   // "1e-3" stays the text it was: the message is the JSON as written.
-  EXPECT_EQ(d.events[0].message, R"({"epoch":1,"batch":100,"phase":"training","optimizer":"adamw","lr":"1e-3"})");
+  EXPECT_EQ(d.events[2].message, R"({"epoch":1,"batch":100,"phase":"training","optimizer":"adamw","lr":"1e-3"})");
 }
 
 TEST_F(ImportFixtures, LegacySingleGpuFormat) {

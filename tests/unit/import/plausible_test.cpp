@@ -137,13 +137,13 @@ TEST_F(Plausible, CsvRowsWhoseClocksDisagreeAreDropped) {
 
 TEST_F(Plausible, EventsOfDroppedSamplesGoWithThem) {
   const ImportResult r = import_text(
-      "[" + sample("2025-01-15T10:30:00", R"(, "utilization": 1, "training_metadata": {"batch": 8})") + "," +
-          sample("2150-01-15T10:30:01", R"(, "utilization": 2, "training_metadata": {"batch": 16})") + "," +
-          sample("2025-01-15T10:30:02", R"(, "utilization": 3, "training_metadata": {"batch": 32})") + "]",
+      "[" + sample("2025-01-15T10:30:00", R"(, "utilization": 1, "training_metadata": {"lr": 8})") + "," +
+          sample("2150-01-15T10:30:01", R"(, "utilization": 2, "training_metadata": {"lr": 16})") + "," +
+          sample("2025-01-15T10:30:02", R"(, "utilization": 3, "training_metadata": {"lr": 32})") + "]",
       "events");
   ASSERT_EQ(r.data.events.size(), 2u);
-  EXPECT_EQ(r.data.events[0].message, R"({"batch":8})");
-  EXPECT_EQ(r.data.events[1].message, R"({"batch":32})");
+  EXPECT_EQ(r.data.events[0].message, R"({"lr":8})");
+  EXPECT_EQ(r.data.events[1].message, R"({"lr":32})");
   EXPECT_EQ(r.data.events[1].time.mono_ns, 2 * kS);
 }
 
