@@ -21,7 +21,7 @@ async function showRun(main, id) {
   const hostBox = el('section', {});
   const axisBox = el('span', {});
   const moreBox = el('details', {id: 'more-metrics', hidden: true}, el('summary', {}, 'More metrics'), more);
-  Object.assign(view, {charts, more, moreBox, card, reportBox});
+  Object.assign(view, {charts, more, moreBox, card, reportBox, hostBox});
   main.replaceChildren(
     el('h1', {}, run.name || run.id, ' ', view.ui.headStatus), card, view.ui.progress,
     el('h2', {}, 'Timelines ', axisBox, el('span', {class: 'hint'}, ' · drag across a chart to zoom, double-click to zoom out')),
@@ -230,6 +230,7 @@ function appendLive(view, data) {
   const host = data.host || {t: [], values: {}};
   for (const [key, values] of Object.entries(host.values || {})) {
     const item = group.find(`host.${key}`);
+    if (!item) addLateHostCharts(view);
     const div = item && item.display ? item.display.divisor || 1 : 1;
     if (item) group.append(item, 'host', {color: HOST_COLOR}, host.t, values.map((v) => v === null ? null : v / div));
   }
@@ -238,6 +239,13 @@ function appendLive(view, data) {
   trainingEvents(view, events);
   group.flush();
   return last;
+}
+
+// The host's first samples arrived after the page opened: its charts from a fresh /host answer
+// (one request at a time; the stream's next samples append to them).
+function addLateHostCharts(view) {
+  if (view.hostPending || view.group.items.some((i) => i.metric.startsWith('host.'))) return;
+  view.hostPending = hostCharts(view.hostBox, view).catch(showError).finally(() => { view.hostPending = null; });
 }
 
 // "epoch 3 · step 4,200 · loss 0.2513": numbers as people read them.

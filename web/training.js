@@ -30,22 +30,42 @@ async function trainingCharts(view, container) {
   } catch (e) {
     return; // an older server: no training charts
   }
-  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, groups: groupScalars(first.scalars),
-    rates: first.rates.map((r) => r.name), batchSize: first.batch_size, lastStep: null};
+  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, batchSize: first.batch_size, lastStep: null, data, container, refreshing: null};
   view.stepsPerS = wholeRunRate(view.training.steps);
-  const add = (metric, title, display, names, pick) => view.group.add(container, {
+  await addTrainingCharts(view, first);
+}
+
+// Charts for the scalar names and rates of a /training answer that have none yet: all of them
+// at load; while live, those first logged after the page opened.
+function addTrainingCharts(view, answer) {
+  const tr = view.training;
+  const add = (metric, title, display, names, pick) => view.group.add(tr.container, {
     metric, title, display, legend: names.map((n, i) => [CURVE_COLORS[i % CURVE_COLORS.length], n]),
-    load: async (from, to, points) => pick(await data(from, to, points)).map((s, i) => ({
+    load: async (from, to, points) => pick(await tr.data(from, to, points)).map((s, i) => ({
       name: s.name, color: CURVE_COLORS[i % CURVE_COLORS.length], t: s.t, v: s.v})),
   });
-  const charts = view.training.groups.map((g) => add(`training.${g.key}`, g.key, null, g.names,
-    (d) => g.names.map((n) => d.scalars.find((s) => s.name === n)).filter(Boolean)));
-  for (const r of first.rates) {
+  const charts = [];
+  for (const g of groupScalars(answer.scalars).filter((x) => !view.group.find(`training.${x.key}`))) {
+    charts.push(add(`training.${g.key}`, g.key, null, g.names,
+      (d) => g.names.map((n) => d.scalars.find((s) => s.name === n)).filter(Boolean)));
+  }
+  for (const r of answer.rates.filter((x) => !view.group.find(`training.${x.name}`))) {
     const display = {unit: r.unit === '%' ? '%' : '', divisor: 1, decimals: r.unit === '%' ? 1 : 2};
     charts.push(add(`training.${r.name}`, `${r.label} (${r.unit})`, display, [r.name],
       (d) => d.rates.filter((x) => x.name === r.name)));
   }
-  await Promise.all(charts);
+  return Promise.all(charts);
+}
+
+// A name logged, or a rate measurable, only after the page opened: its chart from a fresh
+// /training answer (one request at a time; the stream's next events append to it).
+function addLateTrainingCharts(view) {
+  const tr = view.training;
+  if (tr.refreshing) return;
+  tr.refreshing = api(`${view.path}/training`, seriesParams(undefined, undefined, undefined, chartPoints()))
+    .then((answer) => addTrainingCharts(view, answer))
+    .catch(showError)
+    .finally(() => { tr.refreshing = null; });
 }
 
 // Steps per second from the first step counted to the last.
@@ -76,11 +96,12 @@ function trainingEvents(view, events) {
   const tr = view.training;
   if (!tr) return;
   const group = view.group;
+  let late = false;
   for (const e of events) {
     if (e.kind === 'log') {
       for (const [name, v] of logValues(e.message)) {
         const item = group.find(`training.${curveGroup(name)}`);
-        if (!item) continue; // a name first logged after the page opened: drawn on reload
+        if (!item) { late = true; continue; }
         const i = Math.max(0, item.raw.findIndex((s) => s.name === name));
         group.append(item, name, {color: CURVE_COLORS[i % CURVE_COLORS.length]}, [e.t], [v]);
       }
@@ -92,10 +113,12 @@ function trainingEvents(view, events) {
       if (!prev) { tr.lastStep = {t: e.t, step}; continue; }
       if (e.t - prev.t < LIVE_RATE_MIN_S) continue;
       const item = group.find('training.steps_per_s');
+      if (!item) late = true;
       if (item && step >= prev.step) group.append(item, 'steps_per_s', {color: CURVE_COLORS[0]}, [e.t], [(step - prev.step) / (e.t - prev.t)]);
       tr.lastStep = {t: e.t, step};
     }
   }
+  if (late) addLateTrainingCharts(view);
   view.stepsPerS = wholeRunRate(tr.steps) ?? view.stepsPerS;
   showStepsPerS(view);
 }
