@@ -10,6 +10,7 @@
 
 #include "backends/amdgpu/amdgpu_gpu_metrics.h"
 #include "backends/amdgpu/amdgpu_parse.h"
+#include "core/lines.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -21,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (const auto gen = amdgpu::pcie_gen_from_speed(text); gen && (*gen < 1 || *gen > 6)) __builtin_trap();
   (void)amdgpu::parse_sysfs_integer(text);
-  const std::string_view trimmed = amdgpu::trim_sysfs(text);
+  const std::string_view trimmed = gpuwatch::trimmed(text, gpuwatch::kWhiteSpace);
   if (trimmed.size() > size) __builtin_trap();
   if (!trimmed.empty() && (trimmed.front() == ' ' || trimmed.back() == '\n')) __builtin_trap();
 

@@ -7,8 +7,8 @@
 #include <system_error>
 #include <utility>
 
-#include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/procfs/read_at.h"
+#include "core/lines.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch::drm_cards {
@@ -90,7 +90,7 @@ std::optional<std::string> read_text(const fs::path& path) {
   std::string buf;
   const std::optional<std::string_view> text = read_at(AT_FDCWD, path.c_str(), buf);
   if (!text) return std::nullopt;
-  return std::string(amdgpu::trim_sysfs(*text));
+  return std::string(trimmed(*text, kWhiteSpace));
 }
 
 bool exists_at(int dir_fd, const std::string& name) {

@@ -13,13 +13,6 @@ namespace gpuwatch::pci_names {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view kBlanks = " \t\r\n";
-  const auto first = s.find_first_not_of(kBlanks);
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(kBlanks) - first + 1);
-}
-
 // Exactly `digits` hex digits and nothing else.
 template <typename T>
 std::optional<T> hex_exactly(std::string_view s, std::size_t digits) {
@@ -86,9 +79,9 @@ std::optional<std::string> find_in_amdgpu_ids(std::string_view text, std::uint16
     const auto first = line.find(',');
     const auto second = first == std::string_view::npos ? first : line.find(',', first + 1);
     if (second == std::string_view::npos) continue;  // the version line, blank lines
-    const auto d = hex_exactly<std::uint16_t>(trim(line.substr(0, first)), 4);
-    const auto r = hex_exactly<std::uint8_t>(trim(line.substr(first + 1, second - first - 1)), 2);
-    const std::string_view name = trim(line.substr(second + 1));
+    const auto d = hex_exactly<std::uint16_t>(trimmed(line.substr(0, first), kWhiteSpace), 4);
+    const auto r = hex_exactly<std::uint8_t>(trimmed(line.substr(first + 1, second - first - 1), kWhiteSpace), 2);
+    const std::string_view name = trimmed(line.substr(second + 1), kWhiteSpace);
     if (d == device && r == revision && !name.empty()) return std::string(name);
   }
   return std::nullopt;
@@ -108,7 +101,7 @@ std::optional<std::string> find_in_pci_ids(std::string_view text, std::uint16_t 
     }
     if (!in_vendor || line.size() < 6 || line[1] == '\t') continue;  // not ours, or a subsystem
     if (hex_exactly<std::uint16_t>(line.substr(1, 4), 4) != device || (line[5] != ' ' && line[5] != '\t')) continue;
-    const std::string_view name = trim(line.substr(5));
+    const std::string_view name = trimmed(line.substr(5), kWhiteSpace);
     if (name.empty()) return std::nullopt;
     return std::string(name);
   }
@@ -116,11 +109,11 @@ std::optional<std::string> find_in_pci_ids(std::string_view text, std::uint16_t 
 }
 
 std::string_view marketing_part(std::string_view name) {
-  name = trim(name);
+  name = trimmed(name, kWhiteSpace);
   if (!name.ends_with(']')) return name;
   const auto open = name.rfind('[');
   if (open == std::string_view::npos) return name;
-  const std::string_view inside = trim(name.substr(open + 1, name.size() - open - 2));
+  const std::string_view inside = trimmed(name.substr(open + 1, name.size() - open - 2), kWhiteSpace);
   return inside.empty() ? name : inside;
 }
 
@@ -141,7 +134,7 @@ std::string with_vendor(std::string_view vendor_word, std::string_view name) {
 }
 
 std::optional<std::uint16_t> parse_sysfs_id(std::string_view text) {
-  text = trim(text);
+  text = trimmed(text, kWhiteSpace);
   if (!text.starts_with("0x") || text.size() < 3 || text.size() > 6) return std::nullopt;
   return hex_exactly<std::uint16_t>(text.substr(2), text.size() - 2);
 }

@@ -10,6 +10,7 @@
 #include "cli/metrics_feed_options.h"
 #include "cli/run_status_source.h"
 #include "cli/options.h"
+#include "core/lines.h"
 #include "http/host_check.h"
 #include "serve/access_token.h"
 #include "serve/serve.h"
@@ -26,9 +27,7 @@ std::string read_token_file(const std::string& path) {
   if (!in) throw CLI::ValidationError("--token-file", path + ": " + std::strerror(errno));
   std::string line;
   std::getline(in, line);
-  const std::size_t begin = line.find_first_not_of(" \t\r");
-  const std::size_t end = line.find_last_not_of(" \t\r");
-  return begin == std::string::npos ? std::string() : line.substr(begin, end - begin + 1);
+  return std::string(trimmed(line, kWhiteSpace));
 }
 
 // The token from --token, --token-file or $GPUWATCH_TOKEN, in that order

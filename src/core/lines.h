@@ -17,6 +17,18 @@ inline std::string_view take_line(std::string_view& text) {
 // A space or a tab.
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// What trimmed() strips: blanks (HTTP's optional whitespace), or every
+// white-space character (the \r of a line of a file saved with CRLF).
+inline constexpr std::string_view kBlanks = " \t";
+inline constexpr std::string_view kWhiteSpace = " \t\r\n\v\f";
+
+// `s` without the characters of `strip` at either end.
+inline std::string_view trimmed(std::string_view s, std::string_view strip = kBlanks) {
+  const auto first = s.find_first_not_of(strip);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(strip) - first + 1);
+}
+
 // The next run of characters that are not blanks or newlines, removed from
 // `rest` with what precedes it; empty when none is left.
 inline std::string_view take_token(std::string_view& rest) {

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "core/lines.h"
+
 namespace gpuwatch {
 
 namespace {
@@ -16,13 +18,6 @@ constexpr int kGzipLevel = 1;
 // zlib's window bits for a gzip wrapper rather than zlib's own (15 + 16).
 constexpr int kGzipWindowBits = 31;
 constexpr int kMemLevel = 8;
-
-// HTTP's optional whitespace (OWS: spaces and tabs) around a list element or parameter.
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -35,10 +30,10 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 double weight_of(std::string_view parameters) {
   while (!parameters.empty()) {
     const std::size_t semi = std::min(parameters.find(';'), parameters.size());
-    const std::string_view p = trim_ows(parameters.substr(0, semi));
+    const std::string_view p = trimmed(parameters.substr(0, semi));
     parameters.remove_prefix(std::min(parameters.size(), semi + 1));
     if (p.size() < 2 || (p[0] != 'q' && p[0] != 'Q') || p[1] != '=') continue;
-    const std::string_view number = trim_ows(p.substr(2));
+    const std::string_view number = trimmed(p.substr(2));
     double q = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), q);
     if (ec != std::errc{} || end != number.data() + number.size()) return 0;
@@ -56,7 +51,7 @@ bool accepts_gzip(std::string_view header) {
     const std::string_view element = header.substr(0, comma);
     header.remove_prefix(std::min(header.size(), comma + 1));
     const std::size_t semi = std::min(element.find(';'), element.size());
-    const std::string_view coding = trim_ows(element.substr(0, semi));
+    const std::string_view coding = trimmed(element.substr(0, semi));
     const double q = semi < element.size() ? weight_of(element.substr(semi + 1)) : 1;
     if (equals_ignoring_case(coding, "gzip") || equals_ignoring_case(coding, "x-gzip")) {
       if (!(q > 0)) return false;  // refused by name: that wins over "*"

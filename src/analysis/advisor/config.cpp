@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "core/lines.h"
+
 namespace gpuwatch {
 
 std::string_view to_string(ModelSize size) {
@@ -120,14 +122,6 @@ const std::array kKeys{
 };
 
 constexpr int kMaxCount = 1'000'000;
-
-// Spaces and tabs, and the \r of a file saved with CRLF line ends.
-std::string_view trim_blanks(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r");
-  return s.substr(first, last - first + 1);
-}
 
 // A value as it appears in a message: short, and printable.
 std::string quoted(std::string_view s) {
@@ -244,12 +238,12 @@ AdvisorConfig parse_advisor_config(std::string_view text) {
     const auto newline = text.find('\n');
     std::string_view row = text.substr(0, newline);
     text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
-    row = trim_blanks(row.substr(0, row.find('#')));
+    row = trimmed(row.substr(0, row.find('#')), kWhiteSpace);
     if (row.empty()) continue;
     const auto equals = row.find('=');
     if (equals == std::string_view::npos) fail(line, fmt::format("expected key = value, got {}", quoted(row)));
-    const std::string_view name = trim_blanks(row.substr(0, equals));
-    const std::string_view value = trim_blanks(row.substr(equals + 1));
+    const std::string_view name = trimmed(row.substr(0, equals), kWhiteSpace);
+    const std::string_view value = trimmed(row.substr(equals + 1), kWhiteSpace);
     const std::size_t k = key_index(name);
     if (k == kKeys.size()) fail(line, fmt::format("unknown key {}", quoted(name)));
     if (line_of[k] != 0) fail(line, fmt::format("{} is set twice (first on line {})", name, line_of[k]));

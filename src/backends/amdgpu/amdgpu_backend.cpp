@@ -25,6 +25,8 @@
 #include "backends/procfs/read_at.h"
 #include "base/unique_fd.h"
 
+#include "core/lines.h"
+
 namespace gpuwatch {
 namespace amdgpu {
 namespace {
@@ -149,7 +151,7 @@ class Round {
   // round wakes it, as it would any other reader's.
   bool asleep() {
     const auto status = read(Feature::RuntimeStatus, [](std::string_view text) -> std::optional<std::string_view> {
-      text = trim_sysfs(text);
+      text = trimmed(text, kWhiteSpace);
       if (text.empty()) return std::nullopt;
       return text;
     });

@@ -10,6 +10,7 @@
 #include "backends/amdgpu/amdgpu_parse.h"
 #include "backends/procfs/host.h"
 #include "backends/procfs/read_at.h"
+#include "core/lines.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch::amdgpu {
@@ -40,7 +41,7 @@ std::optional<KfdNodePlace> place_of_bus_id(std::string_view id) {
 std::optional<std::uint64_t> read_number(const fs::path& path, std::string& buf) {
   const std::optional<std::string_view> text = read_at(AT_FDCWD, path.c_str(), buf);
   if (!text) return std::nullopt;
-  return parse_whole_number<std::uint64_t>(trim_sysfs(*text));
+  return parse_whole_number<std::uint64_t>(trimmed(*text, kWhiteSpace));
 }
 
 const fs::path kKfd = "class/kfd/kfd";

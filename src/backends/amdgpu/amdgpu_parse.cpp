@@ -8,8 +8,6 @@
 namespace gpuwatch::amdgpu {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -21,35 +19,29 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::string_view trim_sysfs(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
 std::optional<std::int64_t> parse_sysfs_integer(std::string_view text) {
-  return parse_whole_number<std::int64_t>(trim_sysfs(text));
+  return parse_whole_number<std::int64_t>(trimmed(text, kWhiteSpace));
 }
 
 std::optional<DpmClocks> parse_pp_dpm(std::string_view text) {
   DpmClocks clocks;
   bool any = false;
   while (!text.empty()) {
-    std::string_view line = trim_sysfs(take_line(text));
+    std::string_view line = trimmed(take_line(text), kWhiteSpace);
     if (line.empty()) continue;
     // "1: 1455Mhz *": the level's name ends at ':' when there is one.
     if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-      line = trim_sysfs(line.substr(colon + 1));
+      line = trimmed(line.substr(colon + 1), kWhiteSpace);
     }
     bool current = false;
     if (line.ends_with('*')) {
       current = true;
-      line = trim_sysfs(line.substr(0, line.size() - 1));
+      line = trimmed(line.substr(0, line.size() - 1), kWhiteSpace);
     }
     std::size_t digits = 0;
     while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9') ++digits;
     const auto mhz = parse_whole_number<std::uint32_t>(line.substr(0, digits));
-    if (!mhz || !equals_ignoring_case(trim_sysfs(line.substr(digits)), "mhz")) return std::nullopt;
+    if (!mhz || !equals_ignoring_case(trimmed(line.substr(digits), kWhiteSpace), "mhz")) return std::nullopt;
     any = true;
     if (*mhz > clocks.max_mhz) clocks.max_mhz = *mhz;
     if (current) clocks.current_mhz = *mhz;
@@ -59,10 +51,10 @@ std::optional<DpmClocks> parse_pp_dpm(std::string_view text) {
 }
 
 std::optional<int> pcie_gen_from_speed(std::string_view text) {
-  text = trim_sysfs(text);
+  text = trimmed(text, kWhiteSpace);
   // "<rate> GT/s[ PCIe]": the rate with its decimals, as the kernel spells it.
   const std::string_view rate = text.substr(0, text.find(' '));
-  const std::string_view unit = trim_sysfs(text.substr(rate.size()));
+  const std::string_view unit = trimmed(text.substr(rate.size()), kWhiteSpace);
   if (!unit.starts_with("GT/s")) return std::nullopt;
   struct Gen {
     std::string_view rate;
@@ -81,11 +73,11 @@ std::optional<KfdNodePlace> parse_kfd_node_properties(std::string_view text) {
   std::optional<std::uint32_t> location_id;
   std::uint32_t domain = 0;  // kernels before 5.x print no domain: 0
   while (!text.empty()) {
-    const std::string_view line = trim_sysfs(take_line(text));
+    const std::string_view line = trimmed(take_line(text), kWhiteSpace);
     const auto space = line.find(' ');
     if (space == std::string_view::npos) continue;
     const std::string_view key = line.substr(0, space);
-    const auto value = parse_whole_number<std::uint32_t>(trim_sysfs(line.substr(space + 1)));
+    const auto value = parse_whole_number<std::uint32_t>(trimmed(line.substr(space + 1), kWhiteSpace));
     if (!value) continue;
     if (key == "location_id") location_id = *value;
     if (key == "domain") domain = *value;

@@ -9,9 +9,6 @@
 
 namespace gpuwatch::amdgpu {
 
-// The text without leading and trailing blanks and newlines.
-std::string_view trim_sysfs(std::string_view text);
-
 // A whole file that is one decimal integer ("42\n", "-5000\n"), as sysfs and
 // hwmon print them.
 std::optional<std::int64_t> parse_sysfs_integer(std::string_view text);

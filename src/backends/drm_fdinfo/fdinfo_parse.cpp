@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/lines.h"
 #include "core/whole_number.h"
 
 namespace gpuwatch {
@@ -12,17 +13,10 @@ namespace {
 // thousands of made-up keys must not grow the result without bound.
 constexpr std::size_t kMaxNamedEntries = 64;
 
-std::string_view trim_blanks(std::string_view s) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // "<n>" followed by `unit` (after blanks), or by nothing when unit is empty.
 std::optional<std::uint64_t> number_with_unit(std::string_view value, std::string_view unit) {
   const std::size_t digits = std::min(value.find_first_not_of("0123456789"), value.size());
-  const std::string_view rest = trim_blanks(value.substr(digits));
+  const std::string_view rest = trimmed(value.substr(digits), kWhiteSpace);
   if (rest != unit) return std::nullopt;
   return parse_whole_number<std::uint64_t>(value.substr(0, digits));
 }
@@ -63,7 +57,7 @@ bool split_line(std::string_view line, std::string_view& key, std::string_view& 
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return false;
   key = line.substr(0, colon);
-  value = trim_blanks(line.substr(colon + 1));
+  value = trimmed(line.substr(colon + 1), kWhiteSpace);
   return !key.empty() && key.find_first_of(" \t") == std::string_view::npos;
 }
 

@@ -21,6 +21,7 @@
 #include "backends/intel/intel_processes.h"
 #include "backends/pci_names.h"
 #include "backends/procfs/read_at.h"
+#include "core/lines.h"
 #include "core/throttle_reasons.h"
 #include "base/unique_fd.h"
 
@@ -107,7 +108,7 @@ class Round {
       failed_ = true;
       return false;
     }
-    const std::string_view status = amdgpu::trim_sysfs(*text);
+    const std::string_view status = trimmed(*text, kWhiteSpace);
     return status == "suspended" || status == "suspending";
   }
 
