@@ -21,10 +21,10 @@ import tempfile
 import time
 
 
-def measure(cmd, env=None):
-    """Wall seconds and peak RSS (MiB) of one child process."""
+def measure(cmd, env=None, stdout=subprocess.DEVNULL):
+    """Wall seconds and peak RSS (MiB) of one child process; exits on its failure."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
     err = proc.stderr.read().decode(errors="replace")

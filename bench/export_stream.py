@@ -21,6 +21,23 @@ import tempfile
 import time
 
 
+def read_stream(proc, start, limit_s=None):
+    """(seconds to the first byte or None, bytes, stopped) of a child's stdout read to its end,
+    or until limit_s seconds after `start` (monotonic), when it is terminated."""
+    first = None
+    total = 0
+    while True:
+        block = proc.stdout.read1(1 << 20)
+        if not block:
+            return first, total, False
+        if first is None:
+            first = time.monotonic() - start
+        total += len(block)
+        if limit_s and time.monotonic() - start > limit_s:
+            proc.terminate()
+            return first, total, True
+
+
 def run_one(binary, store, run, fmt, limit_s):
     scratch = tempfile.mkdtemp(prefix="export-stream-")
     timing = os.path.join(scratch, "time")
@@ -31,20 +48,7 @@ def run_one(binary, store, run, fmt, limit_s):
     load = os.getloadavg()[0]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
-    first = None
-    total = 0
-    stopped = False
-    while True:
-        block = proc.stdout.read1(1 << 20)
-        if not block:
-            break
-        if first is None:
-            first = time.monotonic() - start
-        total += len(block)
-        if limit_s and time.monotonic() - start > limit_s:
-            proc.terminate()
-            stopped = True
-            break
+    first, total, stopped = read_stream(proc, start, limit_s)
     proc.wait()
     wall = time.monotonic() - start
     out = {"schema_version": 1, "format": fmt, "first_byte_s": round(first, 3) if first is not None else None,

@@ -34,6 +34,8 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analysis_cost import measure as measured  # noqa: E402
+from export_stream import read_stream  # noqa: E402
 from sampler_cost import machine_meta, write_json  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -44,32 +46,11 @@ EXPORT_FORMATS = ("jsonl", "csv", "json", "multi-json", "tensorboard")
 SERIES = ("gpu_util_percent", "mem_used_bytes", "power_watts", "temp_gpu_celsius")
 
 
-def measured(cmd, env=None, stdout=subprocess.DEVNULL):
-    """(wall s, peak RSS MiB) of one child process; exits on its failure."""
-    started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - started
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"long_run_cost: failed: {' '.join(cmd)}\n{err}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def streamed(cmd):
     """(first byte s, wall s, bytes, peak RSS MiB) of a command writing to stdout."""
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    first = None
-    total = 0
-    while True:
-        block = proc.stdout.read1(1 << 20)
-        if not block:
-            break
-        if first is None:
-            first = time.monotonic() - started
-        total += len(block)
+    first, total, _ = read_stream(proc, started)
     err = proc.stderr.read().decode(errors="replace")
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - started
