@@ -2,17 +2,27 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "analysis/compare_measured.h"
+#include "analysis/parallel_for.h"
 
 namespace gpuwatch {
 
 namespace compare_detail {
 
 namespace {
+
+// The bootstraps' threads: the machine's cores, up to four (a comparison
+// has about a dozen metrics per run; more threads would mostly wait).
+std::size_t compare_workers() {
+  constexpr std::size_t kMaxWorkers = 4;
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxWorkers);
+}
 
 std::pair<double, double> percentile_interval(std::vector<double> values, double confidence) {
   std::sort(values.begin(), values.end());
@@ -79,14 +89,19 @@ Comparison assemble(std::vector<ComparedRun> runs, const CompareOptions& options
   c.options = options;
   c.runs = std::move(runs);
   std::vector<std::vector<std::string>> fallback_metrics(c.runs.size());
+  // Every run's every metric first, on a few threads: each has its own
+  // bootstrap stream (stream_seed), so the answer is the same on any number.
+  std::vector<std::optional<Measured>> all(kRunMetricCount * c.runs.size());
+  parallel_for(all.size(), compare_workers(), [&](std::size_t k) {
+    all[k] = measure(k % c.runs.size(), static_cast<RunMetric>(k / c.runs.size()));
+  });
   for (std::size_t m = 0; m < kRunMetricCount; ++m) {
     const auto metric = static_cast<RunMetric>(m);
     MetricComparison mc{metric, {}, {}};
-    std::vector<std::optional<Measured>> measured;
+    const std::span<std::optional<Measured>> measured(all.data() + m * c.runs.size(), c.runs.size());
     for (std::size_t i = 0; i < c.runs.size(); ++i) {
-      measured.push_back(measure(i, metric));
-      mc.runs.push_back(measured.back() ? std::optional(measured.back()->statistics) : std::nullopt);
-      if (measured.back() && measured.back()->statistics.block_fallback) {
+      mc.runs.push_back(measured[i] ? std::optional(measured[i]->statistics) : std::nullopt);
+      if (measured[i] && measured[i]->statistics.block_fallback) {
         fallback_metrics[i].emplace_back(info(metric).name);
       }
     }

@@ -1,14 +1,11 @@
 #include "analysis/run_report.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <exception>
 #include <iterator>
-#include <mutex>
-#include <thread>
 #include <unordered_map>
 
+#include "analysis/parallel_for.h"
 #include "analysis/rollup_stats.h"
 #include "analysis/run_verdict.h"
 
@@ -269,24 +266,8 @@ constexpr std::size_t kDeviceWorkers = 2;
 std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, const DeviceColumns& columns,
                                          std::span<const Segment> segments, const RollupSource* rollups) {
   std::vector<DeviceResult> results(devices.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex failure_mutex;
-  std::exception_ptr failure;
-  const auto work = [&] {
-    for (std::size_t i = next++; i < devices.size(); i = next++) {
-      try {
-        results[i] = device_report(devices[i], columns, segments, rollups);
-      } catch (...) {
-        std::lock_guard lock(failure_mutex);
-        if (!failure) failure = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (std::size_t t = 1; t < std::min(kDeviceWorkers, devices.size()); ++t) helpers.emplace_back(work);
-  work();
-  for (std::thread& h : helpers) h.join();
-  if (failure) std::rethrow_exception(failure);
+  parallel_for(devices.size(), kDeviceWorkers,
+               [&](std::size_t i) { results[i] = device_report(devices[i], columns, segments, rollups); });
   return results;
 }
 

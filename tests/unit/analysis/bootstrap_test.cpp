@@ -1,6 +1,7 @@
 #include "analysis/bootstrap.h"
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -95,6 +96,26 @@ TEST(CircularBlockBootstrap, MeansCentreOnTheSampleMeanWithTheIidSpread) {
   EXPECT_NEAR(m, weighted_mean(b), 0.01);
   // Var(mean) of iid samples: sigma^2 / n = 4 / 4000.
   EXPECT_NEAR(var / (4.0 / 4000), 1, 0.1);
+}
+
+// The blocks start where mt19937_64's draws modulo n say, exactly as they
+// did with the `%` that a multiply replaced: values are their own indices,
+// so each mean is the mean of the starts drawn (sums of whole numbers: exact).
+TEST(CircularBlockBootstrap, BlocksStartAtTheGeneratorsDrawsModuloN) {
+  for (const std::size_t n : {1UL, 3UL, 1000UL, 4096UL, 65'537UL}) {
+    BinnedSeries b;
+    for (std::size_t i = 0; i < n; ++i) {
+      b.values.push_back(static_cast<double>(i));
+      b.weights_ns.push_back(1);
+    }
+    b.samples = n;
+    std::mt19937_64 rng(7);
+    for (const double mean : circular_block_bootstrap_means(b, 1, 5, 7)) {
+      double starts = 0;
+      for (std::size_t draw = 0; draw < n; ++draw) starts += static_cast<double>(rng() % n);
+      EXPECT_EQ(mean, starts / static_cast<double>(n)) << n;
+    }
+  }
 }
 
 TEST(CircularBlockBootstrap, ConstantSeriesGiveExactlyTheirValue) {
