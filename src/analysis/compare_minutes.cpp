@@ -55,7 +55,7 @@ Summary minutes_summary(const ColumnRollup& all) {
 std::optional<compare_detail::Measured> measure_minutes(std::span<const ColumnRollup> minutes,
                                                         const CompareOptions& options, std::uint64_t seed) {
   if (minutes.empty()) return std::nullopt;
-  const ColumnRollup all = merge_rollups(minutes);
+  const ColumnRollup all = merge_rollup_moments(minutes);
   if (all.count == 0 || all.weight_ns <= 0) return std::nullopt;
   std::vector<double> means;
   std::vector<double> weights_ns;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/time_weights.h"
@@ -171,19 +172,12 @@ void ColumnRollupBuilder::finish() {
   weights_ns_.clear();
 }
 
-ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {
+ColumnRollup merge_rollup_moments(std::span<const ColumnRollup> parts) {
   ColumnRollup m;
-  bool exact = true;
-  std::size_t bins = 0;
+  m.exact = true;
   for (const ColumnRollup& p : parts) {
     if (p.count == 0) continue;
-    exact = exact && p.exact;
-    bins += p.histogram.size();
-  }
-  m.exact = exact;
-  m.histogram.reserve(bins);
-  for (const ColumnRollup& p : parts) {
-    if (p.count == 0) continue;
+    m.exact = m.exact && p.exact;
     if (m.count == 0) {
       m.minute = p.minute;
       m.min = p.min;
@@ -199,12 +193,27 @@ ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {
     m.count += p.count;
     m.min = std::min(m.min, p.min);
     m.max = std::max(m.max, p.max);
+  }
+  return m;
+}
+
+ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {
+  ColumnRollup m = merge_rollup_moments(parts);
+  // A long run has ~20,000 minutes of a few dozen bins each but only a few
+  // thousand distinct values: summed by value first, only those are sorted
+  // (sorting every bin was 40 % of `plot --kind compare` at 100 M samples).
+  std::unordered_map<double, double> weight_by_value;
+  for (const ColumnRollup& p : parts) {
+    if (p.count == 0) continue;
     for (const RollupBin& b : p.histogram) {
-      const double v = exact || !p.exact ? b.value : rollup_bucket_value(rollup_bucket_key(b.value));
-      m.histogram.push_back({v, b.weight_ns});
+      const double v = m.exact || !p.exact ? b.value : rollup_bucket_value(rollup_bucket_key(b.value));
+      weight_by_value[v] += b.weight_ns;
     }
   }
-  combine_bins(m.histogram);
+  m.histogram.reserve(weight_by_value.size());
+  for (const auto& [value, weight_ns] : weight_by_value) m.histogram.push_back({value, weight_ns});
+  std::sort(m.histogram.begin(), m.histogram.end(),
+            [](const RollupBin& a, const RollupBin& b) { return a.value < b.value; });
   return m;
 }
 

@@ -137,4 +137,8 @@ class ColumnRollupBuilder {
 // Several minutes as one. The histogram stays exact only when every part is.
 ColumnRollup merge_rollups(std::span<const ColumnRollup> parts);
 
+// The same without the histogram (empty): count, weight, mean, spread, min
+// and max, for callers that show no quantile (compare's minutes).
+ColumnRollup merge_rollup_moments(std::span<const ColumnRollup> parts);
+
 }  // namespace gpuwatch

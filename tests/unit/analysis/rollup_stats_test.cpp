@@ -106,6 +106,23 @@ TEST(RollupStats, AnySpanOfMinutesMergesLikeItsSamples) {
   EXPECT_EQ(merged.max, hi);
   // A large mean and a small spread: the merged deviation stays accurate.
   EXPECT_GT(merged.m2, 0);
+  // Without the histogram, the same moments (compare's minutes use only these).
+  const auto moments = merge_rollup_moments(std::span<const ColumnRollup>(minutes).subspan(2, 3));
+  EXPECT_TRUE(moments.histogram.empty());
+  EXPECT_EQ(moments.count, merged.count);
+  EXPECT_EQ(moments.weight_ns, merged.weight_ns);
+  EXPECT_EQ(moments.mean, merged.mean);
+  EXPECT_EQ(moments.m2, merged.m2);
+  EXPECT_EQ(moments.min, merged.min);
+  EXPECT_EQ(moments.max, merged.max);
+  EXPECT_EQ(moments.exact, merged.exact);
+  // The histogram's weights add up to the minutes' weight, one bin per value, in order.
+  double weight_ns = 0;
+  for (std::size_t i = 0; i < merged.histogram.size(); ++i) {
+    weight_ns += merged.histogram[i].weight_ns;
+    if (i > 0) EXPECT_LT(merged.histogram[i - 1].value, merged.histogram[i].value);
+  }
+  EXPECT_EQ(weight_ns, merged.weight_ns);
 }
 
 TEST(RollupStats, MixedExactAndBucketedMinutesFallBackToBuckets) {
