@@ -22,6 +22,30 @@ function groupScalars(scalars) {
   return [...groups].map(([key, names]) => ({key, names}));
 }
 
+// The colour of a chart's i-th curve name.
+const curveColor = (i) => CURVE_COLORS[Math.max(0, i) % CURVE_COLORS.length];
+
+// The charts of one or more training answers (/api/runs/ID/training; compare has one per run):
+// a chart per scalar group, loss first (a run is judged by it), then the rates (steps/s first,
+// as the API orders them). pick(answer) gives an answer's series of the chart, each name's
+// index in `names` telling the curve apart (train solid or dark, val next).
+function trainingSpecs(answers) {
+  const byName = (list) => [...new Map(list.map((x) => [x.name, x])).values()];
+  const scalars = byName(answers.flatMap((a) => a.scalars));
+  const groups = groupScalars(scalars).sort((a, b) => (b.key === 'loss') - (a.key === 'loss'));
+  const specs = groups.map((g) => ({metric: `training.${g.key}`, title: g.key, display: null, names: g.names,
+    pick: (d) => d.scalars.filter((s) => g.names.includes(s.name))}));
+  for (const r of byName(answers.flatMap((a) => a.rates))) {
+    const display = {unit: r.unit === '%' ? '%' : '', divisor: 1, decimals: r.unit === '%' ? 1 : 2};
+    specs.push({metric: `training.${r.name}`, title: `${r.label} (${r.unit})`, display, names: [r.name],
+      pick: (d) => d.rates.filter((x) => x.name === r.name)});
+  }
+  return specs;
+}
+
+// Whether a training answer has anything to draw (a run without annotations has not).
+const hasTraining = (answer) => !!answer && (answer.scalars.length > 0 || answer.rates.length > 0);
+
 async function trainingCharts(view, container) {
   const data = sharedFetch((from, to, points) => api(`${view.path}/training`, seriesParams(undefined, from, to, points)));
   let first;
@@ -30,22 +54,13 @@ async function trainingCharts(view, container) {
   } catch (e) {
     return; // an older server: no training charts
   }
-  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, groups: groupScalars(first.scalars),
-    rates: first.rates.map((r) => r.name), batchSize: first.batch_size, lastStep: null};
+  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, lastStep: null};
   view.stepsPerS = wholeRunRate(view.training.steps);
-  const add = (metric, title, display, names, pick) => view.group.add(container, {
-    metric, title, display, legend: names.map((n, i) => [CURVE_COLORS[i % CURVE_COLORS.length], n]),
-    load: async (from, to, points) => pick(await data(from, to, points)).map((s, i) => ({
-      name: s.name, color: CURVE_COLORS[i % CURVE_COLORS.length], t: s.t, v: s.v})),
-  });
-  const charts = view.training.groups.map((g) => add(`training.${g.key}`, g.key, null, g.names,
-    (d) => g.names.map((n) => d.scalars.find((s) => s.name === n)).filter(Boolean)));
-  for (const r of first.rates) {
-    const display = {unit: r.unit === '%' ? '%' : '', divisor: 1, decimals: r.unit === '%' ? 1 : 2};
-    charts.push(add(`training.${r.name}`, `${r.label} (${r.unit})`, display, [r.name],
-      (d) => d.rates.filter((x) => x.name === r.name)));
-  }
-  await Promise.all(charts);
+  await Promise.all(trainingSpecs([first]).map((c) => view.group.add(container, {
+    metric: c.metric, title: c.title, display: c.display, legend: c.names.map((n, i) => [curveColor(i), n]),
+    load: async (from, to, points) => c.pick(await data(from, to, points)).map((s) => ({
+      name: s.name, color: curveColor(c.names.indexOf(s.name)), t: s.t, v: s.v})),
+  })));
 }
 
 // Steps per second from the first step counted to the last.
@@ -82,7 +97,7 @@ function trainingEvents(view, events) {
         const item = group.find(`training.${curveGroup(name)}`);
         if (!item) continue; // a name first logged after the page opened: drawn on reload
         const i = Math.max(0, item.raw.findIndex((s) => s.name === name));
-        group.append(item, name, {color: CURVE_COLORS[i % CURVE_COLORS.length]}, [e.t], [v]);
+        group.append(item, name, {color: curveColor(i)}, [e.t], [v]);
       }
     } else if (e.kind === 'step' && isFinite(Number(e.message))) {
       const step = Number(e.message);
@@ -92,7 +107,7 @@ function trainingEvents(view, events) {
       if (!prev) { tr.lastStep = {t: e.t, step}; continue; }
       if (e.t - prev.t < LIVE_RATE_MIN_S) continue;
       const item = group.find('training.steps_per_s');
-      if (item && step >= prev.step) group.append(item, 'steps_per_s', {color: CURVE_COLORS[0]}, [e.t], [(step - prev.step) / (e.t - prev.t)]);
+      if (item && step >= prev.step) group.append(item, 'steps_per_s', {color: curveColor(0)}, [e.t], [(step - prev.step) / (e.t - prev.t)]);
       tr.lastStep = {t: e.t, step};
     }
   }
@@ -113,10 +128,14 @@ function stepAxis(steps) {
     const w = xs[hi] - xs[lo];
     return w > 0 ? ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / w : ys[lo];
   };
-  return {toX: (x) => interp(t, v, x), toT: (x) => interp(v, t, x),
-    xSteps: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6],
-    xFormat: (x) => `step ${fmtNumber(x, 0)}`};
+  return {toX: (x) => interp(t, v, x), toT: (x) => interp(v, t, x), ...STEP_AXIS};
 }
+
+// The ticks of an x axis in steps (the run page's and compare's).
+const STEP_AXIS = {
+  xSteps: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6],
+  xFormat: (x) => `step ${fmtNumber(x, 0)}`,
+};
 
 // The select of the x axis: time always, step when the run counted its steps, epoch when it
 // marked its epochs.
