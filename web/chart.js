@@ -246,6 +246,7 @@ class LineChart {
     const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
     const {left, top, width, height} = u.bbox;
     ctx.save();
+    ctx.setLineDash([]); // uPlot leaves the last series' dash set: a dashed last series dashed the frame
     ctx.lineWidth = dpr;
     ctx.strokeStyle = FRAME;
     ctx.strokeRect(left + 0.5, top + 0.5, width, height);
