@@ -97,7 +97,7 @@ function trainingEvents(view, events) {
         const item = group.find(`training.${curveGroup(name)}`);
         if (!item) continue; // a name first logged after the page opened: drawn on reload
         const i = Math.max(0, item.raw.findIndex((s) => s.name === name));
-        group.append(item, name, {color: curveColor(i)}, [e.t], [v]);
+        group.append(item, name, {color: CURVE_COLORS[i % CURVE_COLORS.length]}, [e.t], [v]);
       }
     } else if (e.kind === 'step' && isFinite(Number(e.message))) {
       const step = Number(e.message);
@@ -107,7 +107,7 @@ function trainingEvents(view, events) {
       if (!prev) { tr.lastStep = {t: e.t, step}; continue; }
       if (e.t - prev.t < LIVE_RATE_MIN_S) continue;
       const item = group.find('training.steps_per_s');
-      if (item && step >= prev.step) group.append(item, 'steps_per_s', {color: curveColor(0)}, [e.t], [(step - prev.step) / (e.t - prev.t)]);
+      if (item && step >= prev.step) group.append(item, 'steps_per_s', {color: CURVE_COLORS[0]}, [e.t], [(step - prev.step) / (e.t - prev.t)]);
       tr.lastStep = {t: e.t, step};
     }
   }

@@ -21,9 +21,8 @@ from test_serve import BROWSER_TIMEOUT_S, MAKE_RUN_STORE, SCENARIO, ServeCase, c
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
 
 
-def story(epochs, train_s, val_s, loss_scale=2.0, step_s=0.02):
-    """A training that says what it does through the client, about (train_s + val_s) x epochs long:
-    a step every `step_s`, its loss `loss_scale` / sqrt(step)."""
+def story(epochs, train_s, val_s):
+    """A training that says what it does through the client, about (train_s + val_s) x epochs long."""
     return ("import time, gpuwatch\n"
             "gpuwatch.log(batch_size=32)\n"
             "step = 0\n"
@@ -34,8 +33,8 @@ def story(epochs, train_s, val_s, loss_scale=2.0, step_s=0.02):
             "        while time.monotonic() < end:\n"
             "            step += 1\n"
             "            gpuwatch.step(step)\n"
-            f"            gpuwatch.log(loss={loss_scale} / step ** 0.5, lr=0.001 * 0.9 ** e)\n"
-            f"            time.sleep({step_s})\n"
+            "            gpuwatch.log(loss=2.0 / step ** 0.5, lr=0.001 * 0.9 ** e)\n"
+            "            time.sleep(0.02)\n"
             "    with gpuwatch.phase('val'):\n"
             f"        time.sleep({val_s})\n"
             "        gpuwatch.log(val_loss=2.2 / step ** 0.5)\n"
@@ -49,9 +48,9 @@ def chart(dom, metric):
 
 
 class StoryCase(ServeCase):
-    def record_story(self, name, epochs=3, train_s=1.6, val_s=0.5, **shape):
+    def record_story(self, name, epochs=3, train_s=1.6, val_s=0.5, script=None):
         r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--", sys.executable, "-c",
-                        story(epochs, train_s, val_s, **shape), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR, timeout=120)
+                        script or story(epochs, train_s, val_s), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(self.run_gw("runs", "--format", "json").stdout)["runs"][-1]["id"]
 
@@ -239,6 +238,13 @@ class StoryComparePageTest(StoryCase):
     """The compare page overlays the runs' training curves (issue 26, item 1), aligned by time, step
     or epoch, on the run page's chart code."""
 
+    def slower_story(self, **shape):
+        """story(), its loss twice as high and a step every 45 ms instead of 20."""
+        script = story(**shape)
+        slower = script.replace("loss=2.0 / step", "loss=4.0 / step").replace("time.sleep(0.02)", "time.sleep(0.045)")
+        self.assertEqual(len(slower), len(script) + 1, "story() changed: slower_story() no longer applies")
+        return slower
+
     def training_chart(self, dom, metric):
         """The drawn points per series, and the x extent, of a chart of the compare page."""
         c = chart(dom, metric)
@@ -250,7 +256,7 @@ class StoryComparePageTest(StoryCase):
     def test_the_compare_page_overlays_the_trainings(self):
         # Two trainings that differ in their loss and in their pace: a step every 20 and 45 ms.
         fast = self.record_story("fast", epochs=2, train_s=1.2, val_s=0.3)
-        slow = self.record_story("slow", epochs=2, train_s=1.2, val_s=0.3, loss_scale=4.0, step_s=0.045)
+        slow = self.record_story("slow", script=self.slower_story(epochs=2, train_s=1.2, val_s=0.3))
         base = self.serve()
         last_steps = [self.get(f"{base}/api/runs/{run}/training")[1]["steps"]["v"][-1] for run in (fast, slow)]
         url = f"{base}/#/compare/{fast},{slow}"
