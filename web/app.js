@@ -339,7 +339,7 @@ async function route() {
   try {
     const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
     if ((m = /^\/run\/([^/]+)$/.exec(hash))) await showRun(main, m[1]);
-    else if ((m = /^\/compare\/([^/]+?)(?:\/(time|epoch))?$/.exec(hash))) await showCompare(main, m[1], m[2]);
+    else if ((m = /^\/compare\/([^/]+?)(?:\/(time|step|epoch))?$/.exec(hash))) await showCompare(main, m[1], m[2]);
     else await showRuns(main);
   } catch (e) {
     if (!main.isConnected) return; // a page left behind: its error is not this page's

@@ -8,8 +8,9 @@
 // x is seconds since the start unless xFormat and xSteps say otherwise (compare by epoch); yRange
 // fixes the y axis (small multiples that share one scale).
 // The `canvas` given is a placeholder: it is replaced by uPlot's chart, whose canvas takes over its
-// class and data-* attributes and keeps data-points = the number of non-null points drawn (read
-// by the browser tests). Only uPlot's public API is used (new uPlot, uPlot.join, setData,
+// class and data-* attributes and keeps data-points = the number of non-null points drawn,
+// data-series-points the same per series ("120,97") and data-x-range the data's x extent
+// ("0.1,6.4"), read by the browser tests. Only uPlot's public API is used (new uPlot, uPlot.join, setData,
 // setSize, setSelect, valToPos, posToVal, hooks).
 'use strict';
 
@@ -150,9 +151,12 @@ class LineChart {
     } else {
       this.plot.setData(this.data());
     }
-    let drawn = 0;
-    for (const s of this.series) for (const v of s.v) if (isValue(v)) drawn++;
-    this.canvas.dataset.points = String(drawn);
+    // What was drawn, for the browser tests: the points per series, their total, the x extent.
+    const counts = this.series.map((s) => s.v.filter(isValue).length);
+    this.canvas.dataset.points = String(counts.reduce((a, b) => a + b, 0));
+    this.canvas.dataset.seriesPoints = counts.join(',');
+    const ends = this.series.flatMap((s) => s.t.length ? [s.t[0], s.t[s.t.length - 1]] : []);
+    this.canvas.dataset.xRange = ends.length ? `${Math.min(...ends)},${Math.max(...ends)}` : '';
   }
 
   build() {
@@ -242,6 +246,7 @@ class LineChart {
     const ctx = u.ctx, dpr = window.devicePixelRatio || 1;
     const {left, top, width, height} = u.bbox;
     ctx.save();
+    ctx.setLineDash([]); // uPlot leaves the last series' dash set: a dashed last series dashed the frame
     ctx.lineWidth = dpr;
     ctx.strokeStyle = FRAME;
     ctx.strokeRect(left + 0.5, top + 0.5, width, height);

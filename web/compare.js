@@ -39,23 +39,68 @@ function foldDevices(devices, from, to, points, fold) {
   return {t, v};
 }
 
+// The compare page's x axes: each run's time since its start, its step counter or its epochs;
+// step and epoch are offered when every run has them (annotations.md).
+const ALIGNMENTS = {
+  time: {axis: {}, hint: 'aligned by time since each run\'s start'},
+  step: {axis: STEP_AXIS, missing: 'not every run counted its steps',
+    hint: 'x: each run\'s step counter (the time before its first step left out)'},
+  epoch: {axis: EPOCH_AXIS, missing: 'not every run has epoch marks',
+    hint: 'x: epochs since each run\'s first epoch mark, each epoch stretched to one unit'},
+};
+
+// Run r's seconds on the x axis `mode` ({toX, toT}), and the seconds that have a place on it
+// [from, to]: none before a run's first step or epoch mark.
+function runAlignment(r, mode) {
+  if (mode === 'step') {
+    const t = r.training.steps.t;
+    return {...r.steps, from: t[0], to: t[t.length - 1]};
+  }
+  if (mode === 'epoch') return {...r.epochs, from: r.epochs.start, to: Infinity};
+  return {toX: (t) => t, toT: (x) => x, from: -Infinity, to: Infinity};
+}
+
+// A span zoomed to (in x units) as run r's own seconds; the whole run when none.
+function alignedSpan(r, from, to) {
+  return from === undefined ? [undefined, undefined] : [Math.max(0, r.align.toT(from)), Math.max(0, r.align.toT(to))];
+}
+
+// Run r's line (seconds) on the x axis: the points outside the seconds that have a place on it
+// left out or, with `clamp`, put at its ends (a loss logged after the last step counted, or
+// before the first, belongs to that step: the recorder reads the counter about once a second).
+function alignedLine(r, t, v, clamp = false) {
+  const {from, to, toX} = r.align;
+  const keep = t.map((_, i) => i).filter((i) => clamp || (t[i] >= from && t[i] <= to));
+  return {t: keep.map((i) => toX(Math.min(to, Math.max(from, t[i])))), v: keep.map((i) => v[i])};
+}
+
+// The compare, each run's detail and its training curves (null from an older server, which has
+// no /training), read at once.
+async function loadCompare(ids) {
+  const trainingOf = (id) => sharedFetch((from, to, points) =>
+    api(`/api/runs/${encodeURIComponent(id)}/training`, seriesParams(undefined, from, to, points)));
+  const reads = ids.map(trainingOf);
+  const [cmp, ...answers] = await Promise.all([
+    api('/api/compare', {runs: ids.join(',')}),
+    ...ids.map((id) => api(`/api/runs/${encodeURIComponent(id)}`)),
+    ...reads.map((read) => read(undefined, undefined, chartPoints()).catch(() => null)),
+  ]);
+  const runs = ids.map((id, i) => {
+    const detail = answers[i], training = answers[ids.length + i];
+    return {id, detail, training, trainingData: reads[i], label: (cmp.runs[i] || {}).label || String.fromCharCode(65 + i),
+      name: detail.run.name || detail.run.id, color: RUN_COLORS[i % RUN_COLORS.length],
+      epochs: epochAxis(detail.events, detail.run.duration_s), steps: training && stepAxis(training.steps)};
+  });
+  return {cmp, runs};
+}
+
 async function showCompare(main, idList, align) {
   const ids = idList.split(',').filter(Boolean);
   setCrumbs(el('a', {href: '#/'}, 'runs'), 'compare');
-  const [cmp, ...details] = await Promise.all([
-    api('/api/compare', {runs: ids.join(',')}),
-    ...ids.map((id) => api(`/api/runs/${encodeURIComponent(id)}`)),
-  ]);
-  const runs = details.map((d, i) => ({id: ids[i], detail: d, label: (cmp.runs[i] || {}).label || String.fromCharCode(65 + i),
-    name: d.run.name || d.run.id, color: RUN_COLORS[i % RUN_COLORS.length]}));
-  const root = el('div', {id: 'compare', dataset: {runs: ids.join(',')}});
+  const {cmp, runs} = await loadCompare(ids);
+  const modes = ['time', 'step', 'epoch'].filter((m) => m === 'time' || runs.every((r) => (m === 'step' ? r.steps : r.epochs)));
+  const mode = modes.includes(align) ? align : 'time';
   const charts = el('div', {class: 'charts'});
-  for (const r of runs) r.epochs = epochAxis(r.detail.events, r.detail.run.duration_s);
-  // By epoch only when every run marked its epochs (annotations.md).
-  const alignSelect = runs.every((r) => r.epochs) ? el('select', {id: 'align', title: 'align the runs by'},
-    el('option', {value: 'time'}, 'by time'), el('option', {value: 'epoch'}, 'by epoch')) : null;
-  const alignHint = el('span', {class: 'hint'});
-  const cmpMetric = (name) => (cmp.metrics || []).find((m) => m.metric === name);
   const displayOf = (name) => {
     for (const r of runs) {
       const m = (r.detail.metrics || []).find((x) => x.name === name);
@@ -63,6 +108,7 @@ async function showCompare(main, idList, align) {
     }
     return null;
   };
+  const root = el('div', {id: 'compare', dataset: {runs: ids.join(',')}});
   root.append(
     el('h1', {}, 'Compare ', runs.map((r, i) => [i ? ' · ' : '', el('a', {href: `#/run/${r.id}`}, `${r.label} ${r.name}`)])),
     table(['run', 'name', 'id', 'start', 'status', 'compared span'], runs.map((r, i) => {
@@ -72,51 +118,75 @@ async function showCompare(main, idList, align) {
     })),
     el('p', {class: 'muted'}, cmp.direction || ''),
     el('h2', {}, 'Statistics'), compareTable(cmp, runs, displayOf),
-    el('h2', {}, 'Timelines ', alignSelect || '', alignHint), charts);
+    el('h2', {id: 'timelines'}, 'Timelines ', alignSelect(ids, modes, mode), el('span', {class: 'hint'}, ` · ${ALIGNMENTS[mode].hint}`
+      + '; each GPU line folds the run\'s GPUs as compare does (named per chart); drag to zoom')),
+    trainingNote(runs), charts);
   main.replaceChildren(root);
+  if (align && align !== mode) showError(`aligned by time: ${ALIGNMENTS[align].missing} (annotations.md)`);
+  for (const r of runs) r.align = runAlignment(r, mode);
+  const group = new ChartGroup(ALIGNMENTS[mode].axis);
+  const trainingSet = el('div', {class: 'chart-set', id: 'compare-training'}), gpuSet = el('div', {class: 'chart-set'});
+  charts.append(trainingSet, gpuSet);
+  charts.dataset.align = mode;
+  await Promise.all([compareTraining(group, trainingSet, runs), compareGpus(group, gpuSet, runs, cmp)]);
+}
 
+// The select of the x axis, a link of its own like every other view (#/compare/A,B/step);
+// nothing when time is the only choice.
+function alignSelect(ids, modes, mode) {
+  if (modes.length < 2) return '';
+  const select = el('select', {id: 'align', title: 'align the runs by'}, modes.map((m) => el('option', {value: m}, `by ${m}`)));
+  select.value = mode;
+  select.addEventListener('change', () => { location.hash = `#/compare/${ids.join(',')}/${select.value}`; });
+  return select;
+}
+
+// One line for the runs without training data (no steps, no logged scalars), instead of charts.
+function trainingNote(runs) {
+  const without = runs.filter((r) => !hasTraining(r.training));
+  if (!without.length) return '';
+  const names = without.map((r) => `${r.label} ${r.name}`).join(', ');
+  return el('p', {class: 'muted', id: 'no-training'}, without.length === runs.length
+    ? 'No training curves: no run logged steps or scalars (annotations.md).'
+    : `No training curves for ${names}: it logged no steps or scalars (annotations.md).`);
+}
+
+// The training's charts of the run page (training.js), each run's curves overlaid in its colour;
+// a split's second curve (val_loss beside loss) dashed.
+function compareTraining(group, container, runs) {
+  const trained = runs.filter((r) => hasTraining(r.training));
+  return Promise.all(trainingSpecs(trained.map((r) => r.training)).map((c) => group.add(container, {
+    metric: c.metric, display: c.display,
+    title: c.names.length > 1 ? `${c.title} (${c.names.slice(1).join(', ')} dashed)` : c.title,
+    legend: trained.map((r) => [r.color, `${r.label} ${r.name}`]),
+    load: async (from, to, points) => (await Promise.all(trained.map(async (r) => {
+      const d = await r.trainingData(...alignedSpan(r, from, to), points);
+      return c.pick(d).map((s) => ({name: `${r.label} ${r.name} · ${s.name}`, color: r.color,
+        dash: c.names.indexOf(s.name) > 0, ...alignedLine(r, s.t, s.v, true)}));
+    }))).flat(),
+  })));
+}
+
+// The GPUs' metrics every run has, each run's GPUs folded into one line as compare folds them.
+function compareGpus(group, container, runs, cmp) {
   const shared = (runs[0].detail.metrics || []).filter((m) => PRIMARY.includes(m.name) &&
     runs.every((r) => (r.detail.metrics || []).some((x) => x.name === m.name)));
-  const draw = (mode) => {
-    const byEpoch = mode === 'epoch';
-    alignHint.textContent = byEpoch
-      ? ' · x: epochs since each run\'s first epoch mark, each epoch stretched to one unit; each line folds the run\'s GPUs as compare does; drag to zoom'
-      : ' · aligned by time since each run\'s start; each line folds the run\'s GPUs as compare does (named per chart); drag to zoom';
-    const group = new ChartGroup(byEpoch ? EPOCH_AXIS : {});
-    charts.replaceChildren();
-    charts.dataset.align = mode;
-    return Promise.all(shared.map((m) => {
-      const agg = (cmpMetric(m.name) || {}).aggregation || 'mean over GPUs';
-      const foldName = agg.startsWith('sum') ? 'sum' : agg.startsWith('max') ? 'max' : 'mean';
-      return group.add(charts, {
-        metric: m.name, display: m.display,
-        title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
-        legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
-        load: (from, to, points) => Promise.all(runs.map(async (r) => {
-          // By epoch, the span zoomed to (in epochs) is each run's own span of time.
-          const [a, b] = byEpoch && from !== undefined ? [r.epochs.toT(from), r.epochs.toT(to)] : [from, to];
-          const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, a, b, points));
-          const div = (s.display && s.display.divisor) || 1;
-          const line = foldDevices(s.devices, s.from, s.to, points, FOLDS[foldName]);
-          let t = line.t, v = line.v.map((x) => x === null ? null : x / div);
-          if (byEpoch) { // the time before the first epoch mark has no place on this axis
-            const keep = t.map((x, i) => i).filter((i) => t[i] >= r.epochs.start);
-            t = keep.map((i) => r.epochs.toX(line.t[i]));
-            v = keep.map((i) => v[i]);
-          }
-          return {name: `${r.label} ${r.name}`, color: r.color, t, v};
-        })),
-      });
-    }));
-  };
-  // A link of its own, like every other view: #/compare/A,B/epoch.
-  if (alignSelect) {
-    alignSelect.value = align === 'epoch' ? 'epoch' : 'time';
-    alignSelect.addEventListener('change', () => { location.hash = `#/compare/${ids.join(',')}/${alignSelect.value}`; });
-  } else if (align === 'epoch') {
-    showError('aligned by time: not every run has epoch marks (annotations.md)');
-  }
-  await draw(alignSelect ? alignSelect.value : 'time');
+  return Promise.all(shared.map((m) => {
+    const agg = ((cmp.metrics || []).find((x) => x.metric === m.name) || {}).aggregation || 'mean over GPUs';
+    const foldName = agg.startsWith('sum') ? 'sum' : agg.startsWith('max') ? 'max' : 'mean';
+    return group.add(container, {
+      metric: m.name, display: m.display,
+      title: `${m.label || m.name} (${(m.display && m.display.unit) || m.unit}) — ${foldName} over GPUs`,
+      legend: runs.map((r) => [r.color, `${r.label} ${r.name}`]),
+      load: (from, to, points) => Promise.all(runs.map(async (r) => {
+        const s = await api(`/api/runs/${encodeURIComponent(r.id)}/series`, seriesParams(m.name, ...alignedSpan(r, from, to), points));
+        const div = (s.display && s.display.divisor) || 1;
+        const line = foldDevices(s.devices, s.from, s.to, points, FOLDS[foldName]);
+        const v = line.v.map((x) => x === null ? null : x / div);
+        return {name: `${r.label} ${r.name}`, color: r.color, ...alignedLine(r, line.t, v)};
+      })),
+    });
+  }));
 }
 
 function compareTable(cmp, runs, displayOf) {

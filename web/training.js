@@ -22,6 +22,30 @@ function groupScalars(scalars) {
   return [...groups].map(([key, names]) => ({key, names}));
 }
 
+// The colour of a chart's i-th curve name.
+const curveColor = (i) => CURVE_COLORS[Math.max(0, i) % CURVE_COLORS.length];
+
+// The charts of one or more training answers (/api/runs/ID/training; compare has one per run):
+// a chart per scalar group, loss first (a run is judged by it), then the rates (steps/s first,
+// as the API orders them). pick(answer) gives an answer's series of the chart, each name's
+// index in `names` telling the curve apart (train solid or dark, val next).
+function trainingSpecs(answers) {
+  const byName = (list) => [...new Map(list.map((x) => [x.name, x])).values()];
+  const scalars = byName(answers.flatMap((a) => a.scalars));
+  const groups = groupScalars(scalars).sort((a, b) => (b.key === 'loss') - (a.key === 'loss'));
+  const specs = groups.map((g) => ({metric: `training.${g.key}`, title: g.key, display: null, names: g.names,
+    pick: (d) => d.scalars.filter((s) => g.names.includes(s.name))}));
+  for (const r of byName(answers.flatMap((a) => a.rates))) {
+    const display = {unit: r.unit === '%' ? '%' : '', divisor: 1, decimals: r.unit === '%' ? 1 : 2};
+    specs.push({metric: `training.${r.name}`, title: `${r.label} (${r.unit})`, display, names: [r.name],
+      pick: (d) => d.rates.filter((x) => x.name === r.name)});
+  }
+  return specs;
+}
+
+// Whether a training answer has anything to draw (a run without annotations has not).
+const hasTraining = (answer) => !!answer && (answer.scalars.length > 0 || answer.rates.length > 0);
+
 async function trainingCharts(view, container) {
   const data = sharedFetch((from, to, points) => api(`${view.path}/training`, seriesParams(undefined, from, to, points)));
   let first;
@@ -39,22 +63,11 @@ async function trainingCharts(view, container) {
 // at load; while live, those first logged after the page opened.
 function addTrainingCharts(view, answer) {
   const tr = view.training;
-  const add = (metric, title, display, names, pick) => view.group.add(tr.container, {
-    metric, title, display, legend: names.map((n, i) => [CURVE_COLORS[i % CURVE_COLORS.length], n]),
-    load: async (from, to, points) => pick(await tr.data(from, to, points)).map((s, i) => ({
-      name: s.name, color: CURVE_COLORS[i % CURVE_COLORS.length], t: s.t, v: s.v})),
-  });
-  const charts = [];
-  for (const g of groupScalars(answer.scalars).filter((x) => !view.group.find(`training.${x.key}`))) {
-    charts.push(add(`training.${g.key}`, g.key, null, g.names,
-      (d) => g.names.map((n) => d.scalars.find((s) => s.name === n)).filter(Boolean)));
-  }
-  for (const r of answer.rates.filter((x) => !view.group.find(`training.${x.name}`))) {
-    const display = {unit: r.unit === '%' ? '%' : '', divisor: 1, decimals: r.unit === '%' ? 1 : 2};
-    charts.push(add(`training.${r.name}`, `${r.label} (${r.unit})`, display, [r.name],
-      (d) => d.rates.filter((x) => x.name === r.name)));
-  }
-  return Promise.all(charts);
+  return Promise.all(trainingSpecs([answer]).filter((c) => !view.group.find(c.metric)).map((c) => view.group.add(tr.container, {
+    metric: c.metric, title: c.title, display: c.display, legend: c.names.map((n, i) => [curveColor(i), n]),
+    load: async (from, to, points) => c.pick(await tr.data(from, to, points)).map((s) => ({
+      name: s.name, color: curveColor(c.names.indexOf(s.name)), t: s.t, v: s.v})),
+  })));
 }
 
 // A name logged, or a rate measurable, only after the page opened: its chart from a fresh
@@ -136,10 +149,14 @@ function stepAxis(steps) {
     const w = xs[hi] - xs[lo];
     return w > 0 ? ys[lo] + (ys[hi] - ys[lo]) * (x - xs[lo]) / w : ys[lo];
   };
-  return {toX: (x) => interp(t, v, x), toT: (x) => interp(v, t, x),
-    xSteps: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6],
-    xFormat: (x) => `step ${fmtNumber(x, 0)}`};
+  return {toX: (x) => interp(t, v, x), toT: (x) => interp(v, t, x), ...STEP_AXIS};
 }
+
+// The ticks of an x axis in steps (the run page's and compare's).
+const STEP_AXIS = {
+  xSteps: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6],
+  xFormat: (x) => `step ${fmtNumber(x, 0)}`,
+};
 
 // The select of the x axis: time always, step when the run counted its steps, epoch when it
 // marked its epochs.

@@ -20,7 +20,9 @@ The pages' hooks for tests: ``<table id="runs">`` with one ``<tr data-run-id="ID
 every chart is a ``<canvas class="chart" data-metric="NAME" data-points="N">`` (uPlot's canvas;
 N = points drawn, updated on every redraw, live appends included); the compare page is
 ``<div id="compare" data-runs="ID,ID">``; an API error is shown in ``<div id="error">``. A chart's
-canvas also has ``data-labels``: its markers' labels drawn, ``|``-separated. ``evaluate()`` runs
+canvas also has ``data-labels``: its markers' labels drawn, ``|``-separated; ``data-series-points``:
+the points drawn per series, ``,``-separated (compare's overlaid runs); ``data-x-range``: the
+data's x extent, ``LO,HI`` (seconds, steps or epochs, as the x axis is). ``evaluate()`` runs
 the page in an emulated viewport (390 px: a phone) over the DevTools protocol and returns the
 value of an expression and the console's errors.
 """

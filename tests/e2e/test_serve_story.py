@@ -50,9 +50,9 @@ def chart(dom, metric):
 
 
 class StoryCase(ServeCase):
-    def record_story(self, name, epochs=3, train_s=1.6, val_s=0.5):
+    def record_story(self, name, epochs=3, train_s=1.6, val_s=0.5, script=None):
         r = self.run_gw("record", "--name", name, "--interval", "0.1", "--no-summary", "--", sys.executable, "-c",
-                        story(epochs, train_s, val_s), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR, timeout=120)
+                        script or story(epochs, train_s, val_s), scenario=SCENARIO, PYTHONPATH=PYTHON_DIR, timeout=120)
         self.assertEqual(r.returncode, 0, r.stderr)
         return json.loads(self.run_gw("runs", "--format", "json").stdout)["runs"][-1]["id"]
 
@@ -223,6 +223,106 @@ class StoryPagesTest(StoryCase):
         self.assertEqual(len(second), 1, seen["rows"])
         self.assertIn("finished", second[0])
         self.assertRegex(second[0], r"(ok|info|warning|critical)")  # its summary read when it ended
+
+
+# The share of the pixels of a chart's plot frame's right edge that are drawn (1 when solid), read
+# from its canvas (device scale 1: CSS and canvas pixels are one).
+FRAME_RIGHT_EDGE_SHARE = (
+    "(() => { const box = document.querySelector('.chart-box[data-metric=\"%s\"]');"
+    " const over = box.querySelector('.u-over'), c = box.querySelector('canvas');"
+    " const [l, t, w, h] = ['left', 'top', 'width', 'height'].map((k) => Math.round(parseFloat(over.style[k])));"
+    " const column = c.getContext('2d').getImageData(l + w, t, 1, h).data;"
+    " let drawn = 0; for (let i = 3; i < column.length; i += 4) if (column[i] > 0) drawn++;"
+    " return drawn / h; })()")
+
+
+@unittest.skipUnless(CHROMIUM, "chromium is not installed")
+class StoryComparePageTest(StoryCase):
+    """The compare page overlays the runs' training curves (issue 26, item 1), aligned by time, step
+    or epoch, on the run page's chart code."""
+
+    def slower_story(self, **shape):
+        """story(), its loss twice as high and a step every 45 ms instead of 20."""
+        script = story(**shape)
+        slower = script.replace("loss=2.0 / step", "loss=4.0 / step").replace("time.sleep(0.02)", "time.sleep(0.045)")
+        self.assertEqual(len(slower), len(script) + 1, "story() changed: slower_story() no longer applies")
+        return slower
+
+    def training_chart(self, dom, metric):
+        """The drawn points per series, and the x extent, of a chart of the compare page."""
+        c = chart(dom, metric)
+        self.assertTrue(c, f"no {metric} chart")
+        points = [int(n) for n in c.get("data-series-points", "").split(",") if n]
+        lo, hi = (float(x) for x in c["data-x-range"].split(","))
+        return points, lo, hi
+
+    def test_the_compare_page_overlays_the_trainings(self):
+        # Two trainings that differ in their loss and in their pace: a step every 20 and 45 ms.
+        fast = self.record_story("fast", epochs=2, train_s=1.2, val_s=0.3)
+        slow = self.record_story("slow", script=self.slower_story(epochs=2, train_s=1.2, val_s=0.3))
+        base = self.serve()
+        last_steps = [self.get(f"{base}/api/runs/{run}/training")[1]["steps"]["v"][-1] for run in (fast, slow)]
+        url = f"{base}/#/compare/{fast},{slow}"
+        dom = dump_dom(url, timeout_s=BROWSER_TIMEOUT_S, size=(1400, 1000))
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        self.assertIn('data-align="time"', dom)
+        self.assertRegex(dom, r'<select id="align"[^>]*>.*value="step".*value="epoch"')
+        # Loss first, train and val of each run overlaid, the legend naming the runs.
+        self.assertLess(dom.index('data-metric="training.loss"'), dom.index('data-metric="training.lr"'))
+        points, time_lo, time_hi = self.training_chart(dom, "training.loss")
+        self.assertEqual(len(points), 4, points)  # A loss, A val_loss, B loss, B val_loss
+        self.assertTrue(all(n > 0 for n in points), points)
+        box = dom[dom.index('data-metric="training.loss"'):]
+        self.assertIn("A fast", box[:800])
+        self.assertIn("B slow", box[:800])
+        steps_points, _, _ = self.training_chart(dom, "training.steps_per_s")
+        self.assertEqual(len(steps_points), 2, steps_points)
+        self.assertTrue(all(n > 0 for n in steps_points), steps_points)
+        self.assertGreater(int(chart(dom, "gpu_util_percent").get("data-points", 0)), 0)
+        self.assertLess(time_hi, 30)  # seconds since each run's start
+        # By step: every line on its run's step counter, the GPUs' too.
+        dom = dump_dom(f"{url}/step", timeout_s=BROWSER_TIMEOUT_S, size=(1400, 1000))
+        self.assertIn('data-align="step"', dom)
+        self.assertNotIn('id="error">', dom.replace('id="error" hidden="">', ""))
+        points, step_lo, step_hi = self.training_chart(dom, "training.loss")
+        self.assertTrue(len(points) == 4 and all(n > 0 for n in points), points)
+        self.assertGreaterEqual(step_lo, 1)
+        self.assertLessEqual(step_hi, max(last_steps))
+        self.assertNotEqual((step_lo, step_hi), (time_lo, time_hi))
+        _, _, rate_hi = self.training_chart(dom, "training.steps_per_s")
+        self.assertAlmostEqual(rate_hi, max(last_steps), delta=0.5)  # the last step counted, at its step
+        gpu_points, _, gpu_hi = self.training_chart(dom, "gpu_util_percent")
+        self.assertTrue(len(gpu_points) == 2 and all(n > 0 for n in gpu_points), gpu_points)
+        self.assertLessEqual(gpu_hi, max(last_steps) + 1)
+        self.assertEqual(console_messages(url, timeout_s=BROWSER_TIMEOUT_S), [])
+        # A phone: nothing wider than its screen, nothing thrown; the loss chart's frame solid
+        # (its last series, B's val_loss, is dashed: that dash once leaked into the frame).
+        (width, charts, frame), errors = evaluate(
+            f"{url}/step", "[document.documentElement.scrollWidth, document.querySelectorAll('canvas.chart').length, "
+            f"{FRAME_RIGHT_EDGE_SHARE % 'training.loss'}]", size=(390, 2400), wait_s=8, timeout_s=BROWSER_TIMEOUT_S)
+        self.assertLessEqual(width, 390)
+        self.assertEqual(errors, [])
+        self.assertGreater(charts, 4)
+        self.assertEqual(frame, 1)
+        shots = os.environ.get("GPUWATCH_SCREENSHOTS")  # a folder: docs/img/ when refreshing them
+        if shots:
+            evaluate(url, "document.getElementById('timelines').scrollIntoView(), true", size=(1400, 1000),
+                     screenshot_path=os.path.join(shots, "serve-compare-training.png"), timeout_s=BROWSER_TIMEOUT_S)
+
+    def test_a_run_without_training_says_so(self):
+        trained = self.record_story("trained", epochs=1, train_s=0.8, val_s=0.2)
+        r = self.run_gw("record", "--name", "plain", "--interval", "0.1", "--no-summary", "--", "sleep", "1",
+                        scenario=SCENARIO)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        base = self.serve()
+        dom = dump_dom(f"{base}/#/compare/{trained},plain/step", timeout_s=BROWSER_TIMEOUT_S)
+        # One line instead of empty charts; the other run's curves drawn; time only (plain counted no step).
+        self.assertRegex(dom, r'id="no-training">No training curves for B plain: it logged no steps or scalars')
+        self.assertIn("not every run counted its steps", dom)
+        self.assertIn('data-align="time"', dom)
+        points, _, _ = self.training_chart(dom, "training.loss")
+        self.assertTrue(len(points) == 2 and all(n > 0 for n in points), points)
+        self.assertNotIn('<select id="align"', dom)
 
 
 if __name__ == "__main__":
