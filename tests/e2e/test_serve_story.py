@@ -199,7 +199,7 @@ class StoryPagesTest(StoryCase):
         # Host samples and logged names that first arrive after the page opened get their charts
         # live too (under load the page can open before the recorder's first host sample).
         for metric in ("host.cpu_percent", "training.loss"):
-            self.assertGreater(int(chart(dom, metric).get("data-points", 0)), 2, metric)
+            self.assertGreater(int(chart(dom, metric).get("data-points", 0)), 2, (metric, chart(dom, metric), [c.get("data-metric") for c in canvases(dom)]))
         labels = chart(dom, "gpu_util_percent").get("data-labels", "").split("|")
         self.assertIn("epoch 5", labels)  # an epoch begun after the page opened
         self.assertRegex(dom, r'<dt>exit code</dt><dd>0</dd>')
