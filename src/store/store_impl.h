@@ -87,7 +87,7 @@ struct Store::Impl {
   std::optional<HeldRecorderLock> run_lock;
   // A run begun while its row could not be written (a full disk): its
   // samples wait in `pending` as after a failed flush, and each flush writes
-  // the row first (store_write.cpp, store_begun_run). Guarded by db_mutex.
+  // the row first (store_write.cpp, store_unbegun_run). Guarded by db_mutex.
   struct Unbegun {
     RunInfo run;
     std::vector<DeviceInfo> devices;
