@@ -301,7 +301,7 @@ class DiskFull(GpuwatchTestCase):
         self.assertGreater(rep["devices"][0]["samples"], 50 * duration, rep["devices"][0])
 
     def test_no_room_to_the_end_the_command_is_undisturbed(self):
-        p, err = self.start_full("sh", "-c", "sleep 2; echo done; exit 7", limit_bytes=NO_ROOM_AT_BYTES)
+        p, err = self.start_full("sh", "-c", "sleep 3; echo done; exit 7", limit_bytes=NO_ROOM_AT_BYTES)
         out = p.stdout.read()
         p.wait(timeout=60)
         err.thread.join(timeout=10)
