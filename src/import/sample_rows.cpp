@@ -68,15 +68,28 @@ std::optional<std::int64_t> record_wall_ns(dom::object record) {
 
 // Reads every field of `record` named in `table` into `values`; fields
 // that are neither metrics nor `known` are noted as not kept.
+// `known` names no metric. An export writes the metrics in table order:
+// the one after the last found is tried first, and the known fields before
+// the whole table (a search of the table for each field was a tenth of
+// importing a jsonl export, issue 25).
 template <typename Metric, typename Table, typename Values>
 void read_metrics(dom::object record, const Table& table, std::initializer_list<std::string_view> known,
                   Values& values, ImportNotes& notes) {
+  std::size_t next = 0;
   for (auto [key, value] : record) {
-    const int m = metric_index_by_name(table, key);
+    int m = -1;
+    if (next < table.size() && table[next].name == key) {
+      m = static_cast<int>(next);
+    } else if (std::find(known.begin(), known.end(), key) != known.end()) {
+      continue;
+    } else {
+      m = metric_index_by_name(table, key);
+    }
     if (m < 0) {
-      if (std::find(known.begin(), known.end(), key) == known.end()) notes.not_kept(key);
+      notes.not_kept(key);
       continue;
     }
+    next = static_cast<std::size_t>(m) + 1;
     if (const auto v = number_of(value, notes)) values.set(static_cast<Metric>(m), *v);
   }
 }

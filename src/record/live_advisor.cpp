@@ -14,14 +14,10 @@ namespace gpuwatch {
 
 namespace {
 
-constexpr auto kMemUsed = static_cast<std::size_t>(DeviceMetric::MemUsedBytes);
-
-DeviceSeries* series_of(RunData& data, int device_index) {
-  for (DeviceSeries& s : data.devices) {
-    if (s.info.index == device_index) return &s;
-  }
-  return nullptr;
-}
+// How long after its time an epoch event may still arrive and split the
+// per-second memory points exactly (they come with the store's commits,
+// about a second late).
+constexpr std::int64_t kPeaksSettledAfterNs = 60 * kSecondNs;
 
 }  // namespace
 
@@ -31,15 +27,14 @@ LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const s
     : options_(std::move(options)),
       on_underuse_(std::move(on_underuse)),
       on_hang_(std::move(on_hang)),
+      peaks_(run, devices),
       start_mono_ns_(run.start_mono_ns) {
   window_.run = run;
-  history_.run = run;
   for (const DeviceInfo& d : devices) {
     DeviceSeries s;
     s.info = d;
     s.values.resize(kDeviceMetricCount);
-    window_.devices.push_back(s);
-    history_.devices.push_back(std::move(s));
+    window_.devices.push_back(std::move(s));
   }
   window_.host.values.resize(kHostMetricCount);
   last_check_mono_ns_ = start_mono_ns_;
@@ -47,23 +42,7 @@ LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const s
 
 void LiveAdvisor::on_device_sample(const DeviceSample& sample) {
   append_sample(window_, sample);
-  remember_peak(sample);
-}
-
-// The whole run's memory, one point per second holding that second's peak:
-// enough to find the peak of every epoch, and small for a 35-hour run.
-void LiveAdvisor::remember_peak(const DeviceSample& sample) {
-  const auto used = sample.values.get(DeviceMetric::MemUsedBytes);
-  DeviceSeries* h = series_of(history_, sample.device_index);
-  if (!used || !h) return;
-  if (h->values[kMemUsed].size() != h->mono_ns.size()) return;  // cannot happen: kept in step below
-  if (!h->mono_ns.empty() && sample.time.mono_ns - h->mono_ns.back() < kSecondNs) {
-    h->values[kMemUsed].back() = std::max(h->values[kMemUsed].back(), *used);
-    return;
-  }
-  h->mono_ns.push_back(sample.time.mono_ns);
-  h->wall_ns.push_back(sample.time.wall_ns);
-  h->values[kMemUsed].push_back(*used);
+  peaks_.add_sample(sample);
 }
 
 void LiveAdvisor::on_host_sample(const HostSample& sample) { append_sample(window_, sample); }
@@ -75,7 +54,7 @@ void LiveAdvisor::on_event(const Event& event) {
     }
   }
   if (event.kind == kJobGpusEventKind) job_gpus_ = event;
-  if (event.kind == "epoch") history_.events.push_back(event);
+  if (event.kind == "epoch") peaks_.add_epoch(event);
   window_.events.push_back(event);
 }
 
@@ -83,6 +62,9 @@ void LiveAdvisor::trim_window(std::int64_t now_mono_ns) {
   const auto from = now_mono_ns - static_cast<std::int64_t>(advisor_span_s(options_.config) * 1e9);
   drop_samples_before(window_, from);
   std::erase_if(window_.events, [from](const Event& e) { return e.time.mono_ns < from; });
+  // Epoch events come within a second or two: before the window's span (a
+  // minute at least) the epochs' boundaries are settled.
+  peaks_.fold_before(std::min(from, now_mono_ns - kPeaksSettledAfterNs));
 }
 
 // The model's size and the job's GPUs are sent once: kept past the window.
@@ -113,7 +95,7 @@ std::vector<Event> LiveAdvisor::on_tick(Timestamp time) {
   std::erase_if(recent.events, [from](const Event& e) { return e.time.mono_ns < from; });
   const RunData data = with_kept_events(std::move(recent));
   const RunReport report = build_report(data);
-  const std::vector<EpochPeak> epochs = epoch_peaks(history_);
+  const std::vector<EpochPeak> epochs = epoch_peaks(peaks_.data());
   const AdvisorInput input{report, data, static_cast<double>(time.mono_ns - start_mono_ns_) / 1e9, epochs, &window_};
   std::vector<Advisory> advisories = advise(input, options_.config);
 

@@ -13,6 +13,7 @@
 #include "analysis/advisor/advisor.h"
 #include "analysis/advisor/underuse_rules.h"
 #include "record/hang_action.h"
+#include "record/peak_history.h"
 #include "store/store.h"
 
 namespace gpuwatch {
@@ -43,10 +44,11 @@ class LiveAdvisor {
   void on_event(const Event& event);
   // Evaluates when a check is due. Returns the changes, to be stored as events.
   std::vector<Event> on_tick(Timestamp time);
+  // The memory points kept for the epochs' peaks (bounded: tests).
+  [[nodiscard]] std::size_t kept_peak_points() const { return peaks_.point_count(); }
 
  private:
   void trim_window(std::int64_t now_mono_ns);
-  void remember_peak(const DeviceSample& sample);
   RunData with_kept_events(RunData data) const;
   void act_on_underuse(std::int64_t now_ns, const RunReport& report);
   void act_on_hang(std::int64_t now_ns);
@@ -68,7 +70,7 @@ class LiveAdvisor {
   std::function<void(const std::string&)> on_underuse_;
   std::function<void(const std::string&)> on_hang_;
   RunData window_;   // the last advisor_span_s() of samples and events
-  RunData history_;  // the whole run: per-second memory peaks and epoch events
+  PeakHistory peaks_;  // the whole run's memory peaks and epoch events, bounded
   std::optional<Event> model_params_;  // sent once at start; kept past the window
   std::optional<Event> job_gpus_;      // the latest decision; kept past the window
   JobGpus judged_;                     // the job's GPUs at the last check

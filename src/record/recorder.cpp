@@ -449,16 +449,21 @@ void set_run_end(RunInfo& run, const RecordOptions& o, bool wrapped_command, con
   run.status = RunStatus::Finished;
 }
 
-// Stores the last samples and the run's end; returns whether the end was stored.
-bool store_run_end(QueuedSink& store_writer, RecordingSink& sink, Store& store, const RunInfo& run) {
+enum class RunStored { Whole, WithoutEnd, Nothing };
+
+// Stores the last samples and the run's end; says what the store kept.
+RunStored store_run_end(QueuedSink& store_writer, RecordingSink& sink, Store& store, const RunInfo& run) {
   try {
     store_writer.drain();
     sink.finish();
     store.finish_run(run);
-    return true;
+    return RunStored::Whole;
+  } catch (const RunNotStoredError& e) {
+    std::fprintf(stderr, "gpuwatch: %s\n", e.what());
+    return RunStored::Nothing;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpuwatch: the end of the run could not be stored: %s\n", e.what());
-    return false;
+    return RunStored::WithoutEnd;
   }
 }
 
@@ -564,9 +569,10 @@ int run_record(const RecordOptions& o) {
   annotations.command_finished();
   const std::string stopped_for = command.stopped_for();
   set_run_end(run, o, child.has_value(), ended, stopped_for, watcher);
-  const bool end_stored = store_run_end(store_writer, sink, *store, run);
+  const RunStored stored = store_run_end(store_writer, sink, *store, run);
   warn_about_losses(store_writer, *store);
-  report_finished_run(o, *store, run, end_stored);
+  // With nothing stored there is nothing to report on: the command's status stands.
+  if (stored != RunStored::Nothing) report_finished_run(o, *store, run, stored == RunStored::Whole);
   return exit_status(stopped_for, child.has_value(), ended.outcome);
 }
 

@@ -32,11 +32,17 @@ bool is_busy(int rc) {
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
+bool is_write_refused(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_FULL || primary == SQLITE_IOERR;
+}
+
 }  // namespace
 
 void fail(sqlite3* db, std::string_view what) {
   std::string message = fmt::format("{}: {}", what, db ? sqlite3_errmsg(db) : "out of memory");
   if (db && is_busy(sqlite3_extended_errcode(db))) throw BusyError(std::move(message));
+  if (db && is_write_refused(sqlite3_extended_errcode(db))) throw WriteRefusedError(std::move(message));
   throw StoreError(std::move(message));
 }
 
@@ -47,6 +53,7 @@ void exec(sqlite3* db, std::string_view sql) {
     std::string msg = fmt::format("SQL failed ({}): {}", text.substr(0, 60), err ? err : sqlite3_errmsg(db));
     sqlite3_free(err);
     if (is_busy(rc)) throw BusyError(std::move(msg));
+    if (is_write_refused(rc)) throw WriteRefusedError(std::move(msg));
     throw StoreError(std::move(msg));
   }
 }

@@ -25,6 +25,14 @@ class BusyError : public StoreError {
   using StoreError::StoreError;
 };
 
+// SQLite said SQLITE_FULL or SQLITE_IOERR: the file system refused a write
+// (a full disk, a file size limit, a failing device). What was refused may
+// fit later, once space comes back.
+class WriteRefusedError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 struct DbCloser {
   void operator()(sqlite3* db) const noexcept { sqlite3_close_v2(db); }
 };

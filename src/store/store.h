@@ -53,6 +53,13 @@ class EmptyStoreError : public StoreError {
   using StoreError::StoreError;
 };
 
+// finish_run(): not even the run's row could be written (the file system
+// refused every write from the run's start to its end): nothing of it is stored.
+class RunNotStoredError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 // What a recording store holds in memory because the file could not take it
 // (disk full), and what it dropped to stay within kMaxBufferedBytes.
 struct StoreBacklog {
@@ -96,7 +103,10 @@ class Store {
   // Creates the run (status recording), commits it, and returns its public
   // id. Fills in what the caller left empty: id, row_id, status, start
   // times (now), host, recorder pid, start time and boot id (this process),
-  // version.
+  // version. When the file system refuses the row (a full disk), the run
+  // is open all the same, with its id and no row_id: the row waits with the
+  // samples for the first flush that can write it (issue 25: the command
+  // runs whatever the disk).
   std::string begin_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
   // append, note_process, add_event and mark_lost only buffer in memory:
   // nothing reaches the file before the next flush().

@@ -85,6 +85,14 @@ struct Store::Impl {
   // The lock that proves this process records it (recorder_lock.h), held
   // from before its row is visible until its end is stored.
   std::optional<HeldRecorderLock> run_lock;
+  // A run begun while its row could not be written (a full disk): its
+  // samples wait in `pending` as after a failed flush, and each flush writes
+  // the row first (store_write.cpp, store_unbegun_run). Guarded by db_mutex.
+  struct Unbegun {
+    RunInfo run;
+    std::vector<DeviceInfo> devices;
+  };
+  std::optional<Unbegun> unbegun;
 
   // What the next flush() writes. Filled by cheap, lock-and-push calls.
   struct Pending {
@@ -127,6 +135,14 @@ struct Store::Impl {
   // version of this gpuwatch when it names none) and its devices. The caller
   // holds a write transaction.
   void insert_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
+  // Inserts the recorded run's row and takes its recorder lock, in the
+  // caller's write transaction; the lock is kept once that commits.
+  std::optional<HeldRecorderLock> insert_recorded_run(RunInfo& run, const std::vector<DeviceInfo>& devices);
+  // Writes `unbegun`'s row when there is one (its own transaction); throws
+  // when it still cannot be written.
+  void store_unbegun_run();
+  // Whether a run is being recorded, stored or not yet.
+  [[nodiscard]] bool recording() const { return active_row.has_value() || unbegun.has_value(); }
   void flush_locked();
   void write_pending(const Pending& p, std::int64_t run_row);
   void requeue(Pending&& failed, std::string_view why);

@@ -88,10 +88,34 @@ Chunk make_chunk(const std::vector<Row>& rows, std::size_t begin, std::size_t en
 
 }  // namespace
 
+std::optional<HeldRecorderLock> Store::Impl::insert_recorded_run(RunInfo& run, const std::vector<DeviceInfo>& devices) {
+  insert_run(run, devices);
+  // Locked before the row is visible, so that no reader sees the run
+  // without its recorder's lock. Only this process's own run: a caller that
+  // names another recorder pid speaks for a process that holds no lock.
+  std::optional<HeldRecorderLock> held;
+  if (runs_have_lock && run.recorder_pid == here.self.pid) held = take_recorder_lock(path, run.row_id);
+  if (held) {
+    sql::Stmt mark(db.get(), "UPDATE runs SET recorder_lock = ?1 WHERE id = ?2");
+    mark.bind(1, held->offset()).bind(2, run.row_id).run();
+  }
+  return held;
+}
+
+void Store::Impl::store_unbegun_run() {
+  if (!unbegun) return;
+  sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
+  std::optional<HeldRecorderLock> held = insert_recorded_run(unbegun->run, unbegun->devices);
+  txn.commit();
+  run_lock = std::move(held);
+  active_row = unbegun->run.row_id;
+  unbegun.reset();
+}
+
 std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& devices) {
   std::lock_guard lock(impl_->db_mutex);
   impl_->require_writable();
-  if (impl_->active_row) throw StoreError("a run is already being recorded through this store");
+  if (impl_->recording()) throw StoreError("a run is already being recorded through this store");
 
   const Timestamp t = now();
   if (run.start_wall_ns == 0 && run.start_mono_ns == 0) {
@@ -111,23 +135,19 @@ std::string Store::begin_run(RunInfo& run, const std::vector<DeviceInfo>& device
   run.status = RunStatus::Recording;
   run.heartbeat_wall_ns = t.wall_ns;
 
-  sql::Transaction txn(impl_->db.get(), sql::Transaction::Kind::Write);
-  impl_->insert_run(run, devices);
-  // Locked before the row is visible, so that no reader sees the run
-  // without its recorder's lock. Only this process's own run: a caller that
-  // names another recorder pid speaks for a process that holds no lock.
-  std::optional<HeldRecorderLock> held;
-  if (impl_->runs_have_lock && run.recorder_pid == impl_->here.self.pid) {
-    held = take_recorder_lock(impl_->path, run.row_id);
+  try {
+    sql::Transaction txn(impl_->db.get(), sql::Transaction::Kind::Write);
+    std::optional<HeldRecorderLock> held = impl_->insert_recorded_run(run, devices);
+    txn.commit();
+    impl_->run_lock = std::move(held);
+    impl_->active_row = run.row_id;
+  } catch (const sql::WriteRefusedError&) {
+    // A full disk must not stop the command (the recorder never harms the
+    // job): the row waits, with the samples, for a flush that can write it.
+    if (run.id.empty()) throw;  // no id to give the run: it failed before the row
+    run.row_id = 0;
+    impl_->unbegun = Impl::Unbegun{run, devices};
   }
-  if (held) {
-    sql::Stmt mark(impl_->db.get(), "UPDATE runs SET recorder_lock = ?1 WHERE id = ?2");
-    mark.bind(1, held->offset()).bind(2, run.row_id).run();
-  }
-  txn.commit();
-
-  impl_->run_lock = std::move(held);
-  impl_->active_row = run.row_id;
   std::lock_guard buf(impl_->buf_mutex);
   impl_->pending = {};
   impl_->accepting = true;
@@ -250,14 +270,14 @@ void Store::mark_lost(int device_index, Timestamp when) {
 void Store::flush() {
   std::lock_guard lock(impl_->db_mutex);
   impl_->require_writable();
-  if (impl_->active_row) impl_->flush_locked();
+  if (impl_->recording()) impl_->flush_locked();
 }
 
 void Store::finish_run(const RunInfo& run) {
   std::lock_guard lock(impl_->db_mutex);
   impl_->require_writable();
-  if (!impl_->active_row) throw StoreError("finish_run() without a run being recorded");
-  if (run.row_id != 0 && run.row_id != *impl_->active_row) {
+  if (!impl_->recording()) throw StoreError("finish_run() without a run being recorded");
+  if (run.row_id != 0 && impl_->active_row && run.row_id != *impl_->active_row) {
     throw StoreError(fmt::format("finish_run() for run {}, which this store is not recording", run.id));
   }
   impl_->close_run_locked(&run);
@@ -270,6 +290,7 @@ void Store::Impl::flush_locked() {
     std::swap(batch, pending);
   }
   try {
+    store_unbegun_run();
     sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
     write_pending(batch, *active_row);
     const Gap gap_written = write_gap(*active_row);
@@ -445,6 +466,14 @@ void Store::Impl::close_run_locked(const RunInfo* finished) {
     std::lock_guard lock(buf_mutex);
     accepting = false;
     pending = {};
+  }
+  if (unbegun) {
+    try {
+      store_unbegun_run();  // the samples are given up: the row alone may fit
+    } catch (const StoreError& e) {
+      unbegun.reset();
+      throw RunNotStoredError(fmt::format("nothing of this run could be stored: {}", e.what()));
+    }
   }
   const std::int64_t run_row = *active_row;
   active_row.reset();

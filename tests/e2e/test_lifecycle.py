@@ -245,11 +245,16 @@ class ConcurrentCreation(GpuwatchTestCase):
 
 # A store on a "full disk": RLIMIT_FSIZE stops gpuwatch's files from growing
 # past a size; SIGXFSZ is ignored so that writes fail (EFBIG) as on a full disk.
-FULL_AT_BYTES = 48 * 1024
+# FULL_AT_BYTES leaves room in the WAL for the run's first transaction (its
+# row and devices: twelve 4 KiB pages with an incremental store's pointer
+# map), not for its samples. NO_ROOM_AT_BYTES leaves room for SQLite's 32 KiB
+# shared-memory index only: not even the run's row fits.
+FULL_AT_BYTES = 64 * 1024
+NO_ROOM_AT_BYTES = 36 * 1024
 
 
-def full_disk():
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FULL_AT_BYTES, resource.RLIM_INFINITY))
+def full_disk(limit_bytes=FULL_AT_BYTES):
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, resource.RLIM_INFINITY))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
@@ -262,12 +267,53 @@ class DiskFull(GpuwatchTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertGreater(os.path.getsize(self.store), FULL_AT_BYTES)
 
-    def start_full(self, *command):
+    def start_full(self, *command, limit_bytes=FULL_AT_BYTES):
         env = self.env(QUICK + ";gpu_count=4")
         p = subprocess.Popen([os.environ.get("GPUWATCH_BIN", "gpuwatch"), "record", "--interval", "0.01",
                               "--name", "full", "--", *command], env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, preexec_fn=full_disk)
+                             stderr=subprocess.PIPE, text=True, preexec_fn=lambda: full_disk(limit_bytes))
         return p, StderrLines(p.stderr)
+
+    def test_no_room_even_for_the_runs_row_the_command_runs_and_the_run_is_kept(self):
+        # Before, the recorder killed the command and exited 1 when the run's
+        # row could not be written (issue 25: an incremental store's first
+        # transaction takes a page more).
+        go = os.path.join(self.tmp, "go")
+        p, err = self.start_full("sh", "-c", f"echo working; while [ ! -e {go} ]; do sleep 0.05; done; exit 5",
+                                 limit_bytes=NO_ROOM_AT_BYTES)
+        self.wait_for(lambda: "cannot write the run store" in err.text(), timeout=30, what="the disk to fill")
+        self.assertEqual([r for r in self.runs() if r["name"] == "full"], [])  # not even its row yet
+        resource.prlimit(p.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        self.wait_for(lambda: "run store is written again" in err.text(), timeout=10, what="a flush to succeed")
+        open(go, "w").close()
+        out = p.stdout.read()
+        p.wait(timeout=30)
+        err.thread.join(timeout=10)
+        p.stdout.close()
+        p.stderr.close()
+        self.assertEqual(p.returncode, 5, err.text())
+        self.assertEqual(out, "working\n")
+        self.assertIn("nothing was lost", err.text())
+        rep = self.report("full")
+        self.assertEqual(rep["run"]["status"], "finished")
+        self.assertEqual(rep["run"]["exit_code"], 5)
+        duration = rep["run"]["wall_duration_s"]
+        self.assertGreater(rep["devices"][0]["samples"], 50 * duration, rep["devices"][0])
+
+    def test_no_room_to_the_end_the_command_is_undisturbed(self):
+        p, err = self.start_full("sh", "-c", "sleep 3; echo done; exit 7", limit_bytes=NO_ROOM_AT_BYTES)
+        out = p.stdout.read()
+        p.wait(timeout=60)
+        err.thread.join(timeout=10)
+        p.stdout.close()
+        p.stderr.close()
+        text = err.text()
+        self.assertEqual(p.returncode, 7, text)
+        self.assertEqual(out, "done\n")
+        self.assertIn("cannot write the run store", text)
+        self.assertIn("nothing of this run could be stored", text)
+        self.assertNotIn("error after the command finished", text)
+        self.assertEqual([r for r in self.runs() if r["name"] == "full"], [])
 
     def test_space_coming_back_loses_nothing_and_keeps_the_end(self):
         go = os.path.join(self.tmp, "go")

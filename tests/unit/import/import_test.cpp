@@ -254,5 +254,24 @@ TEST(ImportErrors, MissingFileAndDirectory) {
   EXPECT_THROW(import_file(GPUWATCH_FIXTURES), ImportError);
 }
 
+// The lookup tries the metric after the last one first (an export's order):
+// fields in any other order, known fields and unknown ones read as before.
+TEST(ImportJsonl, FieldsInAnyOrderAreReadAndUnknownOnesNoted) {
+  const std::string in_order =
+      R"({"type":"device","wall_ns":1795672547000000000,"elapsed_s":0,"gpu":0,"gpu_util_percent":40,)"
+      R"("mem_used_bytes":1000,"power_watts":100.5})" "\n";
+  const std::string shuffled =
+      R"({"power_watts":100.5,"bogus_field":1,"gpu":0,"mem_used_bytes":1000,"type":"device",)"
+      R"("gpu_util_percent":40,"elapsed_s":0,"wall_ns":1795672547000000000})" "\n";
+  const ImportResult a = import_text(in_order, "a");
+  const ImportResult b = import_text(shuffled, "b");
+  for (DeviceMetric m : {DeviceMetric::GpuUtilPercent, DeviceMetric::MemUsedBytes, DeviceMetric::PowerWatts}) {
+    EXPECT_EQ(at(a.data.devices[0], m, 0), at(b.data.devices[0], m, 0));
+  }
+  EXPECT_EQ(at(b.data.devices[0], DeviceMetric::PowerWatts, 0), 100.5);
+  EXPECT_FALSE(has_warning(a, "bogus_field")) << all_warnings(a);
+  EXPECT_TRUE(has_warning(b, "bogus_field")) << all_warnings(b);
+}
+
 }  // namespace
 }  // namespace gpuwatch

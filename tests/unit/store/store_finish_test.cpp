@@ -127,12 +127,12 @@ TEST_F(StoreFinishTest, CompactionPagesThroughManyChunksAndKeepsEverySample) {
   for (std::size_t i = 1; i < 9000; ++i) ASSERT_LT(data.devices[0].mono_ns[i - 1], data.devices[0].mono_ns[i]);
 }
 
-TEST_F(StoreFinishTest, ANewStoreKeepsItsFreedPagesForTheNextRun) {
-  // Not auto-vacuumed (store.cpp: a full disk failed a run's end with it).
+TEST_F(StoreFinishTest, ANewStoreGivesTheFreedPagesBack) {
   auto store = Store::open(path_, false);
   record(*store, 6'000, 10);
   RawDb raw(path_);
-  EXPECT_EQ(raw.text("PRAGMA auto_vacuum"), "0");
+  EXPECT_EQ(raw.text("PRAGMA auto_vacuum"), "2");  // incremental
+  EXPECT_EQ(raw.text("PRAGMA freelist_count"), "0");
 }
 
 TEST_F(StoreFinishTest, AnOlderStoreKeepsItsFreePagesUntilVacuumed) {

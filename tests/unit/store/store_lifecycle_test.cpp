@@ -311,5 +311,41 @@ TEST_F(StoreLifecycle, AFullDiskStillKeepsTheRunsEndAndExitCode) {
   EXPECT_NE(data.events[0].message.find("20000 samples"), std::string::npos) << data.events[0].message;
 }
 
+// No room even for the run's row (issue 25: an incremental store's first
+// transaction writes its pointer map too): the run is begun all the same,
+// and its row and samples are written once space comes back.
+TEST_F(StoreLifecycle, ARunBegunOnAFullDiskIsStoredWhenSpaceComesBack) {
+  { Store::open(path_, false); }  // the store exists; only the run meets the full disk
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("begun-full");
+  {
+    FileSizeLimit full(file_size(path_.string() + "-wal"));
+    EXPECT_FALSE(store->begin_run(run, two_devices()).empty());
+    EXPECT_EQ(run.row_id, 0);
+    for (std::int64_t i = 0; i < 100; ++i) store->append(device_sample(0, i));
+    EXPECT_THROW(store->flush(), StoreError);
+  }
+  store->flush();
+  run.exit_code = 6;
+  store->finish_run(run);
+  auto reader = Store::open(path_, true);
+  const RunData data = reader->load(reader->resolve(run.id));
+  EXPECT_EQ(data.run.status, RunStatus::Finished);
+  EXPECT_EQ(data.run.exit_code, 6);
+  EXPECT_EQ(data.devices[0].mono_ns.size(), 100u);
+}
+
+TEST_F(StoreLifecycle, ARunThatNeverFindsRoomSaysNothingOfItIsStored) {
+  { Store::open(path_, false); }
+  auto store = Store::open(path_, false);
+  RunInfo run = new_run("never-stored");
+  FileSizeLimit full(file_size(path_.string() + "-wal"));
+  store->begin_run(run, two_devices());
+  store->append(device_sample(0, 0));
+  EXPECT_THROW(store->finish_run(run), RunNotStoredError);
+  full.lift();
+  EXPECT_TRUE(Store::open(path_, true)->list_runs().empty());
+}
+
 }  // namespace
 }  // namespace gpuwatch
