@@ -50,7 +50,7 @@ std::int64_t minute_of(std::int64_t t, std::int64_t start) {
 // One minute's rollup from its samples' values and time weights (in time
 // order: the sums are taken in that order, which the streaming builder keeps).
 ColumnRollup rollup_minute(std::int64_t minute, std::span<const double> values, std::span<const double> weights,
-                           bool exact) {
+                           bool exact, RollupBins bins = RollupBins::Keep) {
   ColumnRollup r;
   r.minute = minute;
   r.count = values.size();
@@ -64,10 +64,13 @@ ColumnRollup rollup_minute(std::int64_t minute, std::span<const double> values, 
     r.max = std::max(r.max, values[i]);
   }
   r.mean = sum / r.weight_ns;
-  r.histogram.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
     const double d = values[i] - r.mean;
     r.m2 += weights[i] * d * d;
+  }
+  if (bins == RollupBins::Skip) return r;
+  r.histogram.reserve(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
     const double v = exact ? values[i] : rollup_bucket_value(rollup_bucket_key(values[i]));
     r.histogram.push_back({v, weights[i]});
   }
@@ -95,7 +98,7 @@ double rollup_bucket_value(std::int64_t key) {
 }
 
 std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, std::span<const double> values,
-                                        std::int64_t start_mono_ns, double scale) {
+                                        std::int64_t start_mono_ns, double scale, RollupBins bins) {
   const std::size_t n = std::min(time_ns.size(), values.size());
   std::vector<std::int64_t> times;
   std::vector<double> present;
@@ -109,7 +112,7 @@ std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, s
   std::vector<double> weights = half_gap_weights_ns(times);
   // As summarize(): a lone sample, or one between identical timestamps, still counts.
   for (double& w : weights) w = w > 0 ? w : 1;
-  const bool exact = few_distinct_values(present, scale);
+  const bool exact = bins == RollupBins::Keep && few_distinct_values(present, scale);
   std::size_t begin = 0;
   while (begin < present.size()) {
     const std::int64_t minute = minute_of(times[begin], start_mono_ns);
@@ -118,7 +121,7 @@ std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, s
     const std::span<const double> all_values(present);
     const std::span<const double> all_weights(weights);
     out.push_back(rollup_minute(minute, all_values.subspan(begin, end - begin),
-                                all_weights.subspan(begin, end - begin), exact));
+                                all_weights.subspan(begin, end - begin), exact, bins));
     begin = end;
   }
   return out;

@@ -87,8 +87,11 @@ double rollup_bucket_value(std::int64_t key);
 // left out). `values` NaN is absent; `time_ns` ascending; `scale` the
 // column's fixed-point scale: a column is kept exact only when its values are
 // few and each is a whole number of 1/scale (as the store keeps them).
+// RollupBins::Skip leaves the histograms empty (and `exact` false): for
+// callers that use only the moments, at a fraction of the cost.
+enum class RollupBins { Keep, Skip };
 std::vector<ColumnRollup> rollup_column(std::span<const std::int64_t> time_ns, std::span<const double> values,
-                                        std::int64_t start_mono_ns, double scale);
+                                        std::int64_t start_mono_ns, double scale, RollupBins bins = RollupBins::Keep);
 
 // Whether a column's rollups keep exact values (rollup_column's rule: at
 // most kRollupExactValues distinct values, each a whole number of 1/scale),

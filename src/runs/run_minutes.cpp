@@ -63,8 +63,9 @@ void fold_host(Store& store, const RunInfo& run, std::vector<MinuteFold>& folds)
     for (std::size_t m = 0; m < kRunMetricCount; ++m) {
       const RunMetricSource source = source_of(static_cast<RunMetric>(m));
       if (source.fold != RunMetricFold::Host || source.column >= part.host.values.size()) continue;
+      // The folds use each minute's moments only: no histograms to build.
       folds[m].add_host(rollup_column(part.host.mono_ns, part.host.values[source.column], run.start_mono_ns,
-                                      kHostMetrics[source.column].scale));
+                                      kHostMetrics[source.column].scale, RollupBins::Skip));
     }
   }
 }

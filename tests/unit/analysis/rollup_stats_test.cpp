@@ -125,6 +125,25 @@ TEST(RollupStats, AnySpanOfMinutesMergesLikeItsSamples) {
   EXPECT_EQ(weight_ns, merged.weight_ns);
 }
 
+TEST(RollupStats, MinutesWithoutBinsHaveTheSameMoments) {
+  const Column c = irregular([](int i, std::uint64_t) { return 40.0 + static_cast<double>(i % 7) * 0.37; });
+  const auto with_bins = rollup_column(c.time_ns, c.values, kStart, 100);
+  const auto without = rollup_column(c.time_ns, c.values, kStart, 100, RollupBins::Skip);
+  ASSERT_EQ(without.size(), with_bins.size());
+  ASSERT_FALSE(with_bins.empty());
+  for (std::size_t i = 0; i < without.size(); ++i) {
+    EXPECT_TRUE(without[i].histogram.empty());
+    EXPECT_FALSE(with_bins[i].histogram.empty());
+    EXPECT_EQ(without[i].minute, with_bins[i].minute);
+    EXPECT_EQ(without[i].count, with_bins[i].count);
+    EXPECT_EQ(without[i].weight_ns, with_bins[i].weight_ns);
+    EXPECT_EQ(without[i].mean, with_bins[i].mean);
+    EXPECT_EQ(without[i].m2, with_bins[i].m2);
+    EXPECT_EQ(without[i].min, with_bins[i].min);
+    EXPECT_EQ(without[i].max, with_bins[i].max);
+  }
+}
+
 TEST(RollupStats, MixedExactAndBucketedMinutesFallBackToBuckets) {
   ColumnRollup exact;
   exact.count = 2;
