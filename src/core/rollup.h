@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/detector_minutes.h"
 #include "core/metrics.h"
 
 namespace gpuwatch {
@@ -62,6 +63,9 @@ struct DeviceRollups {
   // [metric][k]: the minutes with a value, ascending; empty for a metric
   // without values. kDeviceMetricCount lists.
   std::vector<std::vector<ColumnRollup>> metrics;
+  // What the detectors read, per minute; nullopt for a run finished by a
+  // gpuwatch before them (its detectors then read the samples).
+  std::optional<std::vector<DetectorMinute>> detectors;
 
   [[nodiscard]] std::span<const ColumnRollup> of(DeviceMetric m) const {
     const auto i = static_cast<std::size_t>(m);

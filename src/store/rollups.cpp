@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "core/time_weights.h"
+#include "core/detector_minutes.h"
+#include "store/detector_codec.h"
 #include "store/rollup_codec.h"
 #include "store/sqlite_util.h"
 
@@ -108,9 +110,22 @@ bool plan_device(Store& store, const RunInfo& run, int device, std::vector<Colum
   }
 }
 
-// One pass building every column's minutes; `emit(column, minute)`.
+// The detectors' weights come from the columns they read (core/detector_minutes.h).
+DetectorCaps detector_caps(const std::vector<ColumnPlan>& plans) {
+  DetectorCaps caps;
+  for (const ColumnPlan& p : plans) {
+    if (p.metric == DeviceMetric::GpuUtilPercent) caps.util_half_gap_ns = p.half_gap_cap_ns;
+    if (p.metric == DeviceMetric::MemUsedBytes) caps.memory_half_gap_ns = p.half_gap_cap_ns;
+    if (p.metric == DeviceMetric::PcieLinkGen) caps.link_half_gap_ns = p.half_gap_cap_ns;
+  }
+  return caps;
+}
+
+// One pass building every column's minutes; `emit(column, minute)`; and,
+// when given, the detectors' minutes from the same pieces.
 bool roll_device(Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans,
-                 const std::function<void(std::size_t, const ColumnRollup&)>& emit) {
+                 const std::function<void(std::size_t, const ColumnRollup&)>& emit,
+                 DetectorMinutesBuilder* detectors = nullptr) {
   std::vector<ColumnRollupBuilder> builders;
   builders.reserve(plans.size());
   for (std::size_t j = 0; j < plans.size(); ++j) {
@@ -118,6 +133,7 @@ bool roll_device(Store& store, const RunInfo& run, int device, const std::vector
                           [&emit, j](const ColumnRollup& m) { emit(j, m); });
   }
   const bool readable = store.visit_device_chunks(run, device, [&](const DeviceSeries& piece) {
+    if (detectors) detectors->add(piece);
     for (std::size_t j = 0; j < plans.size(); ++j) {
       if (!plans[j].has_values) continue;
       ColumnRollupBuilder& b = builders[j];
@@ -171,20 +187,32 @@ void insert_rows(sqlite3* db, std::int64_t run_row, int device, const std::vecto
   }
 }
 
+// The detectors' minutes of the device: a few MB for weeks, written whole.
+void insert_detector_row(sqlite3* db, std::int64_t run_row, int device, const std::vector<std::uint8_t>& blob) {
+  sql::Stmt insert(db, "INSERT INTO rollups (run_id, device_idx, metric, data) VALUES (?1, ?2, ?3, ?4)");
+  insert.bind(1, run_row).bind(2, std::int64_t{device}).bind(3, kDetectorMinutesName).bind_blob(4, blob).run();
+}
+
 // Writes the rollups of one device: sizes, then rows, then their bytes, in
 // one write transaction. False when a chunk does not decode.
 bool write_device(sqlite3* db, Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans) {
   std::vector<ColumnBlob> blobs(plans.size());
-  const bool sized = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
-    ColumnBlob& b = blobs[j];
-    b.add(m, info(plans[j].metric).scale);
-    b.bytes += b.pending.size();
-    b.pending.clear();
-    ++b.minutes;
-  });
+  DetectorMinutesBuilder detectors(run.start_mono_ns, detector_caps(plans));
+  const bool sized = roll_device(
+      store, run, device, plans,
+      [&](std::size_t j, const ColumnRollup& m) {
+        ColumnBlob& b = blobs[j];
+        b.add(m, info(plans[j].metric).scale);
+        b.bytes += b.pending.size();
+        b.pending.clear();
+        ++b.minutes;
+      },
+      &detectors);
   if (!sized) return false;
+  const std::vector<std::uint8_t> detector_blob = encode_detector_minutes(detectors.finish());
   sql::Transaction txn(db, sql::Transaction::Kind::Write);
   insert_rows(db, run.row_id, device, plans, blobs);
+  insert_detector_row(db, run.row_id, device, detector_blob);
   const bool written = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
     ColumnBlob& b = blobs[j];
     b.add(m, info(plans[j].metric).scale);
@@ -240,6 +268,21 @@ bool build_rollups(const std::filesystem::path& store_path, const RunInfo& asked
   return write_rollups(db.get(), *store, *run);
 }
 
+bool rebuild_rollups(const std::filesystem::path& store_path, const RunInfo& asked) {
+  auto store = Store::open(store_path, false);
+  const std::optional<RunInfo> run = find_run(*store, asked);
+  if (!run) throw StoreError(fmt::format("run {} is not in the store {}", asked.id, store_path.string()));
+  if (run->status == RunStatus::Recording) return false;
+  const sql::Db db = open_db(store_path, true);
+  if (has_rollup_tables(db.get())) {
+    sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
+    sql::Stmt undo(db.get(), "DELETE FROM rollup_runs WHERE run_id = ?1");
+    undo.bind(1, run->row_id).run();
+    txn.commit();
+  }
+  return write_rollups(db.get(), *store, *run);
+}
+
 void build_rollups_quietly(const std::filesystem::path& store_path, std::int64_t run_row) noexcept {
   try {
     RunInfo run;
@@ -272,6 +315,11 @@ std::optional<DeviceRollups> StoredRollups::rollups(int index) const {
     bool any = false;  // a device without blobs (a damaged file) is read from its chunks
     while (q.step()) {
       any = true;
+      if (q.text(0) == kDetectorMinutesName) {
+        // Undecodable: the detectors read the samples, as for an older run.
+        out.detectors = decode_detector_minutes(q.blob(1));
+        continue;
+      }
       const int m = metric_index_by_name(kDeviceMetrics, q.text(0));
       if (m < 0) continue;  // a metric this build does not know
       auto minutes = decode_rollups(q.blob(1), kDeviceMetrics[static_cast<std::size_t>(m)].scale);

@@ -20,6 +20,11 @@ namespace gpuwatch {
 // written.
 bool build_rollups(const std::filesystem::path& store_path, const RunInfo& run);
 
+// Builds them again even when the run has them, so that a run finished by an
+// older gpuwatch gains what its rollups lack (the detector minutes):
+// bench/rebuild_rollups, to measure `report` on existing stores.
+bool rebuild_rollups(const std::filesystem::path& store_path, const RunInfo& run);
+
 // The same for the writer itself, after it finished or imported a run: a
 // failure costs only speed (readers fall back to the chunks), so none is thrown.
 void build_rollups_quietly(const std::filesystem::path& store_path, std::int64_t run_row) noexcept;
