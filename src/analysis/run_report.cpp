@@ -161,13 +161,13 @@ struct DeviceResult {
   std::int64_t last_mono_ns = 0;
 };
 
-// Every summarizable metric's statistics from the device's rollups.
-std::vector<MetricSummary> summaries_from_rollups(const DeviceRollups& rollups) {
+// Every summarizable metric's statistics from the device's merged rollups.
+std::vector<MetricSummary> summaries_from_rollups(const DeviceRollupTotals& totals) {
   std::vector<MetricSummary> out;
-  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+  for (std::size_t m = 0; m < kDeviceMetricCount && m < totals.merged.size(); ++m) {
     const auto metric = static_cast<DeviceMetric>(m);
-    if (!summarizable(metric)) continue;
-    if (auto s = summarize(rollups.of(metric))) out.push_back({metric, *s});
+    if (!summarizable(metric) || !totals.merged[m]) continue;
+    if (auto s = summarize_merged(*totals.merged[m])) out.push_back({metric, *s});
   }
   return out;
 }
@@ -185,12 +185,15 @@ struct FromRollups {
 
 std::optional<FromRollups> from_rollups(const RollupSource* source, int device_index) {
   if (!source) return std::nullopt;
-  std::optional<DeviceRollups> r = source->rollups(device_index);
-  if (!r) return std::nullopt;
-  FromRollups from{summaries_from_rollups(*r), throttle_time(r->of(DeviceMetric::ClockEventReasons)), {}, {}};
-  if (r->detectors) {
-    from.detectors = std::move(r->detectors);
-    from.memory = std::move(r->metrics[static_cast<std::size_t>(DeviceMetric::MemUsedBytes)]);
+  std::optional<DeviceRollupTotals> t = source->totals(device_index);
+  if (!t) return std::nullopt;
+  const auto reasons = static_cast<std::size_t>(DeviceMetric::ClockEventReasons);
+  // No reasons at all: no throttling (an empty exact histogram), as from the samples.
+  const bool any = reasons < t->merged.size() && t->merged[reasons];
+  FromRollups from{summaries_from_rollups(*t), throttle_time_merged(any ? *t->merged[reasons] : ColumnRollup{}), {}, {}};
+  if (t->detectors) {
+    from.detectors = std::move(t->detectors);
+    from.memory = std::move(t->memory);
   }
   return from;
 }

@@ -302,32 +302,74 @@ bool has_rollups(const std::filesystem::path& store_path, const RunInfo& run) {
   }
 }
 
+namespace {
+
+// Each blob of one device's rollups (its name and bytes) to `fn`, in one read
+// transaction, until `fn` says false. False when the run has none, the device
+// no blob (a damaged file), or `fn` refused one: the chunks are then read.
+bool for_each_device_blob(const std::filesystem::path& path, std::int64_t run_row, int index,
+                          const std::function<bool(const std::string&, std::span<const std::uint8_t>)>& fn) {
+  const sql::Db db = open_db(path, false);
+  sql::Transaction txn(db.get(), sql::Transaction::Kind::Read);
+  if (!has_rollups_in(db.get(), run_row)) return false;
+  sql::Stmt q(db.get(), "SELECT metric, data FROM rollups WHERE run_id = ?1 AND device_idx = ?2");
+  q.bind(1, run_row).bind(2, std::int64_t{index});
+  bool any = false;
+  while (q.step()) {
+    any = true;
+    if (!fn(q.text(0), q.blob(1))) return false;
+  }
+  txn.commit();
+  return any;
+}
+
+}  // namespace
+
+std::optional<DeviceRollupTotals> StoredRollups::totals(int index) const {
+  try {
+    DeviceRollupTotals out;
+    out.merged.resize(kDeviceMetricCount);
+    const bool read = for_each_device_blob(store_path_, run_.row_id, index, [&](const std::string& name, auto blob) {
+      if (name == kDetectorMinutesName) {
+        out.detectors = decode_detector_minutes(blob);  // undecodable: the detectors read the samples
+        return true;
+      }
+      const int m = metric_index_by_name(kDeviceMetrics, name);
+      if (m < 0) return true;  // a metric this build does not know
+      const bool memory = static_cast<DeviceMetric>(m) == DeviceMetric::MemUsedBytes;
+      RollupAccumulator merged;
+      const bool decoded = for_each_rollup_minute(blob, kDeviceMetrics[static_cast<std::size_t>(m)].scale,
+                                                  [&](ColumnRollup&& minute) {
+                                                    if (memory) out.memory.push_back(minute);
+                                                    merged.add(std::move(minute));
+                                                  });
+      if (decoded && !merged.empty()) out.merged[static_cast<std::size_t>(m)] = merged.result();
+      return decoded;
+    });
+    if (!read) return std::nullopt;
+    return out;
+  } catch (const StoreError&) {
+    return std::nullopt;  // the chunks are the data; rollups only make reading faster
+  }
+}
+
 std::optional<DeviceRollups> StoredRollups::rollups(int index) const {
   try {
-    const sql::Db db = open_db(store_path_, false);
-    sql::Transaction txn(db.get(), sql::Transaction::Kind::Read);
-    if (!has_rollups_in(db.get(), run_.row_id)) return std::nullopt;
     DeviceRollups out;
     out.device_index = index;
     out.metrics.resize(kDeviceMetricCount);
-    sql::Stmt q(db.get(), "SELECT metric, data FROM rollups WHERE run_id = ?1 AND device_idx = ?2");
-    q.bind(1, run_.row_id).bind(2, std::int64_t{index});
-    bool any = false;  // a device without blobs (a damaged file) is read from its chunks
-    while (q.step()) {
-      any = true;
-      if (q.text(0) == kDetectorMinutesName) {
-        // Undecodable: the detectors read the samples, as for an older run.
-        out.detectors = decode_detector_minutes(q.blob(1));
-        continue;
+    const bool read = for_each_device_blob(store_path_, run_.row_id, index, [&](const std::string& name, auto blob) {
+      if (name == kDetectorMinutesName) {
+        out.detectors = decode_detector_minutes(blob);
+        return true;
       }
-      const int m = metric_index_by_name(kDeviceMetrics, q.text(0));
-      if (m < 0) continue;  // a metric this build does not know
-      auto minutes = decode_rollups(q.blob(1), kDeviceMetrics[static_cast<std::size_t>(m)].scale);
-      if (!minutes) return std::nullopt;
-      out.metrics[static_cast<std::size_t>(m)] = std::move(*minutes);
-    }
-    txn.commit();
-    if (!any) return std::nullopt;
+      const int m = metric_index_by_name(kDeviceMetrics, name);
+      if (m < 0) return true;
+      auto minutes = decode_rollups(blob, kDeviceMetrics[static_cast<std::size_t>(m)].scale);
+      if (minutes) out.metrics[static_cast<std::size_t>(m)] = std::move(*minutes);
+      return minutes.has_value();
+    });
+    if (!read) return std::nullopt;
     return out;
   } catch (const StoreError&) {
     return std::nullopt;  // the chunks are the data; rollups only make reading faster

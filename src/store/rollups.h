@@ -40,6 +40,8 @@ class StoredRollups final : public RollupSource {
   StoredRollups(std::filesystem::path store_path, RunInfo run)
       : store_path_(std::move(store_path)), run_(std::move(run)) {}
   [[nodiscard]] std::optional<DeviceRollups> rollups(int device_index) const override;
+  // A minute at a time: each column's minutes merged as they are decoded.
+  [[nodiscard]] std::optional<DeviceRollupTotals> totals(int device_index) const override;
 
  private:
   std::filesystem::path store_path_;

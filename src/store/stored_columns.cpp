@@ -56,9 +56,10 @@ DeviceSeries StoredColumns::load_window(int index, std::span<const DeviceMetric>
   return load_with(options);
 }
 
-RunData load_run_base(Store& store, const RunInfo& run) {
+RunData load_run_base(Store& store, const RunInfo& run, bool host_cores) {
   LoadOptions options;
   options.device_samples = false;
+  options.host_cores = host_cores;
   return store.load(run, options);
 }
 

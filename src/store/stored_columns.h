@@ -36,6 +36,7 @@ class StoredColumns final : public DeviceColumns {
 
 // The run without device samples (devices' facts only), for use with
 // StoredColumns; run_base (core/device_columns.h) does the same in memory.
-RunData load_run_base(Store& store, const RunInfo& run);
+// `report` and `status` leave the host's per-core columns out (host_cores).
+RunData load_run_base(Store& store, const RunInfo& run, bool host_cores = true);
 
 }  // namespace gpuwatch
