@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
 
@@ -37,6 +38,10 @@ class WeightedStream {
   void finish() {
     if (pending_) emit_(pending_time_ns_, *pending_, static_cast<double>(left_ns_) / 1e9);
     pending_.reset();
+  }
+  // The time of the sample still waiting for its weight, if any.
+  [[nodiscard]] std::optional<std::int64_t> pending_time_ns() const {
+    return pending_ ? std::optional(pending_time_ns_) : std::nullopt;
   }
 
  private:
@@ -125,7 +130,9 @@ double value_at(const DeviceSeries& piece, DeviceMetric m, std::size_t i) {
 
 struct DetectorMinutesBuilder::State {
   std::int64_t start_mono_ns;
-  std::vector<DetectorMinute> minutes;
+  std::deque<DetectorMinute> minutes;  // not yet emitted, ascending
+  DetectorMinutesBuilder::Emit emit;
+  std::vector<DetectorMinute> kept;  // without an emit of the caller's
   WeightedStream<double> util;
   WeightedStream<double> memory;
   WeightedStream<LinkRow> link;
@@ -138,8 +145,9 @@ struct DetectorMinutesBuilder::State {
   std::optional<TimedValue> power;
   std::optional<TimedValue> counter;
 
-  State(std::int64_t start, DetectorCaps caps)
+  State(std::int64_t start, DetectorCaps caps, DetectorMinutesBuilder::Emit out)
       : start_mono_ns(start),
+        emit(out ? std::move(out) : [this](DetectorMinute&& m) { kept.push_back(std::move(m)); }),
         util(caps.util_half_gap_ns, [this](std::int64_t t, double v, double w) { on_util(t, v, w); }),
         memory(caps.memory_half_gap_ns,
                [this](std::int64_t t, double v, double w) {
@@ -163,6 +171,21 @@ struct DetectorMinutesBuilder::State {
     DetectorMinute fresh;
     fresh.minute = k;
     return *minutes.insert(it, std::move(fresh));
+  }
+
+  // Emits the minutes before the earliest one a later row can still reach:
+  // a waiting sample's minute, or the row's (an energy reading's time is
+  // the row's less its read age, under a minute: one minute of margin).
+  void emit_settled(std::int64_t row_ns) {
+    std::int64_t reach_ns = row_ns;
+    for (const auto& waiting : {util.pending_time_ns(), memory.pending_time_ns(), link.pending_time_ns()}) {
+      if (waiting) reach_ns = std::min(reach_ns, *waiting);
+    }
+    const std::int64_t settled = minute_index(reach_ns, start_mono_ns) - 1;
+    while (!minutes.empty() && minutes.front().minute < settled) {
+      emit(std::move(minutes.front()));
+      minutes.pop_front();
+    }
   }
 
   void on_util(std::int64_t t, double util_percent, double w_s);
@@ -244,8 +267,10 @@ void DetectorMinutesBuilder::State::add_row(const DeviceSeries& piece, std::size
   if (!std::isnan(gen) && !std::isnan(width)) link.add(t, LinkRow{static_cast<int>(gen), static_cast<int>(width), util_percent});
 }
 
+DetectorMinutesBuilder::DetectorMinutesBuilder(std::int64_t start_mono_ns, DetectorCaps caps, Emit emit)
+    : state_(std::make_unique<State>(start_mono_ns, caps, std::move(emit))) {}
 DetectorMinutesBuilder::DetectorMinutesBuilder(std::int64_t start_mono_ns, DetectorCaps caps)
-    : state_(std::make_unique<State>(start_mono_ns, caps)) {}
+    : DetectorMinutesBuilder(start_mono_ns, caps, nullptr) {}
 DetectorMinutesBuilder::~DetectorMinutesBuilder() = default;
 DetectorMinutesBuilder::DetectorMinutesBuilder(DetectorMinutesBuilder&&) noexcept = default;
 DetectorMinutesBuilder& DetectorMinutesBuilder::operator=(DetectorMinutesBuilder&&) noexcept = default;
@@ -253,13 +278,16 @@ DetectorMinutesBuilder& DetectorMinutesBuilder::operator=(DetectorMinutesBuilder
 void DetectorMinutesBuilder::add(const DeviceSeries& piece) {
   if (piece.values.size() < kDeviceMetricCount) return;
   for (std::size_t i = 0; i < piece.mono_ns.size(); ++i) state_->add_row(piece, i);
+  if (!piece.mono_ns.empty()) state_->emit_settled(piece.mono_ns.back());
 }
 
 std::vector<DetectorMinute> DetectorMinutesBuilder::finish() {
   state_->util.finish();
   state_->memory.finish();
   state_->link.finish();
-  return std::move(state_->minutes);
+  for (DetectorMinute& m : state_->minutes) state_->emit(std::move(m));
+  state_->minutes.clear();
+  return std::move(state_->kept);
 }
 
 }  // namespace gpuwatch

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -130,9 +131,15 @@ struct DetectorCaps {
 };
 
 // Builds a device's minutes from its rows in time order (any number of
-// pieces). Holds the minutes (a few hundred bytes each: ~3 MB for two weeks).
+// pieces). Each minute goes to `emit`, in order, once no later row can touch
+// it (its samples' weights need their right neighbour, so a minute waits for
+// every column's next sample), so that the finish of a run of weeks holds a
+// few minutes, not all of them (issue 25: the recorder's memory stays flat).
 class DetectorMinutesBuilder {
  public:
+  using Emit = std::function<void(DetectorMinute&&)>;
+  DetectorMinutesBuilder(std::int64_t start_mono_ns, DetectorCaps caps, Emit emit);
+  // Without `emit`: finish() returns every minute.
   DetectorMinutesBuilder(std::int64_t start_mono_ns, DetectorCaps caps);
   ~DetectorMinutesBuilder();
   DetectorMinutesBuilder(DetectorMinutesBuilder&&) noexcept;

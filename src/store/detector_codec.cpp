@@ -211,19 +211,27 @@ bool decode_detector_minute(Dec& d, DetectorMinute& m, std::int64_t prev_minute,
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_detector_minutes(std::span<const DetectorMinute> minutes) {
+void DetectorMinutesEncoder::add(const DetectorMinute& m) {
+  Enc e{blob::Writer(body_)};
+  encode_detector_minute(e, m, prev_minute_, prev_last_ns_);
+  prev_minute_ = m.minute;
+  prev_last_ns_ = m.last_row_ns;
+  ++count_;
+}
+
+std::vector<std::uint8_t> DetectorMinutesEncoder::finish() const {
   std::vector<std::uint8_t> out;
-  Enc e{blob::Writer(out)};
-  e.w.byte(kDetectorFormat);
-  e.w.varint(minutes.size());
-  std::int64_t prev_minute = 0;
-  std::int64_t prev_last_ns = 0;
-  for (const DetectorMinute& m : minutes) {
-    encode_detector_minute(e, m, prev_minute, prev_last_ns);
-    prev_minute = m.minute;
-    prev_last_ns = m.last_row_ns;
-  }
+  blob::Writer w(out);
+  w.byte(kDetectorFormat);
+  w.varint(count_);
+  out.insert(out.end(), body_.begin(), body_.end());
   return out;
+}
+
+std::vector<std::uint8_t> encode_detector_minutes(std::span<const DetectorMinute> minutes) {
+  DetectorMinutesEncoder encoder;
+  for (const DetectorMinute& m : minutes) encoder.add(m);
+  return encoder.finish();
 }
 
 std::optional<std::vector<DetectorMinute>> decode_detector_minutes(std::span<const std::uint8_t> bytes,

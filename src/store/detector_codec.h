@@ -37,6 +37,20 @@ inline constexpr std::string_view kDetectorMinutesName = "detector_minutes";
 
 std::vector<std::uint8_t> encode_detector_minutes(std::span<const DetectorMinute> minutes);
 
+// The same blob a minute at a time (the finish streams them): the minutes'
+// bytes are kept, not the minutes, and the header goes first at the end.
+class DetectorMinutesEncoder {
+ public:
+  void add(const DetectorMinute& minute);
+  [[nodiscard]] std::vector<std::uint8_t> finish() const;
+
+ private:
+  std::vector<std::uint8_t> body_;
+  std::uint64_t count_ = 0;
+  std::int64_t prev_minute_ = 0;
+  std::int64_t prev_last_ns_ = 0;
+};
+
 // Total over arbitrary bytes: nullopt (and a reason in `error`) for anything
 // that is not a well-formed blob; allocates no more than the blob's size allows.
 std::optional<std::vector<DetectorMinute>> decode_detector_minutes(std::span<const std::uint8_t> blob,

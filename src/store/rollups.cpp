@@ -197,7 +197,9 @@ void insert_detector_row(sqlite3* db, std::int64_t run_row, int device, const st
 // one write transaction. False when a chunk does not decode.
 bool write_device(sqlite3* db, Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans) {
   std::vector<ColumnBlob> blobs(plans.size());
-  DetectorMinutesBuilder detectors(run.start_mono_ns, detector_caps(plans));
+  DetectorMinutesEncoder detector_blob;
+  DetectorMinutesBuilder detectors(run.start_mono_ns, detector_caps(plans),
+                                   [&detector_blob](DetectorMinute&& m) { detector_blob.add(m); });
   const bool sized = roll_device(
       store, run, device, plans,
       [&](std::size_t j, const ColumnRollup& m) {
@@ -209,10 +211,10 @@ bool write_device(sqlite3* db, Store& store, const RunInfo& run, int device, con
       },
       &detectors);
   if (!sized) return false;
-  const std::vector<std::uint8_t> detector_blob = encode_detector_minutes(detectors.finish());
+  detectors.finish();
   sql::Transaction txn(db, sql::Transaction::Kind::Write);
   insert_rows(db, run.row_id, device, plans, blobs);
-  insert_detector_row(db, run.row_id, device, detector_blob);
+  insert_detector_row(db, run.row_id, device, detector_blob.finish());
   const bool written = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
     ColumnBlob& b = blobs[j];
     b.add(m, info(plans[j].metric).scale);

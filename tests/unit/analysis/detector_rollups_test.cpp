@@ -92,6 +92,19 @@ std::int64_t cap_of(const DeviceSeries& d, DeviceMetric m) {
   return default_half_gap_cap_ns(present);
 }
 
+// The device's rows in pieces of `rows`, as the store's chunks come.
+std::vector<DeviceSeries> pieces_of(const DeviceSeries& d, std::size_t rows) {
+  std::vector<DeviceSeries> pieces;
+  for (std::size_t begin = 0; begin < d.mono_ns.size(); begin += rows) {
+    const auto from = static_cast<std::ptrdiff_t>(begin);
+    const auto to = static_cast<std::ptrdiff_t>(std::min(d.mono_ns.size(), begin + rows));
+    DeviceSeries& piece = pieces.emplace_back();
+    piece.mono_ns.assign(d.mono_ns.begin() + from, d.mono_ns.begin() + to);
+    for (const auto& column : d.values) piece.values.emplace_back(column.begin() + from, column.begin() + to);
+  }
+  return pieces;
+}
+
 // The rollups the store's finish builds, made in memory: every column's, and
 // the detector minutes fed in three pieces as the chunks would come.
 class MemoryRollups final : public RollupSource {
@@ -105,18 +118,7 @@ class MemoryRollups final : public RollupSource {
     }
     DetectorMinutesBuilder builder(kStart, {cap_of(d, DeviceMetric::GpuUtilPercent), cap_of(d, DeviceMetric::MemUsedBytes),
                                             cap_of(d, DeviceMetric::PcieLinkGen)});
-    const std::size_t third = d.mono_ns.size() / 3 + 7;
-    for (std::size_t begin = 0; begin < d.mono_ns.size(); begin += third) {
-      const std::size_t end = std::min(d.mono_ns.size(), begin + third);
-      DeviceSeries piece;
-      piece.mono_ns.assign(d.mono_ns.begin() + static_cast<std::ptrdiff_t>(begin),
-                           d.mono_ns.begin() + static_cast<std::ptrdiff_t>(end));
-      for (const auto& column : d.values) {
-        piece.values.emplace_back(column.begin() + static_cast<std::ptrdiff_t>(begin),
-                                  column.begin() + static_cast<std::ptrdiff_t>(end));
-      }
-      builder.add(piece);
-    }
+    for (const DeviceSeries& piece : pieces_of(d, d.mono_ns.size() / 3 + 7)) builder.add(piece);
     rollups_.detectors = builder.finish();
   }
   [[nodiscard]] std::optional<DeviceRollups> rollups(int) const override { return rollups_; }
@@ -234,6 +236,21 @@ TEST_F(DetectorRollups, ThrottlingAndStatisticsAreUnchanged) {
   ASSERT_TRUE(raw().throttle && rolled().throttle);
   expect_rel(rolled().throttle->sampled_s, raw().throttle->sampled_s, 1e-9);
   ASSERT_EQ(rolled().metrics.size(), raw().metrics.size());
+}
+
+// The finish streams the minutes out as they settle: the same minutes, and
+// most of them before the last row (the builder holds a few, not all).
+TEST_F(DetectorRollups, MinutesAreEmittedAsTheySettle) {
+  const DeviceSeries& d = data_->devices.front();
+  const DetectorCaps caps{cap_of(d, DeviceMetric::GpuUtilPercent), cap_of(d, DeviceMetric::MemUsedBytes),
+                          cap_of(d, DeviceMetric::PcieLinkGen)};
+  std::vector<DetectorMinute> streamed;
+  DetectorMinutesBuilder builder(kStart, caps, [&streamed](DetectorMinute&& m) { streamed.push_back(std::move(m)); });
+  for (const DeviceSeries& piece : pieces_of(d, d.mono_ns.size() / 10)) builder.add(piece);
+  const std::size_t emitted_early = streamed.size();
+  EXPECT_TRUE(builder.finish().empty());
+  EXPECT_EQ(streamed, *MemoryRollups(*data_).rollups(0)->detectors);
+  EXPECT_GT(emitted_early, streamed.size() * 8 / 10);
 }
 
 TEST(DetectorMinutes, AShortDeviceKeepsTheSamplePath) {
