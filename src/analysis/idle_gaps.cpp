@@ -15,10 +15,6 @@ double median(std::vector<double> v) {
   return *mid;
 }
 
-// A spread under a quarter of the period: a data loader stalling every step,
-// not random hiccups.
-constexpr double kRegularPeriodCv = 0.25;
-
 }  // namespace
 
 std::optional<IdleGapReport> find_idle_gaps(std::span<const std::int64_t> time_ns,

@@ -23,6 +23,9 @@ struct IdleGap {
 // A steady period needs a few repeats before it means anything: with fewer
 // gaps there is no typical period to claim (two gaps are one interval).
 inline constexpr std::size_t kMinIdleGapsForPeriod = 4;
+// A spread under a quarter of the period: a data loader stalling every step,
+// not random hiccups.
+inline constexpr double kRegularPeriodCv = 0.25;
 
 struct IdleGapReport {
   // Gaps count only between the first and the last busy sample: start-up

@@ -80,6 +80,11 @@ std::vector<MemoryDrop> find_drops(const PresentSamples& p, const MemoryTrendOpt
 
 }  // namespace
 
+std::vector<MemoryDrop> memory_drops(std::span<const std::int64_t> time_ns, std::span<const double> used_bytes,
+                                     const MemoryTrendOptions& options) {
+  return find_drops(present_samples(time_ns, used_bytes), options);
+}
+
 std::optional<MemoryTrend> memory_trend(std::span<const std::int64_t> time_ns, std::span<const double> used_bytes,
                                         std::optional<double> total_bytes, const MemoryTrendOptions& options) {
   const PresentSamples p = present_samples(time_ns, used_bytes);

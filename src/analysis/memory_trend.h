@@ -48,4 +48,9 @@ struct MemoryTrend {
 std::optional<MemoryTrend> memory_trend(std::span<const std::int64_t> time_ns, std::span<const double> used_bytes,
                                         std::optional<double> total_bytes, const MemoryTrendOptions& options = {});
 
+// The drops alone, over a window of samples (a long run's trend comes from
+// its rollups, and only the windows they flag are read: detector_rollups.h).
+std::vector<MemoryDrop> memory_drops(std::span<const std::int64_t> time_ns, std::span<const double> used_bytes,
+                                     const MemoryTrendOptions& options = {});
+
 }  // namespace gpuwatch

@@ -7,8 +7,9 @@
 
 namespace gpuwatch {
 
-std::optional<Summary> summarize(std::span<const ColumnRollup> minutes) {
-  const ColumnRollup all = merge_rollups(minutes);
+std::optional<Summary> summarize(std::span<const ColumnRollup> minutes) { return summarize_merged(merge_rollups(minutes)); }
+
+std::optional<Summary> summarize_merged(const ColumnRollup& all) {
   if (all.count == 0 || all.histogram.empty()) return std::nullopt;
   Summary s;
   s.count = all.count;
@@ -35,7 +36,10 @@ std::optional<Summary> summarize(std::span<const ColumnRollup> minutes) {
 }
 
 std::optional<ThrottleReport> throttle_time(std::span<const ColumnRollup> minutes) {
-  const ColumnRollup all = merge_rollups(minutes);
+  return throttle_time_merged(merge_rollups(minutes));
+}
+
+std::optional<ThrottleReport> throttle_time_merged(const ColumnRollup& all) {
   if (!all.exact) return std::nullopt;
   std::vector<WeightedMask> masks;
   masks.reserve(all.histogram.size());

@@ -17,12 +17,15 @@ namespace gpuwatch {
 // 1e-12), p50 and p95 equal when the rollups hold exact values, else within
 // kRollupRelativeError (0.25 %) of them.
 std::optional<Summary> summarize(std::span<const ColumnRollup> minutes);
+// The same from the minutes merged already (merge_rollups, RollupAccumulator).
+std::optional<Summary> summarize_merged(const ColumnRollup& merged);
 
 // throttle_time() from the clock-event reasons' rollups: their histogram
 // holds each mask with its time, so the shares equal the samples' to
 // rounding. Nullopt when a minute was bucketed (more than
 // kRollupExactValues masks) or holds a value that is not a mask.
 std::optional<ThrottleReport> throttle_time(std::span<const ColumnRollup> minutes);
+std::optional<ThrottleReport> throttle_time_merged(const ColumnRollup& merged);
 
 // build_report(base, columns) with every device's statistics from `rollups`
 // where it has them; the samples from `columns` are then read only for the

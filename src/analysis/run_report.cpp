@@ -5,6 +5,7 @@
 #include <iterator>
 #include <unordered_map>
 
+#include "analysis/detector_rollups.h"
 #include "analysis/parallel_for.h"
 #include "analysis/rollup_stats.h"
 #include "analysis/run_verdict.h"
@@ -111,8 +112,7 @@ std::pair<std::span<const std::int64_t>, std::span<const double>> working_span(
 void add_energy_detectors(DeviceReport& report, const DeviceSeries& series) {
   const auto column = [&](DeviceMetric m) { return column_of(series, m); };
   // Power is a one-second average on recent parts; bridging more than a few
-  // seconds of missing samples would invent energy.
-  constexpr std::int64_t kMaxPowerGapNs = 5'000'000'000;
+  // seconds of missing samples would invent energy (kEnergyPowerBridgeNs, core/detector_minutes.h).
   // The counter was read slightly before the tick that carries it.
   const auto energy = column(DeviceMetric::EnergyJoules);
   const auto age = column(DeviceMetric::SlowReadAgeSeconds);
@@ -121,7 +121,7 @@ void add_energy_detectors(DeviceReport& report, const DeviceSeries& series) {
     if (!std::isnan(age[i])) energy_time[i] -= std::llround(age[i] * 1e9);
   }
   report.energy = estimate_energy({series.mono_ns, column(DeviceMetric::PowerWatts)}, {energy_time, energy},
-                                  kMaxPowerGapNs);
+                                  kEnergyPowerBridgeNs);
   if (const auto reasons = column(DeviceMetric::ClockEventReasons); !reasons.empty()) {
     ThrottleReport t = throttle_time(series.mono_ns, reasons);
     if (t.sampled_s > 0) report.throttle = std::move(t);
@@ -158,13 +158,13 @@ struct DeviceResult {
   std::int64_t last_mono_ns = 0;
 };
 
-// Every summarizable metric's statistics from the device's rollups.
-std::vector<MetricSummary> summaries_from_rollups(const DeviceRollups& rollups) {
+// Every summarizable metric's statistics from the device's merged rollups.
+std::vector<MetricSummary> summaries_from_rollups(const DeviceRollupTotals& totals) {
   std::vector<MetricSummary> out;
-  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+  for (std::size_t m = 0; m < kDeviceMetricCount && m < totals.merged.size(); ++m) {
     const auto metric = static_cast<DeviceMetric>(m);
-    if (!summarizable(metric)) continue;
-    if (auto s = summarize(rollups.of(metric))) out.push_back({metric, *s});
+    if (!summarizable(metric) || !totals.merged[m]) continue;
+    if (auto s = summarize_merged(*totals.merged[m])) out.push_back({metric, *s});
   }
   return out;
 }
@@ -174,17 +174,84 @@ std::vector<MetricSummary> summaries_from_rollups(const DeviceRollups& rollups) 
 struct FromRollups {
   std::vector<MetricSummary> summaries;
   std::optional<ThrottleReport> throttle;
+  // The detectors' minutes, and the memory's rollups their trend needs
+  // (runs finished before them have none: the samples are read instead).
+  std::optional<std::vector<DetectorMinute>> detectors;
+  std::vector<ColumnRollup> memory;
 };
 
 std::optional<FromRollups> from_rollups(const RollupSource* source, int device_index) {
   if (!source) return std::nullopt;
-  const std::optional<DeviceRollups> r = source->rollups(device_index);
-  if (!r) return std::nullopt;
-  return FromRollups{summaries_from_rollups(*r), throttle_time(r->of(DeviceMetric::ClockEventReasons))};
+  std::optional<DeviceRollupTotals> t = source->totals(device_index);
+  if (!t) return std::nullopt;
+  const auto reasons = static_cast<std::size_t>(DeviceMetric::ClockEventReasons);
+  // No reasons at all: no throttling (an empty exact histogram), as from the samples.
+  const bool any = reasons < t->merged.size() && t->merged[reasons];
+  FromRollups from{summaries_from_rollups(*t), throttle_time_merged(any ? *t->merged[reasons] : ColumnRollup{}), {}, {}};
+  if (t->detectors) {
+    from.detectors = std::move(t->detectors);
+    from.memory = std::move(t->memory);
+  }
+  return from;
+}
+
+// A long run's detectors from its detector minutes (analysis/detector_rollups.h):
+// samples are read only where the memory may have dropped, and the
+// clock-event reasons only when their rollups could not give the throttling.
+void add_minute_detectors(DeviceResult& result, const DeviceSeries& facts, const DeviceColumns& columns,
+                          FromRollups& from, const std::optional<double>& total_bytes, std::int64_t start_mono_ns) {
+  DeviceReport& report = result.report;
+  const auto static_int = [&](DeviceMetric m) -> std::optional<int> {
+    if (auto v = facts.info.static_values.get(m)) return static_cast<int>(*v);
+    return std::nullopt;
+  };
+  const ColumnWindowRead read_window = [&](DeviceMetric metric, std::int64_t since_ns, std::int64_t until_ns) {
+    const DeviceMetric metrics[] = {metric};
+    const DeviceSeries window = columns.load_window(facts.info.index, metrics, since_ns, until_ns);
+    const std::span<const double> values = column_of(window, metric);
+    WindowSamples present;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) continue;
+      present.time_ns.push_back(window.mono_ns[i]);
+      present.values.push_back(values[i]);
+    }
+    return present;
+  };
+  MinuteDetectors d = detectors_from_minutes({*from.detectors, from.memory, start_mono_ns, total_bytes,
+                                              static_int(DeviceMetric::PcieLinkGenMax),
+                                              static_int(DeviceMetric::PcieLinkWidthMax), read_window});
+  report.samples = d.samples;
+  result.last_mono_ns = d.last_row_ns;
+  report.idle_gaps = std::move(d.idle_gaps);
+  report.memory = std::move(d.memory);
+  report.energy = d.energy;
+  report.pcie_link = std::move(d.pcie_link);
+  if (from.throttle) {
+    if (from.throttle->sampled_s > 0) report.throttle = std::move(from.throttle);
+    return;
+  }
+  constexpr DeviceMetric kReasons[] = {DeviceMetric::ClockEventReasons};
+  const DeviceSeries reasons = columns.load(facts.info.index, kReasons, WallClock::Skip);
+  if (const auto column = column_of(reasons, DeviceMetric::ClockEventReasons); !column.empty()) {
+    ThrottleReport t = throttle_time(reasons.mono_ns, column);
+    if (t.sampled_s > 0) report.throttle = std::move(t);
+  }
+}
+
+// The device's memory: its static fact, else the largest total its rollups saw.
+std::optional<double> device_total_bytes(const DeviceSeries& facts,
+                                         const std::optional<std::vector<MetricSummary>>& rollup_summaries) {
+  if (auto known = facts.info.static_values.get(DeviceMetric::MemTotalBytes)) return known;
+  if (!rollup_summaries) return std::nullopt;
+  const auto total = std::find_if(rollup_summaries->begin(), rollup_summaries->end(),
+                                  [](const MetricSummary& s) { return s.metric == DeviceMetric::MemTotalBytes; });
+  if (total == rollup_summaries->end()) return std::nullopt;
+  return total->summary.max;
 }
 
 DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& columns,
-                           std::span<const Segment> segments, const RollupSource* rollup_source) {
+                           std::span<const Segment> segments, const RollupSource* rollup_source,
+                           std::int64_t start_mono_ns) {
   DeviceResult result;
   DeviceReport& report = result.report;
   report.info = facts.info;
@@ -197,11 +264,12 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
   const bool rollups = from.has_value();
   std::optional<std::vector<MetricSummary>> rollup_summaries;
   if (from) rollup_summaries = std::move(from->summaries);
-  std::optional<double> total_bytes = facts.info.static_values.get(DeviceMetric::MemTotalBytes);
-  if (rollups && !total_bytes) {
-    const auto total = std::find_if(rollup_summaries->begin(), rollup_summaries->end(),
-                                    [](const MetricSummary& s) { return s.metric == DeviceMetric::MemTotalBytes; });
-    if (total != rollup_summaries->end()) total_bytes = total->summary.max;
+  const std::optional<double> total_bytes = device_total_bytes(facts, rollup_summaries);
+  if (from && from->detectors && segments.empty() && long_enough_for_minutes(*from->detectors)) {
+    // Phases and epochs still need the samples (their edges fall inside minutes).
+    report.metrics = std::move(*rollup_summaries);
+    add_minute_detectors(result, facts, columns, *from, total_bytes, start_mono_ns);
+    return result;
   }
   const std::vector<DeviceMetric> first_pass = activity_metrics(total_bytes);
   {
@@ -264,10 +332,12 @@ DeviceResult device_report(const DeviceSeries& facts, const DeviceColumns& colum
 constexpr std::size_t kDeviceWorkers = 2;
 
 std::vector<DeviceResult> device_reports(std::span<const DeviceSeries> devices, const DeviceColumns& columns,
-                                         std::span<const Segment> segments, const RollupSource* rollups) {
+                                         std::span<const Segment> segments, const RollupSource* rollups,
+                                         std::int64_t start_mono_ns) {
   std::vector<DeviceResult> results(devices.size());
-  parallel_for(devices.size(), kDeviceWorkers,
-               [&](std::size_t i) { results[i] = device_report(devices[i], columns, segments, rollups); });
+  parallel_for(devices.size(), kDeviceWorkers, [&](std::size_t i) {
+    results[i] = device_report(devices[i], columns, segments, rollups, start_mono_ns);
+  });
   return results;
 }
 
@@ -339,7 +409,7 @@ RunReport build(const RunData& base, const DeviceColumns& columns, const RollupS
   report.epochs = segment_rows(segments, SegmentKind::Epoch);
 
   std::int64_t last_sample_mono_ns = base.run.start_mono_ns;
-  for (DeviceResult& r : device_reports(base.devices, columns, segments, rollups)) {
+  for (DeviceResult& r : device_reports(base.devices, columns, segments, rollups, base.run.start_mono_ns)) {
     last_sample_mono_ns = std::max(last_sample_mono_ns, r.last_mono_ns);
     report.devices.push_back(std::move(r.report));
     for (std::size_t k = 0; k < report.phases.size(); ++k) {

@@ -222,7 +222,7 @@ RunReport report_run(const std::string& run_ref, const StoreList& stores, const 
   } else {
     StoredRun stored = resolve_stored(run_ref, stores);
     ensure_rollups(stored);
-    const RunData base = load_run_base(*stored.store, stored.run);
+    const RunData base = load_run_base(*stored.store, stored.run, false);
     const StoredColumns columns(stored.path, stored.run);
     report = build_report(base, columns, StoredRollups(stored.path, stored.run));
     if (stored.run.status != RunStatus::Recording && judged_from_columns(base, stored_run_end_mono_ns(stored.run))) {

@@ -22,6 +22,23 @@ DeviceSeries RunDataColumns::load(int index, std::span<const DeviceMetric> metri
   return out;
 }
 
+DeviceSeries DeviceColumns::load_window(int index, std::span<const DeviceMetric> metrics, std::int64_t since_mono_ns,
+                                       std::int64_t until_mono_ns) const {
+  DeviceSeries all = load(index, metrics, WallClock::Skip);
+  DeviceSeries out;
+  out.info = all.info;
+  out.lost_at_wall_ns = all.lost_at_wall_ns;
+  out.values.resize(kDeviceMetricCount);
+  for (std::size_t i = 0; i < all.mono_ns.size(); ++i) {
+    if (all.mono_ns[i] < since_mono_ns || all.mono_ns[i] >= until_mono_ns) continue;
+    out.mono_ns.push_back(all.mono_ns[i]);
+    for (std::size_t m = 0; m < all.values.size() && m < out.values.size(); ++m) {
+      if (all.values[m].size() == all.mono_ns.size()) out.values[m].push_back(all.values[m][i]);
+    }
+  }
+  return out;
+}
+
 RunData run_base(const RunData& data) {
   RunData base;
   base.run = data.run;

@@ -21,6 +21,11 @@ class DeviceColumns {
   // other column is left empty. An unknown index gives a series with no samples.
   // Safe to call from several threads at once.
   [[nodiscard]] virtual DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const = 0;
+  // The same over [since_mono_ns, until_mono_ns) only, without the wall
+  // clock: what a detector flagged in a long run's rollups. This default
+  // loads the whole column and cuts it; the store reads only the window.
+  [[nodiscard]] virtual DeviceSeries load_window(int index, std::span<const DeviceMetric> metrics,
+                                                 std::int64_t since_mono_ns, std::int64_t until_mono_ns) const;
 };
 
 // Columns copied from a RunData already in memory (small runs, imported files).

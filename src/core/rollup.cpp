@@ -175,6 +175,32 @@ void ColumnRollupBuilder::finish() {
   weights_ns_.clear();
 }
 
+void RollupAccumulator::add(ColumnRollup minute) {
+  pending_.push_back(std::move(minute));
+  if (pending_.size() >= kBlockMinutes) total_ = result();
+}
+
+ColumnRollup RollupAccumulator::result() {
+  if (total_) pending_.insert(pending_.begin(), std::move(*total_));
+  ColumnRollup merged = merge_rollups(pending_);
+  pending_.clear();
+  total_.reset();
+  return merged;
+}
+
+std::optional<DeviceRollupTotals> RollupSource::totals(int device_index) const {
+  std::optional<DeviceRollups> r = rollups(device_index);
+  if (!r) return std::nullopt;
+  DeviceRollupTotals t;
+  t.merged.resize(kDeviceMetricCount);
+  for (std::size_t m = 0; m < kDeviceMetricCount; ++m) {
+    if (!r->of(static_cast<DeviceMetric>(m)).empty()) t.merged[m] = merge_rollups(r->of(static_cast<DeviceMetric>(m)));
+  }
+  t.memory = std::move(r->metrics[static_cast<std::size_t>(DeviceMetric::MemUsedBytes)]);
+  t.detectors = std::move(r->detectors);
+  return t;
+}
+
 ColumnRollup merge_rollup_moments(std::span<const ColumnRollup> parts) {
   ColumnRollup m;
   m.exact = true;

@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/detector_minutes.h"
 #include "core/metrics.h"
 
 namespace gpuwatch {
@@ -62,11 +63,24 @@ struct DeviceRollups {
   // [metric][k]: the minutes with a value, ascending; empty for a metric
   // without values. kDeviceMetricCount lists.
   std::vector<std::vector<ColumnRollup>> metrics;
+  // What the detectors read, per minute; nullopt for a run finished by a
+  // gpuwatch before them (its detectors then read the samples).
+  std::optional<std::vector<DetectorMinute>> detectors;
 
   [[nodiscard]] std::span<const ColumnRollup> of(DeviceMetric m) const {
     const auto i = static_cast<std::size_t>(m);
     return i < metrics.size() ? std::span<const ColumnRollup>(metrics[i]) : std::span<const ColumnRollup>();
   }
+};
+
+// What `report` needs of a device's rollups: each metric's minutes merged
+// into one, the memory's minutes (its median over a span) and the detector
+// minutes; read a minute at a time, without holding every column's minutes
+// (at two weeks a GPU's are ~100 MB decoded).
+struct DeviceRollupTotals {
+  std::vector<std::optional<ColumnRollup>> merged;  // [metric]: merge_rollups of its minutes
+  std::vector<ColumnRollup> memory;                 // MemUsedBytes' minutes
+  std::optional<std::vector<DetectorMinute>> detectors;
 };
 
 // Where a report finds a device's rollups (the store's, read on demand).
@@ -76,6 +90,23 @@ class RollupSource {
   // nullopt: none for this device; its samples are then the source. Safe to
   // call from several threads at once.
   [[nodiscard]] virtual std::optional<DeviceRollups> rollups(int device_index) const = 0;
+  // The same as totals; this default merges what rollups() gives.
+  [[nodiscard]] virtual std::optional<DeviceRollupTotals> totals(int device_index) const;
+};
+
+// merge_rollups over minutes that come one at a time, holding at most a
+// block of them: the same total (each block is merged after the total so
+// far, in the order merge_rollups takes them).
+class RollupAccumulator {
+ public:
+  void add(ColumnRollup minute);
+  [[nodiscard]] bool empty() const { return !total_ && pending_.empty(); }
+  [[nodiscard]] ColumnRollup result();
+
+ private:
+  static constexpr std::size_t kBlockMinutes = 256;
+  std::optional<ColumnRollup> total_;
+  std::vector<ColumnRollup> pending_;
 };
 
 // The bucket of `value`: an integer key ordered as the values are (0 for

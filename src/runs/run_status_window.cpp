@@ -159,6 +159,7 @@ RunVerdict stored_run_verdict(const RunInfo& run, const RunRead& read, const Adv
                               std::int64_t end_mono_ns, const RunSources& sources) {
   LoadOptions base_only;
   base_only.device_samples = false;
+  base_only.host_cores = false;  // no rule reads them
   RunData base = read(base_only);
   // A file read into memory gives its samples whatever was asked: judged whole.
   const bool in_memory =

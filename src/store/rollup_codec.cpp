@@ -18,31 +18,38 @@ std::int64_t key_of(double value, bool exact, double scale) {
   return exact ? std::llround(value * scale) : rollup_bucket_key(value);
 }
 
+// A bucket's representative and whether encoding it gives the key back: a
+// pow and a log, for every bin of every minute (a two-week run decodes
+// millions). The same few hundred keys recur minute after minute, so each
+// thread keeps the last answer per slot.
+struct BucketAnswer {
+  std::int64_t key = 0;
+  double value = 0;
+  bool valid = false;
+  bool known = false;
+};
+
+const BucketAnswer& bucket_answer(std::int64_t key) {
+  thread_local std::array<BucketAnswer, 4096> cache{};
+  BucketAnswer& a = cache[static_cast<std::uint64_t>(key) % cache.size()];
+  if (!a.known || a.key != key) {
+    const double v = rollup_bucket_value(key);
+    a = {key, v, std::isfinite(v) && rollup_bucket_key(v) == key, true};
+  }
+  return a;
+}
+
+double value_of(std::int64_t key, bool exact, double scale) {
+  return exact ? static_cast<double>(key) / scale : bucket_answer(key).value;
+}
+
 // Whole nanoseconds stay exact in a double up to 2^53 (104 days).
 constexpr std::uint64_t kMaxExact = std::uint64_t{1} << 53;
 
-// A bin's value from its key; nullopt for a key that encoding no value gives.
-// A long run's rollups ask for the same few thousand bucket keys millions of
-// times, each a pow() and a log() (a fifth of `compare`'s time at 100 M
-// samples): a direct-mapped cache, per thread, of the keys checked already.
-std::optional<double> bin_value(std::int64_t key, bool exact, double scale) {
-  if (exact) {
-    if (key < -kRollupMaxFixed || key > kRollupMaxFixed) return std::nullopt;
-    return static_cast<double>(key) / scale;
-  }
-  struct Slot {
-    std::int64_t key = 0;
-    double value = 0;
-    bool checked = false;
-  };
-  constexpr std::size_t kSlots = 4096;  // a power of two: the key's low bits pick the slot
-  thread_local std::array<Slot, kSlots> cache{};
-  Slot& slot = cache[static_cast<std::uint64_t>(key) & (kSlots - 1)];
-  if (slot.checked && slot.key == key) return slot.value;
-  const double v = rollup_bucket_value(key);
-  if (!std::isfinite(v) || rollup_bucket_key(v) != key) return std::nullopt;
-  slot = {key, v, true};
-  return v;
+// Whether `key` is one that encoding its value gives back.
+bool valid_key(std::int64_t key, bool exact) {
+  if (exact) return key >= -kRollupMaxFixed && key <= kRollupMaxFixed;
+  return bucket_answer(key).valid;
 }
 
 std::uint64_t whole_ns(double w) { return w > 0 ? static_cast<std::uint64_t>(std::llround(w)) : 0; }
@@ -76,9 +83,8 @@ bool decode_minute(blob::Reader& r, std::int64_t& minute, double scale, ColumnRo
     const std::uint64_t step = blob::unzigzag(z);
     if (b > 0 && (step == 0 || static_cast<std::int64_t>(step) < 0)) return blob::fail(error, "bins out of order");
     key = blob::wrap_add(key, step);
-    const std::optional<double> value = bin_value(key, m.exact, scale);
-    if (!value || w > kMaxExact) return blob::fail(error, "bin out of range");
-    m.histogram[b] = {*value, static_cast<double>(w)};
+    if (!valid_key(key, m.exact) || w > kMaxExact) return blob::fail(error, "bin out of range");
+    m.histogram[b] = {value_of(key, m.exact, scale), static_cast<double>(w)};
   }
   return true;
 }
@@ -123,31 +129,29 @@ std::vector<std::uint8_t> encode_rollups(std::span<const ColumnRollup> minutes, 
   return out;
 }
 
-std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> bytes, double scale,
-                                                        std::string* error) {
+bool for_each_rollup_minute(std::span<const std::uint8_t> bytes, double scale,
+                            const std::function<void(ColumnRollup&&)>& fn, std::string* error) {
   blob::Reader r(bytes);
   std::uint8_t format = 0;
   std::uint64_t n = 0;
-  if (!r.byte(format) || format != kRollupFormat) {
-    blob::fail(error, "unknown rollup format");
-    return std::nullopt;
-  }
-  if (!r.varint(n) || n > r.remaining() / kMinMinuteBytes) {
-    blob::fail(error, "bad minute count");
-    return std::nullopt;
-  }
-  std::vector<ColumnRollup> out(static_cast<std::size_t>(n));
+  if (!r.byte(format) || format != kRollupFormat) return blob::fail(error, "unknown rollup format");
+  if (!r.varint(n) || n > r.remaining() / kMinMinuteBytes) return blob::fail(error, "bad minute count");
   std::int64_t minute = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
+  for (std::uint64_t i = 0; i < n; ++i) {
     const std::int64_t before = minute;
-    if (!decode_minute(r, minute, scale, out[i], error)) return std::nullopt;
-    if (i > 0 && minute <= before) {
-      blob::fail(error, "minutes out of order");
-      return std::nullopt;
-    }
+    ColumnRollup m;
+    if (!decode_minute(r, minute, scale, m, error)) return false;
+    if (i > 0 && minute <= before) return blob::fail(error, "minutes out of order");
+    fn(std::move(m));
   }
-  if (r.remaining() != 0) {
-    blob::fail(error, "trailing bytes");
+  if (r.remaining() != 0) return blob::fail(error, "trailing bytes");
+  return true;
+}
+
+std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> bytes, double scale,
+                                                        std::string* error) {
+  std::vector<ColumnRollup> out;
+  if (!for_each_rollup_minute(bytes, scale, [&out](ColumnRollup&& m) { out.push_back(std::move(m)); }, error)) {
     return std::nullopt;
   }
   return out;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -41,5 +42,11 @@ void encode_rollup_minute(std::vector<std::uint8_t>& out, const ColumnRollup& m,
 // that is not a well-formed blob; allocates no more than the blob's size allows.
 std::optional<std::vector<ColumnRollup>> decode_rollups(std::span<const std::uint8_t> blob, double scale,
                                                         std::string* error = nullptr);
+
+// The same a minute at a time, for columns too long to hold decoded: each
+// goes to `fn` as it is read. False (and a reason) where decode_rollups
+// gives nullopt, possibly after some minutes went to `fn`.
+bool for_each_rollup_minute(std::span<const std::uint8_t> blob, double scale,
+                            const std::function<void(ColumnRollup&&)>& fn, std::string* error = nullptr);
 
 }  // namespace gpuwatch

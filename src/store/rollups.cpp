@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "core/time_weights.h"
+#include "core/detector_minutes.h"
+#include "store/detector_codec.h"
 #include "store/rollup_codec.h"
 #include "store/sqlite_util.h"
 
@@ -108,9 +110,22 @@ bool plan_device(Store& store, const RunInfo& run, int device, std::vector<Colum
   }
 }
 
-// One pass building every column's minutes; `emit(column, minute)`.
+// The detectors' weights come from the columns they read (core/detector_minutes.h).
+DetectorCaps detector_caps(const std::vector<ColumnPlan>& plans) {
+  DetectorCaps caps;
+  for (const ColumnPlan& p : plans) {
+    if (p.metric == DeviceMetric::GpuUtilPercent) caps.util_half_gap_ns = p.half_gap_cap_ns;
+    if (p.metric == DeviceMetric::MemUsedBytes) caps.memory_half_gap_ns = p.half_gap_cap_ns;
+    if (p.metric == DeviceMetric::PcieLinkGen) caps.link_half_gap_ns = p.half_gap_cap_ns;
+  }
+  return caps;
+}
+
+// One pass building every column's minutes; `emit(column, minute)`; and,
+// when given, the detectors' minutes from the same pieces.
 bool roll_device(Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans,
-                 const std::function<void(std::size_t, const ColumnRollup&)>& emit) {
+                 const std::function<void(std::size_t, const ColumnRollup&)>& emit,
+                 DetectorMinutesBuilder* detectors = nullptr) {
   std::vector<ColumnRollupBuilder> builders;
   builders.reserve(plans.size());
   for (std::size_t j = 0; j < plans.size(); ++j) {
@@ -118,6 +133,7 @@ bool roll_device(Store& store, const RunInfo& run, int device, const std::vector
                           [&emit, j](const ColumnRollup& m) { emit(j, m); });
   }
   const bool readable = store.visit_device_chunks(run, device, [&](const DeviceSeries& piece) {
+    if (detectors) detectors->add(piece);
     for (std::size_t j = 0; j < plans.size(); ++j) {
       if (!plans[j].has_values) continue;
       ColumnRollupBuilder& b = builders[j];
@@ -171,20 +187,34 @@ void insert_rows(sqlite3* db, std::int64_t run_row, int device, const std::vecto
   }
 }
 
+// The detectors' minutes of the device: a few MB for weeks, written whole.
+void insert_detector_row(sqlite3* db, std::int64_t run_row, int device, const std::vector<std::uint8_t>& blob) {
+  sql::Stmt insert(db, "INSERT INTO rollups (run_id, device_idx, metric, data) VALUES (?1, ?2, ?3, ?4)");
+  insert.bind(1, run_row).bind(2, std::int64_t{device}).bind(3, kDetectorMinutesName).bind_blob(4, blob).run();
+}
+
 // Writes the rollups of one device: sizes, then rows, then their bytes, in
 // one write transaction. False when a chunk does not decode.
 bool write_device(sqlite3* db, Store& store, const RunInfo& run, int device, const std::vector<ColumnPlan>& plans) {
   std::vector<ColumnBlob> blobs(plans.size());
-  const bool sized = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
-    ColumnBlob& b = blobs[j];
-    b.add(m, info(plans[j].metric).scale);
-    b.bytes += b.pending.size();
-    b.pending.clear();
-    ++b.minutes;
-  });
+  DetectorMinutesEncoder detector_blob;
+  DetectorMinutesBuilder detectors(run.start_mono_ns, detector_caps(plans),
+                                   [&detector_blob](DetectorMinute&& m) { detector_blob.add(m); });
+  const bool sized = roll_device(
+      store, run, device, plans,
+      [&](std::size_t j, const ColumnRollup& m) {
+        ColumnBlob& b = blobs[j];
+        b.add(m, info(plans[j].metric).scale);
+        b.bytes += b.pending.size();
+        b.pending.clear();
+        ++b.minutes;
+      },
+      &detectors);
   if (!sized) return false;
+  detectors.finish();
   sql::Transaction txn(db, sql::Transaction::Kind::Write);
   insert_rows(db, run.row_id, device, plans, blobs);
+  insert_detector_row(db, run.row_id, device, detector_blob.finish());
   const bool written = roll_device(store, run, device, plans, [&](std::size_t j, const ColumnRollup& m) {
     ColumnBlob& b = blobs[j];
     b.add(m, info(plans[j].metric).scale);
@@ -240,6 +270,21 @@ bool build_rollups(const std::filesystem::path& store_path, const RunInfo& asked
   return write_rollups(db.get(), *store, *run);
 }
 
+bool rebuild_rollups(const std::filesystem::path& store_path, const RunInfo& asked) {
+  auto store = Store::open(store_path, false);
+  const std::optional<RunInfo> run = find_run(*store, asked);
+  if (!run) throw StoreError(fmt::format("run {} is not in the store {}", asked.id, store_path.string()));
+  if (run->status == RunStatus::Recording) return false;
+  const sql::Db db = open_db(store_path, true);
+  if (has_rollup_tables(db.get())) {
+    sql::Transaction txn(db.get(), sql::Transaction::Kind::Write);
+    sql::Stmt undo(db.get(), "DELETE FROM rollup_runs WHERE run_id = ?1");
+    undo.bind(1, run->row_id).run();
+    txn.commit();
+  }
+  return write_rollups(db.get(), *store, *run);
+}
+
 void build_rollups_quietly(const std::filesystem::path& store_path, std::int64_t run_row) noexcept {
   try {
     RunInfo run;
@@ -259,27 +304,74 @@ bool has_rollups(const std::filesystem::path& store_path, const RunInfo& run) {
   }
 }
 
+namespace {
+
+// Each blob of one device's rollups (its name and bytes) to `fn`, in one read
+// transaction, until `fn` says false. False when the run has none, the device
+// no blob (a damaged file), or `fn` refused one: the chunks are then read.
+bool for_each_device_blob(const std::filesystem::path& path, std::int64_t run_row, int index,
+                          const std::function<bool(const std::string&, std::span<const std::uint8_t>)>& fn) {
+  const sql::Db db = open_db(path, false);
+  sql::Transaction txn(db.get(), sql::Transaction::Kind::Read);
+  if (!has_rollups_in(db.get(), run_row)) return false;
+  sql::Stmt q(db.get(), "SELECT metric, data FROM rollups WHERE run_id = ?1 AND device_idx = ?2");
+  q.bind(1, run_row).bind(2, std::int64_t{index});
+  bool any = false;
+  while (q.step()) {
+    any = true;
+    if (!fn(q.text(0), q.blob(1))) return false;
+  }
+  txn.commit();
+  return any;
+}
+
+}  // namespace
+
+std::optional<DeviceRollupTotals> StoredRollups::totals(int index) const {
+  try {
+    DeviceRollupTotals out;
+    out.merged.resize(kDeviceMetricCount);
+    const bool read = for_each_device_blob(store_path_, run_.row_id, index, [&](const std::string& name, auto blob) {
+      if (name == kDetectorMinutesName) {
+        out.detectors = decode_detector_minutes(blob);  // undecodable: the detectors read the samples
+        return true;
+      }
+      const int m = metric_index_by_name(kDeviceMetrics, name);
+      if (m < 0) return true;  // a metric this build does not know
+      const bool memory = static_cast<DeviceMetric>(m) == DeviceMetric::MemUsedBytes;
+      RollupAccumulator merged;
+      const bool decoded = for_each_rollup_minute(blob, kDeviceMetrics[static_cast<std::size_t>(m)].scale,
+                                                  [&](ColumnRollup&& minute) {
+                                                    if (memory) out.memory.push_back(minute);
+                                                    merged.add(std::move(minute));
+                                                  });
+      if (decoded && !merged.empty()) out.merged[static_cast<std::size_t>(m)] = merged.result();
+      return decoded;
+    });
+    if (!read) return std::nullopt;
+    return out;
+  } catch (const StoreError&) {
+    return std::nullopt;  // the chunks are the data; rollups only make reading faster
+  }
+}
+
 std::optional<DeviceRollups> StoredRollups::rollups(int index) const {
   try {
-    const sql::Db db = open_db(store_path_, false);
-    sql::Transaction txn(db.get(), sql::Transaction::Kind::Read);
-    if (!has_rollups_in(db.get(), run_.row_id)) return std::nullopt;
     DeviceRollups out;
     out.device_index = index;
     out.metrics.resize(kDeviceMetricCount);
-    sql::Stmt q(db.get(), "SELECT metric, data FROM rollups WHERE run_id = ?1 AND device_idx = ?2");
-    q.bind(1, run_.row_id).bind(2, std::int64_t{index});
-    bool any = false;  // a device without blobs (a damaged file) is read from its chunks
-    while (q.step()) {
-      any = true;
-      const int m = metric_index_by_name(kDeviceMetrics, q.text(0));
-      if (m < 0) continue;  // a metric this build does not know
-      auto minutes = decode_rollups(q.blob(1), kDeviceMetrics[static_cast<std::size_t>(m)].scale);
-      if (!minutes) return std::nullopt;
-      out.metrics[static_cast<std::size_t>(m)] = std::move(*minutes);
-    }
-    txn.commit();
-    if (!any) return std::nullopt;
+    const bool read = for_each_device_blob(store_path_, run_.row_id, index, [&](const std::string& name, auto blob) {
+      if (name == kDetectorMinutesName) {
+        out.detectors = decode_detector_minutes(blob);
+        return true;
+      }
+      const int m = metric_index_by_name(kDeviceMetrics, name);
+      if (m < 0) return true;
+      auto minutes = decode_rollups(blob, kDeviceMetrics[static_cast<std::size_t>(m)].scale);
+      if (minutes) out.metrics[static_cast<std::size_t>(m)] = std::move(*minutes);
+      return minutes.has_value();
+    });
+    if (!read) return std::nullopt;
     return out;
   } catch (const StoreError&) {
     return std::nullopt;  // the chunks are the data; rollups only make reading faster

@@ -20,6 +20,11 @@ namespace gpuwatch {
 // written.
 bool build_rollups(const std::filesystem::path& store_path, const RunInfo& run);
 
+// Builds them again even when the run has them, so that a run finished by an
+// older gpuwatch gains what its rollups lack (the detector minutes):
+// bench/rebuild_rollups, to measure `report` on existing stores.
+bool rebuild_rollups(const std::filesystem::path& store_path, const RunInfo& run);
+
 // The same for the writer itself, after it finished or imported a run: a
 // failure costs only speed (readers fall back to the chunks), so none is thrown.
 void build_rollups_quietly(const std::filesystem::path& store_path, std::int64_t run_row) noexcept;
@@ -35,6 +40,8 @@ class StoredRollups final : public RollupSource {
   StoredRollups(std::filesystem::path store_path, RunInfo run)
       : store_path_(std::move(store_path)), run_(std::move(run)) {}
   [[nodiscard]] std::optional<DeviceRollups> rollups(int device_index) const override;
+  // A minute at a time: each column's minutes merged as they are decoded.
+  [[nodiscard]] std::optional<DeviceRollupTotals> totals(int device_index) const override;
 
  private:
   std::filesystem::path store_path_;

@@ -412,11 +412,12 @@ std::string host_column_names(sqlite3* db, std::int64_t row_id) {
 }
 
 // Appends a host chunk: the named metrics, then one column per core.
-void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std::size_t named, HostSeries& h) {
+void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std::size_t named, HostSeries& h,
+                       bool with_cores) {
   const std::size_t before = h.mono_ns.size();
   append_columns(c, host_sources, kHostMetrics, h.mono_ns, h.wall_ns, h.values);
   // Cores may come and go (hotplug): pad to a rectangle with NaN.
-  const std::size_t cores = c.columns.size() > named ? c.columns.size() - named : 0;
+  const std::size_t cores = with_cores && c.columns.size() > named ? c.columns.size() - named : 0;
   if (cores > h.core_percent.size()) h.core_percent.resize(cores, std::vector<double>(before, std::nan("")));
   for (std::size_t k = 0; k < h.core_percent.size(); ++k) {
     auto& dst = h.core_percent[k];
@@ -443,7 +444,9 @@ void read_host(sqlite3* db, std::int64_t row_id, const LoadOptions& options, Run
   hchunks.bind(2, options.host_samples ? span_since(options) : std::int64_t{1});
   hchunks.bind(3, options.host_samples ? span_until(options) : std::int64_t{0});
   while (hchunks.step()) {
-    if (auto c = decode_checked_chunk(hchunks, 0, data)) append_host_chunk(*c, host_sources, named, data.host);
+    if (auto c = decode_checked_chunk(hchunks, 0, data)) {
+      append_host_chunk(*c, host_sources, named, data.host, options.host_cores);
+    }
   }
 }
 

@@ -40,6 +40,7 @@ std::string host_column_names(sqlite3* db, std::int64_t row_id);
 
 // Appends a host chunk: the named metrics, then one column per core; the
 // cores of `h` grow to the chunk's, earlier rows NaN.
-void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std::size_t named, HostSeries& h);
+void append_host_chunk(const Chunk& c, const std::vector<int>& host_sources, std::size_t named, HostSeries& h,
+                       bool with_cores = true);
 
 }  // namespace gpuwatch

@@ -22,8 +22,12 @@ class StoredColumns final : public DeviceColumns {
   StoredColumns(std::filesystem::path store_path, RunInfo run)
       : store_path_(std::move(store_path)), run_(std::move(run)) {}
   [[nodiscard]] DeviceSeries load(int index, std::span<const DeviceMetric> metrics, WallClock wall) const override;
+  [[nodiscard]] DeviceSeries load_window(int index, std::span<const DeviceMetric> metrics, std::int64_t since_mono_ns,
+                                         std::int64_t until_mono_ns) const override;
 
  private:
+  [[nodiscard]] DeviceSeries load_with(const LoadOptions& options) const;
+
   std::filesystem::path store_path_;
   RunInfo run_;
   mutable std::mutex mutex_;
@@ -32,6 +36,7 @@ class StoredColumns final : public DeviceColumns {
 
 // The run without device samples (devices' facts only), for use with
 // StoredColumns; run_base (core/device_columns.h) does the same in memory.
-RunData load_run_base(Store& store, const RunInfo& run);
+// `report` and `status` leave the host's per-core columns out (host_cores).
+RunData load_run_base(Store& store, const RunInfo& run, bool host_cores = true);
 
 }  // namespace gpuwatch

@@ -151,5 +151,36 @@ TEST(MedianGapFinder, NeedsTwoPassesForRegularSampling) {
   EXPECT_EQ(passes, 2);
 }
 
+// merge_rollups over 600 minutes a block at a time (RollupAccumulator, as
+// `report` merges a two-week column's minutes as they are decoded) gives
+// merge_rollups' moments bit for bit and its histogram to rounding.
+TEST(RollupAccumulator, EqualsMergeRollupsOfTheWholeList) {
+  Column c;
+  std::uint64_t rng = 5;
+  for (std::int64_t i = 0; i < 600 * 60; ++i) {  // 600 minutes at 1 Hz
+    c.time_ns.push_back(kStart + i * 1'000'000'000 + static_cast<std::int64_t>(next(rng) % 1'000'000));
+    c.values.push_back(i % 5000 == 7 ? kNaN : 600 + static_cast<double>(next(rng) % 100'000) / 1000);
+  }
+  const std::vector<ColumnRollup> minutes = rollup_column(c.time_ns, c.values, kStart, 1000);
+  ASSERT_GE(minutes.size(), 600u);
+  RollupAccumulator accumulator;
+  EXPECT_TRUE(accumulator.empty());
+  for (const ColumnRollup& m : minutes) accumulator.add(m);
+  const ColumnRollup whole = merge_rollups(minutes);
+  const ColumnRollup blocks = accumulator.result();
+  EXPECT_EQ(blocks.count, whole.count);
+  EXPECT_EQ(blocks.weight_ns, whole.weight_ns);
+  EXPECT_EQ(blocks.mean, whole.mean);
+  EXPECT_EQ(blocks.m2, whole.m2);
+  EXPECT_EQ(blocks.min, whole.min);
+  EXPECT_EQ(blocks.max, whole.max);
+  EXPECT_EQ(blocks.exact, whole.exact);
+  ASSERT_EQ(blocks.histogram.size(), whole.histogram.size());
+  for (std::size_t i = 0; i < whole.histogram.size(); ++i) {
+    EXPECT_EQ(blocks.histogram[i].value, whole.histogram[i].value);
+    EXPECT_NEAR(blocks.histogram[i].weight_ns, whole.histogram[i].weight_ns, 1e-9 * whole.histogram[i].weight_ns);
+  }
+}
+
 }  // namespace
 }  // namespace gpuwatch

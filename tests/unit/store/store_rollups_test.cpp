@@ -128,6 +128,40 @@ TEST_F(RollupStoreTest, AFinishedRunHasRollupsAndItsReportMatchesTheChunks) {
   expect_same_report(raw, report_from_rollups(*store, run));
 }
 
+// Only rollups(): its totals() are RollupSource's, merging whole lists.
+class WholeLists final : public RollupSource {
+ public:
+  explicit WholeLists(const RollupSource& source) : source_(source) {}
+  [[nodiscard]] std::optional<DeviceRollups> rollups(int device) const override { return source_.rollups(device); }
+
+ private:
+  const RollupSource& source_;
+};
+
+TEST_F(RollupStoreTest, TotalsReadAMinuteAtATimeEqualTheWholeListsMerged) {
+  auto store = Store::open(path_, false);
+  const RunInfo run = record(*store, 6.5);
+  const StoredRollups stored(path_, run);
+  for (int d = 0; d < 2; ++d) {
+    const auto streamed = stored.totals(d);
+    const auto whole = WholeLists(stored).totals(d);
+    ASSERT_TRUE(streamed && whole);
+    ASSERT_TRUE(streamed->detectors && whole->detectors);  // the finish built them
+    EXPECT_EQ(*streamed->detectors, *whole->detectors);
+    std::uint64_t rows = 0;
+    for (const DetectorMinute& m : *streamed->detectors) rows += m.rows;
+    EXPECT_EQ(rows, 3900u);
+    EXPECT_EQ(streamed->memory, whole->memory);
+    ASSERT_EQ(streamed->merged.size(), whole->merged.size());
+    for (std::size_t m = 0; m < whole->merged.size(); ++m) {
+      ASSERT_EQ(streamed->merged[m].has_value(), whole->merged[m].has_value()) << m;
+      if (whole->merged[m]) {
+        EXPECT_EQ(*streamed->merged[m], *whole->merged[m]) << m;
+      }
+    }
+  }
+}
+
 TEST_F(RollupStoreTest, ARunWithoutRollupsGetsThemOnDemand) {
   // A store written by a build without the rollup step: the same file
   // without its tables, at schema version 1.

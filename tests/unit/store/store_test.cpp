@@ -128,6 +128,14 @@ TEST_F(StoreTest, RunLifecycleRoundTrip) {
   EXPECT_EQ(h.core_percent[1][0], 1.25);
   EXPECT_TRUE(std::isnan(h.core_percent[5][9]));
   EXPECT_EQ(h.core_percent[5][10], 5.25);
+  // What report and status read: the host without its per-core columns.
+  LoadOptions no_cores;
+  no_cores.host_cores = false;
+  const HostSeries without = store->load(store->resolve(id), no_cores).host;
+  EXPECT_TRUE(without.core_percent.empty());
+  EXPECT_EQ(without.mono_ns, h.mono_ns);
+  EXPECT_EQ(without.values[static_cast<std::size_t>(HostMetric::CpuPercent)][3], 12.5);
+  EXPECT_EQ(without.values[static_cast<std::size_t>(HostMetric::MemUsedBytes)][24], 1e9 + 24);
 
   ASSERT_EQ(data.processes.size(), 2u);
   EXPECT_EQ(data.processes[0].pid, 1234u);
