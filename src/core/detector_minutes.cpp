@@ -9,7 +9,10 @@
 #include "core/rollup.h"
 
 namespace gpuwatch {
-namespace {
+// Named, not anonymous: DetectorMinutesBuilder::State (declared in the
+// header) holds these types, which GCC refuses from an anonymous namespace
+// in the unity build (-Wsubobject-linkage).
+namespace detector_minutes_detail {
 
 std::int64_t minute_index(std::int64_t t, std::int64_t start) {
   const std::int64_t d = t - start;
@@ -126,7 +129,9 @@ double value_at(const DeviceSeries& piece, DeviceMetric m, std::size_t i) {
   return column.size() == piece.mono_ns.size() ? column[i] : std::numeric_limits<double>::quiet_NaN();
 }
 
-}  // namespace
+}  // namespace detector_minutes_detail
+
+using namespace detector_minutes_detail;
 
 struct DetectorMinutesBuilder::State {
   std::int64_t start_mono_ns;
