@@ -1,6 +1,7 @@
 #include "core/rollup.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
@@ -77,6 +78,15 @@ ColumnRollup rollup_minute(std::int64_t minute, std::span<const double> values, 
   combine_bins(r.histogram);
   return r;
 }
+
+// A bin value's bits, mixed: cheaper than std::hash<double> (a byte hash),
+// which was a fifth of merging. 0.0 and -0.0 are one value, as == has them.
+struct BinValueHash {
+  std::size_t operator()(double v) const noexcept {
+    const std::uint64_t mixed = std::bit_cast<std::uint64_t>(v == 0 ? 0.0 : v) * 0x9E37'79B9'7F4A'7C15ULL;
+    return static_cast<std::size_t>(mixed ^ (mixed >> 32));
+  }
+};
 
 }  // namespace
 
@@ -231,7 +241,11 @@ ColumnRollup merge_rollups(std::span<const ColumnRollup> parts) {
   // A long run has ~20,000 minutes of a few dozen bins each but only a few
   // thousand distinct values: summed by value first, only those are sorted
   // (sorting every bin was 40 % of `plot --kind compare` at 100 M samples).
-  std::unordered_map<double, double> weight_by_value;
+  std::size_t bins = 0;
+  for (const ColumnRollup& p : parts) bins += p.histogram.size();
+  constexpr std::size_t kMaxReservedBins = 1 << 16;
+  std::unordered_map<double, double, BinValueHash> weight_by_value;
+  weight_by_value.reserve(std::min(bins, kMaxReservedBins));
   for (const ColumnRollup& p : parts) {
     if (p.count == 0) continue;
     for (const RollupBin& b : p.histogram) {
