@@ -348,7 +348,11 @@ RunStatusReport stored_status(const StorePools::Found& found, const AdvisorConfi
   windows.now_end_mono_ns = stored_run_end_mono_ns(run);
   const auto window_ns = static_cast<std::int64_t>(config.window_s * 1e9);
   if (windows.now_end_mono_ns - window_ns > run.start_mono_ns) windows.before_end_mono_ns = windows.now_end_mono_ns - window_ns;
-  return status_over_windows(run, read, windows, config);
+  // A long finished run is judged from its columns and rollups, as `gpuwatch
+  // status` judges it, never read whole (at 100 M samples: 1.2 s, not 50 s).
+  const StoredColumns columns(found.path, run);
+  const StoredRollups rollups(found.path, run);
+  return status_over_windows(run, read, windows, config, RunSources{&columns, &rollups});
 }
 
 std::string report_json(StorePools& stores, std::string_view run_ref, const AdvisorConfig& config, bool config_given,
@@ -357,11 +361,23 @@ std::string report_json(StorePools& stores, std::string_view run_ref, const Advi
   const RunInfo& run = found.run;
   const auto make = [&] {
     // Read-only: a run without rollups is reported from its chunks.
-    RunReport report =
-        build_report(load_run_base(*found.store, run), StoredColumns(found.path, run), StoredRollups(found.path, run));
-    const RunStatusReport status = stored_status(found, config, config_given);
-    report.verdict = status.verdict;
-    report.advisories = status.advisories;
+    const RunData base = load_run_base(*found.store, run);
+    const StoredColumns columns(found.path, run);
+    RunReport report = build_report(base, columns, StoredRollups(found.path, run));
+    const std::int64_t end_mono_ns = stored_run_end_mono_ns(run);
+    if (run.status != RunStatus::Recording && judged_from_columns(base, end_mono_ns)) {
+      // As `gpuwatch report`: the verdict from the report just built, not a second one.
+      Store& s = *found.store;
+      const RunRead read = [&s, &run](const LoadOptions& o) { return s.load(run, o); };
+      const RunVerdict verdict = column_run_verdict(base, report, read, columns,
+                                                    run_advisor_config(read, config, config_given), end_mono_ns);
+      report.verdict = verdict.word;
+      report.advisories = verdict.advisories;
+    } else {
+      const RunStatusReport status = stored_status(found, config, config_given);
+      report.verdict = status.verdict;
+      report.advisories = status.advisories;
+    }
     return render_report_json(report);
   };
   if (run.status == RunStatus::Recording) return make();  // changes with every commit

@@ -62,7 +62,8 @@ HttpReply json_reply(int status, std::string body) {
 
 HttpReply error_reply(int status, std::string_view message) { return json_reply(status, error_json(message)); }
 
-// The answer of a request that read a long run (a report, a compare): the
+// The answer of a request that read a long run (a report, its status, its
+// host samples, training or summary, a compare): the
 // hundreds of MB it worked in are free by now, but glibc keeps freed heap
 // for reuse, and with four worker threads (an arena each) serve stayed at
 // gigabytes after a few such answers. Given back to the system here, at the
@@ -179,13 +180,13 @@ HttpReply Dashboard::route(const HttpRequest& request) {
   if (s[1] == "runs" && s.size() == 2) return json_reply(200, runs_json(stores_));
   if (s[1] == "runs" && s.size() == 3) return json_reply(200, run_json(stores_, s[2]));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "series") return json_reply(200, series_json(stores_, s[2], *target));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "host") return json_reply(200, host_series_json(stores_, s[2], *target));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "host") return after_large_work(host_series_json(stores_, s[2], *target));
   if (s[1] == "runs" && s.size() == 4 && s[3] == "report") {
     return after_large_work(report_json(stores_, s[2], advisor_, advisor_given_, answers_));
   }
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return json_reply(200, status_json(stores_, s[2], advisor_, advisor_given_));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "training") return json_reply(200, training_json(stores_, s[2], *target));
-  if (s[1] == "runs" && s.size() == 4 && s[3] == "summary") return json_reply(200, summary_json(stores_, s[2], advisor_, advisor_given_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "status") return after_large_work(status_json(stores_, s[2], advisor_, advisor_given_));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "training") return after_large_work(training_json(stores_, s[2], *target));
+  if (s[1] == "runs" && s.size() == 4 && s[3] == "summary") return after_large_work(summary_json(stores_, s[2], advisor_, advisor_given_));
   if (s[1] == "compare" && s.size() == 2) return after_large_work(compare_json(stores_, *target, answers_));
   if (s[1] == "live" && s.size() == 2) {
     const auto run_ref = target->param("run");
