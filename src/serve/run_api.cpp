@@ -8,6 +8,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/compare_minutes.h"
+#include "analysis/parallel_for.h"
 #include "analysis/rollup_stats.h"
 #include "analysis/run_report.h"
 #include "core/metrics.h"
@@ -399,10 +400,15 @@ Comparison compare_found(std::vector<StorePools::Found>& found, std::vector<RunD
     device_samples += estimated_device_samples(found[i].run, facts[i].devices.size());
   }
   if (device_samples > kCompareMinutesAboveDeviceSamples) {
+    // The runs read at once, as `gpuwatch compare` reads them (their rollup
+    // blobs through connections of their own; Store::load takes its lock).
+    constexpr std::size_t kReadWorkers = 4;
+    std::vector<std::optional<StoredRunMinutes>> read(found.size());
+    parallel_for(found.size(), kReadWorkers,
+                 [&](std::size_t i) { read[i] = read_run_minutes(*found[i].store, found[i].path, found[i].run); });
     std::vector<RunData> minute_facts;
     std::vector<RunMinutes> minutes;
-    for (StorePools::Found& f : found) {
-      std::optional<StoredRunMinutes> run = read_run_minutes(*f.store, f.path, f.run);
+    for (std::optional<StoredRunMinutes>& run : read) {
       if (!run) break;
       minute_facts.push_back(std::move(run->facts));
       minutes.push_back(std::move(run->minutes));
