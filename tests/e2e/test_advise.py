@@ -19,7 +19,11 @@ class Advise(GpuwatchTestCase):
         r = self.run_gw("record", "--interval", "0.05", "--no-summary", "--advise", "--check-interval", "0.5",
                         "--advisor-config", self.short_advisor_config(), "--", "sleep", "4", scenario=UNDERUSED)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual(r.stderr.count("[warning] memory.batch_too_small GPU 0"), 1, r.stderr)  # once, not per check
+        # Once, not per check (info, explained by util.host_bound, while this machine's CPUs are
+        # busy; printed again only when that changes its severity).
+        batch = re.findall(r"^\[(?:warning|info)\] memory\.batch_too_small GPU 0", r.stderr, re.M)
+        host_bound_changes = len(re.findall(r"^\[(?:warning|cleared)\] util\.host_bound GPU 0", r.stderr, re.M))
+        self.assertTrue(1 <= len(batch) <= 1 + host_bound_changes, r.stderr)
         # util.low, or util.host_bound while this machine's CPUs happen to be busy (a parallel
         # build), which can come and go: each is printed when it appears and when it clears,
         # never again while it holds.

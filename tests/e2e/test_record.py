@@ -294,7 +294,8 @@ class RecordSummary(GpuwatchTestCase):
                         scenario=QUICK + ";gpu_count=1;gpu0.util=20;gpu0.mem_used_mib=2048")
         text = self.summary(r)
         self.assertRegex(text.splitlines()[1], r"^verdict: warning: (memory\.batch_too_small|util\.\w+) GPU 0$", text)
-        self.assertIn("[warning] memory.batch_too_small GPU 0: ", text)
+        # info, explained by util.host_bound, when this machine's CPUs are busy (a parallel build).
+        self.assertRegex(text, r"\[(warning|info)\] memory\.batch_too_small GPU 0")
         self.assertLessEqual(len(text.splitlines()), 10, text)
 
     def test_eight_gpus_stay_short(self):
