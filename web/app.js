@@ -277,6 +277,17 @@ function seedMetadata(message) {
   }
 }
 
+// While live, charts for series first seen after the page opened: add() (a fresh answer and the
+// charts it lacks) runs one at a time and at most every LATE_CHARTS_MS, so that a series the
+// server does not list yet costs a request every few seconds, not one per event.
+const LATE_CHARTS_MS = 3000;
+function addLate(state, add) {
+  const now = Date.now();
+  if (state.pending || now < (state.nextAt || 0)) return;
+  state.nextAt = now + LATE_CHARTS_MS;
+  state.pending = add().catch(showError).finally(() => { state.pending = null; });
+}
+
 // fetch(from, to, points) shared by the charts of one answer: the last request's answer is
 // reused for the same request, and a whole-run answer of at least as many points for a whole-run
 // request within SHARED_FETCH_MS (the first read, made before the charts know their width, then

@@ -162,10 +162,15 @@ function referenceLines(view, report) {
 async function hostCharts(box, view) {
   const hostData = sharedFetch((from, to, points) => api(`${view.path}/host`, seriesParams(undefined, from, to, points)));
   const first = await hostData(undefined, undefined, chartPoints());
-  if (!first.metrics.length) return;
-  const charts = el('div', {class: 'charts'});
-  box.replaceChildren(el('h2', {}, 'Host'), charts);
-  await Promise.all(first.metrics.map((m) => view.group.add(charts, {
+  // Only the metrics without a chart: all at load; while live, those whose first value came
+  // later (the CPU's share needs two readings of /proc/stat).
+  const missing = first.metrics.filter((m) => !view.group.find(`host.${m.metric}`));
+  if (!missing.length) return;
+  if (!view.hostCharts) {
+    view.hostCharts = el('div', {class: 'charts'});
+    box.replaceChildren(el('h2', {}, 'Host'), view.hostCharts);
+  }
+  await Promise.all(missing.map((m) => view.group.add(view.hostCharts, {
     metric: `host.${m.metric}`, display: m.display,
     title: `${m.label} (${m.display.unit || m.unit})`, legend: [[HOST_COLOR, 'host']],
     load: async (from, to, points) => {
@@ -208,6 +213,7 @@ function followLive(view, judged) {
     if (end.duration_s) view.ui.durationCell.textContent = fmtDuration(end.duration_s);
     view.ui.progress.hidden = false;
     view.ui.progress.append(` · run ${end.status || 'finished'}`);
+    lastLateCharts(view);
     rejudge();
   });
   source.onerror = () => {
@@ -243,9 +249,18 @@ function appendLive(view, data) {
 
 // The host's first samples arrived after the page opened: its charts from a fresh /host answer
 // (one request at a time; the stream's next samples append to them).
+// The run ended: charts still missing (a series whose first values came while a late-chart
+// request waited out LATE_CHARTS_MS) from one last answer each, after any request in flight.
+function lastLateCharts(view) {
+  view.lateHost = view.lateHost || {};
+  Promise.resolve(view.lateHost.pending).then(() => hostCharts(view.hostBox, view)).catch(showError);
+  const tr = view.training;
+  if (tr) Promise.resolve(tr.late.pending).then(() => addLateTrainingCharts(view, true)).catch(showError);
+}
+
 function addLateHostCharts(view) {
-  if (view.hostPending || view.group.items.some((i) => i.metric.startsWith('host.'))) return;
-  view.hostPending = hostCharts(view.hostBox, view).catch(showError).finally(() => { view.hostPending = null; });
+  view.lateHost = view.lateHost || {};
+  addLate(view.lateHost, () => hostCharts(view.hostBox, view));
 }
 
 // "epoch 3 · step 4,200 · loss 0.2513": numbers as people read them.

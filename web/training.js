@@ -54,7 +54,7 @@ async function trainingCharts(view, container) {
   } catch (e) {
     return; // an older server: no training charts
   }
-  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, batchSize: first.batch_size, lastStep: null, data, container, refreshing: null};
+  view.training = {steps: {t: [...first.steps.t], v: [...first.steps.v]}, batchSize: first.batch_size, lastStep: null, data, container, late: {}};
   view.stepsPerS = wholeRunRate(view.training.steps);
   await addTrainingCharts(view, first);
 }
@@ -71,14 +71,15 @@ function addTrainingCharts(view, answer) {
 }
 
 // A name logged, or a rate measurable, only after the page opened: its chart from a fresh
-// /training answer (one request at a time; the stream's next events append to it).
-function addLateTrainingCharts(view) {
+// /training answer (addLate's pace; the stream's next events append to it). `last`: the run
+// ended, so at once (its promise returned).
+function addLateTrainingCharts(view, last = false) {
   const tr = view.training;
-  if (tr.refreshing) return;
-  tr.refreshing = api(`${view.path}/training`, seriesParams(undefined, undefined, undefined, chartPoints()))
-    .then((answer) => addTrainingCharts(view, answer))
-    .catch(showError)
-    .finally(() => { tr.refreshing = null; });
+  const add = () => api(`${view.path}/training`, seriesParams(undefined, undefined, undefined, chartPoints()))
+    .then((answer) => addTrainingCharts(view, answer));
+  if (last) return add();
+  addLate(tr.late, add);
+  return undefined;
 }
 
 // Steps per second from the first step counted to the last.
