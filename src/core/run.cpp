@@ -17,6 +17,18 @@ std::string_view to_string(RunStatus s) {
   return "interrupted";
 }
 
+RunData run_without_samples(const RunInfo& run, const std::vector<DeviceInfo>& devices) {
+  RunData data;
+  data.run = run;
+  for (const DeviceInfo& d : devices) {
+    DeviceSeries s;
+    s.info = d;
+    s.values.resize(kDeviceMetricCount);
+    data.devices.push_back(std::move(s));
+  }
+  return data;
+}
+
 DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i) {
   DeviceSample s;
   s.device_index = series.info.index;

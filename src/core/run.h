@@ -117,6 +117,10 @@ struct RunData {
   std::vector<Event> events;
 };
 
+// `run` with a series of every column, and no rows, for each of `devices`:
+// what append_sample() fills (the live advisor's window, its peak history).
+RunData run_without_samples(const RunInfo& run, const std::vector<DeviceInfo>& devices);
+
 // One row of a series back as a sample (core/run.cpp).
 DeviceSample device_sample_at(const DeviceSeries& series, std::size_t i);
 HostSample host_sample_at(const HostSeries& series, std::size_t i);

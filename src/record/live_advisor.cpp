@@ -29,13 +29,7 @@ LiveAdvisor::LiveAdvisor(LiveAdvisorOptions options, const RunInfo& run, const s
       on_hang_(std::move(on_hang)),
       peaks_(run, devices),
       start_mono_ns_(run.start_mono_ns) {
-  window_.run = run;
-  for (const DeviceInfo& d : devices) {
-    DeviceSeries s;
-    s.info = d;
-    s.values.resize(kDeviceMetricCount);
-    window_.devices.push_back(std::move(s));
-  }
+  window_ = run_without_samples(run, devices);
   window_.host.values.resize(kHostMetricCount);
   last_check_mono_ns_ = start_mono_ns_;
 }

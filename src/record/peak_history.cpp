@@ -46,15 +46,8 @@ void fold_points(DeviceSeries& s, std::size_t end, const std::vector<std::int64_
 
 }  // namespace
 
-PeakHistory::PeakHistory(const RunInfo& run, const std::vector<DeviceInfo>& devices) {
-  history_.run = run;
-  for (const DeviceInfo& d : devices) {
-    DeviceSeries s;
-    s.info = d;
-    s.values.resize(kDeviceMetricCount);
-    history_.devices.push_back(std::move(s));
-  }
-}
+PeakHistory::PeakHistory(const RunInfo& run, const std::vector<DeviceInfo>& devices)
+    : history_(run_without_samples(run, devices)) {}
 
 // One point per second holding that second's peak: enough to find the peak
 // of every epoch.

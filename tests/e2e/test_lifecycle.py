@@ -274,6 +274,16 @@ class DiskFull(GpuwatchTestCase):
                              stderr=subprocess.PIPE, text=True, preexec_fn=lambda: full_disk(limit_bytes))
         return p, StderrLines(p.stderr)
 
+    @staticmethod
+    def finish_full(p, err, timeout):
+        """The command's stdout once the recorder ended, its stderr read to the end."""
+        out = p.stdout.read()
+        p.wait(timeout=timeout)
+        err.thread.join(timeout=10)
+        p.stdout.close()
+        p.stderr.close()
+        return out
+
     def test_no_room_even_for_the_runs_row_the_command_runs_and_the_run_is_kept(self):
         # Before, the recorder killed the command and exited 1 when the run's
         # row could not be written (issue 25: an incremental store's first
@@ -286,11 +296,7 @@ class DiskFull(GpuwatchTestCase):
         resource.prlimit(p.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         self.wait_for(lambda: "run store is written again" in err.text(), timeout=10, what="a flush to succeed")
         open(go, "w").close()
-        out = p.stdout.read()
-        p.wait(timeout=30)
-        err.thread.join(timeout=10)
-        p.stdout.close()
-        p.stderr.close()
+        out = self.finish_full(p, err, timeout=30)
         self.assertEqual(p.returncode, 5, err.text())
         self.assertEqual(out, "working\n")
         self.assertIn("nothing was lost", err.text())
@@ -302,11 +308,7 @@ class DiskFull(GpuwatchTestCase):
 
     def test_no_room_to_the_end_the_command_is_undisturbed(self):
         p, err = self.start_full("sh", "-c", "sleep 3; echo done; exit 7", limit_bytes=NO_ROOM_AT_BYTES)
-        out = p.stdout.read()
-        p.wait(timeout=60)
-        err.thread.join(timeout=10)
-        p.stdout.close()
-        p.stderr.close()
+        out = self.finish_full(p, err, timeout=60)
         text = err.text()
         self.assertEqual(p.returncode, 7, text)
         self.assertEqual(out, "done\n")
@@ -323,12 +325,8 @@ class DiskFull(GpuwatchTestCase):
         resource.prlimit(p.pid, resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         self.wait_for(lambda: "run store is written again" in err.text(), timeout=10, what="a flush to succeed")
         open(go, "w").close()
-        out = p.stdout.read()
-        p.wait(timeout=30)
-        err.thread.join(timeout=10)
+        out = self.finish_full(p, err, timeout=30)
         self.assertEqual(p.returncode, 5, err.text())
-        p.stdout.close()
-        p.stderr.close()
         self.assertEqual(out, "working\n")  # the command's own output, untouched
         self.assertIn("nothing was lost", err.text())
         self.assertIn("Run ", err.text())  # the report
@@ -341,11 +339,7 @@ class DiskFull(GpuwatchTestCase):
 
     def test_full_to_the_end_the_command_is_undisturbed_and_the_report_printed(self):
         p, err = self.start_full("sh", "-c", "sleep 3; echo done; exit 7")
-        out = p.stdout.read()
-        p.wait(timeout=60)
-        err.thread.join(timeout=10)
-        p.stdout.close()
-        p.stderr.close()
+        out = self.finish_full(p, err, timeout=60)
         text = err.text()
         self.assertEqual(p.returncode, 7, text)
         self.assertEqual(out, "done\n")
