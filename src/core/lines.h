@@ -17,10 +17,12 @@ inline std::string_view take_line(std::string_view& text) {
 // A space or a tab.
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-// What trimmed() strips: blanks (HTTP's optional whitespace), or every
-// white-space character (the \r of a line of a file saved with CRLF).
+// What trimmed() strips: blanks (HTTP's optional whitespace), blanks and
+// line ends (the \r of a file saved with CRLF, a sysfs file's \n), or all
+// that std::isspace() calls space (an environment variable).
 inline constexpr std::string_view kBlanks = " \t";
-inline constexpr std::string_view kWhiteSpace = " \t\r\n\v\f";
+inline constexpr std::string_view kWhiteSpace = " \t\r\n";
+inline constexpr std::string_view kIsSpace = " \t\r\n\v\f";
 
 // `s` without the characters of `strip` at either end.
 inline std::string_view trimmed(std::string_view s, std::string_view strip = kBlanks) {

@@ -99,7 +99,7 @@ std::vector<const DeviceInfo*> apply_ze_affinity_mask(std::string_view value,
   std::vector<const DeviceInfo*> out;
   while (true) {
     const auto comma = value.find(',');
-    const std::string_view entry = trimmed(value.substr(0, comma), kWhiteSpace);
+    const std::string_view entry = trimmed(value.substr(0, comma), kIsSpace);
     const std::string_view device = entry.substr(0, entry.find('.'));
     const std::size_t n = all_digits(device) && device.size() <= 6 ? std::stoul(std::string(device)) : intel.size();
     if (n < intel.size()) {
@@ -133,10 +133,10 @@ GpuVisibilityVariables read_visibility_variables(Lookup&& lookup) {
 
 VisibleList parse_cuda_visible_devices(std::string_view value) {
   VisibleList out;
-  if (trimmed(value, kWhiteSpace).empty()) return out;
+  if (trimmed(value, kIsSpace).empty()) return out;
   while (true) {
     const auto comma = value.find(',');
-    const std::string_view text = trimmed(value.substr(0, comma), kWhiteSpace);
+    const std::string_view text = trimmed(value.substr(0, comma), kIsSpace);
     VisibleEntry e;
     e.text = std::string(text);
     bool valid = true;
@@ -185,7 +185,7 @@ VisibleSelection resolve_cuda_visible_devices(std::string_view value, std::strin
   VisibleSelection sel;
   // CUDA's index order: the PCI bus order, which is NVML's too.
   const std::vector<const DeviceInfo*> nvidia = gpus_of(devices, "nvml");
-  const bool pci_order = trimmed(device_order, kWhiteSpace) == "PCI_BUS_ID";
+  const bool pci_order = trimmed(device_order, kIsSpace) == "PCI_BUS_ID";
   const bool one_model = std::all_of(nvidia.begin(), nvidia.end(),
                                      [&](const DeviceInfo* d) { return d->name == nvidia.front()->name; });
 
